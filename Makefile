@@ -1,0 +1,107 @@
+# netmedic — see README.md. `make help` lists the targets.
+.DEFAULT_GOAL := all
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+TOOLS := xpsflap
+
+# SANITIZE=1 builds userspace with ASan+UBSan into its own directory.
+ifeq ($(SANITIZE),1)
+BUILD ?= build/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SANFLAGS :=
+endif
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) $(SANFLAGS)
+LDLIBS := -lbpf -lelf -lz -lmnl -lm
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-I$(BUILD) -Iinclude -Ibpf
+
+LIB_SRCS := $(wildcard src/lib/*.c) $(wildcard src/detect/*.c)
+LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/netmedic/*.h)
+LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard src/detect/*.h) $(wildcard include/netmedic/*.h)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all help deps test test-unit test-integration demo bench vmtest install clean
+
+all: $(addprefix $(BUILD)/,$(TOOLS))
+
+help:
+	@echo "make deps              install the Debian packages netmedic needs (one list: tools/deps.txt)"
+	@echo "make                   build the BPF objects, skeletons and CLIs into $(BUILD)/"
+	@echo "make test              deps + build + unit tests + integration tests (root, real kernel)"
+	@echo "make test-unit         unit tests only (no root)"
+	@echo "make demo              deps + build + run each CLI against its lab pathology"
+	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
+	@echo "make install PREFIX=/usr/local"
+
+deps:
+	@tools/deps.sh
+
+# vmlinux.h comes from the running kernel's BTF (or VMLINUX_BTF) at build time.
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(@D)
+	@test -r $(VMLINUX_BTF) || { echo "error: no kernel BTF at $(VMLINUX_BTF) (CONFIG_DEBUG_INFO_BTF)"; exit 1; }
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
+	$(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: src/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# A CLI's loader includes its skeleton.
+$(patsubst %,$(BUILD)/obj/%.o,$(TOOLS)): $(BUILD)/obj/%.o: $(BUILD)/%.skel.h
+
+$(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%.o $(LIB_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+
+test-unit: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+test-integration: all
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) tests/run-integration.sh
+
+# The README's test command: everything a fresh machine needs, then every test.
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) tests/run-all.sh $(UNIT_BINS)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -m 0755 $(addprefix $(BUILD)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/sbin/
+	for t in $(TOOLS); do \
+		tools/mkman.sh docs/$$t.md > $(DESTDIR)$(PREFIX)/share/man/man8/$$t.8 || exit 1; \
+		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' tools/systemd/$$t.service.in \
+			> $(DESTDIR)$(PREFIX)/lib/systemd/system/$$t.service || exit 1; \
+	done
+
+clean:
+	rm -rf build
+
+.SECONDARY:

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Types shared by BPF and userspace: BPF sees vmlinux.h, userspace linux/types.h. */
+#ifndef NETMEDIC_COMMON_H
+#define NETMEDIC_COMMON_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define NM_AF_INET	2
+#define NM_AF_INET6	10
+
+#endif

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+#include "detect/xpsflap_detect.h"
+
+int xf_nqueues(uint64_t queues)
+{
+	return __builtin_popcountll(queues);
+}
+
+int xf_bits(uint64_t mask, uint32_t *out, int max)
+{
+	int n = 0;
+
+	for (uint32_t b = 0; b < 64 && n < max; b++)
+		if (mask & (1ULL << b))
+			out[n++] = b;
+	return n;
+}
+
+bool xf_active(const struct xf_flow *f, uint64_t since_ns)
+{
+	return f->packets && f->last_ns >= since_ns;
+}
+
+uint32_t xf_interval_switches(const struct xf_flow *f, uint32_t epoch)
+{
+	return f->epoch == epoch ? f->epoch_switches : 0;
+}
+
+bool xf_flapping(const struct xf_flow *f, uint32_t epoch, uint32_t min_switches)
+{
+	return xf_nqueues(f->queues) >= 2 && xf_interval_switches(f, epoch) >= min_switches &&
+	       xf_interval_switches(f, epoch) > 0;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+int xf_cmp_worst(const void *a, const void *b)
+{
+	const struct xf_flow *x = &((const struct xf_entry *)a)->val;
+	const struct xf_flow *y = &((const struct xf_entry *)b)->val;
+	int c;
+
+	c = cmp_u64(x->switches, y->switches);
+	if (!c)
+		c = cmp_u64(x->risky_switches, y->risky_switches);
+	if (!c)
+		c = cmp_u64(x->reordered, y->reordered);
+	if (!c)
+		c = cmp_u64(x->packets, y->packets);
+	return c;
+}
+
+uint64_t xf_evictions(uint64_t created, uint64_t present)
+{
+	return created > present ? created - present : 0;
+}
+
+const char *xf_proto_name(uint8_t proto, char *buf, size_t len)
+{
+	if (proto == 6)
+		return "tcp";
+	if (proto == 17)
+		return "udp";
+	snprintf(buf, len, "%u", proto);
+	return buf;
+}
+
+bool xf_xps_mask_set(const char *mask)
+{
+	for (const char *p = mask; *p; p++)
+		if (*p != '0' && *p != ',' && *p != '\n' && *p != ' ')
+			return true;
+	return false;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* xpsflap decisions from the BPF counters: pure functions, unit-tested. */
+#ifndef NETMEDIC_XPSFLAP_DETECT_H
+#define NETMEDIC_XPSFLAP_DETECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "netmedic/xpsflap.h"
+
+struct xf_entry {
+	struct xf_flow_key key;
+	struct xf_flow val;
+};
+
+/* Number of queues in a queue bitmap. */
+int xf_nqueues(uint64_t queues);
+/* Bit numbers set in mask, lowest first, at most max of them; returns how many. */
+int xf_bits(uint64_t mask, uint32_t *out, int max);
+/* Flow picked a queue since since_ns (monotonic ns, the BPF clock). */
+bool xf_active(const struct xf_flow *f, uint64_t since_ns);
+/*
+ * Flapping: the flow switched queues at least min_switches times in the
+ * report interval 'epoch'. One switch is a move (a socket rehash after an
+ * RTO moves a flow on purpose); XPS flapping goes back and forth.
+ */
+#define XF_MIN_SWITCHES_DEFAULT	2
+bool xf_flapping(const struct xf_flow *f, uint32_t epoch, uint32_t min_switches);
+/* Switches in the report interval 'epoch'. */
+uint32_t xf_interval_switches(const struct xf_flow *f, uint32_t epoch);
+/* qsort order: most switches first, then risky switches, reordered, packets. */
+int xf_cmp_worst(const void *a, const void *b);
+/* Flows the LRU evicted: created minus those still present (never negative). */
+uint64_t xf_evictions(uint64_t created, uint64_t present);
+/* "tcp", "udp", or the protocol number. */
+const char *xf_proto_name(uint8_t proto, char *buf, size_t len);
+/* An XPS mask as sysfs prints it ("00000000,00000003"): true when any CPU bit is set. */
+bool xf_xps_mask_set(const char *mask);
+
+#endif

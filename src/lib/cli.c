@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <math.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "lib/cli.h"
+#include "lib/netns.h"
+#include "lib/output.h"
+
+volatile sig_atomic_t nm_exiting;
+
+enum {
+	OPT_JSON = 0x1000,
+	OPT_PROM,
+	OPT_DEV,
+	OPT_NETNS,
+	OPT_HOOKS,
+	OPT_LIST_HOOKS,
+	OPT_CLEANUP,
+	OPT_BPF_STATS,
+	OPT_TABLE,
+};
+
+static const struct argp_option common_options[] = {
+	{ "interval", 'i', "SEC", 0, "Seconds between reports (default 1)", 1 },
+	{ "count", 'c', "N", 0, "Stop after N reports (default: until SIGINT/SIGTERM)", 1 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per line instead of the table", 1 },
+	{ "table", OPT_TABLE, NULL, 0, "Print the table too with --json (on stderr)", 1 },
+	{ "prom-file", OPT_PROM, "PATH", 0,
+	  "Write a Prometheus textfile (atomically) every interval", 1 },
+	{ "dev", OPT_DEV, "IFNAME", 0, "Watch this device only (repeatable, up to 8)", 1 },
+	{ "netns", OPT_NETNS, "NAME|PATH", 0,
+	  "Run in this network namespace (a name under /run/netns or a path)", 1 },
+	{ "hooks", OPT_HOOKS, "MODE", 0,
+	  "auto (default): best rung that attaches; fentry: fentry/fexit only; tracepoint: never fentry", 1 },
+	{ "list-hooks", OPT_LIST_HOOKS, NULL, 0, "Probe every hook rung on this kernel, print, exit", 1 },
+	{ "cleanup", OPT_CLEANUP, NULL, 0,
+	  "Undo the changes of an instance that died (kill -9), then exit", 1 },
+	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
+	  "Measure program run time (BPF_ENABLE_STATS while running; off again at exit)", 1 },
+	{ "verbose", 'v', NULL, 0, "Verbose: libbpf messages and remedy details", 1 },
+	{},
+};
+
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || end == s || *end || !isfinite(*v) ? -1 : 0;
+}
+
+static int parse_long(const char *s, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return errno || end == s || *end ? -1 : 0;
+}
+
+static error_t common_parse(int key, char *arg, struct argp_state *state)
+{
+	struct nm_opts *o = state->input;
+
+	switch (key) {
+	case 'i':
+		if (parse_double(arg, &o->interval) || o->interval < 0.01 || o->interval > 86400)
+			argp_error(state, "invalid interval '%s': seconds from 0.01 to 86400", arg);
+		break;
+	case 'c':
+		if (parse_long(arg, &o->count) || o->count < 1)
+			argp_error(state, "invalid count '%s': a whole number >= 1", arg);
+		break;
+	case OPT_JSON:
+		o->json = true;
+		break;
+	case OPT_TABLE:
+		o->table = true;
+		break;
+	case OPT_PROM:
+		o->prom_file = arg;
+		break;
+	case OPT_DEV:
+		if (o->ndevs >= NM_MAX_DEVS)
+			argp_error(state, "too many --dev (at most %d)", NM_MAX_DEVS);
+		if (!*arg || strlen(arg) >= IFNAMSIZ)
+			argp_error(state, "invalid device name '%s'", arg);
+		o->devs[o->ndevs++] = arg;
+		break;
+	case OPT_NETNS:
+		o->netns = arg;
+		break;
+	case OPT_HOOKS:
+		if (nm_parse_hook_mode(arg, &o->hooks))
+			argp_error(state, "invalid --hooks '%s': auto, fentry or tracepoint", arg);
+		break;
+	case OPT_LIST_HOOKS:
+		o->list_hooks = true;
+		break;
+	case OPT_CLEANUP:
+		o->cleanup = true;
+		break;
+	case OPT_BPF_STATS:
+		o->bpf_stats = true;
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp nm_common_argp = {
+	.options = common_options,
+	.parser = common_parse,
+};
+
+void nm_opts_init(struct nm_opts *o, const char *tool)
+{
+	memset(o, 0, sizeof(*o));
+	o->tool = tool;
+	o->interval = 1;
+	o->btf_path = getenv("NETMEDIC_BTF");
+	/* usage errors exit 2, as documented, not argp's 64 */
+	argp_err_exit_status = NM_EXIT_USAGE;
+}
+
+int nm_err(const struct nm_opts *o, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", o->tool);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+void nm_info(const struct nm_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", o->tool);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	(void)level, (void)fmt, (void)args;
+	return 0;
+}
+
+static int check_btf(struct nm_opts *o)
+{
+	const char *path = o->btf_path ? o->btf_path : "/sys/kernel/btf/vmlinux";
+
+	if (access(path, R_OK))
+		return nm_err(o, NM_EXIT_RUNTIME,
+			      "no kernel BTF at %s: netmedic needs a kernel built with CONFIG_DEBUG_INFO_BTF",
+			      path);
+	return 0;
+}
+
+static int resolve_devs(struct nm_opts *o)
+{
+	for (int i = 0; i < o->ndevs; i++) {
+		o->ifindex[i] = if_nametoindex(o->devs[i]);
+		if (!o->ifindex[i])
+			return nm_err(o, NM_EXIT_USAGE, "unknown device '%s'%s%s", o->devs[i],
+				      o->netns ? " in netns " : "", o->netns ? o->netns : "");
+	}
+	return 0;
+}
+
+int nm_setup(struct nm_opts *o)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	char err[256];
+	int ret;
+
+	/* the table goes to stdout, or to stderr beside --json when --table asks for it */
+	o->table = !o->json || o->table;
+	if (geteuid() != 0)
+		return nm_err(o, NM_EXIT_RUNTIME, "must run as root (BPF programs and remedies need CAP_BPF, CAP_NET_ADMIN, CAP_PERFMON)");
+	ret = check_btf(o);
+	if (ret)
+		return ret;
+	if (o->netns && nm_netns_enter(o->netns, err, sizeof(err)))
+		return nm_err(o, NM_EXIT_USAGE, "--netns %s: %s", o->netns, err);
+	o->netns_ino = nm_netns_inode(NULL);
+	ret = resolve_devs(o);
+	if (ret)
+		return ret;
+	if (o->prom_file && nm_prom_check_path(o->prom_file, err, sizeof(err)))
+		return nm_err(o, NM_EXIT_USAGE, "--prom-file %s: %s", o->prom_file, err);
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+	libbpf_set_print(o->verbose ? libbpf_print : libbpf_quiet);
+	return NM_EXIT_OK;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	nm_exiting = 1;
+}
+
+void nm_install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+void nm_sleep(double sec)
+{
+	struct timespec ts = { .tv_sec = (time_t)sec,
+			       .tv_nsec = (long)((sec - (time_t)sec) * 1e9) };
+
+	/* a signal interrupts nanosleep; go on sleeping only if nobody asked to exit */
+	while (!nm_exiting && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+const char *nm_kernel_release(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0])
+		uname(&u);
+	return u.release;
+}
+
+const char *nm_dev_name(const struct nm_opts *o, unsigned int netns, unsigned int ifindex,
+			char *buf, size_t len)
+{
+	char name[IF_NAMESIZE];
+
+	if (netns == o->netns_ino && if_indextoname(ifindex, name))
+		snprintf(buf, len, "%s", name);
+	else if (netns == o->netns_ino)
+		snprintf(buf, len, "if%u", ifindex);
+	else
+		snprintf(buf, len, "if%u@%u", ifindex, netns);
+	return buf;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CLI conventions shared by every netmedic tool: the common options (an argp
+ * child), exit codes, error lines, and the checks every tool makes before it
+ * loads anything.
+ */
+#ifndef NETMEDIC_CLI_H
+#define NETMEDIC_CLI_H
+
+#include <argp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include "lib/hooks.h"
+
+#define NM_MAX_DEVS	8
+
+/* Exit codes: 0 ok, 1 runtime error, 2 usage error. */
+#define NM_EXIT_OK	0
+#define NM_EXIT_RUNTIME	1
+#define NM_EXIT_USAGE	2
+
+struct nm_opts {
+	const char *tool;
+	double interval;		/* seconds */
+	long count;			/* intervals, 0 = until stopped */
+	bool json;
+	bool table;			/* set false by --json unless --table */
+	const char *prom_file;
+	const char *devs[NM_MAX_DEVS];
+	int ndevs;
+	const char *netns;
+	int verbose;
+	enum nm_hook_mode hooks;
+	bool list_hooks;
+	bool cleanup;
+	bool bpf_stats;
+	const char *btf_path;		/* NETMEDIC_BTF, for kernels without /sys/kernel/btf/vmlinux */
+	/* resolved by nm_setup() */
+	unsigned int ifindex[NM_MAX_DEVS];
+	unsigned long netns_ino;	/* of the netns the tool runs in (after --netns) */
+};
+
+/* The common options; add as a child of each tool's argp with input = struct nm_opts *. */
+extern const struct argp nm_common_argp;
+
+void nm_opts_init(struct nm_opts *o, const char *tool);
+
+/* "TOOL: error: ..." on stderr, one line. Returns code for `return nm_err(...)`. */
+int nm_err(const struct nm_opts *o, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void nm_info(const struct nm_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Everything before load: root, kernel BTF, --netns, --dev names, the
+ * --prom-file directory, memlock, libbpf logging. Returns NM_EXIT_OK or the
+ * exit code after printing the reason; nothing is changed on failure.
+ */
+int nm_setup(struct nm_opts *o);
+
+/* SIGINT/SIGTERM set this; main loops poll it. */
+extern volatile sig_atomic_t nm_exiting;
+void nm_install_signals(void);
+/* Sleeps up to sec seconds, returning early when a signal asks to exit. */
+void nm_sleep(double sec);
+
+/* "6.18.44-fc" */
+const char *nm_kernel_release(void);
+/* ifindex -> name in the tool's netns (or "if<N>" / "if<N>@<netns>"). */
+const char *nm_dev_name(const struct nm_opts *o, unsigned int netns, unsigned int ifindex,
+			char *buf, size_t len);
+
+#endif

@@ -1,0 +1,1061 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * journal.c - undo journal for remedies that change system state.
+ *
+ * Write-ahead rule: the old state is appended and fsync'ed before a file
+ * is changed, so after any crash the journal holds at least every change
+ * that happened. The flock on the journal tells a live owner from a dead
+ * one: the kernel drops it when the owner dies, even on kill -9.
+ *
+ * Invariant that keeps open/cleanup race-free: a journal file is only
+ * ever truncated or unlinked by whoever holds its lock, and a lock holder
+ * checks that its fd is still the file at the path (see same_file()).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/journal.h"
+#include "lib/netns.h"
+
+#define NM_MAGIC	"netmedic-journal"
+#define NM_VERSION	"1"
+#define NM_SUFFIX	".journal"
+#define NM_TOOL_MAX	64
+#define NM_KEY_MAX	128
+/* Old values come from sysfs/procfs files; anything bigger is not one. */
+#define NM_VALUE_MAX	(1 << 20)
+/* Child exit code meaning "could not enter the netns, nothing undone". */
+#define NM_EXIT_NOENTER	255
+
+struct nm_journal {
+	int fd;
+	int count;
+	off_t end;		/* journal length: where the next record goes */
+	char tool[NM_TOOL_MAX];
+	char path[PATH_MAX];
+	char dir[PATH_MAX];
+};
+
+/* A journal read back from disk; fields point into buf. */
+struct rec {
+	char **f;		/* f[0] is the kind, NULL-terminated */
+	int nf;
+	off_t off;		/* start of the line: undo cuts back to it */
+};
+
+struct parsed {
+	char *buf;
+	bool have_header;
+	long pid;
+	const char *tool, *key, *netns;
+	unsigned long ino;
+	struct rec *r;
+	int n;
+};
+
+/* Growable string; a failed allocation sticks in oom and is checked once. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* ---- strings and escaping ---- */
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		cap = (b->len + n + 1) * 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_puts(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+/* Append s so that it contains no tab or newline: one field of a line. */
+static void sb_put_esc(struct sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '\\': sb_add(b, "\\\\", 2); break;
+		case '\t': sb_add(b, "\\t", 2); break;
+		case '\n': sb_add(b, "\\n", 2); break;
+		case '\r': sb_add(b, "\\r", 2); break;
+		default: sb_add(b, s, 1); break;
+		}
+	}
+}
+
+static void sb_field(struct sbuf *b, const char *s)
+{
+	sb_add(b, "\t", 1);
+	sb_put_esc(b, s);
+}
+
+/* In place; returns false on an escape we never write (corruption). */
+static bool unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (*s != '\\') {
+			*d++ = *s;
+			continue;
+		}
+		switch (*++s) {
+		case '\\': *d++ = '\\'; break;
+		case 't': *d++ = '\t'; break;
+		case 'n': *d++ = '\n'; break;
+		case 'r': *d++ = '\r'; break;
+		default: return false;
+		}
+	}
+	*d = '\0';
+	return true;
+}
+
+/* Replace anything outside [A-Za-z0-9_.-]: the name becomes a file name. */
+static int sanitize(const char *in, char *out, size_t len)
+{
+	size_t i;
+
+	if (!in || strlen(in) >= len)
+		return -ENAMETOOLONG;
+	for (i = 0; in[i]; i++)
+		out[i] = (isalnum((unsigned char)in[i]) || strchr("_.-", in[i])) ? in[i] : '_';
+	out[i] = '\0';
+	return 0;
+}
+
+static void fmt_argv(const char *const *argv, char *buf, size_t len)
+{
+	size_t off = 0;
+	int n;
+
+	buf[0] = '\0';
+	for (; *argv && off < len; argv++) {
+		n = snprintf(buf + off, len - off, "%s%s", off ? " " : "", *argv);
+		if (n < 0)
+			break;
+		off += n;
+	}
+}
+
+/* One-line rendering of a value for the log. */
+static void fmt_value(const char *v, char *buf, size_t len)
+{
+	struct sbuf b = { 0 };
+	size_t n = strlen(v);
+
+	if (n && v[n - 1] == '\n')
+		n--;
+	sb_add(&b, "", 0);
+	for (size_t i = 0; i < n && !b.oom; i++) {
+		char c[2] = { v[i], '\0' };
+
+		sb_put_esc(&b, c);
+	}
+	snprintf(buf, len, "%s", b.oom ? "?" : b.p);
+	free(b.p);
+}
+
+/* ---- file helpers ---- */
+
+static int write_all(int fd, const char *p, size_t len, off_t off)
+{
+	ssize_t n;
+
+	while (len) {
+		n = off >= 0 ? pwrite(fd, p, len, off) : write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+		if (off >= 0)
+			off += n;
+	}
+	return 0;
+}
+
+/* Read fd from offset 0 to EOF into a NUL-terminated malloc'd buffer. */
+static int read_fd(int fd, char **out, size_t *outlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap), *p;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len + 1 >= cap) {
+			if (cap >= NM_VALUE_MAX * 64) {
+				free(buf);
+				return -EFBIG;
+			}
+			p = realloc(buf, cap * 2);
+			if (!p) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = p;
+			cap *= 2;
+		}
+		n = pread(fd, buf + len, cap - len - 1, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+static int read_value(const char *path, char **out)
+{
+	size_t len;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = read_fd(fd, out, &len);
+	close(fd);
+	if (rc)
+		return rc;
+	/* A C string cannot carry NULs, and no sysfs/sysctl text has any. */
+	if (len > NM_VALUE_MAX || memchr(*out, '\0', len)) {
+		free(*out);
+		return len > NM_VALUE_MAX ? -EFBIG : -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Write val in one write() (sysfs takes a store per write()). *changed
+ * tells the caller whether the file may differ from before, which decides
+ * whether the journal record must stay.
+ */
+static int write_value(const char *path, const char *val, bool *changed)
+{
+	size_t len = strlen(val);
+	struct stat st;
+	int fd, rc = 0;
+
+	*changed = false;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		rc = -errno;
+		goto out;
+	}
+	if (len) {
+		ssize_t n;
+
+		do {
+			n = write(fd, val, len);
+		} while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		*changed = true;
+		if ((size_t)n < len)
+			rc = write_all(fd, val + n, len - n, -1);
+	}
+	/* Stand-ins for sysfs in tests, or any plain file: drop the old tail. */
+	if (!rc && S_ISREG(st.st_mode)) {
+		*changed = true;
+		if (ftruncate(fd, len))
+			rc = -errno;
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (char *p = tmp + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(tmp, 0700) && errno != EEXIST)
+			return -errno;
+		*p = c;
+		if (!c)
+			break;
+	}
+	if (stat(dir, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static const char *run_dir(void)
+{
+	const char *d = getenv(NM_JOURNAL_DIR_ENV);
+
+	return d && *d ? d : NM_JOURNAL_DIR;
+}
+
+/* Is fd still the file at path? Someone may have unlinked it before we locked it. */
+static bool same_file(int fd, const char *path)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) || lstat(path, &b))
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_nlink > 0;
+}
+
+/* ---- parsing ---- */
+
+static void parsed_free(struct parsed *p)
+{
+	for (int i = 0; i < p->n; i++)
+		free(p->r[i].f);
+	free(p->r);
+	free(p->buf);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Split a NUL-terminated line at tabs and unescape; NULL on corruption. */
+static char **split_line(char *line, int *nf)
+{
+	int n = 1, i = 0;
+	char **f, *s;
+
+	for (s = line; *s; s++)
+		n += *s == '\t';
+	f = calloc(n + 1, sizeof(*f));
+	if (!f)
+		return NULL;
+	for (s = line; ; s++) {
+		if (*s != '\t' && *s != '\0')
+			continue;
+		bool last = *s == '\0';
+
+		*s = '\0';
+		f[i++] = line;
+		line = s + 1;
+		if (last)
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		if (!unescape(f[i])) {
+			free(f);
+			return NULL;
+		}
+	}
+	*nf = n;
+	return f;
+}
+
+static int parse_header(struct parsed *p, char **f, int nf)
+{
+	char *end;
+
+	if (nf != 7 || strcmp(f[0], NM_MAGIC) || strcmp(f[1], NM_VERSION))
+		return -EBADMSG;
+	p->pid = strtol(f[2], &end, 10);
+	if (*end || p->pid <= 0)
+		return -EBADMSG;
+	p->tool = f[3];
+	p->key = f[4];
+	p->netns = f[5];
+	p->ino = strtoul(f[6], &end, 10);
+	if (*end)
+		return -EBADMSG;
+	p->have_header = true;
+	return 0;
+}
+
+static int add_record(struct parsed *p, char **f, int nf, off_t off)
+{
+	struct rec *r;
+
+	if (!(nf == 3 && !strcmp(f[0], "file")) && !(nf >= 2 && !strcmp(f[0], "cmd")))
+		return -EBADMSG;
+	r = realloc(p->r, (p->n + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	p->r = r;
+	p->r[p->n++] = (struct rec){ .f = f, .nf = nf, .off = off };
+	return 0;
+}
+
+/*
+ * Read a journal back. An empty file, or one whose header is still torn,
+ * is a valid journal without a header and without records.
+ */
+static int parse_journal(int fd, struct parsed *p)
+{
+	char *line, *nl, **f;
+	size_t len;
+	int nf, rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = read_fd(fd, &p->buf, &len);
+	if (rc)
+		return rc;
+	for (line = p->buf; (nl = memchr(line, '\n', len - (line - p->buf))); line = nl + 1) {
+		if (memchr(line, '\0', nl - line))
+			rc = -EBADMSG;
+		*nl = '\0';
+		f = rc ? NULL : split_line(line, &nf);
+		if (!rc && !f)
+			rc = -EBADMSG;
+		if (!rc && line == p->buf)
+			rc = parse_header(p, f, nf);
+		else if (!rc)
+			rc = add_record(p, f, nf, line - p->buf);
+		if (rc || line == p->buf)
+			free(f);
+		if (rc) {
+			parsed_free(p);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- running commands ---- */
+
+/*
+ * fork+execvp with stdin from /dev/null. A CLOEXEC pipe carries the
+ * execvp errno back, so "no such command" is told apart from a failure.
+ */
+static int run_cmd(const char *const *argv, char *err, size_t errlen)
+{
+	char cmd[512];
+	int pfd[2], status, e = 0, rc;
+	ssize_t n;
+	pid_t pid;
+
+	fmt_argv(argv, cmd, sizeof(cmd));
+	if (pipe2(pfd, O_CLOEXEC))
+		return set_err(err, errlen, -errno, "cannot run %s: %s", cmd, strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return set_err(err, errlen, rc, "cannot run %s: %s", cmd, strerror(-rc));
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+
+		if (nul >= 0)
+			dup2(nul, STDIN_FILENO);
+		execvp(argv[0], (char *const *)argv);
+		e = errno;
+		n = write(pfd[1], &e, sizeof(e));
+		_exit(127);
+	}
+	close(pfd[1]);
+	do {
+		n = read(pfd[0], &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return set_err(err, errlen, -errno, "cannot wait for %s: %s", cmd, strerror(errno));
+	}
+	if (n == (ssize_t)sizeof(e) && e)
+		return set_err(err, errlen, -e, "cannot run %s: %s", cmd, strerror(e));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFSIGNALED(status))
+		return set_err(err, errlen, -EIO, "%s: killed by signal %d", cmd, WTERMSIG(status));
+	return set_err(err, errlen, -EIO, "%s: exited with status %d", cmd, WEXITSTATUS(status));
+}
+
+/* ---- appending records ---- */
+
+static int cut(struct nm_journal *j, off_t off)
+{
+	if (ftruncate(j->fd, off) || fsync(j->fd))
+		return -errno;
+	j->end = off;
+	return 0;
+}
+
+/* Append one record and make it durable before the caller changes anything. */
+static int append(struct nm_journal *j, struct sbuf *b)
+{
+	int rc;
+
+	if (b->oom)
+		return -ENOMEM;
+	sb_add(b, "\n", 1);
+	if (b->oom)
+		return -ENOMEM;
+	rc = write_all(j->fd, b->p, b->len, j->end);
+	if (!rc && fsync(j->fd))
+		rc = -errno;
+	if (rc) {
+		/* Best effort: a torn line is ignored when read back anyway. */
+		if (ftruncate(j->fd, j->end) == 0)
+			fsync(j->fd);
+		return rc;
+	}
+	j->end += b->len;
+	j->count++;
+	return 0;
+}
+
+static int write_header(struct nm_journal *j, const char *key, const char *netns, unsigned long ino)
+{
+	struct sbuf b = { 0 };
+	char num[32];
+	int rc;
+
+	sb_puts(&b, NM_MAGIC "\t" NM_VERSION);
+	snprintf(num, sizeof(num), "%ld", (long)getpid());
+	sb_field(&b, num);
+	sb_field(&b, j->tool);
+	sb_field(&b, key);
+	sb_field(&b, netns);
+	snprintf(num, sizeof(num), "%lu", ino);
+	sb_field(&b, num);
+	j->end = 0;
+	rc = ftruncate(j->fd, 0) ? -errno : append(j, &b);
+	free(b.p);
+	j->count = 0;
+	/* The directory entry must survive a crash too, or cleanup finds nothing. */
+	return rc ? rc : fsync_dir(j->dir);
+}
+
+/* ---- open ---- */
+
+/* pid of the process holding fd's lock; its header may still be on the way. */
+static long holder_pid(int fd)
+{
+	struct parsed p;
+	long pid = 0;
+
+	for (int i = 0; i < 50 && !pid; i++) {
+		if (i)
+			usleep(2000);
+		if (parse_journal(fd, &p))
+			continue;
+		if (p.have_header)
+			pid = p.pid;
+		parsed_free(&p);
+	}
+	return pid;
+}
+
+/* Open and lock path; retries when the file was unlinked under us. */
+static int open_locked(const char *path, int *fdp)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+		if (fd < 0)
+			return -errno;
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+
+			if (rc == -EBUSY) {
+				*fdp = fd;	/* caller reads the holder's pid */
+				return rc;
+			}
+			close(fd);
+			return rc;
+		}
+		if (same_file(fd, path)) {
+			*fdp = fd;
+			return 0;
+		}
+		close(fd);
+	}
+	return -EAGAIN;
+}
+
+/* A journal left by a dead owner: refuse if it still has work for cleanup. */
+static int check_stale(struct nm_journal *j, const char *key, char *err, size_t errlen)
+{
+	struct parsed p;
+	int rc = parse_journal(j->fd, &p);
+
+	if (rc == -EBADMSG)
+		return set_err(err, errlen, rc, "journal %s is corrupt; inspect and remove it", j->path);
+	if (rc)
+		return set_err(err, errlen, rc, "cannot read journal %s: %s", j->path, strerror(-rc));
+	if (p.n)
+		rc = set_err(err, errlen, -EEXIST,
+			     "%s was left with %d unrestored change(s) to %s by %s (pid %ld), which died; run `%s --cleanup` first",
+			     j->path, p.n, key, j->tool, p.pid, j->tool);
+	parsed_free(&p);
+	return rc;
+}
+
+static int journal_init(struct nm_journal *j, const char *tool, const char *key)
+{
+	char skey[NM_KEY_MAX];
+	int rc;
+
+	j->fd = -1;
+	if (!tool || !*tool || !key || !*key)
+		return -EINVAL;
+	rc = sanitize(tool, j->tool, sizeof(j->tool));
+	if (!rc)
+		rc = sanitize(key, skey, sizeof(skey));
+	if (rc)
+		return rc;
+	if (snprintf(j->dir, sizeof(j->dir), "%s", run_dir()) >= (int)sizeof(j->dir) ||
+	    snprintf(j->path, sizeof(j->path), "%s/%s-%s" NM_SUFFIX, j->dir, j->tool, skey) >=
+	    (int)sizeof(j->path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int nm_journal_open(struct nm_journal **jp, const char *tool, const char *key, const char *netns,
+		    char *err, size_t errlen)
+{
+	struct nm_journal *j;
+	unsigned long ino;
+	int rc;
+
+	*jp = NULL;
+	netns = netns ? netns : "";
+	ino = nm_netns_inode(*netns ? netns : NULL);
+	if (*netns && !ino)
+		return set_err(err, errlen, -ENOENT, "netns %s not found", netns);
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	rc = journal_init(j, tool, key);
+	if (rc) {
+		set_err(err, errlen, rc, "bad journal name for %s/%s: %s", tool ? tool : "",
+			key ? key : "", strerror(-rc));
+		goto fail;
+	}
+	rc = mkdir_p(j->dir);
+	if (rc) {
+		set_err(err, errlen, rc, "cannot create %s: %s", j->dir, strerror(-rc));
+		goto fail;
+	}
+	rc = open_locked(j->path, &j->fd);
+	if (rc == -EBUSY) {
+		set_err(err, errlen, rc, "another %s instance (pid %ld) is already changing %s",
+			j->tool, holder_pid(j->fd), key);
+		goto fail;
+	}
+	if (rc) {
+		set_err(err, errlen, rc, "cannot lock %s: %s", j->path, strerror(-rc));
+		goto fail;
+	}
+	rc = check_stale(j, key, err, errlen);
+	if (rc)
+		goto fail;
+	rc = write_header(j, key, netns, ino);
+	if (rc) {
+		set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
+		unlink(j->path);
+		goto fail;
+	}
+	*jp = j;
+	return 0;
+fail:
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j);
+	return rc;
+}
+
+int nm_journal_count(const struct nm_journal *j)
+{
+	return j ? j->count : 0;
+}
+
+/* ---- recording changes ---- */
+
+static void copy_old(const char *old, char *out, size_t len)
+{
+	size_t n = strlen(old);
+
+	if (!out || !len)
+		return;
+	if (n && old[n - 1] == '\n')
+		n--;
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, old, n);
+	out[n] = '\0';
+}
+
+int nm_journal_set_file(struct nm_journal *j, const char *path, const char *new_value,
+			char *old_out, size_t oldlen, char *err, size_t errlen)
+{
+	struct sbuf b = { 0 };
+	bool changed;
+	char *old = NULL;
+	off_t off;
+	int rc;
+
+	if (!j || !path || !new_value)
+		return set_err(err, errlen, -EINVAL, "invalid argument");
+	rc = read_value(path, &old);
+	if (rc)
+		return set_err(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
+	sb_puts(&b, "file");
+	sb_field(&b, path);
+	sb_field(&b, old);
+	off = j->end;
+	rc = append(j, &b);
+	free(b.p);
+	if (rc) {
+		free(old);
+		return set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
+	}
+	rc = write_value(path, new_value, &changed);
+	if (rc && !changed && cut(j, off) == 0)
+		j->count--;
+	if (!rc)
+		copy_old(old, old_out, oldlen);
+	free(old);
+	if (rc)
+		return set_err(err, errlen, rc, "cannot write %s: %s", path, strerror(-rc));
+	return 0;
+}
+
+int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char *const *undo_argv,
+		   char *err, size_t errlen)
+{
+	struct sbuf b = { 0 };
+	int rc;
+
+	if (!j || !undo_argv || !undo_argv[0] || (do_argv && !do_argv[0]))
+		return set_err(err, errlen, -EINVAL, "invalid argument");
+	if (do_argv) {
+		rc = run_cmd(do_argv, err, errlen);
+		if (rc)
+			return rc;
+	}
+	sb_puts(&b, "cmd");
+	for (const char *const *a = undo_argv; *a; a++)
+		sb_field(&b, *a);
+	rc = append(j, &b);
+	free(b.p);
+	if (rc) {
+		/* Never leave a change behind that no journal knows about. */
+		run_cmd(undo_argv, NULL, 0);
+		return set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
+	}
+	return 0;
+}
+
+/* ---- undo ---- */
+
+static void jlog(FILE *log, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log)
+		return;
+	va_start(ap, fmt);
+	vfprintf(log, fmt, ap);
+	va_end(ap);
+	fputc('\n', log);
+	/* Undo may run in a forked child or right before a crash. */
+	fflush(log);
+}
+
+static int undo_one(const struct rec *r, FILE *log)
+{
+	char shown[256], msg[512];
+	bool changed;
+	int rc;
+
+	if (!strcmp(r->f[0], "file")) {
+		fmt_value(r->f[2], shown, sizeof(shown));
+		rc = write_value(r->f[1], r->f[2], &changed);
+		if (rc)
+			jlog(log, "failed to restore %s to %s: %s", r->f[1], shown, strerror(-rc));
+		else
+			jlog(log, "restored %s to %s", r->f[1], shown);
+		return rc;
+	}
+	fmt_argv((const char *const *)r->f + 1, shown, sizeof(shown));
+	rc = run_cmd((const char *const *)r->f + 1, msg, sizeof(msg));
+	if (rc)
+		jlog(log, "failed to undo with %s", msg);
+	else
+		jlog(log, "ran %s", shown);
+	return rc;
+}
+
+/* Undo newest first; each done record is cut off so a crash here loses nothing. */
+static int undo_records(int fd, const struct parsed *p, FILE *log)
+{
+	int first = 0, rc;
+
+	for (int i = p->n - 1; i >= 0; i--) {
+		rc = undo_one(&p->r[i], log);
+		if (rc && !first)
+			first = rc;
+		if (ftruncate(fd, p->r[i].off) == 0)
+			fsync(fd);
+	}
+	return first;
+}
+
+static void remove_journal(const char *path, const char *dir)
+{
+	unlink(path);
+	/* Otherwise a crash could resurrect it and cleanup would undo twice. */
+	fsync_dir(dir);
+}
+
+int nm_journal_undo(struct nm_journal *j, FILE *log)
+{
+	struct parsed p;
+	int rc;
+
+	if (!j)
+		return 0;
+	rc = parse_journal(j->fd, &p);
+	if (rc) {
+		/* Keep it: the next open refuses and someone can look at it. */
+		jlog(log, "cannot read journal %s: %s; left in place", j->path, strerror(-rc));
+	} else {
+		rc = undo_records(j->fd, &p, log);
+		parsed_free(&p);
+		remove_journal(j->path, j->dir);
+	}
+	close(j->fd);
+	free(j);
+	return rc;
+}
+
+/* ---- cleanup after a crash ---- */
+
+/* Undo in the recorded netns from a child, so the caller's netns and mounts stay put. */
+static int undo_in_netns(int fd, const struct parsed *p, FILE *log)
+{
+	char err[256];
+	int status, rc;
+	pid_t pid;
+
+	if (log)
+		fflush(log);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		rc = nm_netns_enter(p->netns, err, sizeof(err));
+		if (rc) {
+			jlog(log, "%s", err);
+			_exit(NM_EXIT_NOENTER);
+		}
+		rc = undo_records(fd, p, log);
+		_exit(-rc < NM_EXIT_NOENTER ? -rc : EIO);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	if (!WIFEXITED(status))
+		return -EIO;
+	if (WEXITSTATUS(status) == NM_EXIT_NOENTER)
+		return -ENOEXEC;
+	return -WEXITSTATUS(status);
+}
+
+/* Where to undo: 0 here, 1 in the recorded netns, -ENOENT gone, -EXDEV elsewhere. */
+static int netns_target(const struct parsed *p)
+{
+	unsigned long cur = nm_netns_inode(NULL), ino;
+
+	if (!*p->netns)
+		return p->ino && cur && p->ino != cur ? -EXDEV : 0;
+	ino = nm_netns_inode(p->netns);
+	/* A different inode means the name or pid was reused by another netns. */
+	if (!ino || (p->ino && ino != p->ino))
+		return -ENOENT;
+	return ino == cur ? 0 : 1;
+}
+
+static int cleanup_locked(int fd, const char *path, const char *dir, const struct parsed *p,
+			  FILE *log)
+{
+	int where = netns_target(p), rc;
+
+	if (where == -EXDEV) {
+		jlog(log, "%s: changes were made in netns inode %lu, not this one (%lu); run --cleanup there",
+		      path, p->ino, nm_netns_inode(NULL));
+		return -EXDEV;
+	}
+	if (where == -ENOENT) {
+		jlog(log, "%s: netns %s no longer exists, nothing left to restore; removing journal",
+		      path, p->netns);
+		remove_journal(path, dir);
+		return 0;
+	}
+	jlog(log, "%s: undoing %d change(s) left by pid %ld%s%s", path, p->n, p->pid,
+	      where ? " in netns " : "", where ? p->netns : "");
+	rc = where ? undo_in_netns(fd, p, log) : undo_records(fd, p, log);
+	if (rc == -ENOEXEC) {
+		jlog(log, "%s: left in place", path);
+		return -ENOEXEC;
+	}
+	remove_journal(path, dir);
+	return rc ? rc : 1;
+}
+
+/* 1 undone, 0 nothing to do here, -errno on failure. */
+static int cleanup_one(const char *dir, const char *name, const char *tool, FILE *log)
+{
+	char path[PATH_MAX];
+	struct parsed p;
+	int fd, rc;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		rc = errno == EWOULDBLOCK ? 0 : -errno;
+		if (!rc && parse_journal(fd, &p) == 0) {
+			/* "<tool>-*" also matches tools named "<tool>-x"; those are not ours. */
+			if (!p.have_header || !strcmp(p.tool, tool))
+				jlog(log, "%s: in use by running pid %ld, left alone", path, p.pid);
+			parsed_free(&p);
+		}
+		close(fd);
+		return rc;
+	}
+	rc = 0;
+	if (!same_file(fd, path))
+		goto out;
+	rc = parse_journal(fd, &p);
+	if (rc) {
+		jlog(log, "%s: cannot read journal: %s; inspect and remove it", path, strerror(-rc));
+		goto out;
+	}
+	if (p.have_header && strcmp(p.tool, tool))
+		rc = 0;		/* "<tool>-*" also matches a tool named "<tool>-x" */
+	else if (!p.n)
+		remove_journal(path, dir);	/* died before changing anything */
+	else
+		rc = cleanup_locked(fd, path, dir, &p, log);
+	parsed_free(&p);
+out:
+	close(fd);
+	return rc;
+}
+
+static bool journal_name(const char *name, const char *tool)
+{
+	size_t n = strlen(name), t = strlen(tool), s = strlen(NM_SUFFIX);
+
+	return n > t + 1 + s && !strncmp(name, tool, t) && name[t] == '-' &&
+	       !strcmp(name + n - s, NM_SUFFIX);
+}
+
+int nm_journal_cleanup(const char *tool, FILE *log)
+{
+	char stool[NM_TOOL_MAX];
+	const char *dir = run_dir();
+	struct dirent **names;
+	int n, rc, done = 0, first = 0;
+
+	if (!tool || !*tool)
+		return -EINVAL;
+	rc = sanitize(tool, stool, sizeof(stool));
+	if (rc)
+		return rc;
+	/* Sorted, so logs are stable; a missing dir just means nothing to do. */
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		if (journal_name(names[i]->d_name, stool)) {
+			rc = cleanup_one(dir, names[i]->d_name, stool, log);
+			if (rc > 0)
+				done++;
+			else if (rc < 0 && !first)
+				first = rc;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return first ? first : done;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * journal.h - undo journal for remedies that change system state.
+ *
+ * Every change (sysfs/sysctl file write, tc command) is recorded with its
+ * undo information and fsync'ed before it is made, so that a normal exit,
+ * a signal, or `TOOL --cleanup` after a kill -9 can put the system back.
+ *
+ * File format (RUN_DIR/<tool>-<key>.journal), one line per record, fields
+ * separated by tabs; "\\", "\t", "\n" and "\r" inside fields are written as
+ * backslash escapes:
+ *   netmedic-journal  1  <pid>  <tool>  <key>  <netns path or "">  <netns inode>
+ *   file  <path>  <old content, verbatim>
+ *   cmd   <undo argv[0]>  <argv[1]> ...
+ * A last line without its newline is a torn write from a crash and ignored.
+ */
+#ifndef NETMEDIC_LIB_JOURNAL_H
+#define NETMEDIC_LIB_JOURNAL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define NM_JOURNAL_DIR		"/run/netmedic"
+#define NM_JOURNAL_DIR_ENV	"NETMEDIC_RUN_DIR"
+
+struct nm_journal;
+
+/*
+ * Opens (creates) RUN_DIR/<tool>-<key>.journal and takes an exclusive non-blocking flock on it, held while the tool
+ * runs (a kill -9 releases it, so a later --cleanup can tell a dead owner). key is sanitised to [A-Za-z0-9_.-].
+ * netns: the netns path the changes are made in ("" or NULL for the tool's own), recorded in the journal so that
+ * cleanup can re-enter it. Returns 0; -EBUSY when another live process holds it (err says "another <tool> instance
+ * (pid N) is already changing <key>"); -EEXIST when a stale journal with entries is present (err tells the user to
+ * run `<tool> --cleanup` first); other -errno. Creates RUN_DIR (mode 0700) when missing.
+ * A stale journal without entries is simply taken over; one that cannot be parsed gives -EBADMSG.
+ * A netns given but not found gives -ENOENT. On any error *jp is NULL.
+ */
+int nm_journal_open(struct nm_journal **jp, const char *tool, const char *key, const char *netns, char *err, size_t errlen);
+
+/*
+ * Reads the current content of a file (e.g. a sysfs or /proc/sys file; trailing newline stripped), appends a record with
+ * the old value to the journal, fsyncs, then writes new_value to the file. On write failure the record is removed again
+ * (the journal must not claim a change that did not happen). old_out (may be NULL) receives the old value. 0 or -errno.
+ * new_value is written as is, in one write(); the journal keeps the old content verbatim (newline included) so that
+ * undo restores it byte for byte. Regular files are truncated to the new value.
+ */
+int nm_journal_set_file(struct nm_journal *j, const char *path, const char *new_value, char *old_out, size_t oldlen, char *err, size_t errlen);
+
+/*
+ * Records an undo command (argv, NULL-terminated, run with execvp without a shell, e.g. {"tc","filter","del",...}) after
+ * running do_argv successfully (do_argv may be NULL when the caller already did the change itself). 0 or -errno.
+ * A command that exits non-zero or is killed gives -EIO, one that cannot be executed the execvp errno (e.g. -ENOENT).
+ * If the record cannot be written, the undo command is run at once so that no unjournaled change is left behind.
+ * Commands get stdin from /dev/null and share stdout/stderr with the tool.
+ */
+int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char *const *undo_argv, char *err, size_t errlen);
+
+/*
+ * Undo every record in reverse order (restoring files to their old values, running undo commands), log one line per
+ * undo to the FILE log (may be NULL) such as "restored /sys/.../xps_cpus to 00000001", then unlink the journal,
+ * release the lock and free. Returns 0 or the first -errno (but still tries every record).
+ * Each undone record is cut off the journal (fsync'ed), so a crash during undo leaves only what is still to do.
+ * Does not change netns: call it in the netns the changes were made in. NULL j is a no-op.
+ */
+int nm_journal_undo(struct nm_journal *j, FILE *log);
+
+/* Number of records so far (tests and logs use it). */
+int nm_journal_count(const struct nm_journal *j);
+
+/*
+ * For --cleanup after a crash: for every RUN_DIR/<tool>-*.journal whose lock can be taken (owner dead), re-enter the
+ * recorded netns in a forked child (using nm_netns_enter) when it is not the current one, undo as above, and remove
+ * the journal. Journals held by a live process are left alone and reported. If the recorded netns no longer exists,
+ * say so in the log and remove the journal (nothing left to restore). Returns the number of journals undone, or -errno.
+ * -errno is also returned (after trying every journal) when some undo step failed or a journal could not be handled,
+ * so that --cleanup can exit non-zero. A journal made in the tool's own netns (no path recorded) whose netns inode
+ * differs from the current one is left alone: run --cleanup inside that netns.
+ */
+int nm_journal_cleanup(const char *tool, FILE *log);
+
+#endif /* NETMEDIC_LIB_JOURNAL_H */

@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Output sinks: JSON lines, Prometheus textfile exposition, address
+ * formatting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "lib/output.h"
+
+/* ---------------------------------------------------------------- JSON */
+
+/*
+ * Streams the escaped string straight into the FILE so that emitting an
+ * event never allocates; JSON needs only '"', '\\' and C0 controls escaped.
+ */
+static void json_put_string(FILE *f, const char *s)
+{
+	const unsigned char *c;
+
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	putc('"', f);
+	for (c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\') {
+			putc('\\', f);
+			putc(*c, f);
+		} else if (*c < 0x20) {
+			fprintf(f, "\\u%04x", *c);
+		} else {
+			putc(*c, f);
+		}
+	}
+	putc('"', f);
+}
+
+static void json_key(struct nm_json *j, const char *key)
+{
+	if (j->nfields++)
+		putc(',', j->f);
+	json_put_string(j->f, key);
+	putc(':', j->f);
+}
+
+void nm_json_begin(struct nm_json *j, FILE *f, const char *type)
+{
+	j->f = f;
+	j->nfields = 0;
+	putc('{', f);
+	json_key(j, "type");
+	json_put_string(f, type);
+}
+
+void nm_json_str(struct nm_json *j, const char *key, const char *val)
+{
+	json_key(j, key);
+	json_put_string(j->f, val);
+}
+
+void nm_json_u64(struct nm_json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void nm_json_i64(struct nm_json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void nm_json_double(struct nm_json *j, const char *key, double v)
+{
+	json_key(j, key);
+	/* JSON has no NaN/Infinity; null keeps the line parseable. */
+	if (!isfinite(v))
+		fputs("null", j->f);
+	else
+		fprintf(j->f, "%.6g", v);
+}
+
+void nm_json_bool(struct nm_json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void nm_json_u32_array(struct nm_json *j, const char *key,
+		       const uint32_t *v, int n)
+{
+	int i;
+
+	json_key(j, key);
+	putc('[', j->f);
+	for (i = 0; i < n; i++)
+		fprintf(j->f, i ? ",%" PRIu32 : "%" PRIu32, v[i]);
+	putc(']', j->f);
+}
+
+void nm_json_str_array(struct nm_json *j, const char *key,
+		       const char *const *v, int n)
+{
+	int i;
+
+	json_key(j, key);
+	putc('[', j->f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			putc(',', j->f);
+		json_put_string(j->f, v[i]);
+	}
+	putc(']', j->f);
+}
+
+void nm_json_end(struct nm_json *j)
+{
+	fputs("}\n", j->f);
+	/* Consumers tail the stream live; don't let events sit in a buffer. */
+	fflush(j->f);
+}
+
+/* ---------------------------------------------------------- Prometheus */
+
+struct nm_prom {
+	FILE *f;
+	char *buf;
+	size_t len;
+	char **families;	/* names already given HELP/TYPE */
+	int nfamilies;
+	int capfamilies;
+	bool oom;		/* remembered so write_atomic can refuse */
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int prom_open(struct nm_prom *p)
+{
+	p->buf = NULL;
+	p->len = 0;
+	p->f = open_memstream(&p->buf, &p->len);
+	return p->f ? 0 : -errno;
+}
+
+static void prom_forget_families(struct nm_prom *p)
+{
+	int i;
+
+	for (i = 0; i < p->nfamilies; i++)
+		free(p->families[i]);
+	free(p->families);
+	p->families = NULL;
+	p->nfamilies = 0;
+	p->capfamilies = 0;
+}
+
+struct nm_prom *nm_prom_new(void)
+{
+	struct nm_prom *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (prom_open(p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void nm_prom_free(struct nm_prom *p)
+{
+	if (!p)
+		return;
+	if (p->f)
+		fclose(p->f);
+	free(p->buf);
+	prom_forget_families(p);
+	free(p);
+}
+
+int nm_prom_reset(struct nm_prom *p)
+{
+	if (p->f)
+		fclose(p->f);
+	free(p->buf);
+	prom_forget_families(p);
+	p->oom = false;
+	return prom_open(p);
+}
+
+/* Returns true if the family was not seen before (and remembers it). */
+static bool prom_family_new(struct nm_prom *p, const char *name)
+{
+	char **n;
+	int i;
+
+	for (i = 0; i < p->nfamilies; i++)
+		if (!strcmp(p->families[i], name))
+			return false;
+	if (p->nfamilies == p->capfamilies) {
+		int cap = p->capfamilies ? 2 * p->capfamilies : 16;
+
+		n = realloc(p->families, cap * sizeof(*n));
+		if (!n)
+			goto oom;
+		p->families = n;
+		p->capfamilies = cap;
+	}
+	p->families[p->nfamilies] = strdup(name);
+	if (!p->families[p->nfamilies])
+		goto oom;
+	p->nfamilies++;
+	return true;
+oom:
+	/* Emitting it twice would make the whole file unparseable later. */
+	p->oom = true;
+	return false;
+}
+
+/* HELP text escapes only backslash and newline; label values also '"'. */
+static void prom_put_escaped(FILE *f, const char *s, bool quote)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (quote && *s == '"')
+			fputs("\\\"", f);
+		else
+			putc(*s, f);
+	}
+}
+
+/*
+ * Shortest decimal that parses back to the same double: %.15g covers
+ * typical gauges without noise like 0.10000000000000001, %.17g is exact.
+ */
+static void prom_put_value(FILE *f, double v)
+{
+	char buf[32];
+
+	if (isnan(v)) {
+		fputs("NaN", f);
+		return;
+	}
+	if (isinf(v)) {
+		fputs(v > 0 ? "+Inf" : "-Inf", f);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	fputs(buf, f);
+}
+
+static void prom_put_labels(FILE *f, const char *const *labels,
+			    const char *le)
+{
+	int n = 0;
+
+	if ((!labels || !labels[0]) && !le)
+		return;
+	putc('{', f);
+	for (; labels && labels[0] && labels[1]; labels += 2) {
+		fprintf(f, "%s%s=\"", n++ ? "," : "", labels[0]);
+		prom_put_escaped(f, labels[1], true);
+		putc('"', f);
+	}
+	if (le)
+		fprintf(f, "%sle=\"%s\"", n ? "," : "", le);
+	putc('}', f);
+}
+
+void nm_prom_family(struct nm_prom *p, const char *name, const char *type,
+		    const char *help)
+{
+	if (!prom_family_new(p, name))
+		return;
+	fprintf(p->f, "# HELP %s ", name);
+	prom_put_escaped(p->f, help ? help : "", false);
+	fprintf(p->f, "\n# TYPE %s %s\n", name, type);
+}
+
+void nm_prom_sample(struct nm_prom *p, const char *name,
+		    const char *const *labels, double v)
+{
+	fputs(name, p->f);
+	prom_put_labels(p->f, labels, NULL);
+	putc(' ', p->f);
+	prom_put_value(p->f, v);
+	putc('\n', p->f);
+}
+
+static void prom_bucket(struct nm_prom *p, const char *name,
+			const char *const *labels, const char *le,
+			uint64_t cum)
+{
+	fprintf(p->f, "%s_bucket", name);
+	prom_put_labels(p->f, labels, le);
+	fprintf(p->f, " %" PRIu64 "\n", cum);
+}
+
+void nm_prom_log2_hist(struct nm_prom *p, const char *name,
+		       const char *const *labels, const uint64_t *slots,
+		       int nslots, double scale, double sum)
+{
+	uint64_t cum = 0, total = 0;
+	int i, last = -1;
+	char le[32];
+
+	if (nslots > 64)	/* 2^64 - 1 is the largest representable bound */
+		nslots = 64;
+	for (i = 0; i < nslots; i++) {
+		total += slots[i];
+		if (slots[i])
+			last = i;
+	}
+	/* The top slot is open-ended (values are clamped into it). */
+	if (last > nslots - 2)
+		last = nslots - 2;
+	for (i = 0; i <= last; i++) {
+		uint64_t hi = (UINT64_C(1) << (i + 1)) - 1;
+
+		cum += slots[i];
+		/* %.15g: the bound needs ~10 digits; drop 1e-6 rounding noise */
+		snprintf(le, sizeof(le), "%.15g", (double)hi * scale);
+		prom_bucket(p, name, labels, le, cum);
+	}
+	prom_bucket(p, name, labels, "+Inf", total);
+
+	fprintf(p->f, "%s_sum", name);
+	prom_put_labels(p->f, labels, NULL);
+	putc(' ', p->f);
+	prom_put_value(p->f, sum);
+	fprintf(p->f, "\n%s_count", name);
+	prom_put_labels(p->f, labels, NULL);
+	fprintf(p->f, " %" PRIu64 "\n", total);
+}
+
+/* Splits path into its directory ("." if none) and base name. */
+static int split_path(const char *path, char *dir, size_t dirlen,
+		      const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n;
+
+	if (!slash) {
+		*base = path;
+		n = snprintf(dir, dirlen, ".");
+	} else if (slash == path) {
+		*base = slash + 1;
+		n = snprintf(dir, dirlen, "/");
+	} else {
+		*base = slash + 1;
+		n = snprintf(dir, dirlen, "%.*s", (int)(slash - path), path);
+	}
+	if (n >= dirlen)
+		return -ENAMETOOLONG;
+	return **base ? 0 : -EISDIR;
+}
+
+/*
+ * Validates the target and fills dir/base; the messages are what an operator
+ * sees for a bad --prom-file, so name the exact directory.
+ */
+static int check_target(const char *path, char *dir, size_t dirlen,
+			const char **base, char *err, size_t errlen)
+{
+	struct stat st;
+	int ret;
+
+	ret = split_path(path, dir, dirlen, base);
+	if (ret == -EISDIR) {
+		set_err(err, errlen, "%s: no file name given", path);
+		return ret;
+	}
+	if (ret) {
+		set_err(err, errlen, "%s: path too long", path);
+		return ret;
+	}
+	if (stat(dir, &st)) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			set_err(err, errlen, "directory %s does not exist", dir);
+		else
+			set_err(err, errlen, "cannot access directory %s: %s",
+				dir, strerror(-ret));
+		return ret;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "%s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "%s is a directory", path);
+		return -EISDIR;
+	}
+	return 0;
+}
+
+/*
+ * The temp name starts with '.' and does not end in ".prom", so the textfile
+ * collector never picks up a half-written file.
+ */
+static int create_temp(const char *dir, const char *base, char *tmp,
+		       size_t tmplen, char *err, size_t errlen)
+{
+	int fd, ret;
+
+	if ((size_t)snprintf(tmp, tmplen, "%s/.%s.XXXXXX", dir, base) >= tmplen) {
+		set_err(err, errlen, "%s/%s: path too long", dir, base);
+		return -ENAMETOOLONG;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = -errno;
+		set_err(err, errlen, "cannot create files in directory %s: %s",
+			dir, strerror(-ret));
+		return ret;
+	}
+	/* mkstemp uses 0600; node_exporter usually runs as another user. */
+	if (fchmod(fd, 0644)) {
+		ret = -errno;
+		set_err(err, errlen, "cannot chmod %s: %s", tmp, strerror(-ret));
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
+	return fd;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Makes the rename itself durable, not just the file content. */
+static int fsync_dir(const char *dir)
+{
+	int fd, ret = 0;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int nm_prom_write_atomic(struct nm_prom *p, const char *path, char *err,
+			 size_t errlen)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	const char *base;
+	int fd, ret;
+
+	if (fflush(p->f) || ferror(p->f) || p->oom) {
+		set_err(err, errlen, "out of memory building %s", path);
+		return -ENOMEM;
+	}
+	ret = check_target(path, dir, sizeof(dir), &base, err, errlen);
+	if (ret)
+		return ret;
+	fd = create_temp(dir, base, tmp, sizeof(tmp), err, errlen);
+	if (fd < 0)
+		return fd;
+
+	ret = write_all(fd, p->buf, p->len);
+	if (ret) {
+		set_err(err, errlen, "cannot write %s: %s", tmp, strerror(-ret));
+		goto fail_close;
+	}
+	if (fsync(fd)) {
+		ret = -errno;
+		set_err(err, errlen, "cannot fsync %s: %s", tmp, strerror(-ret));
+		goto fail_close;
+	}
+	/* close() can report deferred write errors (e.g. NFS quota). */
+	if (close(fd)) {
+		ret = -errno;
+		set_err(err, errlen, "cannot close %s: %s", tmp, strerror(-ret));
+		goto fail_unlink;
+	}
+	if (rename(tmp, path)) {
+		ret = -errno;
+		set_err(err, errlen, "cannot rename %s to %s: %s", tmp, path,
+			strerror(-ret));
+		goto fail_unlink;
+	}
+	ret = fsync_dir(dir);
+	if (ret)
+		set_err(err, errlen, "cannot fsync directory %s: %s", dir,
+			strerror(-ret));
+	return ret;
+
+fail_close:
+	close(fd);
+fail_unlink:
+	unlink(tmp);
+	return ret;
+}
+
+int nm_prom_check_path(const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	const char *base;
+	int fd, ret;
+
+	ret = check_target(path, dir, sizeof(dir), &base, err, errlen);
+	if (ret)
+		return ret;
+	fd = create_temp(dir, base, tmp, sizeof(tmp), err, errlen);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
+/* ------------------------------------------------------------- Addresses */
+
+const char *nm_fmt_addr(int family, const void *addr, char *buf, size_t len)
+{
+	if (!buf || !len)
+		return "";
+	if ((family != AF_INET && family != AF_INET6) ||
+	    !inet_ntop(family, addr, buf, len))
+		snprintf(buf, len, "?");
+	return buf;
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "lib/selfstats.h"
+
+void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *obj,
+		  const struct nm_hook *hooks, int n)
+{
+	struct bpf_program *prog;
+
+	nm_prom_family(p, "netmedic_hook_info", "gauge",
+		       "Hook rung attached for each logical hook (value 1)");
+	for (int i = 0; i < n; i++) {
+		const char *l[] = { "tool", tool, "hook", hooks[i].name,
+				    "mode", nm_hook_mode_name(&hooks[i]),
+				    "program", nm_hook_label(&hooks[i]), NULL };
+
+		nm_prom_sample(p, "netmedic_hook_info", l, 1);
+	}
+	nm_prom_family(p, "netmedic_bpf_prog_runs_total", "counter",
+		       "Runs of each loaded BPF program (counted while BPF stats are enabled)");
+	nm_prom_family(p, "netmedic_bpf_prog_run_seconds_total", "counter",
+		       "Time spent in each loaded BPF program (while BPF stats are enabled)");
+	/* two passes keep each family's samples together, as the format requires */
+	for (int pass = 0; pass < 2; pass++) {
+		bpf_object__for_each_program(prog, obj) {
+			struct bpf_prog_info info = {};
+			__u32 len = sizeof(info);
+			int fd = bpf_program__fd(prog);
+			const char *l[] = { "tool", tool, "program", bpf_program__name(prog), NULL };
+
+			if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+				continue;
+			if (pass == 0)
+				nm_prom_sample(p, "netmedic_bpf_prog_runs_total", l, info.run_cnt);
+			else
+				nm_prom_sample(p, "netmedic_bpf_prog_run_seconds_total", l,
+					       info.run_time_ns / 1e9);
+		}
+	}
+}
+
+void nm_self_prom_map(struct nm_prom *p, const char *tool, const char *map, uint64_t entries,
+		      uint64_t max, uint64_t evictions)
+{
+	const char *l[] = { "tool", tool, "map", map, NULL };
+
+	nm_prom_family(p, "netmedic_map_entries", "gauge", "Entries in a bounded BPF map");
+	nm_prom_sample(p, "netmedic_map_entries", l, entries);
+	nm_prom_family(p, "netmedic_map_max_entries", "gauge", "Capacity of a bounded BPF map");
+	nm_prom_sample(p, "netmedic_map_max_entries", l, max);
+	nm_prom_family(p, "netmedic_map_evictions_total", "counter",
+		       "Entries an LRU map evicted to make room (created minus present)");
+	nm_prom_sample(p, "netmedic_map_evictions_total", l, evictions);
+}
+
+void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n)
+{
+	const char *v[2 * 8];
+	char buf[512];
+	size_t off = 0;
+
+	/* {"hook":"rung",...} as a flat string array keeps nm_json simple and stable:
+	 * "hooks":["netdev_pick_tx=tp_btf/net_dev_queue",...] */
+	for (int i = 0; i < n && i < 8; i++) {
+		v[i] = buf + off;
+		off += snprintf(buf + off, sizeof(buf) - off, "%s=%s", hooks[i].name,
+				nm_hook_label(&hooks[i])) + 1;
+		if (off >= sizeof(buf))
+			break;
+	}
+	nm_json_str_array(j, "hooks", v, n < 8 ? n : 8);
+}
+
+int nm_self_enable_stats(const struct nm_opts *o)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	if (fd < 0)
+		nm_info(o, "warning: --bpf-stats: the kernel refused BPF_ENABLE_STATS: %s",
+			strerror(errno));
+	return fd;
+}

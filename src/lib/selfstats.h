@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Self-metrics every tool exports: hook rungs, BPF run time, map fill. */
+#ifndef NETMEDIC_SELFSTATS_H
+#define NETMEDIC_SELFSTATS_H
+
+#include <stdint.h>
+#include <bpf/libbpf.h>
+#include "lib/cli.h"
+#include "lib/hooks.h"
+#include "lib/output.h"
+
+/* netmedic_hook_info{tool,hook,mode,program} 1, and per loaded program its run count and time
+ * (the kernel counts only while BPF stats are enabled: --bpf-stats or kernel.bpf_stats_enabled). */
+void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *obj,
+		  const struct nm_hook *hooks, int n);
+/* netmedic_map_entries / netmedic_map_max_entries / netmedic_map_evictions_total{tool,map} */
+void nm_self_prom_map(struct nm_prom *p, const char *tool, const char *map, uint64_t entries,
+		      uint64_t max, uint64_t evictions);
+/* "hooks":{"netdev_pick_tx":"tp_btf/net_dev_queue",...} */
+void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n);
+/* Turns on run-time stats for as long as the returned fd is open (BPF_ENABLE_STATS):
+ * nothing to restore if the tool dies. -1 with a warning when the kernel refuses. */
+int nm_self_enable_stats(const struct nm_opts *o);
+
+#endif

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xpsflap - find flows whose packets are spread over several TX queues of a
+ * device, and the reordering that causes; optionally pin them (--pin).
+ *
+ * Loader: options, hook ladder, skeleton, the report loop and the remedy.
+ * Decisions live in src/detect/xpsflap_detect.c.
+ */
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "netmedic/xpsflap.h"
+#include "xpsflap.skel.h"
+#include "detect/xpsflap_detect.h"
+#include "lib/cli.h"
+#include "lib/journal.h"
+#include "lib/netns.h"
+#include "lib/output.h"
+#include "lib/selfstats.h"
+
+#define TOOL		"xpsflap"
+#define TABLE_ROWS	20
+
+static struct env {
+	struct nm_opts o;
+	bool pin;
+	long max_flows;
+	long min_switches;
+	int top;
+} env;
+
+enum { OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_TOP, OPT_MIN_SWITCHES };
+
+const char *argp_program_version = "xpsflap (netmedic) 0.1";
+const char *argp_program_bug_address = "the netmedic issue tracker";
+static const char doc[] =
+"xpsflap: flows whose packets are queued on more than one TX queue of a device.\n"
+"\n"
+"A forwarded skb (bridge, router, veth) has no socket, so the kernel picks its\n"
+"TX queue from the current CPU's XPS map: one flow follows the CPUs that forward\n"
+"it, switching queues, and the switches reorder it on the wire.\n"
+"\n"
+"EXAMPLES:\n"
+"  xpsflap                          # every device, table every second\n"
+"  xpsflap --netns lab --dev br0p1  # one device in a netns\n"
+"  xpsflap --json -c 5              # five JSON reports\n"
+"  xpsflap --dev eth0 --pin         # clear XPS maps of eth0 while running\n"
+"  xpsflap --cleanup                # undo the remedy of a killed instance";
+
+static const struct argp_option options[] = {
+	{ "pin", OPT_PIN, NULL, 0,
+	  "Remedy: keep each flow on one queue of the --dev devices while running (undone at exit)", 0 },
+	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "Flows tracked at most, LRU (default 65536)", 0 },
+	{ "top", OPT_TOP, "N", 0, "Table rows (default 20)", 0 },
+	{ "min-switches", OPT_MIN_SWITCHES, "N", 0,
+	  "Queue switches in one interval that make a flow flapping (default 2)", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	char *end;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env.o;
+		break;
+	case OPT_PIN:
+		env.pin = true;
+		break;
+	case OPT_MAX_FLOWS:
+		errno = 0;
+		env.max_flows = strtol(arg, &end, 10);
+		if (errno || *end || env.max_flows < 64 || env.max_flows > 16777216)
+			argp_error(state, "invalid --max-flows '%s': 64 to 16777216", arg);
+		break;
+	case OPT_TOP:
+		errno = 0;
+		env.top = strtol(arg, &end, 10);
+		if (errno || *end || env.top < 1)
+			argp_error(state, "invalid --top '%s'", arg);
+		break;
+	case OPT_MIN_SWITCHES:
+		errno = 0;
+		env.min_switches = strtol(arg, &end, 10);
+		if (errno || *end || env.min_switches < 1 || env.min_switches > 1000000)
+			argp_error(state, "invalid --min-switches '%s': 1 to 1000000", arg);
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (env.pin && !env.o.ndevs)
+			argp_error(state, "--pin needs --dev: it changes the named devices only");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = {
+	{ &nm_common_argp, 0, "Common options:", 1 },
+	{},
+};
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_arg,
+	.doc = doc,
+	.children = children,
+};
+
+/* ---- hooks ---- */
+
+enum { HOOK_PICK, HOOK_XMIT, NR_HOOKS };
+
+static void declare_hooks(struct xpsflap_bpf *skel, struct nm_hook *hooks)
+{
+	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
+	hooks[HOOK_PICK].name = "netdev_pick_tx";
+	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_fexit, NULL);
+	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_tp, NULL);
+	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_raw, NULL);
+	hooks[HOOK_XMIT].name = "net_dev_xmit";
+	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.xf_xmit_tp, NULL);
+	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.xf_xmit_raw, NULL);
+}
+
+/* ---- remedy: --pin ---- */
+
+struct pin_state {
+	struct nm_journal *j[NM_MAX_DEVS];
+};
+
+static bool kernel_has_skbedit(void)
+{
+	char path[256];
+
+	if (!access("/sys/module/act_skbedit", F_OK))
+		return true;
+	snprintf(path, sizeof(path), "/lib/modules/%s/kernel/net/sched/act_skbedit.ko",
+		 nm_kernel_release());
+	return !access(path, F_OK) || !access(strcat(path, ".xz"), F_OK);
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* Clears the XPS CPU map of every TX queue of dev that has one, journaled; counts TX queues. */
+static int clear_xps(struct nm_journal *j, const char *dev, int *ntx)
+{
+	char dir[256], path[512], old[256], err[256];
+	struct dirent *de;
+	int cleared = 0, ret = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", dev);
+	d = opendir(dir);
+	if (!d)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s: %s", dev, dir, strerror(errno));
+	*ntx = 0;
+	while ((de = readdir(d)) && !ret) {
+		if (strncmp(de->d_name, "tx-", 3))
+			continue;
+		(*ntx)++;
+		snprintf(path, sizeof(path), "%s/%s/xps_cpus", dir, de->d_name);
+		if (read_line(path, old, sizeof(old)) || !xf_xps_mask_set(old))
+			continue;
+		if (nm_journal_set_file(j, path, "0", old, sizeof(old), err, sizeof(err)))
+			ret = nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, err);
+		else
+			nm_info(&env.o, "pin: %s %s xps_cpus %s -> 0", dev, de->d_name, old), cleared++;
+	}
+	closedir(d);
+	if (!ret && *ntx >= 2)
+		nm_info(&env.o, "pin: %s: %d XPS map(s) cleared", dev, cleared);
+	return ret;
+}
+
+/*
+ * Attaches the pin program on dev's clsact egress, journaling the undo as tc
+ * commands so that --cleanup can remove them after a crash.
+ */
+static int attach_pin_tc(struct xpsflap_bpf *skel, struct nm_journal *j, const char *dev,
+			 unsigned int ifindex, unsigned int ntx)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, tco, .handle = XF_PIN_TC_HANDLE, .priority = XF_PIN_TC_PRIO,
+		    .prog_fd = bpf_program__fd(skel->progs.xf_pin_tc));
+	const char *del_qdisc[] = { "tc", "qdisc", "del", "dev", dev, "clsact", NULL };
+	char prio[16], handle[16], err[256];
+	const char *del_filter[] = { "tc", "filter", "del", "dev", dev, "egress", "pref", prio,
+				     "handle", handle, "bpf", NULL };
+	int ret;
+
+	snprintf(prio, sizeof(prio), "%u", XF_PIN_TC_PRIO);
+	snprintf(handle, sizeof(handle), "0x%x", XF_PIN_TC_HANDLE);
+	ret = bpf_map_update_elem(bpf_map__fd(skel->maps.pin_devs), &ifindex, &ntx, BPF_ANY);
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: pin map: %s", dev, strerror(errno));
+	ret = bpf_tc_hook_create(&hook);
+	if (ret && ret != -EEXIST)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: clsact: %s", dev, strerror(-ret));
+	/* only a clsact qdisc this instance created is deleted again */
+	if (!ret && nm_journal_run(j, NULL, del_qdisc, err, sizeof(err)))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, err);
+	ret = bpf_tc_attach(&hook, &tco);
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: tc egress filter: %s", dev,
+			      strerror(-ret));
+	if (nm_journal_run(j, NULL, del_filter, err, sizeof(err)))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, err);
+	nm_info(&env.o, "pin: %s: tc egress filter pref %s handle %s chooses the queue from the 5-tuple",
+		dev, prio, handle);
+	return 0;
+}
+
+static int pin_dev(struct xpsflap_bpf *skel, struct nm_journal *j, int i)
+{
+	const char *dev = env.o.devs[i];
+	int ntx = 0, ret;
+
+	ret = clear_xps(j, dev, &ntx);
+	if (ret)
+		return ret;
+	if (ntx < 2) {
+		nm_info(&env.o, "pin: %s has %d TX queue: nothing can flap there, nothing changed", dev,
+			ntx);
+		return 0;
+	}
+	return attach_pin_tc(skel, j, dev, env.o.ifindex[i], ntx);
+}
+
+static int pin_start(struct xpsflap_bpf *skel, struct pin_state *ps)
+{
+	char key[64], nspath[256], err[256];
+	int ret;
+
+	if (kernel_has_skbedit())
+		nm_info(&env.o, "pin: act_skbedit is present, but netmedic does not pin with it yet: clearing XPS maps and choosing queues with a tc BPF program instead");
+	else
+		nm_info(&env.o, "pin: this kernel has no act_skbedit (CONFIG_NET_ACT_SKBEDIT): clearing XPS maps and choosing queues with a tc BPF program instead");
+	for (int i = 0; i < env.o.ndevs; i++) {
+		snprintf(key, sizeof(key), "%lu-%s", env.o.netns_ino, env.o.devs[i]);
+		ret = nm_journal_open(&ps->j[i], TOOL, key,
+				      env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
+				      err, sizeof(err));
+		if (ret)
+			return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", env.o.devs[i], err);
+		ret = pin_dev(skel, ps->j[i], i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void pin_stop(struct pin_state *ps)
+{
+	for (int i = 0; i < NM_MAX_DEVS; i++) {
+		if (!ps->j[i])
+			continue;
+		if (nm_journal_count(ps->j[i]))
+			nm_info(&env.o, "pin: restoring %s", env.o.devs[i]);
+		nm_journal_undo(ps->j[i], stderr);
+		ps->j[i] = NULL;
+	}
+}
+
+/* ---- collection ---- */
+
+struct snapshot {
+	struct xf_entry *e;
+	size_t n, cap;
+	uint64_t counters[XF_CNT_MAX];
+	uint64_t now_ns, since_ns;
+	uint32_t epoch;		/* the interval being reported */
+	size_t active, flapping;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int read_flows(int fd, struct snapshot *s)
+{
+	struct xf_flow_key k, next, *prev = NULL;
+
+	s->n = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? s->cap * 2 : 1024;
+			void *p = realloc(s->e, cap * sizeof(*s->e));
+
+			if (!p)
+				return -ENOMEM;
+			s->e = p;
+			s->cap = cap;
+		}
+		if (bpf_map_lookup_elem(fd, &k, &s->e[s->n].val))
+			continue;	/* evicted meanwhile */
+		s->e[s->n++].key = k;
+	}
+	return 0;
+}
+
+static void read_counters(int fd, struct snapshot *s)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t vals[ncpu];
+
+	for (uint32_t i = 0; i < XF_CNT_MAX; i++) {
+		s->counters[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			s->counters[i] += vals[c];
+	}
+}
+
+/* Active flows first, worst first; counts active and flapping. */
+static void rank(struct snapshot *s)
+{
+	size_t i, n = 0;
+
+	s->active = s->flapping = 0;
+	for (i = 0; i < s->n; i++) {
+		if (!xf_active(&s->e[i].val, s->since_ns))
+			continue;
+		if (xf_flapping(&s->e[i].val, s->epoch, env.min_switches))
+			s->flapping++;
+		if (i != n) {
+			struct xf_entry t = s->e[n];
+
+			s->e[n] = s->e[i];
+			s->e[i] = t;
+		}
+		n++;
+	}
+	s->active = n;
+	qsort(s->e, n, sizeof(*s->e), xf_cmp_worst);
+}
+
+/* ---- output ---- */
+
+static const char *flow_str(const struct xf_flow_key *k, char *buf, size_t len)
+{
+	char sa[64], da[64];
+
+	nm_fmt_addr(k->family, k->saddr, sa, sizeof(sa));
+	nm_fmt_addr(k->family, k->daddr, da, sizeof(da));
+	if (k->family == NM_AF_INET6)
+		snprintf(buf, len, "[%s]:%u>[%s]:%u", sa, k->sport, da, k->dport);
+	else
+		snprintf(buf, len, "%s:%u>%s:%u", sa, k->sport, da, k->dport);
+	return buf;
+}
+
+static const char *bits_str(uint64_t mask, char *buf, size_t len)
+{
+	uint32_t b[64];
+	int n = xf_bits(mask, b, 64);
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%u", i ? "," : "", b[i]);
+	return buf;
+}
+
+static void print_table(FILE *f, struct snapshot *s, long max_flows)
+{
+	char ts[16], dev[32], flow[128], q[64], cpus[64], pb[8];
+	time_t t = time(NULL);
+	int rows = env.top ? env.top : TABLE_ROWS;
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
+	fprintf(f, "\n%s  active %zu  flapping %zu  tracked %zu/%ld  evicted %llu\n", ts, s->active,
+		s->flapping, s->n, max_flows,
+		(unsigned long long)xf_evictions(s->counters[XF_CNT_FLOWS_CREATED], s->n));
+	fprintf(f, "%-10s %-5s %-7s %7s %6s %7s %9s %-5s %s\n", "DEV", "PROTO", "QUEUES", "SWITCH",
+		"RISKY", "REORD", "PACKETS", "CPUS", "FLOW");
+	for (size_t i = 0; i < s->active && (int)i < rows; i++) {
+		const struct xf_entry *e = &s->e[i];
+
+		nm_dev_name(&env.o, e->key.netns, e->key.ifindex, dev, sizeof(dev));
+		fprintf(f, "%-10.10s %-5s %-7.7s %7u %6u %7u %9llu %-5.5s %.24s\n", dev,
+			xf_proto_name(e->key.proto, pb, sizeof(pb)),
+			bits_str(e->val.queues, q, sizeof(q)), e->val.switches,
+			e->val.risky_switches, e->val.reordered,
+			(unsigned long long)e->val.packets, bits_str(e->val.cpus, cpus, sizeof(cpus)),
+			flow_str(&e->key, flow, sizeof(flow)));
+	}
+	fflush(f);
+}
+
+static void json_flow(const struct xf_entry *e, uint32_t epoch)
+{
+	char dev[32], sa[64], da[64], pb[8];
+	uint32_t q[64], c[64];
+	int nq = xf_bits(e->val.queues, q, 64), nc = xf_bits(e->val.cpus, c, 64);
+	struct nm_json j;
+
+	nm_json_begin(&j, stdout, "flow");
+	nm_json_str(&j, "dev", nm_dev_name(&env.o, e->key.netns, e->key.ifindex, dev, sizeof(dev)));
+	nm_json_u64(&j, "netns", e->key.netns);
+	nm_json_str(&j, "saddr", nm_fmt_addr(e->key.family, e->key.saddr, sa, sizeof(sa)));
+	nm_json_str(&j, "daddr", nm_fmt_addr(e->key.family, e->key.daddr, da, sizeof(da)));
+	nm_json_u64(&j, "sport", e->key.sport);
+	nm_json_u64(&j, "dport", e->key.dport);
+	nm_json_str(&j, "proto", xf_proto_name(e->key.proto, pb, sizeof(pb)));
+	nm_json_bool(&j, "has_sk", e->val.has_sk & XF_SEEN_WITH_SK);
+	nm_json_u64(&j, "packets", e->val.packets);
+	nm_json_u64(&j, "bytes", e->val.bytes);
+	nm_json_u32_array(&j, "queues", q, nq);
+	nm_json_u64(&j, "last_queue", e->val.last_queue);
+	nm_json_u64(&j, "switches", e->val.switches);
+	nm_json_u64(&j, "risky_switches", e->val.risky_switches);
+	nm_json_u64(&j, "reordered", e->val.reordered);
+	nm_json_u32_array(&j, "cpus", c, nc);
+	nm_json_u64(&j, "interval_switches", xf_interval_switches(&e->val, epoch));
+	nm_json_bool(&j, "flapping", xf_flapping(&e->val, epoch, env.min_switches));
+	nm_json_end(&j);
+}
+
+static void print_json(struct snapshot *s, long max_flows)
+{
+	struct nm_json j;
+
+	nm_json_begin(&j, stdout, "interval");
+	nm_json_u64(&j, "time", (uint64_t)time(NULL));
+	nm_json_u64(&j, "flows_active", s->active);
+	nm_json_u64(&j, "flows_flapping", s->flapping);
+	nm_json_u64(&j, "flows_tracked", s->n);
+	nm_json_u64(&j, "max_flows", max_flows);
+	nm_json_u64(&j, "evictions", xf_evictions(s->counters[XF_CNT_FLOWS_CREATED], s->n));
+	nm_json_end(&j);
+	for (size_t i = 0; i < s->active; i++)
+		json_flow(&s->e[i], s->epoch);
+}
+
+/* Per device and queue totals, summed over CPUs; at most XF_DEV_STATS_MAX. */
+struct dev_row {
+	struct xf_dev_key k;
+	struct xf_dev_stats s;
+};
+
+static size_t read_dev_stats(int fd, struct dev_row *rows, size_t max)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct xf_dev_stats vals[ncpu];
+	struct xf_dev_key k, next, *prev = NULL;
+	size_t n = 0;
+
+	while (n < max && !bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		memset(&rows[n], 0, sizeof(rows[n]));
+		rows[n].k = k;
+		for (int c = 0; c < ncpu; c++) {
+			rows[n].s.packets += vals[c].packets;
+			rows[n].s.bytes += vals[c].bytes;
+			rows[n].s.switches += vals[c].switches;
+			rows[n].s.risky_switches += vals[c].risky_switches;
+			rows[n].s.reordered += vals[c].reordered;
+		}
+		n++;
+	}
+	return n;
+}
+
+static const struct dev_metric {
+	const char *name, *help;
+	size_t off;
+	bool per_queue;
+} dev_metrics[] = {
+	{ "xpsflap_packets_total", "Segments queued on a TX queue",
+	  offsetof(struct xf_dev_stats, packets), true },
+	{ "xpsflap_bytes_total", "Bytes queued on a TX queue",
+	  offsetof(struct xf_dev_stats, bytes), true },
+	{ "xpsflap_queue_switches_total",
+	  "Times a flow was queued on another TX queue than its previous packet",
+	  offsetof(struct xf_dev_stats, switches), false },
+	{ "xpsflap_risky_switches_total",
+	  "Queue switches while the previous queue still held packets of the flow",
+	  offsetof(struct xf_dev_stats, risky_switches), false },
+	{ "xpsflap_reordered_segments_total",
+	  "TCP data segments transmitted below the highest sequence the flow already sent",
+	  offsetof(struct xf_dev_stats, reordered), false },
+};
+
+static uint64_t field(const struct xf_dev_stats *s, size_t off)
+{
+	return *(const uint64_t *)((const char *)s + off);
+}
+
+static bool same_dev(const struct xf_dev_key *a, const struct xf_dev_key *b)
+{
+	return a->netns == b->netns && a->ifindex == b->ifindex;
+}
+
+static void prom_dev_metric(struct nm_prom *p, const struct dev_metric *m,
+			    const struct dev_row *rows, size_t n)
+{
+	char dev[32], queue[16];
+
+	nm_prom_family(p, m->name, "counter", m->help);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = field(&rows[i].s, m->off);
+		bool first = true;
+
+		nm_dev_name(&env.o, rows[i].k.netns, rows[i].k.ifindex, dev, sizeof(dev));
+		if (m->per_queue) {
+			const char *l[] = { "device", dev, "queue", queue, NULL };
+
+			snprintf(queue, sizeof(queue), "%u", rows[i].k.queue);
+			nm_prom_sample(p, m->name, l, v);
+			continue;
+		}
+		/* one sample per device: the first row of the device sums the others */
+		for (size_t j = 0; j < i; j++)
+			first &= !same_dev(&rows[j].k, &rows[i].k);
+		if (!first)
+			continue;
+		for (size_t j = i + 1; j < n; j++)
+			if (same_dev(&rows[j].k, &rows[i].k))
+				v += field(&rows[j].s, m->off);
+		const char *l[] = { "device", dev, NULL };
+		nm_prom_sample(p, m->name, l, v);
+	}
+}
+
+static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct nm_hook *hooks,
+		      long max_flows)
+{
+	static struct dev_row rows[XF_DEV_STATS_MAX];
+	size_t n = read_dev_stats(bpf_map__fd(skel->maps.dev_stats), rows, XF_DEV_STATS_MAX);
+	struct nm_prom *p = nm_prom_new();
+	char err[256];
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	nm_prom_family(p, "xpsflap_flows_flapping", "gauge",
+		       "Flows queued on more than one TX queue that switched queue in the last interval");
+	nm_prom_sample(p, "xpsflap_flows_flapping", NULL, s->flapping);
+	nm_prom_family(p, "xpsflap_flows_active", "gauge", "Flows that queued packets in the last interval");
+	nm_prom_sample(p, "xpsflap_flows_active", NULL, s->active);
+	for (size_t i = 0; i < sizeof(dev_metrics) / sizeof(dev_metrics[0]); i++)
+		prom_dev_metric(p, &dev_metrics[i], rows, n);
+	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
+	nm_self_prom_map(p, TOOL, "flows", s->n, max_flows,
+			 xf_evictions(s->counters[XF_CNT_FLOWS_CREATED], s->n));
+	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));
+	if (ret)
+		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
+	nm_prom_free(p);
+	return ret;
+}
+
+static void report(struct xpsflap_bpf *skel, struct snapshot *s, const struct nm_hook *hooks,
+		   long max_flows)
+{
+	s->now_ns = mono_ns();
+	s->epoch = skel->bss->epoch;
+	read_counters(bpf_map__fd(skel->maps.counters), s);
+	if (read_flows(bpf_map__fd(skel->maps.flows), s))
+		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
+	rank(s);
+	if (env.o.json)
+		print_json(s, max_flows);
+	if (env.o.table)
+		print_table(env.o.json ? stderr : stdout, s, max_flows);
+	if (env.o.prom_file)
+		write_prom(skel, s, hooks, max_flows);
+	s->since_ns = s->now_ns;
+	/* the next picks count toward the next interval */
+	skel->bss->epoch = s->epoch + 1;
+}
+
+static void print_start(const struct nm_hook *hooks, long max_flows)
+{
+	char sum[256], devs[128] = "all";
+	size_t off = 0;
+
+	for (int i = 0; i < env.o.ndevs; i++)
+		off += snprintf(devs + off, sizeof(devs) - off, "%s%s", i ? "," : "", env.o.devs[i]);
+	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
+	if (env.o.json) {
+		struct nm_json j;
+
+		nm_json_begin(&j, stdout, "start");
+		nm_json_str(&j, "tool", TOOL);
+		nm_json_str(&j, "kernel", nm_kernel_release());
+		nm_self_json_hooks(&j, hooks, NR_HOOKS);
+		nm_json_double(&j, "interval", env.o.interval);
+		nm_json_str(&j, "devices", devs);
+		nm_json_u64(&j, "max_flows", max_flows);
+		nm_json_bool(&j, "pin", env.pin);
+		nm_json_end(&j);
+	}
+	if (env.o.table) {
+		FILE *f = env.o.json ? stderr : stdout;
+
+		fprintf(f, "xpsflap: kernel %s, hooks %s, interval %gs, devices %s%s\n",
+			nm_kernel_release(), sum, env.o.interval, devs, env.pin ? ", --pin" : "");
+		fflush(f);
+	}
+}
+
+static int attach(struct xpsflap_bpf *skel)
+{
+	int err = xpsflap_bpf__attach(skel);
+
+	if (err)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "attaching BPF programs: %s", strerror(-err));
+	return 0;
+}
+
+static int open_and_load(struct xpsflap_bpf **skelp, struct nm_hook *hooks, long max_flows)
+{
+	struct xpsflap_bpf *skel;
+	char err[256];
+	int ret;
+
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = env.o.btf_path);
+	skel = xpsflap_bpf__open_opts(&oo);
+	if (!skel)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "opening BPF object: %s", strerror(errno));
+	*skelp = skel;
+	bpf_map__set_max_entries(skel->maps.flows, max_flows);
+	skel->rodata->targ_ndevs = env.o.ndevs;
+	for (int i = 0; i < env.o.ndevs; i++) {
+		skel->rodata->targ_ifindex[i] = env.o.ifindex[i];
+		skel->rodata->targ_netns[i] = env.o.netns_ino;
+	}
+	bpf_program__set_autoload(skel->progs.xf_pin_tc, env.pin);
+	declare_hooks(skel, hooks);
+	ret = nm_hooks_choose(hooks, NR_HOOKS, env.o.hooks, env.o.btf_path, err, sizeof(err));
+	if (env.o.list_hooks) {
+		nm_hooks_list(stdout, hooks, NR_HOOKS);
+		return -1;
+	}
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "%s", err);
+	ret = xpsflap_bpf__load(skel);
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "loading BPF programs: %s (try -v)", strerror(-ret));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct nm_hook hooks[NR_HOOKS];
+	struct xpsflap_bpf *skel = NULL;
+	struct pin_state ps = {};
+	struct snapshot snap = {};
+	long max_flows;
+	int stats_fd = -1, ret;
+
+	nm_opts_init(&env.o, TOOL);
+	env.max_flows = 65536;
+	env.min_switches = XF_MIN_SWITCHES_DEFAULT;
+	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	max_flows = env.max_flows;
+
+	if (env.o.cleanup) {
+		if (geteuid())
+			return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup must run as root");
+		ret = nm_journal_cleanup(TOOL, stderr);
+		if (ret < 0)
+			return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup: %s", strerror(-ret));
+		nm_info(&env.o, "cleanup: %d journal(s) undone", ret);
+		return NM_EXIT_OK;
+	}
+	ret = nm_setup(&env.o);
+	if (ret)
+		return ret;
+	ret = open_and_load(&skel, hooks, max_flows);
+	if (ret) {
+		xpsflap_bpf__destroy(skel);
+		return env.o.list_hooks ? NM_EXIT_OK : ret;
+	}
+	nm_install_signals();
+	ret = attach(skel);
+	if (!ret && env.o.bpf_stats)
+		stats_fd = nm_self_enable_stats(&env.o);
+	if (!ret && env.pin)
+		ret = pin_start(skel, &ps);
+	if (!ret) {
+		print_start(hooks, max_flows);
+		snap.since_ns = mono_ns();
+	}
+	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
+		/* a signal cuts the interval short; its report is still printed */
+		nm_sleep(env.o.interval);
+		report(skel, &snap, hooks, max_flows);
+	}
+	pin_stop(&ps);
+	if (stats_fd >= 0)
+		close(stats_fd);
+	xpsflap_bpf__destroy(skel);
+	free(snap.e);
+	return ret;
+}

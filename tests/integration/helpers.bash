@@ -1,0 +1,50 @@
+bats_require_minimum_version 1.5.0
+# shellcheck shell=bash
+# Shared by the bats files: bats-support/assert, the lab, and running a CLI
+# in the background until it has attached.
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+LAB=$ROOT/tools/lab
+BIN=${NETMEDIC_BUILD:-$ROOT/build}
+# shellcheck source=../../tools/lab/lib.sh
+. "$LAB/lib.sh"
+
+# start_bg OUT CMD...: run CMD in the background (stdout to OUT, stderr to
+# OUT.err) and wait until it printed its first line, i.e. it has attached.
+start_bg() {
+	local out=$1 i
+	shift
+	"$@" >"$out" 2>"$out.err" &
+	BG_PID=$!
+	for i in $(seq 1 100); do
+		[ -s "$out" ] && return 0
+		kill -0 "$BG_PID" 2>/dev/null || { cat "$out.err" >&2; return 1; }
+		sleep 0.1
+	done
+	echo "start_bg: $* printed nothing in 10 s" >&2
+	return 1
+}
+
+# wait_bg: wait for the background CLI, failing on a non-zero exit.
+wait_bg() {
+	local rc=0
+	wait "$BG_PID" || rc=$?
+	BG_PID=
+	[ $rc = 0 ] || { echo "exit $rc" >&2; return 1; }
+}
+
+# stop_bg SIGNAL: signal the background CLI and wait for it.
+stop_bg() {
+	[ -n "${BG_PID:-}" ] || return 0
+	kill -"$1" "$BG_PID" 2>/dev/null
+	wait "$BG_PID" 2>/dev/null || true
+	BG_PID=
+}
+
+# One line on stderr, and that line names the error.
+assert_one_line_error() {
+	assert_equal "$(printf '%s\n' "$output" | grep -c .)" 1
+	assert_output --partial "error"
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# xpsflap on the real kernel against tools/lab/xpsflap.sh: the flapping flow
+# is found, both negative controls stay clean, --pin stops the flapping and
+# every change is undone (exit, SIGTERM, kill -9 + --cleanup).
+
+load helpers
+
+XF=$LAB/xpsflap.sh
+NS=nm-xf-mid
+DEV=xqm
+
+setup() {
+	TMP=$(mktemp -d)
+	BG_PID=
+}
+
+teardown() {
+	stop_bg KILL
+	"$BIN/xpsflap" --cleanup >/dev/null 2>&1
+	"$XF" down
+	rm -rf "$TMP"
+}
+
+# flow OUT: the lab's bulk flow (iperf3's data connection: the busiest to port 5201)
+flow() {
+	jq -sc 'map(select(.type == "flow" and .proto == "tcp" and .dport == 5201)) | max_by(.packets)' "$1"
+}
+
+# measure OUT [xpsflap args...]: one report covering a 4 s bulk flow.
+measure() {
+	local out=$1
+	shift
+	start_bg "$out" "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 7 -c 1 "$@"
+	"$XF" traffic 4 >"$TMP/iperf.json"
+	wait_bg
+}
+
+xps() { lab_xps_get xf-mid $DEV "$1"; }
+# the tc egress filters on the device (empty when nothing is attached)
+tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
+
+@test "xpsflap: the bridged flow is flagged on two queues, with switches and reordering" {
+	"$XF" up --queues 2 --xps on
+	measure "$TMP/out"
+	run flow "$TMP/out"
+	assert_success
+	echo "$output"
+	[ "$(echo "$output" | jq '.queues | length')" -ge 2 ]
+	[ "$(echo "$output" | jq '.switches')" -gt 0 ]
+	[ "$(echo "$output" | jq '.reordered')" -gt 0 ]
+	[ "$(echo "$output" | jq '.has_sk')" = false ]
+	[ "$(echo "$output" | jq '.flapping')" = true ]
+	[ "$(jq 'select(.type == "interval") | .flows_flapping' "$TMP/out")" -ge 1 ]
+}
+
+@test "xpsflap: negative control, one TX queue: nothing flaps" {
+	"$XF" up --queues 1
+	measure "$TMP/out"
+	run flow "$TMP/out"
+	assert_success
+	echo "$output"
+	[ -n "$output" ]
+	[ "$(echo "$output" | jq '.queues | length')" = 1 ]
+	[ "$(echo "$output" | jq '.switches')" = 0 ]
+	[ "$(jq 'select(.type == "interval") | .flows_flapping' "$TMP/out")" = 0 ]
+}
+
+@test "xpsflap: negative control, two queues without XPS maps: nothing flaps" {
+	"$XF" up --queues 2 --xps off
+	measure "$TMP/out"
+	run flow "$TMP/out"
+	assert_success
+	echo "$output"
+	[ -n "$output" ]
+	# without XPS the queue follows the flow hash; the sender may rehash it
+	# once on an RTO (a move, not flapping), so allow that, not more
+	[ "$(echo "$output" | jq '.switches')" -le 2 ]
+	[ "$(echo "$output" | jq '.flapping')" = false ]
+	[ "$(jq 'select(.type == "interval") | .flows_flapping' "$TMP/out")" = 0 ]
+}
+
+@test "xpsflap --pin: switches fall to 0, reordering falls, XPS restored at exit" {
+	"$XF" up --queues 2 --xps on
+	measure "$TMP/before"
+	before=$(flow "$TMP/before")
+	echo "without --pin: $before"
+	[ "$(echo "$before" | jq '.switches')" -gt 0 ]
+	[ "$(echo "$before" | jq '.reordered')" -gt 0 ]
+
+	measure "$TMP/after" --pin
+	after=$(flow "$TMP/after")
+	echo "with --pin: $after"
+	[ "$(echo "$after" | jq '.switches')" = 0 ]
+	[ "$(echo "$after" | jq '.reordered')" -lt "$(echo "$before" | jq '.reordered')" ]
+	grep -q "xps_cpus 1 -> 0" "$TMP/after.err"
+	grep -q "tc egress filter" "$TMP/after.err"
+	grep -q "restored" "$TMP/after.err"
+	assert_equal "$(xps 0)" 1
+	assert_equal "$(xps 1)" 2
+	[ -z "$(ls /run/netmedic 2>/dev/null | grep xpsflap)" ]
+}
+
+@test "xpsflap --pin: SIGTERM restores the XPS maps" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
+	assert_equal "$(xps 0)" 0
+	assert_equal "$(xps 1)" 0
+	[[ $(tc_egress) == *xf_pin_tc* ]]
+	stop_bg TERM
+	assert_equal "$(xps 0)" 1
+	assert_equal "$(xps 1)" 2
+	assert_equal "$(tc_egress)" ""
+	! lab_exec xf-mid tc qdisc show dev $DEV | grep -q clsact
+}
+
+@test "xpsflap --pin: after kill -9, --cleanup restores the XPS maps" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
+	stop_bg KILL
+	# the killed instance could not undo anything
+	assert_equal "$(xps 0)" 0
+	[[ $(tc_egress) == *xf_pin_tc* ]]
+	run "$BIN/xpsflap" --netns $NS --dev $DEV --pin -c 1
+	assert_failure 1
+	assert_output --partial "--cleanup"
+	run "$BIN/xpsflap" --cleanup
+	assert_success
+	assert_output --partial "1 journal(s) undone"
+	assert_equal "$(xps 0)" 1
+	assert_equal "$(xps 1)" 2
+	assert_equal "$(tc_egress)" ""
+	! lab_exec xf-mid tc qdisc show dev $DEV | grep -q clsact
+	[ -z "$(ls /run/netmedic 2>/dev/null | grep xpsflap)" ]
+}
+
+@test "xpsflap --pin: a second instance on the same device is refused, nothing changed" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
+	run "$BIN/xpsflap" --netns $NS --dev $DEV --pin -c 1
+	assert_failure 1
+	assert_output --partial "already"
+	stop_bg TERM
+	assert_equal "$(xps 0)" 1
+	assert_equal "$(xps 1)" 2
+}
+
+@test "xpsflap: Prometheus textfile passes promtool and is served by node_exporter" {
+	"$XF" up --queues 2 --xps on
+	mkdir "$TMP/prom"
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV -i 1 --prom-file "$TMP/prom/xpsflap.prom" --bpf-stats
+	"$XF" traffic 3 >/dev/null
+	sleep 1.5
+	stop_bg TERM
+	run promtool check metrics <"$TMP/prom/xpsflap.prom"
+	assert_success
+	ls -A "$TMP/prom"
+	[ "$(ls -A "$TMP/prom")" = xpsflap.prom ]
+	grep -E '^xpsflap_queue_switches_total\{device="xqm"\} [1-9]' "$TMP/prom/xpsflap.prom"
+	grep -E '^xpsflap_packets_total\{device="xqm",queue="1"\} [1-9]' "$TMP/prom/xpsflap.prom"
+	grep -E '^netmedic_hook_info\{tool="xpsflap",hook="netdev_pick_tx"' "$TMP/prom/xpsflap.prom"
+	grep -E '^netmedic_bpf_prog_runs_total\{tool="xpsflap",program="xf_pick_[a-z]*"\} [1-9]' "$TMP/prom/xpsflap.prom"
+
+	port=$((20000 + RANDOM % 20000))
+	prometheus-node-exporter --web.listen-address=127.0.0.1:$port --collector.disable-defaults \
+		--collector.textfile --collector.textfile.directory="$TMP/prom" >"$TMP/ne.log" 2>&1 &
+	ne=$!
+	for i in $(seq 1 50); do curl -sf "http://127.0.0.1:$port/metrics" >"$TMP/scrape" && break; sleep 0.1; done
+	kill $ne
+	wait $ne || true
+	grep -E '^xpsflap_queue_switches_total\{device="xqm"\} [1-9]' "$TMP/scrape"
+	# node_exporter reports a textfile it could not parse as an error
+	grep -E '^node_textfile_scrape_error 0' "$TMP/scrape"
+}

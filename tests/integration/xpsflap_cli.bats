@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# xpsflap's conventions: bad input answered by one line and an exit code,
+# nothing changed on the system; hook rungs reported honestly.
+
+load helpers
+
+XF=$LAB/xpsflap.sh
+
+setup() {
+	TMP=$(mktemp -d)
+}
+
+teardown() {
+	"$XF" down
+	rm -rf "$TMP"
+}
+
+@test "xpsflap: unknown device -> exit 2, one line" {
+	run --separate-stderr "$BIN/xpsflap" --dev nm-no-such-dev -c 1
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"unknown device 'nm-no-such-dev'"* ]]
+}
+
+@test "xpsflap: bad interval and count -> exit 2" {
+	for a in "-i 0" "-i abc" "-i -1" "-c 0" "-c x" "--max-flows 3" "--hooks nope"; do
+		run --separate-stderr "$BIN/xpsflap" $a
+		assert_failure 2
+		[[ $stderr == *invalid* ]]
+	done
+}
+
+@test "xpsflap: --pin without --dev -> exit 2" {
+	run --separate-stderr "$BIN/xpsflap" --pin -c 1
+	assert_failure 2
+	[[ $stderr == *"--pin needs --dev"* ]]
+}
+
+@test "xpsflap: not root -> exit 1, one line" {
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN/xpsflap" -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"must run as root"* ]]
+}
+
+@test "xpsflap: no kernel BTF -> exit 1, one line" {
+	NETMEDIC_BTF=/nonexistent/vmlinux run --separate-stderr "$BIN/xpsflap" -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"no kernel BTF at /nonexistent/vmlinux"* ]]
+}
+
+@test "xpsflap: --prom-file in a missing or unwritable directory -> exit 2" {
+	run --separate-stderr "$BIN/xpsflap" --prom-file "$TMP/missing/x.prom" -c 1
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"does not exist"* ]]
+	run --separate-stderr "$BIN/xpsflap" --prom-file /proc/xpsflap.prom -c 1
+	assert_failure 2
+	output=$stderr assert_one_line_error
+}
+
+@test "xpsflap: bad input with --pin changes nothing on the system" {
+	"$XF" up --queues 2 --xps on
+	run "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --pin --prom-file "$TMP/missing/x.prom" -c 1
+	assert_failure 2
+	run "$BIN/xpsflap" --netns nm-no-such-ns --dev xqm --pin -c 1
+	assert_failure 2
+	assert_equal "$(lab_xps_get xf-mid xqm 0)" 1
+	assert_equal "$(lab_xps_get xf-mid xqm 1)" 2
+	[ -z "$(ls /run/netmedic 2>/dev/null | grep xpsflap)" ]
+}
+
+@test "xpsflap: the first line names the kernel and the hook rungs; JSON too" {
+	run "$BIN/xpsflap" -c 1 -i 0.2
+	assert_success
+	assert_line --index 0 --regexp "^xpsflap: kernel $(uname -r), hooks netdev_pick_tx=[a-z_]+/[a-z_]+ net_dev_xmit=[a-z_]+/net_dev_start_xmit"
+	run "$BIN/xpsflap" -c 1 -i 0.2 --json
+	assert_success
+	echo "${lines[0]}" | jq -e '.type == "start" and (.hooks | length == 2)'
+}
+
+@test "xpsflap: --hooks=fentry attaches fexit where the kernel allows, else says why" {
+	run "$BIN/xpsflap" --list-hooks
+	assert_success
+	echo "$output"
+	assert_line --regexp '^netdev_pick_tx +1 +fexit/netdev_core_pick_tx'
+	if echo "$output" | grep -qE '^netdev_pick_tx +1 +fexit/netdev_core_pick_tx +chosen'; then
+		run "$BIN/xpsflap" --hooks=fentry -c 1 -i 0.2
+		assert_success
+		assert_line --index 0 --partial "netdev_pick_tx=fexit/netdev_core_pick_tx"
+	else
+		run --separate-stderr "$BIN/xpsflap" --hooks=fentry -c 1 -i 0.2
+		assert_failure 1
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"fexit/netdev_core_pick_tx"* ]]
+		# and auto falls back to the tracepoint rung
+		run "$BIN/xpsflap" --hooks=auto -c 1 -i 0.2
+		assert_success
+		assert_line --index 0 --partial "netdev_pick_tx=tp_btf/net_dev_queue"
+	fi
+	run "$BIN/xpsflap" --hooks=tracepoint -c 1 -i 0.2
+	assert_success
+	assert_line --index 0 --partial "netdev_pick_tx=tp_btf/net_dev_queue"
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the bats integration suite against the real kernel. It needs root,
+# kernel BTF and BPF: when any is missing it fails and says why (a silent
+# skip would report a broken project as tested).
+set -u
+cd "$(dirname "$0")/integration" || exit 1
+: "${NETMEDIC_BUILD:?set NETMEDIC_BUILD to the build directory}"
+export NETMEDIC_BUILD
+
+fail() { echo "integration: cannot run: $*" >&2; echo "integration: 0 passed, 1 failed"; exit 1; }
+[ "$(id -u)" = 0 ] || fail "needs root (BPF programs, network namespaces)"
+[ -r /sys/kernel/btf/vmlinux ] || fail "no kernel BTF at /sys/kernel/btf/vmlinux"
+command -v bats >/dev/null || fail "bats is not installed (make deps)"
+[ -d /usr/lib/bats/bats-assert ] || fail "bats-assert is not installed (make deps)"
+
+files=${BATS_FILES:-$(ls ./*.bats)}
+out=$(mktemp)
+# TAP output keeps the count machine-readable; it is echoed as it comes.
+bats --tap $files | tee "$out"
+rc=${PIPESTATUS[0]}
+pass=$(grep -c '^ok ' "$out")
+failed=$(grep -c '^not ok ' "$out")
+rm -f "$out"
+[ $rc -ne 0 ] && [ "$failed" = 0 ] && failed=1
+echo "integration: $pass passed, $failed failed"
+[ $rc = 0 ]

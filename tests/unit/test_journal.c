@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for the undo journal (src/lib/journal.c) and the netns path
+ * helpers. Plain temp files stand in for sysfs files; NETMEDIC_RUN_DIR
+ * points at a fresh temp dir per test. Children created with fork() only
+ * report through their exit status: cmocka asserts must stay in the parent.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/journal.h"
+#include "lib/netns.h"
+
+#define TOOL "nmtest"
+
+struct fixture {
+	char dir[256];		/* temp files ("sysfs") */
+	char run[512];		/* NETMEDIC_RUN_DIR */
+};
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/nm-journal-test.XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	/* Not created yet: nm_journal_open must create it (mode 0700). */
+	snprintf(fx->run, sizeof(fx->run), "%s/run/netmedic", fx->dir);
+	setenv(NM_JOURNAL_DIR_ENV, fx->run, 1);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	nftw(fx->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	unsetenv(NM_JOURNAL_DIR_ENV);
+	free(fx);
+	return 0;
+}
+
+static void make_path(const struct fixture *fx, const char *name, char *buf)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", fx->dir, name);
+}
+
+static void put(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(s, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Whole file content; caller frees. */
+static char *get(const char *path)
+{
+	char *buf = calloc(1, 65536);
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(buf);
+	assert_non_null(f);
+	n = fread(buf, 1, 65535, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void assert_content(const char *path, const char *want)
+{
+	char *got = get(path);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void journal_path(const struct fixture *fx, const char *key, char *buf)
+{
+	snprintf(buf, PATH_MAX, "%s/" TOOL "-%s.journal", fx->run, key);
+}
+
+static int count_lines(const char *path)
+{
+	char *s = get(path);
+	int n = 0;
+
+	for (char *p = s; *p; p++)
+		n += *p == '\n';
+	free(s);
+	return n;
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+/*
+ * Child: open a journal, change file to new_value, then die by SIGKILL,
+ * leaving a stale journal. Exits 1..3 if something went wrong before.
+ */
+static void killed_owner(const char *key, const char *netns, const char *file,
+			 const char *new_value)
+{
+	struct nm_journal *j;
+	char err[256];
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (nm_journal_open(&j, TOOL, key, netns, err, sizeof(err)))
+			_exit(1);
+		if (file && nm_journal_set_file(j, file, new_value, NULL, 0, err, sizeof(err)))
+			_exit(2);
+		raise(SIGKILL);
+		_exit(3);
+	}
+	int status = wait_child(pid);
+
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+}
+
+static void test_set_file_undo(void **state)
+{
+	struct fixture *fx = *state;
+	char file[PATH_MAX], jpath[PATH_MAX], old[64], err[256];
+	struct nm_journal *j;
+	struct stat st;
+
+	make_path(fx, "xps_cpus", file);
+	put(file, "00000001\n");
+	assert_int_equal(nm_journal_open(&j, TOOL, "eth0", NULL, err, sizeof(err)), 0);
+	assert_int_equal(stat(fx->run, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(nm_journal_count(j), 0);
+	assert_int_equal(nm_journal_set_file(j, file, "f", old, sizeof(old), err, sizeof(err)), 0);
+	assert_string_equal(old, "00000001");
+	assert_content(file, "f");
+	assert_int_equal(nm_journal_count(j), 1);
+	journal_path(fx, "eth0", jpath);
+	assert_int_equal(count_lines(jpath), 2);
+
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	assert_content(file, "00000001\n");
+	assert_int_equal(access(jpath, F_OK), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+static void test_reverse_order(void **state)
+{
+	struct fixture *fx = *state;
+	char a[PATH_MAX], b[PATH_MAX], old[64], err[256];
+	struct nm_journal *j;
+
+	make_path(fx, "a", a);
+	make_path(fx, "b", b);
+	put(a, "orig-a\n");
+	put(b, "orig-b\n");
+	assert_int_equal(nm_journal_open(&j, TOOL, "k", "", err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_set_file(j, a, "1", old, sizeof(old), err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_set_file(j, b, "2", NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_set_file(j, a, "3", old, sizeof(old), err, sizeof(err)), 0);
+	assert_string_equal(old, "1");
+	assert_int_equal(nm_journal_count(j), 3);
+	assert_content(a, "3");
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	assert_content(a, "orig-a\n");
+	assert_content(b, "orig-b\n");
+}
+
+static void test_second_instance_busy(void **state)
+{
+	struct fixture *fx = *state;
+	struct nm_journal *j;
+	char err[256], want[256];
+	pid_t pid;
+
+	(void)fx;
+	assert_int_equal(nm_journal_open(&j, TOOL, "eth1", NULL, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "another " TOOL " instance (pid %ld) is already changing eth1",
+		 (long)getpid());
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct nm_journal *j2;
+		char e2[256] = "";
+
+		if (nm_journal_open(&j2, TOOL, "eth1", NULL, e2, sizeof(e2)) != -EBUSY)
+			_exit(1);
+		_exit(strcmp(e2, want) ? 2 : 0);
+	}
+	int status = wait_child(pid);
+
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* A different key is independent. */
+	struct nm_journal *j3;
+
+	assert_int_equal(nm_journal_open(&j3, TOOL, "eth2", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_undo(j3, NULL), 0);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+}
+
+static void test_sigkill_then_cleanup(void **state)
+{
+	struct fixture *fx = *state;
+	char file[PATH_MAX], jpath[PATH_MAX], err[256], *logbuf = NULL;
+	struct nm_journal *j;
+	size_t loglen = 0;
+	FILE *log;
+
+	make_path(fx, "rps", file);
+	put(file, "0\n");
+	killed_owner("eth3", NULL, file, "ff");
+	assert_content(file, "ff");
+	journal_path(fx, "eth3", jpath);
+	assert_int_equal(access(jpath, F_OK), 0);
+
+	assert_int_equal(nm_journal_open(&j, TOOL, "eth3", NULL, err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, TOOL " --cleanup"));
+
+	log = open_memstream(&logbuf, &loglen);
+	assert_non_null(log);
+	assert_int_equal(nm_journal_cleanup(TOOL, log), 1);
+	fclose(log);
+	assert_non_null(strstr(logbuf, "restored "));
+	assert_non_null(strstr(logbuf, "rps to 0"));
+	free(logbuf);
+	assert_content(file, "0\n");
+	assert_int_equal(access(jpath, F_OK), -1);
+
+	assert_int_equal(nm_journal_open(&j, TOOL, "eth3", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	/* Nothing left. */
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 0);
+}
+
+/* An owner that died before changing anything leaves nothing to refuse over. */
+static void test_empty_stale_taken_over(void **state)
+{
+	struct fixture *fx = *state;
+	struct nm_journal *j;
+	char err[256];
+
+	(void)fx;
+	killed_owner("eth4", NULL, NULL, NULL);
+	assert_int_equal(nm_journal_open(&j, TOOL, "eth4", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_count(j), 0);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+}
+
+static void test_cleanup_leaves_live_journal(void **state)
+{
+	struct fixture *fx = *state;
+	char file[PATH_MAX], err[256], *logbuf = NULL;
+	struct nm_journal *j;
+	size_t loglen = 0;
+	FILE *log;
+
+	make_path(fx, "live", file);
+	put(file, "old");
+	assert_int_equal(nm_journal_open(&j, TOOL, "live", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_set_file(j, file, "new", NULL, 0, err, sizeof(err)), 0);
+	log = open_memstream(&logbuf, &loglen);
+	assert_non_null(log);
+	assert_int_equal(nm_journal_cleanup(TOOL, log), 0);
+	fclose(log);
+	assert_non_null(strstr(logbuf, "left alone"));
+	free(logbuf);
+	assert_content(file, "new");
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	assert_content(file, "old");
+}
+
+static void test_write_failure_leaves_no_record(void **state)
+{
+	struct fixture *fx = *state;
+	char file[PATH_MAX], jpath[PATH_MAX], err[256] = "";
+	struct nm_journal *j;
+
+	assert_int_equal(nm_journal_open(&j, TOOL, "wf", NULL, err, sizeof(err)), 0);
+	journal_path(fx, "wf", jpath);
+	make_path(fx, "no/such/dir/xps_cpus", file);
+	assert_int_equal(nm_journal_set_file(j, file, "1", NULL, 0, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, file));
+	assert_int_equal(nm_journal_count(j), 0);
+	assert_int_equal(count_lines(jpath), 1);
+
+	/* Readable but not writable (even for root): the record is added, then taken back. */
+	if (access("/proc/sys/kernel/osrelease", R_OK) == 0) {
+		assert_true(nm_journal_set_file(j, "/proc/sys/kernel/osrelease", "x", NULL, 0,
+						err, sizeof(err)) < 0);
+		assert_int_equal(nm_journal_count(j), 0);
+		assert_int_equal(count_lines(jpath), 1);
+	}
+
+	/* The journal still works after failures. */
+	make_path(fx, "ok", file);
+	put(file, "v");
+	assert_int_equal(nm_journal_set_file(j, file, "w", NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_count(j), 1);
+	assert_int_equal(count_lines(jpath), 2);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	assert_content(file, "v");
+}
+
+static void test_escaping_roundtrip(void **state)
+{
+	struct fixture *fx = *state;
+	static const char weird[] = "a\tb\\c\nd\\t\\n\r\\\n";
+	char file[PATH_MAX], out[PATH_MAX], old[64], err[256];
+	struct nm_journal *j;
+
+	make_path(fx, "weird", file);
+	put(file, weird);
+	make_path(fx, "argout", out);
+	put(out, "");
+	assert_int_equal(nm_journal_open(&j, TOOL, "esc", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_set_file(j, file, "plain", old, sizeof(old), err, sizeof(err)), 0);
+	assert_memory_equal(old, weird, sizeof(weird) - 2);
+	assert_int_equal(old[sizeof(weird) - 2], '\0');
+	/* Undo argv with the same characters must reach the command intact. */
+	const char *const undo[] = { "sh", "-c", "printf '%s' \"$1\" > \"$2\"", "sh", weird, out, NULL };
+
+	assert_int_equal(nm_journal_run(j, NULL, undo, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	assert_content(file, weird);
+	assert_content(out, weird);
+}
+
+/* Escaping must also survive a real crash, where cleanup parses what is on disk. */
+static void test_escaping_after_crash(void **state)
+{
+	struct fixture *fx = *state;
+	static const char weird[] = "x\\ty\t\n\\";
+	char file[PATH_MAX];
+
+	make_path(fx, "weird2", file);
+	put(file, weird);
+	killed_owner("esc2", NULL, file, "1");
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 1);
+	assert_content(file, weird);
+}
+
+static void test_cmd_undo(void **state)
+{
+	struct fixture *fx = *state;
+	char dst[PATH_MAX], saved[PATH_MAX], fresh[PATH_MAX], err[256];
+	struct nm_journal *j;
+
+	make_path(fx, "dst", dst);
+	make_path(fx, "saved", saved);
+	make_path(fx, "fresh", fresh);
+	put(dst, "orig\n");
+	put(saved, "orig\n");
+	put(fresh, "changed\n");
+	const char *const do_argv[] = { "cp", fresh, dst, NULL };
+	const char *const undo_argv[] = { "cp", saved, dst, NULL };
+
+	assert_int_equal(nm_journal_open(&j, TOOL, "cmd", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_run(j, do_argv, undo_argv, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_count(j), 1);
+	assert_content(dst, "changed\n");
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	assert_content(dst, "orig\n");
+}
+
+static void test_cmd_failures(void **state)
+{
+	struct fixture *fx = *state;
+	char flag[PATH_MAX], err[256], *logbuf = NULL;
+	const char *const fail[] = { "false", NULL };
+	const char *const missing[] = { "/nonexistent/netmedic-cmd", NULL };
+	struct nm_journal *j;
+	size_t loglen = 0;
+	FILE *log;
+
+	make_path(fx, "flag", flag);
+	const char *const touch[] = { "touch", flag, NULL };
+
+	assert_int_equal(nm_journal_open(&j, TOOL, "cmdf", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_run(j, fail, touch, err, sizeof(err)), -EIO);
+	assert_non_null(strstr(err, "exited with status 1"));
+	assert_int_equal(nm_journal_run(j, missing, touch, err, sizeof(err)), -ENOENT);
+	assert_int_equal(nm_journal_count(j), 0);
+	assert_int_equal(access(flag, F_OK), -1);
+
+	/* A failing undo is reported, the others still run, the journal goes away. */
+	assert_int_equal(nm_journal_run(j, NULL, touch, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_run(j, NULL, fail, err, sizeof(err)), 0);
+	log = open_memstream(&logbuf, &loglen);
+	assert_non_null(log);
+	assert_int_equal(nm_journal_undo(j, log), -EIO);
+	fclose(log);
+	assert_non_null(strstr(logbuf, "failed to undo with false"));
+	assert_non_null(strstr(logbuf, "ran touch "));
+	free(logbuf);
+	assert_int_equal(access(flag, F_OK), 0);
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 0);
+}
+
+static void test_key_sanitised(void **state)
+{
+	struct fixture *fx = *state;
+	char jpath[PATH_MAX], err[256];
+	struct nm_journal *j;
+
+	assert_int_equal(nm_journal_open(&j, TOOL, "eth0/../x y", NULL, err, sizeof(err)), 0);
+	journal_path(fx, "eth0_.._x_y", jpath);
+	assert_int_equal(access(jpath, F_OK), 0);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	assert_int_equal(nm_journal_open(&j, TOOL, "", NULL, err, sizeof(err)), -EINVAL);
+}
+
+/* A tool whose name starts with "<tool>-" has its own journals. */
+static void test_cleanup_ignores_other_tool(void **state)
+{
+	struct fixture *fx = *state;
+	char file[PATH_MAX], err[256];
+	struct nm_journal *j;
+	pid_t pid;
+
+	make_path(fx, "other", file);
+	put(file, "0");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (nm_journal_open(&j, TOOL "-x", "k", NULL, err, sizeof(err)) ||
+		    nm_journal_set_file(j, file, "1", NULL, 0, err, sizeof(err)))
+			_exit(1);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	assert_true(WIFSIGNALED(wait_child(pid)));
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 0);
+	assert_content(file, "1");
+	assert_int_equal(nm_journal_cleanup(TOOL "-x", NULL), 1);
+	assert_content(file, "0");
+}
+
+/* The recorded netns went away (here: the process whose ns path was recorded exited). */
+static void test_cleanup_netns_gone(void **state)
+{
+	struct fixture *fx = *state;
+	char file[PATH_MAX], ns[64], *logbuf = NULL;
+	size_t loglen = 0;
+	FILE *log;
+	pid_t sleeper;
+
+	make_path(fx, "nsfile", file);
+	put(file, "0");
+	sleeper = fork();
+	assert_true(sleeper >= 0);
+	if (sleeper == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(ns, sizeof(ns), "/proc/%ld/ns/net", (long)sleeper);
+	killed_owner("nsgone", ns, file, "1");
+	assert_content(file, "1");
+	kill(sleeper, SIGKILL);
+	wait_child(sleeper);
+
+	log = open_memstream(&logbuf, &loglen);
+	assert_non_null(log);
+	assert_int_equal(nm_journal_cleanup(TOOL, log), 0);
+	fclose(log);
+	assert_non_null(strstr(logbuf, "no longer exists"));
+	free(logbuf);
+	assert_content(file, "1");
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 0);
+}
+
+/* A recorded netns that is the current one is undone without a netns switch. */
+static void test_cleanup_netns_current(void **state)
+{
+	struct fixture *fx = *state;
+	char file[PATH_MAX], ns[64];
+
+	make_path(fx, "nsfile2", file);
+	put(file, "0");
+	snprintf(ns, sizeof(ns), "/proc/%ld/ns/net", (long)getpid());
+	killed_owner("nscur", ns, file, "1");
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 1);
+	assert_content(file, "0");
+}
+
+static void test_open_bad_netns(void **state)
+{
+	struct nm_journal *j;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(nm_journal_open(&j, TOOL, "k", "/nonexistent/ns", err, sizeof(err)), -ENOENT);
+	assert_null(j);
+}
+
+static void test_netns_helpers(void **state)
+{
+	char buf[PATH_MAX], self[64];
+	struct stat st;
+
+	(void)state;
+	assert_string_equal(nm_netns_path("blue", buf, sizeof(buf)), "/run/netns/blue");
+	assert_string_equal(nm_netns_path("/proc/1/ns/net", buf, sizeof(buf)), "/proc/1/ns/net");
+	assert_null(nm_netns_path(NULL, buf, sizeof(buf)));
+	assert_null(nm_netns_path("", buf, sizeof(buf)));
+	assert_null(nm_netns_path("a-rather-long-name", buf, 8));
+
+	assert_int_equal(stat("/proc/self/ns/net", &st), 0);
+	assert_int_equal(nm_netns_inode(NULL), st.st_ino);
+	snprintf(self, sizeof(self), "/proc/%ld/ns/net", (long)getpid());
+	assert_int_equal(nm_netns_inode(self), st.st_ino);
+	assert_int_equal(nm_netns_inode("/nonexistent/ns"), 0);
+	assert_int_equal(nm_netns_inode("nm-no-such-netns"), 0);
+	assert_int_equal(nm_netns_enter("nm-no-such-netns", buf, sizeof(buf)), -ENOENT);
+	assert_non_null(strstr(buf, "/run/netns/nm-no-such-netns"));
+}
+
+static void test_undo_null(void **state)
+{
+	(void)state;
+	assert_int_equal(nm_journal_undo(NULL, NULL), 0);
+	assert_int_equal(nm_journal_count(NULL), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_set_file_undo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reverse_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_instance_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sigkill_then_cleanup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_stale_taken_over, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cleanup_leaves_live_journal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_failure_leaves_no_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escaping_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escaping_after_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_undo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key_sanitised, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cleanup_ignores_other_tool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cleanup_netns_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cleanup_netns_current, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_bad_netns, setup, teardown),
+		cmocka_unit_test(test_netns_helpers),
+		cmocka_unit_test(test_undo_null),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xpsflap decisions on synthetic flow counters. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include "detect/xpsflap_detect.h"
+
+static struct xf_flow flow(uint64_t queues, uint32_t epoch, uint32_t epoch_switches, uint64_t last_ns)
+{
+	struct xf_flow f = { .packets = 10, .queues = queues, .switches = 100 + epoch_switches,
+			     .epoch = epoch, .epoch_switches = epoch_switches, .last_ns = last_ns };
+	return f;
+}
+
+static void test_flapping_needs_switches_in_this_interval(void **state)
+{
+	(void)state;
+	struct xf_flow f = flow(0x3, 7, 5, 2000);
+
+	assert_true(xf_flapping(&f, 7, 2));
+	assert_int_equal(xf_interval_switches(&f, 7), 5);
+	/* its switches belong to an older interval: flapped before, not now */
+	assert_false(xf_flapping(&f, 8, 2));
+	assert_int_equal(xf_interval_switches(&f, 8), 0);
+	/* one switch is a move (rehash after RTO), not flapping */
+	f = flow(0x3, 7, 1, 2000);
+	assert_false(xf_flapping(&f, 7, 2));
+	assert_true(xf_flapping(&f, 7, 1));
+	/* min_switches 0 still needs a switch */
+	f = flow(0x3, 7, 0, 2000);
+	assert_false(xf_flapping(&f, 7, 0));
+	/* one queue cannot flap */
+	f = flow(0x1, 7, 5, 2000);
+	assert_false(xf_flapping(&f, 7, 2));
+}
+
+static void test_active(void **state)
+{
+	(void)state;
+	struct xf_flow f = flow(0x1, 0, 0, 2000);
+
+	assert_true(xf_active(&f, 2000));
+	assert_false(xf_active(&f, 2001));
+	f.packets = 0;
+	assert_false(xf_active(&f, 0));
+}
+
+static void test_bits_and_queues(void **state)
+{
+	(void)state;
+	uint32_t b[64];
+
+	assert_int_equal(xf_nqueues(0), 0);
+	assert_int_equal(xf_nqueues(0x8000000000000001ULL), 2);
+	assert_int_equal(xf_bits(0x8000000000000005ULL, b, 64), 3);
+	assert_int_equal(b[0], 0);
+	assert_int_equal(b[1], 2);
+	assert_int_equal(b[2], 63);
+	/* bounded by max */
+	assert_int_equal(xf_bits(0xff, b, 2), 2);
+	assert_int_equal(b[1], 1);
+}
+
+static void test_worst_first(void **state)
+{
+	(void)state;
+	struct xf_entry e[4] = {};
+
+	e[0].val.switches = 1;
+	e[1].val.switches = 9;
+	e[2].val.switches = 9;
+	e[2].val.risky_switches = 3;
+	e[3].val.switches = 0;
+	e[3].val.packets = 1000;
+	qsort(e, 4, sizeof(e[0]), xf_cmp_worst);
+	assert_int_equal(e[0].val.risky_switches, 3);
+	assert_int_equal(e[1].val.switches, 9);
+	assert_int_equal(e[2].val.switches, 1);
+	assert_int_equal(e[3].val.packets, 1000);
+}
+
+static void test_evictions(void **state)
+{
+	(void)state;
+	assert_int_equal(xf_evictions(100, 64), 36);
+	assert_int_equal(xf_evictions(64, 64), 0);
+	/* a racing read can see an entry before its creation was counted */
+	assert_int_equal(xf_evictions(63, 64), 0);
+}
+
+static void test_proto_and_xps_mask(void **state)
+{
+	(void)state;
+	char buf[8];
+
+	assert_string_equal(xf_proto_name(6, buf, sizeof(buf)), "tcp");
+	assert_string_equal(xf_proto_name(17, buf, sizeof(buf)), "udp");
+	assert_string_equal(xf_proto_name(132, buf, sizeof(buf)), "132");
+	assert_false(xf_xps_mask_set("00000000"));
+	assert_false(xf_xps_mask_set("00000000,00000000\n"));
+	assert_false(xf_xps_mask_set(""));
+	assert_true(xf_xps_mask_set("00000001"));
+	assert_true(xf_xps_mask_set("00000000,00000100"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flapping_needs_switches_in_this_interval),
+		cmocka_unit_test(test_active),
+		cmocka_unit_test(test_bits_and_queues),
+		cmocka_unit_test(test_worst_first),
+		cmocka_unit_test(test_evictions),
+		cmocka_unit_test(test_proto_and_xps_mask),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

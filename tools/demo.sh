@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# make demo: reproduce each pathology in the lab, run the CLI that diagnoses
+# it, print the diagnosis, tear the lab down. Needs root.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${NETMEDIC_BUILD:-$ROOT/build}
+LAB=$ROOT/tools/lab
+[ "$(id -u)" = 0 ] || { echo "demo: must run as root" >&2; exit 1; }
+trap '"$LAB/xpsflap.sh" down; "$BIN/xpsflap" --cleanup >/dev/null 2>&1' EXIT
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+say "xpsflap: a bridged TCP flow leaves through a 2-queue veth whose XPS maps follow the CPU"
+"$LAB/xpsflap.sh" up --queues 2 --xps on || exit 1
+"$BIN/xpsflap" --netns nm-xf-mid --dev xqm -i 6 -c 1 &
+pid=$!
+sleep 1
+"$LAB/xpsflap.sh" traffic 4 | jq -r '"iperf3: \(.end.sum_sent.bits_per_second / 1e9 | floor) Gbit/s, \(.end.sum_sent.retransmits) retransmits"'
+wait $pid
+
+say "xpsflap --pin: XPS maps cleared while it runs, so each flow keeps its hashed queue"
+"$BIN/xpsflap" --netns nm-xf-mid --dev xqm -i 6 -c 1 --pin &
+pid=$!
+sleep 1
+"$LAB/xpsflap.sh" traffic 4 | jq -r '"iperf3: \(.end.sum_sent.bits_per_second / 1e9 | floor) Gbit/s, \(.end.sum_sent.retransmits) retransmits"'
+wait $pid
+echo "XPS maps after exit: $(ip netns exec nm-xf-mid sh -c 'cat /sys/class/net/xqm/queues/tx-*/xps_cpus' | tr '\n' ' ')"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Lab: one forwarded TCP flow spread over two TX queues by XPS.
+#
+#   nm-xf-snd [xs0 198.18.0.1] -- [xsm] br0 [xqm] -- [xq0 198.18.0.2] nm-xf-rcv
+#                                 nm-xf-mid
+#
+# xqm has two TX queues with XPS mapping CPU 0 to tx-0 and CPU 1 to tx-1, so
+# the queue follows whichever CPU forwards each packet (skb->sk is NULL on
+# the bridged path). TSO off on xqm and GRO on xq0 put the receiver in NAPI
+# mode, where reordering on the wire shows up in OFO/SACK counters.
+#
+# usage: xpsflap.sh up [--queues 1|2] [--xps on|off] | traffic SECONDS | down
+#        xpsflap.sh env     (names for scripts: XF_NS, XF_DEV, ...)
+set -u
+. "$(dirname "$0")/lib.sh"
+
+XF_NS_SND=xf-snd XF_NS_MID=xf-mid XF_NS_RCV=xf-rcv
+XF_DEV=xqm XF_SRC=198.18.0.1 XF_DST=198.18.0.2
+
+up() {
+	local queues=2 xps=on
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--queues) queues=$2; shift ;;
+		--xps) xps=$2; shift ;;
+		*) lab_die "up: unknown option $1" ;;
+		esac
+		shift
+	done
+	lab_need_root
+	lab_ns $XF_NS_SND
+	lab_ns $XF_NS_MID
+	lab_ns $XF_NS_RCV
+	lab_veth $XF_NS_SND xs0 $XF_NS_MID xsm
+	lab_veth $XF_NS_MID $XF_DEV $XF_NS_RCV xq0 "$queues"
+	lab_bridge $XF_NS_MID br0 xsm $XF_DEV
+	lab_addr $XF_NS_SND xs0 $XF_SRC/24
+	lab_addr $XF_NS_RCV xq0 $XF_DST/24
+	lab_exec $XF_NS_MID ethtool -K $XF_DEV tso off >/dev/null
+	lab_exec $XF_NS_RCV ethtool -K xq0 gro on >/dev/null
+	if [ "$queues" -gt 1 ]; then
+		lab_exec $XF_NS_MID tc qdisc replace dev $XF_DEV root handle 1: mq
+		if [ "$xps" = on ]; then
+			lab_xps $XF_NS_MID $XF_DEV 0 1
+			lab_xps $XF_NS_MID $XF_DEV 1 2
+		else
+			lab_xps $XF_NS_MID $XF_DEV 0 0
+			lab_xps $XF_NS_MID $XF_DEV 1 0
+		fi
+	fi
+	lab_wait_ping "$XF_NS_SND" $XF_DST
+}
+
+case ${1:-} in
+up) shift; up "$@" ;;
+down) lab_down ;;
+traffic) lab_iperf $XF_NS_RCV $XF_DST $XF_NS_SND "${2:-5}" ;;
+env) echo "XF_NS=$LAB_PREFIX$XF_NS_MID XF_DEV=$XF_DEV XF_NS_RCV=$LAB_PREFIX$XF_NS_RCV XF_NS_SND=$LAB_PREFIX$XF_NS_SND" ;;
+*) echo "usage: $0 up [--queues 1|2] [--xps on|off] | traffic SECONDS | down | env" >&2; exit 2 ;;
+esac
