@@ -33,7 +33,7 @@ LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard src/detect/*.h) $(wildcard includ
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all help deps test test-unit test-integration demo bench vmtest install clean
+.PHONY: all help deps test test-bins test-unit test-integration demo bench vmtest install clean
 
 all: $(addprefix $(BUILD)/,$(TOOLS))
 
@@ -76,16 +76,20 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
+test-bins: $(UNIT_BINS)
+
 test-unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
 test-integration: all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tests/run-integration.sh
 
-# The README's test command: everything a fresh machine needs, then every test.
+# The README's test command: everything a fresh machine needs, then every
+# test, once with the plain build and once with ASan+UBSan (build/san).
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@NETMEDIC_BUILD=$(abspath $(BUILD)) tests/run-all.sh $(UNIT_BINS)
+	@$(MAKE) --no-print-directory all test-bins
+	@$(MAKE) --no-print-directory SANITIZE=1 all test-bins
+	@tests/run-all.sh build build/san
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -321,7 +321,12 @@ int xf_pin_tc(struct __sk_buff *skb)
 	for (i = 0; i < 10; i++)
 		if (i < nwords || i >= 8)
 			h = mix32(h ^ words[i]);
-	skb->queue_mapping = h % *nq + 1;
+	/*
+	 * The kernel skips a queue_mapping store whose 64-bit register value
+	 * is >= NO_QUEUE_MAPPING: mask so no stale upper bits survive the
+	 * 64-bit arithmetic the compiler may use for h.
+	 */
+	skb->queue_mapping = ((h % *nq) + 1) & 0xffff;
 	count(XF_CNT_PINNED);
 	return 0;
 }

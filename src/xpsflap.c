@@ -361,7 +361,8 @@ static void rank(struct snapshot *s)
 		n++;
 	}
 	s->active = n;
-	qsort(s->e, n, sizeof(*s->e), xf_cmp_worst);
+	if (n)
+		qsort(s->e, n, sizeof(*s->e), xf_cmp_worst);
 }
 
 /* ---- output ---- */

@@ -13,6 +13,7 @@
 
 #define NM_MAX_RUNGS		4
 #define NM_RUNG_PROGS		4
+#define NM_MAX_HOOKS		8	/* logical hooks per tool */
 
 enum nm_hook_mode {
 	NM_HOOKS_AUTO,

@@ -124,6 +124,23 @@ void nm_json_str_array(struct nm_json *j, const char *key,
 	putc(']', j->f);
 }
 
+void nm_json_str_map(struct nm_json *j, const char *key, const char *const *keys,
+		     const char *const *vals, int n)
+{
+	int i;
+
+	json_key(j, key);
+	putc('{', j->f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			putc(',', j->f);
+		json_put_string(j->f, keys[i]);
+		putc(':', j->f);
+		json_put_string(j->f, vals[i]);
+	}
+	putc('}', j->f);
+}
+
 void nm_json_end(struct nm_json *j)
 {
 	fputs("}\n", j->f);

@@ -31,6 +31,9 @@ void nm_json_double(struct nm_json *j, const char *key, double v);	/* %.6g; NaN/
 void nm_json_bool(struct nm_json *j, const char *key, bool v);
 void nm_json_u32_array(struct nm_json *j, const char *key, const uint32_t *v, int n);
 void nm_json_str_array(struct nm_json *j, const char *key, const char *const *v, int n);
+/* "key":{"k0":"v0",...}: a flat object of strings (e.g. hook -> rung). */
+void nm_json_str_map(struct nm_json *j, const char *key, const char *const *keys,
+		     const char *const *vals, int n);
 void nm_json_end(struct nm_json *j);	/* writes "}\n" and fflush()es */
 
 /*

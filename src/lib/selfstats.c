@@ -58,20 +58,15 @@ void nm_self_prom_map(struct nm_prom *p, const char *tool, const char *map, uint
 
 void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n)
 {
-	const char *v[2 * 8];
-	char buf[512];
-	size_t off = 0;
+	const char *k[NM_MAX_HOOKS], *v[NM_MAX_HOOKS];
 
-	/* {"hook":"rung",...} as a flat string array keeps nm_json simple and stable:
-	 * "hooks":["netdev_pick_tx=tp_btf/net_dev_queue",...] */
-	for (int i = 0; i < n && i < 8; i++) {
-		v[i] = buf + off;
-		off += snprintf(buf + off, sizeof(buf) - off, "%s=%s", hooks[i].name,
-				nm_hook_label(&hooks[i])) + 1;
-		if (off >= sizeof(buf))
-			break;
+	if (n > NM_MAX_HOOKS)
+		n = NM_MAX_HOOKS;
+	for (int i = 0; i < n; i++) {
+		k[i] = hooks[i].name;
+		v[i] = nm_hook_label(&hooks[i]);
 	}
-	nm_json_str_array(j, "hooks", v, n < 8 ? n : 8);
+	nm_json_str_map(j, "hooks", k, v, n);
 }
 
 int nm_self_enable_stats(const struct nm_opts *o)

@@ -18,6 +18,7 @@ start_bg() {
 	shift
 	"$@" >"$out" 2>"$out.err" &
 	BG_PID=$!
+	BG_OUT=$out
 	for i in $(seq 1 100); do
 		[ -s "$out" ] && return 0
 		kill -0 "$BG_PID" 2>/dev/null || { cat "$out.err" >&2; return 1; }
@@ -38,8 +39,11 @@ wait_bg() {
 # stop_bg SIGNAL: signal the background CLI and wait for it.
 stop_bg() {
 	[ -n "${BG_PID:-}" ] || return 0
+	local rc=0
 	kill -"$1" "$BG_PID" 2>/dev/null
-	wait "$BG_PID" 2>/dev/null || true
+	wait "$BG_PID" 2>/dev/null || rc=$?
+	echo "stop_bg: $1 -> exit $rc; its stderr:"
+	cat "$BG_OUT.err"
 	BG_PID=
 }
 

@@ -285,6 +285,23 @@ static void test_json_arrays(void **state)
 		    "\"names\":[\"lo\",\"we\\\"ird\\\\\",null,\"\\u0009\"]}\n");
 }
 
+static void emit_map(struct nm_json *j)
+{
+	static const char *const k[] = { "netdev_pick_tx", "x\"y" };
+	static const char *const v[] = { "tp_btf/net_dev_queue", "a\\b" };
+
+	nm_json_str_map(j, "hooks", k, v, 2);
+	nm_json_str_map(j, "none", k, v, 0);
+}
+
+static void test_json_str_map(void **state)
+{
+	(void)state;
+	assert_json(emit_map,
+		    "{\"type\":\"t\",\"hooks\":{\"netdev_pick_tx\":\"tp_btf/net_dev_queue\","
+		    "\"x\\\"y\":\"a\\\\b\"},\"none\":{}}\n");
+}
+
 /* Line-oriented consumers (jq, log shippers) need exactly one line. */
 static void test_json_single_line(void **state)
 {
@@ -689,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_json_doubles),
 		cmocka_unit_test(test_json_arrays_empty),
 		cmocka_unit_test(test_json_arrays),
+		cmocka_unit_test(test_json_str_map),
 		cmocka_unit_test(test_json_single_line),
 		cmocka_unit_test(test_json_end_flushes),
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tmpdir_setup, tmpdir_teardown)

@@ -6,10 +6,17 @@
 #
 # xqm has two TX queues with XPS mapping CPU 0 to tx-0 and CPU 1 to tx-1, so
 # the queue follows whichever CPU forwards each packet (skb->sk is NULL on
-# the bridged path). TSO off on xqm and GRO on xq0 put the receiver in NAPI
-# mode, where reordering on the wire shows up in OFO/SACK counters.
+# the bridged path). TSO is off on xqm, so every segment is transmitted (and
+# its order seen) at the device.
 #
-# usage: xpsflap.sh up [--queues 1|2] [--xps on|off] | traffic SECONDS | down
+# --napi also turns GRO on at xq0, so the receiver runs NAPI on a 256-slot
+# ring per queue (LAB.md: cleaner OFO/SACK figures at the receiver). On
+# 6.18 that mode sometimes leaves a TX queue of xqm stopped for good with
+# packets in its pfifo_fast (veth's ring backpressure): a flow pinned to
+# that queue then stalls. The xpsflap tests do not use it; it reproduces
+# qdiscstuck's driver_stopped state.
+#
+# usage: xpsflap.sh up [--queues 1|2] [--xps on|off] [--napi] | traffic SECONDS | down
 #        xpsflap.sh env     (names for scripts: XF_NS, XF_DEV, ...)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -18,11 +25,12 @@ XF_NS_SND=xf-snd XF_NS_MID=xf-mid XF_NS_RCV=xf-rcv
 XF_DEV=xqm XF_SRC=198.18.0.1 XF_DST=198.18.0.2
 
 up() {
-	local queues=2 xps=on
+	local queues=2 xps=on napi=off
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--queues) queues=$2; shift ;;
 		--xps) xps=$2; shift ;;
+		--napi) napi=on ;;
 		*) lab_die "up: unknown option $1" ;;
 		esac
 		shift
@@ -37,7 +45,7 @@ up() {
 	lab_addr $XF_NS_SND xs0 $XF_SRC/24
 	lab_addr $XF_NS_RCV xq0 $XF_DST/24
 	lab_exec $XF_NS_MID ethtool -K $XF_DEV tso off >/dev/null
-	lab_exec $XF_NS_RCV ethtool -K xq0 gro on >/dev/null
+	lab_exec $XF_NS_RCV ethtool -K xq0 gro $napi >/dev/null
 	if [ "$queues" -gt 1 ]; then
 		lab_exec $XF_NS_MID tc qdisc replace dev $XF_DEV root handle 1: mq
 		if [ "$xps" = on ]; then
@@ -56,5 +64,5 @@ up) shift; up "$@" ;;
 down) lab_down ;;
 traffic) lab_iperf $XF_NS_RCV $XF_DST $XF_NS_SND "${2:-5}" ;;
 env) echo "XF_NS=$LAB_PREFIX$XF_NS_MID XF_DEV=$XF_DEV XF_NS_RCV=$LAB_PREFIX$XF_NS_RCV XF_NS_SND=$LAB_PREFIX$XF_NS_SND" ;;
-*) echo "usage: $0 up [--queues 1|2] [--xps on|off] | traffic SECONDS | down | env" >&2; exit 2 ;;
+*) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] | traffic SECONDS | down | env" >&2; exit 2 ;;
 esac
