@@ -367,16 +367,21 @@ static void rank(struct snapshot *s)
 
 /* ---- output ---- */
 
+/* "198.18.0.1:40000>198.18.0.2:5201", prefixed by the protocol unless TCP */
 static const char *flow_str(const struct xf_flow_key *k, char *buf, size_t len)
 {
-	char sa[64], da[64];
+	char sa[64], da[64], pb[8], proto[12] = "";
 
 	nm_fmt_addr(k->family, k->saddr, sa, sizeof(sa));
 	nm_fmt_addr(k->family, k->daddr, da, sizeof(da));
-	if (k->family == NM_AF_INET6)
-		snprintf(buf, len, "[%s]:%u>[%s]:%u", sa, k->sport, da, k->dport);
+	if (k->proto != 6)
+		snprintf(proto, sizeof(proto), "%s ", xf_proto_name(k->proto, pb, sizeof(pb)));
+	if (k->proto != 6 && k->proto != 17)
+		snprintf(buf, len, "%s%s>%s", proto, sa, da);
+	else if (k->family == NM_AF_INET6)
+		snprintf(buf, len, "%s[%s]:%u>[%s]:%u", proto, sa, k->sport, da, k->dport);
 	else
-		snprintf(buf, len, "%s:%u>%s:%u", sa, k->sport, da, k->dport);
+		snprintf(buf, len, "%s%s:%u>%s:%u", proto, sa, k->sport, da, k->dport);
 	return buf;
 }
 
@@ -392,27 +397,30 @@ static const char *bits_str(uint64_t mask, char *buf, size_t len)
 	return buf;
 }
 
+/* Fits 80 columns: the flow comes last and is cut at the edge. */
 static void print_table(FILE *f, struct snapshot *s, long max_flows)
 {
-	char ts[16], dev[32], flow[128], q[64], cpus[64], pb[8];
+	char ts[16], dev[32], flow[128], q[64], cpus[64], c[4][16];
 	time_t t = time(NULL);
 	int rows = env.top ? env.top : TABLE_ROWS;
 
 	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
-	fprintf(f, "\n%s  active %zu  flapping %zu  tracked %zu/%ld  evicted %llu\n", ts, s->active,
-		s->flapping, s->n, max_flows,
+	fprintf(f, "\n%s  flows: %zu active, %zu flapping, %zu tracked of %ld, %llu evicted\n", ts,
+		s->active, s->flapping, s->n, max_flows,
 		(unsigned long long)xf_evictions(s->counters[XF_CNT_FLOWS_CREATED], s->n));
-	fprintf(f, "%-10s %-5s %-7s %7s %6s %7s %9s %-5s %s\n", "DEV", "PROTO", "QUEUES", "SWITCH",
-		"RISKY", "REORD", "PACKETS", "CPUS", "FLOW");
+	fprintf(f, "%-8s %-5s %6s %6s %6s %6s %-4s %s\n", "DEV", "QUEUE", "SWITCH", "RISKY",
+		"REORD", "PKTS", "CPUS", "FLOW (worst first)");
 	for (size_t i = 0; i < s->active && (int)i < rows; i++) {
 		const struct xf_entry *e = &s->e[i];
 
 		nm_dev_name(&env.o, e->key.netns, e->key.ifindex, dev, sizeof(dev));
-		fprintf(f, "%-10.10s %-5s %-7.7s %7u %6u %7u %9llu %-5.5s %.24s\n", dev,
-			xf_proto_name(e->key.proto, pb, sizeof(pb)),
-			bits_str(e->val.queues, q, sizeof(q)), e->val.switches,
-			e->val.risky_switches, e->val.reordered,
-			(unsigned long long)e->val.packets, bits_str(e->val.cpus, cpus, sizeof(cpus)),
+		fprintf(f, "%-8.8s %-5.5s %6s %6s %6s %6s %-4.4s %.33s\n", dev,
+			bits_str(e->val.queues, q, sizeof(q)),
+			nm_fmt_count(e->val.switches, c[0], sizeof(c[0])),
+			nm_fmt_count(e->val.risky_switches, c[1], sizeof(c[1])),
+			nm_fmt_count(e->val.reordered, c[2], sizeof(c[2])),
+			nm_fmt_count(e->val.packets, c[3], sizeof(c[3])),
+			bits_str(e->val.cpus, cpus, sizeof(cpus)),
 			flow_str(&e->key, flow, sizeof(flow)));
 	}
 	fflush(f);

@@ -66,6 +66,14 @@ const char *xf_proto_name(uint8_t proto, char *buf, size_t len)
 		return "tcp";
 	if (proto == 17)
 		return "udp";
+	if (proto == 1)
+		return "icmp";
+	if (proto == 58)
+		return "icmp6";
+	if (proto == 2)
+		return "igmp";
+	if (proto == 0)
+		return "hopopt";	/* IPv6 hop-by-hop options header first (MLD) */
 	snprintf(buf, len, "%u", proto);
 	return buf;
 }

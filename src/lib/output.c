@@ -581,3 +581,21 @@ const char *nm_fmt_addr(int family, const void *addr, char *buf, size_t len)
 		snprintf(buf, len, "?");
 	return buf;
 }
+
+const char *nm_fmt_count(uint64_t v, char *buf, size_t len)
+{
+	static const char unit[] = "kMGTPE";
+	double d = v;
+	int u = -1;
+
+	if (v < 100000) {
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	while (d >= 1000 && u < 5) {
+		d /= 1000;
+		u++;
+	}
+	snprintf(buf, len, d < 10 ? "%.1f%c" : "%.0f%c", d, unit[u]);
+	return buf;
+}

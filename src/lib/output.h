@@ -100,4 +100,7 @@ int nm_prom_check_path(const char *path, char *err, size_t errlen);
  */
 const char *nm_fmt_addr(int family, const void *addr, char *buf, size_t len);
 
+/* A count for narrow table columns: exact below 100000, then 123k, 4.5M, ... */
+const char *nm_fmt_count(uint64_t v, char *buf, size_t len);
+
 #endif /* NETMEDIC_LIB_OUTPUT_H */

@@ -302,6 +302,18 @@ static void test_json_str_map(void **state)
 		    "\"x\\\"y\":\"a\\\\b\"},\"none\":{}}\n");
 }
 
+static void test_fmt_count(void **state)
+{
+	char b[16];
+
+	(void)state;
+	assert_string_equal(nm_fmt_count(0, b, sizeof(b)), "0");
+	assert_string_equal(nm_fmt_count(99999, b, sizeof(b)), "99999");
+	assert_string_equal(nm_fmt_count(100000, b, sizeof(b)), "100k");
+	assert_string_equal(nm_fmt_count(2189539, b, sizeof(b)), "2.2M");
+	assert_string_equal(nm_fmt_count(UINT64_MAX, b, sizeof(b)), "18E");
+}
+
 /* Line-oriented consumers (jq, log shippers) need exactly one line. */
 static void test_json_single_line(void **state)
 {
@@ -707,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_json_arrays_empty),
 		cmocka_unit_test(test_json_arrays),
 		cmocka_unit_test(test_json_str_map),
+		cmocka_unit_test(test_fmt_count),
 		cmocka_unit_test(test_json_single_line),
 		cmocka_unit_test(test_json_end_flushes),
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tmpdir_setup, tmpdir_teardown)

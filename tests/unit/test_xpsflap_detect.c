@@ -97,6 +97,7 @@ static void test_proto_and_xps_mask(void **state)
 
 	assert_string_equal(xf_proto_name(6, buf, sizeof(buf)), "tcp");
 	assert_string_equal(xf_proto_name(17, buf, sizeof(buf)), "udp");
+	assert_string_equal(xf_proto_name(58, buf, sizeof(buf)), "icmp6");
 	assert_string_equal(xf_proto_name(132, buf, sizeof(buf)), "132");
 	assert_false(xf_xps_mask_set("00000000"));
 	assert_false(xf_xps_mask_set("00000000,00000000\n"));
