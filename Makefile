@@ -9,7 +9,8 @@ BPFTOOL ?= bpftool
 CC ?= gcc
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-TOOLS := xpsflap
+# every src/NAME.c is a CLI with bpf/NAME.bpf.c beside it
+TOOLS := $(basename $(notdir $(wildcard src/*.c)))
 
 # SANITIZE=1 builds userspace with ASan+UBSan into its own directory.
 ifeq ($(SANITIZE),1)

@@ -1,32 +1,11 @@
 #!/usr/bin/env bash
-# make demo: reproduce each pathology in the lab, run the CLI that diagnoses
-# it, print the diagnosis, tear the lab down. Needs root.
+# make demo: for each CLI, tools/demo/NAME.sh reproduces its pathology in the
+# lab, runs the CLI, prints the diagnosis and tears the lab down. Needs root.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${NETMEDIC_BUILD:-$ROOT/build}
-LAB=$ROOT/tools/lab
+here=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" = 0 ] || { echo "demo: must run as root" >&2; exit 1; }
-trap '"$LAB/xpsflap.sh" down; "$BIN/xpsflap" --cleanup >/dev/null 2>&1' EXIT
-ofo() { ip netns exec nm-xf-rcv nstat -az TcpExtTCPOFOQueue | awk '/OFO/ {print $2}'; }
-
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-
-say "xpsflap: a bridged TCP flow leaves through a 2-queue veth whose XPS maps follow the CPU"
-"$LAB/xpsflap.sh" up --queues 2 --xps on || exit 1
-"$BIN/xpsflap" --netns nm-xf-mid --dev xqm -i 6 -c 1 &
-pid=$!
-sleep 1
-o=$(ofo)
-"$LAB/xpsflap.sh" traffic 4 | jq -r '"iperf3: \(.end.sum_sent.bits_per_second / 1e9 | floor) Gbit/s, \(.end.sum_sent.retransmits) retransmits"'
-echo "receiver: $(( $(ofo) - o )) segments queued out of order (TcpExtTCPOFOQueue)"
-wait $pid
-
-say "xpsflap --pin: XPS maps cleared while it runs, so each flow keeps its hashed queue"
-"$BIN/xpsflap" --netns nm-xf-mid --dev xqm -i 6 -c 1 --pin &
-pid=$!
-sleep 1
-o=$(ofo)
-"$LAB/xpsflap.sh" traffic 4 | jq -r '"iperf3: \(.end.sum_sent.bits_per_second / 1e9 | floor) Gbit/s, \(.end.sum_sent.retransmits) retransmits"'
-echo "receiver: $(( $(ofo) - o )) segments queued out of order (TcpExtTCPOFOQueue)"
-wait $pid
-echo "XPS maps after exit: $(ip netns exec nm-xf-mid sh -c 'cat /sys/class/net/xqm/queues/tx-*/xps_cpus' | tr '\n' ' ')"
+rc=0
+for d in "$here"/demo/*.sh; do
+	bash "$d" || { echo "demo: $(basename "$d") failed" >&2; rc=1; }
+done
+exit $rc

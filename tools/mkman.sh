@@ -117,7 +117,7 @@ function expand_tabs(s,    out, i, c) {
 
 # Inline Markdown to roff. Placeholders keep markup apart from text until
 # the end: \001 \fB, \002 \fI, \003 \fR, \017 backslash, \006 *, \007 _,
-# \016 `, \005 [.
+# \016 `, \005 [, \021 \% (code and bold words are not hyphenated), \022 \:.
 function inl(s,    n, i, p, out, seg, t, u, inner, before, after) {
 	s = repl(s, "\\\\", "\017")
 	s = repl(s, "\\`", "\016")
@@ -130,7 +130,10 @@ function inl(s,    n, i, p, out, seg, t, u, inner, before, after) {
 			seg = repl(seg, "*", "\006")
 			seg = repl(seg, "_", "\007")
 			seg = repl(seg, "[", "\005")
-			out = out "\001" seg "\003"
+			# long paths may break after a slash (\:), without a hyphen
+			if (length(seg) > 24)
+				seg = repl(seg, "/", "/\022")
+			out = out "\001\021" repl(seg, " ", " \021") "\003"
 			continue
 		}
 		if (i % 2 == 0)
@@ -167,8 +170,8 @@ function inl(s,    n, i, p, out, seg, t, u, inner, before, after) {
 		s = substr(s, 1, RSTART - 1) substr(s, RSTART + 1, RLENGTH - 2) substr(s, RSTART + RLENGTH)
 
 	while (match(s, /\*\*[^*]+\*\*/))
-		s = substr(s, 1, RSTART - 1) "\001" substr(s, RSTART + 2, RLENGTH - 4) "\003" \
-		    substr(s, RSTART + RLENGTH)
+		s = substr(s, 1, RSTART - 1) "\001\021" repl(substr(s, RSTART + 2, RLENGTH - 4), " ", " \021") \
+		    "\003" substr(s, RSTART + RLENGTH)
 	while (match(s, /\*[^* \t][^*]*\*/)) {
 		inner = substr(s, RSTART + 1, RLENGTH - 2)
 		if (inner ~ /[ \t]$/)
@@ -186,6 +189,15 @@ function inl(s,    n, i, p, out, seg, t, u, inner, before, after) {
 			s = substr(s, 1, RSTART - 1) "\002" inner "\003" substr(s, RSTART + RLENGTH)
 	}
 
+	# \% must start the whole word: within a word it is a hyphenation point
+	n = split(s, p, / /)
+	s = ""
+	for (i = 1; i <= n; i++) {
+		if (index(p[i], "\021"))
+			p[i] = "\021" repl(p[i], "\021", "")
+		s = s (i > 1 ? " " : "") p[i]
+	}
+
 	s = repl(s, "\017", "\\e")
 	s = repl(s, "-", "\\-")
 	s = uni(s)
@@ -196,6 +208,8 @@ function inl(s,    n, i, p, out, seg, t, u, inner, before, after) {
 	s = repl(s, "\007", "_")
 	s = repl(s, "\016", "`")
 	s = repl(s, "\005", "[")
+	s = repl(s, "\021", "\\%")
+	s = repl(s, "\022", "\\:")
 	return s
 }
 
