@@ -233,19 +233,39 @@ static int attach_pin_tc(struct xpsflap_bpf *skel, struct nm_journal *j, const c
 	return 0;
 }
 
+/* TX queues the device really uses (real_num_tx_queues), from sysfs. */
+static int count_tx_queues(const char *dev)
+{
+	char dir[256];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", dev);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, "tx-", 3);
+	closedir(d);
+	return n;
+}
+
 static int pin_dev(struct xpsflap_bpf *skel, struct nm_journal *j, int i)
 {
 	const char *dev = env.o.devs[i];
-	int ntx = 0, ret;
+	int ntx = count_tx_queues(dev), ret;
 
-	ret = clear_xps(j, dev, &ntx);
-	if (ret)
-		return ret;
+	if (ntx < 0)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, strerror(-ntx));
 	if (ntx < 2) {
 		nm_info(&env.o, "pin: %s has %d TX queue: nothing can flap there, nothing changed", dev,
 			ntx);
 		return 0;
 	}
+	ret = clear_xps(j, dev, &ntx);
+	if (ret)
+		return ret;
 	return attach_pin_tc(skel, j, dev, env.o.ifindex[i], ntx);
 }
 
@@ -272,16 +292,24 @@ static int pin_start(struct xpsflap_bpf *skel, struct pin_state *ps)
 	return 0;
 }
 
-static void pin_stop(struct pin_state *ps)
+/* Undoes every device's changes; a failed undo makes the exit status 1. */
+static int pin_stop(struct pin_state *ps)
 {
+	int ret = 0;
+
 	for (int i = 0; i < NM_MAX_DEVS; i++) {
 		if (!ps->j[i])
 			continue;
 		if (nm_journal_count(ps->j[i]))
 			nm_info(&env.o, "pin: restoring %s", env.o.devs[i]);
-		nm_journal_undo(ps->j[i], stderr);
+		if (nm_journal_undo(ps->j[i], stderr)) {
+			nm_err(&env.o, NM_EXIT_RUNTIME, "pin: %s not fully restored (see above)",
+			       env.o.devs[i]);
+			ret = NM_EXIT_RUNTIME;
+		}
 		ps->j[i] = NULL;
 	}
+	return ret;
 }
 
 /* ---- collection ---- */
@@ -730,7 +758,8 @@ int main(int argc, char **argv)
 		nm_sleep(env.o.interval);
 		report(skel, &snap, hooks, max_flows);
 	}
-	pin_stop(&ps);
+	if (pin_stop(&ps) && !ret)
+		ret = NM_EXIT_RUNTIME;
 	if (stats_fd >= 0)
 		close(stats_fd);
 	xpsflap_bpf__destroy(skel);

@@ -47,7 +47,7 @@ static const struct argp_option common_options[] = {
 	  "Undo the changes of an instance that died (kill -9), then exit", 1 },
 	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
 	  "Measure program run time (BPF_ENABLE_STATS while running; off again at exit)", 1 },
-	{ "verbose", 'v', NULL, 0, "Verbose: libbpf messages and remedy details", 1 },
+	{ "verbose", 'v', NULL, 0, "Verbose: libbpf's messages (load errors, verifier log)", 1 },
 	{},
 };
 

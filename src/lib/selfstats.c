@@ -19,12 +19,14 @@ void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *
 
 		nm_prom_sample(p, "netmedic_hook_info", l, 1);
 	}
-	nm_prom_family(p, "netmedic_bpf_prog_runs_total", "counter",
-		       "Runs of each loaded BPF program (counted while BPF stats are enabled)");
-	nm_prom_family(p, "netmedic_bpf_prog_run_seconds_total", "counter",
-		       "Time spent in each loaded BPF program (while BPF stats are enabled)");
 	/* two passes keep each family's samples together, as the format requires */
 	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			nm_prom_family(p, "netmedic_bpf_prog_runs_total", "counter",
+				       "Runs of each loaded BPF program (counted while BPF stats are enabled, by anyone)");
+		else
+			nm_prom_family(p, "netmedic_bpf_prog_run_seconds_total", "counter",
+				       "Time spent in each loaded BPF program (while BPF stats are enabled)");
 		bpf_object__for_each_program(prog, obj) {
 			struct bpf_prog_info info = {};
 			__u32 len = sizeof(info);

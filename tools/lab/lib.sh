@@ -88,11 +88,14 @@ lab_nstat() {
 	lab_exec "$ns" nstat -a -z "$@" 2>/dev/null | awk 'NR>1 && $1 !~ /^#/ {print $1, $2}'
 }
 
-# lab_down: delete every lab namespace (and with it every device in it).
+# lab_down [SCENARIO]: delete the lab namespaces whose names start with
+# $LAB_PREFIX$SCENARIO (every lab namespace without it), and with them
+# every device in them. Scenarios pass their own prefix so that one
+# scenario's teardown never removes another's hosts.
 lab_down() {
 	local ns
 	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
-		case $ns in "$LAB_PREFIX"*) ip netns del "$ns" 2>/dev/null ;; esac
+		case $ns in "$LAB_PREFIX${1:-}"*) ip netns del "$ns" 2>/dev/null ;; esac
 	done
 	return 0
 }

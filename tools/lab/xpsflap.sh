@@ -61,7 +61,7 @@ up() {
 
 case ${1:-} in
 up) shift; up "$@" ;;
-down) lab_down ;;
+down) lab_down xf- ;;
 traffic) lab_iperf $XF_NS_RCV $XF_DST $XF_NS_SND "${2:-5}" ;;
 env) echo "XF_NS=$LAB_PREFIX$XF_NS_MID XF_DEV=$XF_DEV XF_NS_RCV=$LAB_PREFIX$XF_NS_RCV XF_NS_SND=$LAB_PREFIX$XF_NS_SND" ;;
 *) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] | traffic SECONDS | down | env" >&2; exit 2 ;;
