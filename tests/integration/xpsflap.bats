@@ -93,6 +93,12 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	[ "$(echo "$after" | jq '.switches')" = 0 ]
 	[ "$(echo "$after" | jq '.reordered')" -lt "$(echo "$before" | jq '.reordered')" ]
 	grep -q "xps_cpus 1 -> 0" "$TMP/after.err"
+	# the tool says plainly which lever the kernel offers
+	if zcat /proc/config.gz 2>/dev/null | grep -qE '^CONFIG_NET_ACT_SKBEDIT=[ym]'; then
+		grep -q "act_skbedit is present" "$TMP/after.err"
+	else
+		grep -q "this kernel has no act_skbedit" "$TMP/after.err"
+	fi
 	grep -q "tc egress filter" "$TMP/after.err"
 	grep -q "restored" "$TMP/after.err"
 	assert_equal "$(xps 0)" 1
@@ -170,4 +176,16 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	grep -E '^xpsflap_queue_switches_total\{device="xqm"\} [1-9]' "$TMP/scrape"
 	# node_exporter reports a textfile it could not parse as an error
 	grep -E '^node_textfile_scrape_error 0' "$TMP/scrape"
+}
+
+@test "xpsflap --max-flows: the LRU stays bounded and evictions are counted" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 4 -c 1 --max-flows 64
+	# 200 UDP flows: a new socket, so a new source port, for each datagram
+	lab_exec xf-snd bash -c 'for i in $(seq 200); do echo x >/dev/udp/198.18.0.2/7777; done'
+	wait_bg
+	run jq -c 'select(.type == "interval")' "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq .flows_tracked)" -le 64 ]
+	[ "$(echo "$output" | jq .evictions)" -ge 136 ]
 }
