@@ -36,7 +36,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all help deps test test-bins test-unit test-integration demo bench vmtest install clean
 
-all: $(addprefix $(BUILD)/,$(TOOLS))
+all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp
 
 help:
 	@echo "make deps              install the Debian packages netmedic needs (one list: tools/deps.txt)"
@@ -72,6 +72,11 @@ $(patsubst %,$(BUILD)/obj/%.o,$(TOOLS)): $(BUILD)/obj/%.o: $(BUILD)/%.skel.h
 
 $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%.o $(LIB_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# the lab's TCP endpoints (tools/lab), not a CLI
+$(BUILD)/nm-tcp: tools/lab/nm-tcp.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)

@@ -27,6 +27,12 @@ void nm_hook_rung(struct nm_hook *h, struct bpf_program *p0, struct bpf_program 
 	h->chosen = -1;
 }
 
+void nm_hook_rung_virtual(struct nm_hook *h, const char *label)
+{
+	nm_hook_rung(h, NULL, NULL);
+	snprintf(h->rungs[h->nrungs - 1].label, sizeof(h->rungs[0].label), "%s", label);
+}
+
 static bool is_fentry_class(const struct bpf_program *p)
 {
 	enum bpf_attach_type t = bpf_program__expected_attach_type(p);
@@ -109,6 +115,9 @@ static int probe_prog(const struct btf *btf, const struct bpf_program *p)
 {
 	enum bpf_prog_type pt = bpf_program__type(p);
 
+	/* iterators attach to no kernel function: the load itself tells */
+	if (pt == BPF_PROG_TYPE_TRACING && bpf_program__expected_attach_type(p) == BPF_TRACE_ITER)
+		return 0;
 	if (pt == BPF_PROG_TYPE_TRACING)
 		return probe_tracing(btf, bpf_program__expected_attach_type(p), sec_target(p));
 	if (pt == BPF_PROG_TYPE_RAW_TRACEPOINT)
@@ -120,6 +129,8 @@ static int probe_rung(const struct btf *btf, struct nm_rung *r)
 {
 	int err;
 
+	if (!r->progs[0])
+		return 0;	/* virtual: its label was set when declared */
 	snprintf(r->label, sizeof(r->label), "%s", bpf_program__section_name(r->progs[0]));
 	for (int i = 0; i < NM_RUNG_PROGS && r->progs[i]; i++) {
 		err = probe_prog(btf, r->progs[i]);
@@ -151,7 +162,9 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 		struct nm_rung *r = &h->rungs[i];
 
 		if (!rung_allowed(h, r, mode)) {
-			snprintf(r->label, sizeof(r->label), "%s", bpf_program__section_name(r->progs[0]));
+			if (r->progs[0])
+				snprintf(r->label, sizeof(r->label), "%s",
+					 bpf_program__section_name(r->progs[0]));
 			snprintf(r->why, sizeof(r->why), "not allowed by --hooks");
 			continue;
 		}
@@ -159,7 +172,7 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 			h->chosen = i;
 		else if (h->chosen < 0)
 			last = r->why;
-		else
+		else if (r->progs[0])
 			snprintf(r->label, sizeof(r->label), "%s", bpf_program__section_name(r->progs[0]));
 	}
 	if (h->chosen < 0) {
@@ -226,8 +239,7 @@ void nm_hooks_list(FILE *f, const struct nm_hook *hooks, int n)
 			const struct nm_rung *r = &h->rungs[j];
 			const char *v = j == h->chosen ? "chosen" : r->why[0] ? r->why : "not needed";
 
-			fprintf(f, "%-16s %-4d %-36s %s\n", h->name, j + 1,
-				bpf_program__section_name(r->progs[0]), v);
+			fprintf(f, "%-16s %-4d %-36s %s\n", h->name, j + 1, r->label, v);
 		}
 	}
 }

@@ -36,6 +36,11 @@ struct nm_hook {
 
 /* Adds a rung of up to NM_RUNG_PROGS programs (NULL-terminated list) to hook. */
 void nm_hook_rung(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1);
+/*
+ * A rung served by other programs (e.g. the owner bit read at a tracepoint
+ * another hook attaches): always available, named by label.
+ */
+void nm_hook_rung_virtual(struct nm_hook *h, const char *label);
 
 /*
  * Probes each rung with a minimal program of the same type and attach point,

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcpstall: TCP sockets that hold unsent data and send nothing, told apart
+ * by cause, and ACK storms (pure ACKs per data segment, ACKs sent while the
+ * user thread processes the socket backlog in __release_sock).
+ *
+ * The stall side is a sweep: iter/tcp emits a compact sample for every
+ * socket with unsent data or packets out, and userspace classifies it. The
+ * ACK side counts per flow at tracepoints, no events.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "flow.bpf.h"
+#include "netmedic/tcpstall.h"
+
+#define TCP_ESTABLISHED	1
+#define TCP_CLOSE_WAIT	8
+#define RTAX_QUICKACK	15	/* uapi: include/uapi/linux/rtnetlink.h */
+#define DST_METRICS_FLAGS	0x3UL
+
+extern unsigned int CONFIG_HZ __kconfig __weak;
+
+const volatile __u16 targ_port = 0;	/* --port: local or remote port, 0 = all */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);	/* --max-flows, resized before load */
+	__type(key, struct ts_key);
+	__type(value, struct ts_acks);
+} acks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TS_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* fentry/fexit __release_sock rung: depth of backlog runs on this CPU */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} in_release SEC(".maps");
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline bool port_match(__u16 lport, __u16 rport)
+{
+	return !targ_port || lport == targ_port || rport == targ_port;
+}
+
+/* The socket's flow, local end first. */
+static __always_inline void sk_key(const struct sock *sk, struct ts_key *k)
+{
+	k->netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	k->family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	k->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	k->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (k->family == NM_AF_INET6) {
+		BPF_CORE_READ_INTO(k->laddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
+		BPF_CORE_READ_INTO(k->raddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+	} else {
+		BPF_CORE_READ_INTO((__u32 *)k->laddr, sk, __sk_common.skc_rcv_saddr);
+		BPF_CORE_READ_INTO((__u32 *)k->raddr, sk, __sk_common.skc_daddr);
+	}
+}
+
+/*
+ * Owned: the user thread holds the socket lock, so this runs from the
+ * backlog in __release_sock (or from tcp_release_cb right after it). The
+ * fentry rung marks __release_sock itself; elsewhere sk_lock.owned says it.
+ */
+static __always_inline bool sk_owned(const struct sock *sk)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&in_release, &zero);
+
+	if (depth && *depth)
+		return true;
+	return BPF_CORE_READ(sk, sk_lock.owned) != 0;
+}
+
+static __always_inline struct ts_acks *acks_get(const struct ts_key *k)
+{
+	struct ts_acks zero = {}, *a;
+
+	a = bpf_map_lookup_elem(&acks, k);
+	if (a)
+		return a;
+	if (!bpf_map_update_elem(&acks, k, &zero, BPF_NOEXIST))
+		count(TS_CNT_ACK_FLOWS_CREATED);
+	return bpf_map_lookup_elem(&acks, k);
+}
+
+/* tcp_backlog_ack_defer of the socket's netns, read where the kernel has it (>= 6.7). */
+static __always_inline __u8 netns_defer(const struct sock *sk)
+{
+	struct net *net = BPF_CORE_READ(sk, __sk_common.skc_net.net);
+
+	if (!bpf_core_field_exists(net->ipv4.sysctl_tcp_backlog_ack_defer))
+		return TS_DEFER_ABSENT;
+	return BPF_CORE_READ(net, ipv4.sysctl_tcp_backlog_ack_defer);
+}
+
+/* Route attribute quickack 1 on the socket's cached route (RTAX_QUICKACK). */
+static __always_inline bool route_quickack(const struct sock *sk)
+{
+	struct dst_entry *dst = BPF_CORE_READ(sk, sk_dst_cache);
+	unsigned long m;
+	__u32 q = 0;
+
+	if (!dst)
+		return false;
+	m = BPF_CORE_READ(dst, _metrics) & ~DST_METRICS_FLAGS;
+	if (!m || bpf_probe_read_kernel(&q, sizeof(q), (void *)(m + (RTAX_QUICKACK - 1) * 4)))
+		return false;
+	return q != 0;
+}
+
+/* ---- ACK side ---- */
+
+/* A pure ACK leaves: skb->sk is its socket, truesize 2 marks it (skb_set_tcp_pure_ack). */
+static __always_inline void on_queue(const struct sk_buff *skb)
+{
+	const struct sock *sk = BPF_CORE_READ(skb, sk);
+	const struct inet_connection_sock *icsk = (const void *)sk;
+	struct ts_key k = {};
+	struct ts_acks *a;
+
+	if (!sk || BPF_CORE_READ(skb, truesize) != 2)
+		return;
+	if (BPF_CORE_READ(sk, sk_protocol) != NM_IPPROTO_TCP)
+		return;
+	sk_key(sk, &k);
+	if (!port_match(k.lport, k.rport))
+		return;
+	a = acks_get(&k);
+	if (!a)
+		return;
+	__sync_fetch_and_add(&a->acks_out, 1);
+	if (sk_owned(sk))
+		__sync_fetch_and_add(&a->acks_owned, 1);
+	if (route_quickack(sk))
+		__sync_fetch_and_add(&a->acks_quickack_route, 1);
+	if (BPF_CORE_READ(icsk, icsk_ack.quick))
+		__sync_fetch_and_add(&a->acks_quick_mode, 1);
+	a->defer = netns_defer(sk);
+}
+
+/* A segment reaches tcp_rcv_established (tcp_probe fires at its top). */
+static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *skb)
+{
+	unsigned char *data = BPF_CORE_READ(skb, data);
+	__u32 len = BPF_CORE_READ(skb, len);
+	struct ts_key k = {};
+	struct ts_acks *a;
+	__u8 doff = 0;
+	__u64 cpu = 1ULL << (bpf_get_smp_processor_id() & 63);
+
+	/* skb->data is the TCP header here */
+	if (bpf_probe_read_kernel(&doff, 1, data + 12) || len <= (__u32)(doff >> 4) * 4)
+		return;	/* pure ACK or window update: not data */
+	sk_key(sk, &k);
+	if (!port_match(k.lport, k.rport))
+		return;
+	a = acks_get(&k);
+	if (!a)
+		return;
+	__sync_fetch_and_add(&a->segs_in, 1);
+	if (sk_owned(sk)) {
+		__sync_fetch_and_add(&a->segs_owned, 1);
+		a->app_cpus |= cpu;
+	} else {
+		a->softirq_cpus |= cpu;
+	}
+}
+
+/* Backlog full: tcp_add_backlog drops with SKB_DROP_REASON_SOCKET_BACKLOG. */
+static __always_inline void on_drop(const struct sk_buff *skb, int reason)
+{
+	struct nm_flow f = {};
+	struct ts_key k = {};
+	struct ts_acks *a;
+	const struct net_device *dev;
+
+	if (!bpf_core_enum_value_exists(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG) ||
+	    reason != bpf_core_enum_value(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG))
+		return;
+	count(TS_CNT_BACKLOG_DROPS);
+	if (nm_parse_skb(skb, &f) || f.proto != NM_IPPROTO_TCP)
+		return;
+	/* a received segment: its destination is the socket's local end */
+	dev = BPF_CORE_READ(skb, dev);
+	k.netns = dev ? nm_dev_netns(dev) : 0;
+	k.family = f.family;
+	k.lport = f.dport;
+	k.rport = f.sport;
+	__builtin_memcpy(k.laddr, f.daddr, 16);
+	__builtin_memcpy(k.raddr, f.saddr, 16);
+	a = bpf_map_lookup_elem(&acks, &k);
+	if (a)
+		__sync_fetch_and_add(&a->backlog_drops, 1);
+}
+
+SEC("tp_btf/net_dev_queue")
+int BPF_PROG(ts_queue_tp, struct sk_buff *skb)
+{
+	on_queue(skb);
+	return 0;
+}
+
+SEC("raw_tp/net_dev_queue")
+int BPF_PROG(ts_queue_raw, struct sk_buff *skb)
+{
+	on_queue(skb);
+	return 0;
+}
+
+SEC("tp_btf/tcp_probe")
+int BPF_PROG(ts_rcv_tp, struct sock *sk, struct sk_buff *skb)
+{
+	on_rcv(sk, skb);
+	return 0;
+}
+
+SEC("raw_tp/tcp_probe")
+int BPF_PROG(ts_rcv_raw, struct sock *sk, struct sk_buff *skb)
+{
+	on_rcv(sk, skb);
+	return 0;
+}
+
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(ts_drop_tp, struct sk_buff *skb, void *location, int reason)
+{
+	on_drop(skb, reason);
+	return 0;
+}
+
+/* __release_sock rung 1: the backlog run itself, where fentry is allowed. */
+SEC("fentry/__release_sock")
+int BPF_PROG(ts_release_enter, struct sock *sk)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&in_release, &zero);
+
+	if (depth)
+		*depth += 1;
+	return 0;
+}
+
+SEC("fexit/__release_sock")
+int BPF_PROG(ts_release_exit, struct sock *sk)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&in_release, &zero);
+
+	if (depth && *depth)
+		*depth -= 1;
+	return 0;
+}
+
+/* ---- stall side: the sweep ---- */
+
+static __always_inline __u32 jiffies_to_ms(__u32 j)
+{
+	__u32 hz = CONFIG_HZ ? CONFIG_HZ : 250;
+
+	return (__u64)j * 1000 / hz;
+}
+
+static __always_inline void fill_sample(struct ts_sample *s, struct sock *sk, struct tcp_sock *tp)
+{
+	struct inet_connection_sock *icsk = (void *)tp;
+	__u32 write_seq = BPF_CORE_READ(tp, write_seq), snd_nxt = BPF_CORE_READ(tp, snd_nxt);
+
+	s->now_ns = bpf_ktime_get_ns();
+	s->unsent = write_seq - snd_nxt;
+	s->in_flight = snd_nxt - BPF_CORE_READ(tp, snd_una);
+	s->packets_out = BPF_CORE_READ(tp, packets_out);
+	s->snd_cwnd = BPF_CORE_READ(tp, snd_cwnd);
+	s->snd_wnd = BPF_CORE_READ(tp, snd_wnd);
+	s->mss = BPF_CORE_READ(tp, mss_cache);
+	s->send_age_ms = jiffies_to_ms((__u32)bpf_jiffies64() - BPF_CORE_READ(tp, lsndtime));
+	s->tsq_flags = BPF_CORE_READ(sk, sk_tsq_flags);
+	s->wmem_alloc = BPF_CORE_READ(sk, sk_wmem_alloc.refs.counter);
+	s->wmem_queued = BPF_CORE_READ(sk, sk_wmem_queued);
+	s->sndbuf = BPF_CORE_READ(sk, sk_sndbuf);
+	s->pacing_status = BPF_CORE_READ(sk, sk_pacing_status);
+	s->wstamp_ns = BPF_CORE_READ(tp, tcp_wstamp_ns);
+	s->nonagle = BPF_CORE_READ_BITFIELD_PROBED(tp, nonagle);
+	s->ca_state = BPF_CORE_READ_BITFIELD_PROBED(icsk, icsk_ca_state);
+	s->state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	s->cgroup_id = BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
+	/* SKB_TRUESIZE(1), as tcp_small_queue_check compares against it */
+	s->truesize1 = 1 + ((bpf_core_type_size(struct sk_buff) + 63) & ~63) +
+		       ((bpf_core_type_size(struct skb_shared_info) + 63) & ~63);
+}
+
+SEC("iter/tcp")
+int ts_sweep(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	struct ts_sample s = {};
+	struct tcp_sock *tp;
+	struct sock *sk;
+
+	if (!skc)
+		return 0;
+	if (!ctx->meta->seq_num)
+		count(TS_CNT_SWEEPS);
+	tp = bpf_skc_to_tcp_sock(skc);
+	if (!tp)
+		return 0;	/* listener, request or timewait socket */
+	sk = (struct sock *)tp;
+	if (BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_ESTABLISHED &&
+	    BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_CLOSE_WAIT)
+		return 0;
+	fill_sample(&s, sk, tp);
+	if (!s.unsent && !s.packets_out)
+		return 0;	/* nothing to send: cannot be stalled */
+	sk_key(sk, &s.key);
+	if (!port_match(s.key.lport, s.key.rport))
+		return 0;
+	count(TS_CNT_SAMPLES);
+	bpf_seq_write(ctx->meta->seq, &s, sizeof(s));
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tcpstall: records shared by bpf/tcpstall.bpf.c and src/tcpstall.c.
+ *
+ * Two parts: a periodic iter/tcp sweep that emits one ts_sample per socket
+ * with unsent data (classified in userspace, src/detect/tcpstall_detect.c),
+ * and per-flow ACK counters kept by tracepoints (ts_acks).
+ */
+#ifndef NETMEDIC_TCPSTALL_H
+#define NETMEDIC_TCPSTALL_H
+
+#include "netmedic/common.h"
+
+/* A socket's flow as the socket sees it: local address first. */
+struct ts_key {
+	__u32 netns;		/* inode of the socket's network namespace */
+	__u8 family;
+	__u8 pad;
+	__u16 lport;		/* host order */
+	__u16 rport;		/* host order */
+	__u16 pad2;
+	__u8 laddr[16];
+	__u8 raddr[16];
+};
+
+/* TSQ bits of sk_tsq_flags (enum tsq_enum) */
+#define TS_TSQ_THROTTLED	(1U << 0)
+#define TS_TSQ_QUEUED		(1U << 1)
+
+/* One socket's state at the sweep; only sockets with unsent data or out packets. */
+struct ts_sample {
+	struct ts_key key;
+	__u64 now_ns;		/* bpf_ktime_get_ns() at the sample */
+	__u64 wstamp_ns;	/* tcp_wstamp_ns: earliest departure (pacing, EDT) */
+	__u64 cgroup_id;
+	__u32 send_age_ms;	/* since the last data transmit (lsndtime) */
+	__u32 tsq_flags;
+	__u32 wmem_alloc;	/* bytes below TCP (qdisc, driver), + 1 */
+	__u32 unsent;		/* write_seq - snd_nxt */
+	__u32 packets_out;
+	__u32 snd_cwnd;
+	__u32 snd_wnd;		/* the peer's window */
+	__u32 in_flight;	/* snd_nxt - snd_una (bytes) */
+	__u32 mss;
+	__u32 wmem_queued;
+	__u32 sndbuf;
+	__u32 pacing_status;	/* enum sk_pacing: 0 none */
+	__u8 nonagle;		/* TCP_NAGLE_* bits: 1 off, 2 cork, 4 push */
+	__u8 state;
+	__u8 ca_state;
+	__u8 pad;
+	__u32 truesize1;	/* SKB_TRUESIZE(1) of this kernel: "nothing below TCP" is less */
+};
+
+/* Per-flow ACK storm counters (cumulative; userspace takes per-interval deltas). */
+struct ts_acks {
+	__u64 acks_out;		/* pure ACKs transmitted */
+	__u64 acks_owned;	/* ... while the user thread owned the socket (backlog run) */
+	__u64 acks_quickack_route;	/* ... on a route with quickack 1 */
+	__u64 acks_quick_mode;	/* ... in quick-ack mode (icsk_ack.quick) */
+	__u64 segs_in;		/* data segments (skbs) received */
+	__u64 segs_owned;	/* ... processed while owned: from the backlog */
+	__u64 backlog_drops;	/* kfree_skb SOCKET_BACKLOG */
+	__u64 softirq_cpus;	/* CPUs that processed segments in softirq */
+	__u64 app_cpus;		/* CPUs of the thread processing the backlog or reading */
+	__u8 defer;		/* tcp_backlog_ack_defer of the netns: 0, 1, or TS_DEFER_ABSENT */
+	__u8 pad[7];
+};
+
+#define TS_DEFER_ABSENT		2	/* kernel < 6.7: no tcp_backlog_ack_defer */
+
+enum ts_counter {
+	TS_CNT_SWEEPS,
+	TS_CNT_SAMPLES,
+	TS_CNT_ACK_FLOWS_CREATED,
+	TS_CNT_BACKLOG_DROPS,
+	TS_CNT_MAX,
+};
+
+#endif

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include "detect/tcpstall_detect.h"
+
+#define TCP_NAGLE_OFF	1
+#define TCP_NAGLE_CORK	2
+
+static const char *const state_names[TS_NSTATES] = {
+	[TS_SENDING] = "sending",
+	[TS_APP_LIMITED] = "app_limited",
+	[TS_RWND] = "rwnd_limited",
+	[TS_CWND] = "cwnd_limited",
+	[TS_PACING] = "pacing",
+	[TS_NAGLE] = "nagle",
+	[TS_HOST_QUEUE] = "host_queue",
+	[TS_SNDBUF] = "sndbuf_limited",
+	[TS_TSQ_IDLE] = "tsq_idle",
+	[TS_UNKNOWN] = "unknown",
+};
+
+const char *ts_state_name(enum ts_state s)
+{
+	return s < TS_NSTATES ? state_names[s] : "?";
+}
+
+const char *ts_end_name(enum ts_end e)
+{
+	static const char *const n[] = { "none", "sent", "drained", "gone" };
+
+	return e <= TS_END_GONE ? n[e] : "?";
+}
+
+bool ts_stalled(const struct ts_sample *s, uint32_t stall_ms)
+{
+	return s->unsent && s->send_age_ms >= stall_ms;
+}
+
+static bool rwnd_full(const struct ts_sample *s)
+{
+	uint32_t next = s->unsent < s->mss ? s->unsent : s->mss;
+
+	return !s->snd_wnd || (uint64_t)s->in_flight + next > s->snd_wnd;
+}
+
+static bool nagle_hold(const struct ts_sample *s)
+{
+	if (!s->mss || s->unsent >= s->mss)
+		return false;
+	if (s->nonagle & TCP_NAGLE_CORK)
+		return true;
+	/* Nagle: a short segment waits while anything is unacknowledged */
+	return !(s->nonagle & TCP_NAGLE_OFF) && s->packets_out;
+}
+
+/*
+ * The netdev report's state: tcp_push() set TSQ_THROTTLED after tcp_wfree()
+ * had already run, so nothing below TCP will ever clear it; TSQ_QUEUED is
+ * clear (no handler pending), unsent data waits for the next ACK.
+ */
+static bool tsq_idle(const struct ts_sample *s, uint32_t stall_ms)
+{
+	return (s->tsq_flags & TS_TSQ_THROTTLED) && !(s->tsq_flags & TS_TSQ_QUEUED) &&
+	       s->wmem_alloc < s->truesize1 && s->packets_out && s->send_age_ms >= stall_ms;
+}
+
+enum ts_state ts_classify(const struct ts_sample *s, uint32_t stall_ms)
+{
+	if (!s->unsent)
+		return TS_APP_LIMITED;
+	if (rwnd_full(s))
+		return TS_RWND;
+	if (s->packets_out >= s->snd_cwnd)
+		return TS_CWND;
+	if (s->pacing_status && s->wstamp_ns > s->now_ns)
+		return TS_PACING;
+	if (nagle_hold(s))
+		return TS_NAGLE;
+	if ((s->tsq_flags & TS_TSQ_THROTTLED) && s->wmem_alloc >= s->truesize1)
+		return TS_HOST_QUEUE;
+	if (tsq_idle(s, stall_ms))
+		return TS_TSQ_IDLE;
+	if (s->wmem_queued >= s->sndbuf)
+		return TS_SNDBUF;
+	return ts_stalled(s, stall_ms) ? TS_UNKNOWN : TS_SENDING;
+}
+
+static void stall_end(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct ts_totals *tot,
+		      uint64_t *ended_ns)
+{
+	uint64_t d = now_ns > st->stall_start_ns ? now_ns - st->stall_start_ns : 0;
+
+	st->stalls++;
+	st->stall_ns_total += d;
+	if (d > st->stall_ns_max)
+		st->stall_ns_max = d;
+	st->end = end;
+	st->stall_start_ns = 0;
+	if (tot && st->cause < TS_NSTATES) {
+		tot->stalls[st->cause]++;
+		tot->stall_ns[st->cause] += d;
+		tot->hist_us[st->cause][nm_hist_slot(d / 1000)]++;
+	}
+	*ended_ns = d;
+}
+
+bool ts_track(struct ts_sock *st, const struct ts_sample *s, uint32_t stall_ms, uint64_t sweep,
+	      struct ts_totals *tot, uint64_t *ended_ns)
+{
+	bool stalled = ts_stalled(s, stall_ms);
+	uint64_t start = s->now_ns - (uint64_t)s->send_age_ms * 1000000;
+
+	bool ended = false;
+
+	st->seen_sweep = sweep;
+	st->last = *s;
+	if (stalled) {
+		/*
+		 * It transmitted between two sweeps and stalled again: the old
+		 * stall ended at that transmit at the latest.
+		 */
+		if (st->stall_start_ns && start > st->stall_start_ns + (uint64_t)stall_ms * 1000000) {
+			stall_end(st, start, TS_END_SENT, tot, ended_ns);
+			ended = true;
+		}
+		if (!st->stall_start_ns)
+			st->stall_start_ns = start;
+		st->cause = ts_classify(s, stall_ms);
+		return ended;
+	}
+	if (!st->stall_start_ns)
+		return false;
+	/* transmitting again: the stall ended when it last sent */
+	stall_end(st, start > st->stall_start_ns ? start : s->now_ns, s->unsent ? TS_END_SENT : TS_END_DRAINED,
+		  tot, ended_ns);
+	return true;
+}
+
+bool ts_track_gone(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct ts_totals *tot,
+		   uint64_t *ended_ns)
+{
+	if (!st->stall_start_ns)
+		return false;
+	stall_end(st, now_ns, end, tot, ended_ns);
+	return true;
+}
+
+void ts_acks_delta(const struct ts_acks *a, const struct ts_acks *b, struct ts_acks *out)
+{
+	/* counters only grow; an LRU re-creation restarts them: take b then */
+	bool reset = b->segs_in < a->segs_in || b->acks_out < a->acks_out;
+
+	*out = *b;
+	if (reset)
+		return;
+	out->acks_out -= a->acks_out;
+	out->acks_owned -= a->acks_owned;
+	out->acks_quickack_route -= a->acks_quickack_route;
+	out->acks_quick_mode -= a->acks_quick_mode;
+	out->segs_in -= a->segs_in;
+	out->segs_owned -= a->segs_owned;
+	out->backlog_drops -= a->backlog_drops;
+}
+
+void ts_judge_acks(const struct ts_acks *d, uint8_t defer, const struct ts_storm_cfg *cfg,
+		   struct ts_storm *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->acks_per_seg = d->segs_in ? (double)d->acks_out / d->segs_in : 0;
+	out->owned_ratio = d->segs_owned ? (double)d->acks_owned / d->segs_owned : 0;
+	out->storm = d->segs_in >= cfg->min_segs && out->acks_per_seg >= cfg->min_acks_per_seg &&
+		     d->segs_owned && out->owned_ratio >= cfg->min_owned_ratio;
+	/* causes are read from the kernel; they are named whether or not it storms */
+	if (d->acks_quickack_route)
+		out->causes[out->ncauses++] = "quickack_route";
+	if (defer == 0)
+		out->causes[out->ncauses++] = "backlog_ack_defer_off";
+	else if (defer == TS_DEFER_ABSENT)
+		out->causes[out->ncauses++] = "no_backlog_ack_defer";
+	if (!d->acks_quickack_route && d->acks_out && d->acks_quick_mode * 2 > d->acks_out)
+		out->causes[out->ncauses++] = "quickack_mode";
+}

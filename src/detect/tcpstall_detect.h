@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* tcpstall decisions: classify a swept socket, follow stall episodes, judge ACK storms. */
+#ifndef NETMEDIC_TCPSTALL_DETECT_H
+#define NETMEDIC_TCPSTALL_DETECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "netmedic/tcpstall.h"
+#include "lib/hist.h"
+
+enum ts_state {
+	TS_SENDING,		/* unsent data and transmitting: healthy */
+	TS_APP_LIMITED,		/* nothing unsent: waiting for the application, not stalled */
+	TS_RWND,		/* the peer's window is full or zero */
+	TS_CWND,		/* congestion window full: waiting for ACKs */
+	TS_PACING,		/* earliest departure time in the future */
+	TS_NAGLE,		/* Nagle or cork holds a short tail */
+	TS_HOST_QUEUE,		/* TSQ throttled with data below TCP (qdisc, driver): backpressure */
+	TS_SNDBUF,		/* send buffer full */
+	TS_TSQ_IDLE,		/* the bug: throttled, nothing below, nothing queued, nothing sent */
+	TS_UNKNOWN,		/* unsent data, nothing sent, none of the above */
+	TS_NSTATES,
+};
+
+const char *ts_state_name(enum ts_state s);
+
+/* A socket whose unsent data has not moved for at least stall_ms is stalled. */
+bool ts_stalled(const struct ts_sample *s, uint32_t stall_ms);
+/* Why a socket holds its data; the first cause that applies, in this order:
+ * rwnd, cwnd, pacing, nagle, host_queue, tsq_idle, sndbuf, then sending/unknown. */
+enum ts_state ts_classify(const struct ts_sample *s, uint32_t stall_ms);
+
+/* How a stall ended: it transmitted again, its data drained, or it is gone. */
+enum ts_end { TS_END_NONE, TS_END_SENT, TS_END_DRAINED, TS_END_GONE };
+const char *ts_end_name(enum ts_end e);
+
+/* Userspace state of one socket across sweeps. */
+struct ts_sock {
+	struct ts_sample last;
+	uint64_t seen_sweep;
+	uint64_t stall_start_ns;	/* 0: not stalled */
+	uint64_t stall_ns_total;
+	uint64_t stall_ns_max;
+	uint32_t stalls;
+	uint8_t cause;			/* enum ts_state of the current or last stall */
+	uint8_t end;			/* enum ts_end of the last stall */
+	uint8_t pad[2];
+};
+
+/* Totals over all sockets, for metrics and the histogram. */
+struct ts_totals {
+	uint64_t stalls[TS_NSTATES];		/* ended stalls by cause */
+	uint64_t stall_ns[TS_NSTATES];
+	uint64_t hist_us[TS_NSTATES][NM_HIST_SLOTS];	/* stall durations, log2 usecs */
+};
+
+/*
+ * Feeds one sample into a socket's state. A stall starts when the socket
+ * is first seen stalled, dated back to its last transmit; it ends when the
+ * socket transmits again or has nothing left to send. Returns true when a
+ * stall ended (its duration is in *ended_ns).
+ */
+bool ts_track(struct ts_sock *st, const struct ts_sample *s, uint32_t stall_ms, uint64_t sweep,
+	      struct ts_totals *tot, uint64_t *ended_ns);
+/* The socket was not in the sweep at now_ns: its stall, if any, ended (drained or closed). */
+bool ts_track_gone(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct ts_totals *tot,
+		   uint64_t *ended_ns);
+
+/* ACK storm on one flow's per-interval deltas. */
+struct ts_storm_cfg {
+	uint64_t min_segs;		/* data segments in the interval to judge at all */
+	double min_acks_per_seg;
+	double min_owned_ratio;
+};
+#define TS_STORM_CFG_DEFAULT { .min_segs = 200, .min_acks_per_seg = 0.9, .min_owned_ratio = 0.9 }
+
+struct ts_storm {
+	double acks_per_seg;
+	double owned_ratio;		/* ACKs sent while owned / segments processed while owned */
+	bool storm;
+	const char *causes[4];
+	int ncauses;
+};
+
+void ts_judge_acks(const struct ts_acks *delta, uint8_t defer, const struct ts_storm_cfg *cfg,
+		   struct ts_storm *out);
+/* b - a, field by field (cumulative counters; CPU masks and defer taken from b). */
+void ts_acks_delta(const struct ts_acks *a, const struct ts_acks *b, struct ts_acks *out);
+
+#endif

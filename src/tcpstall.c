@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcpstall - TCP sockets that hold unsent data and send nothing (and why),
+ * and ACK storms; with reversible remedies (--fix).
+ *
+ * Loader: options, hook ladder, skeleton, the sweep and report loop, the
+ * remedies. Decisions live in src/detect/tcpstall_detect.c.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "netmedic/tcpstall.h"
+#include "tcpstall.skel.h"
+#include "detect/tcpstall_detect.h"
+#include "lib/cli.h"
+#include "lib/hist.h"
+#include "lib/htab.h"
+#include "lib/journal.h"
+#include "lib/netns.h"
+#include "lib/output.h"
+#include "lib/selfstats.h"
+
+#define TOOL		"tcpstall"
+#define MAX_SOCKS	65536
+#define TABLE_ROWS	10
+#define FORGET_SWEEPS	100	/* sockets unseen this long are dropped from memory */
+
+enum fix { FIX_DEFER = 1, FIX_AUTOCORK = 2 };
+
+static struct env {
+	struct nm_opts o;
+	unsigned int threshold_ms;
+	unsigned int sweep_ms;
+	unsigned int port;
+	long max_flows;
+	bool hist;
+	unsigned int fix;
+	struct ts_storm_cfg storm;
+} env = {
+	.threshold_ms = 10,
+	.sweep_ms = 10,
+	.max_flows = 65536,
+	.storm = TS_STORM_CFG_DEFAULT,
+};
+
+enum { OPT_THRESHOLD = 0x2000, OPT_SWEEP, OPT_PORT, OPT_MAX_FLOWS, OPT_FIX,
+       OPT_MIN_SEGS };
+
+const char *argp_program_version = "tcpstall (netmedic) 0.1";
+const char *argp_program_bug_address = "the netmedic issue tracker";
+static const char doc[] =
+"tcpstall: TCP sockets holding unsent data that send nothing, by cause, and ACK storms.\n"
+"\n"
+"Stalls are told apart: rwnd_limited, cwnd_limited, pacing, nagle, host_queue (TSQ\n"
+"throttled with data below TCP), sndbuf_limited, and tsq_idle, the netdev report's\n"
+"state (TSQ_THROTTLED set, nothing below TCP, nothing queued: it waits a delayed-ACK\n"
+"timeout). ACK storms: pure ACKs per data segment and ACKs sent while the user\n"
+"thread runs the socket backlog, with causes read from the kernel.\n"
+"\n"
+"EXAMPLES:\n"
+"  tcpstall                          # every socket of this netns, table every second\n"
+"  tcpstall --netns lab --port 5201 --json -c 5\n"
+"  tcpstall --netns lab --fix        # tcp_backlog_ack_defer=1 while it runs\n"
+"  tcpstall --cleanup                # undo the remedy of a killed instance";
+
+static const struct argp_option options[] = {
+	{ "threshold", OPT_THRESHOLD, "MS", 0, "Unsent data not moving this long is a stall (default 10)", 0 },
+	{ "sweep", OPT_SWEEP, "MS", 0, "Socket sweep period (default 10)", 0 },
+	{ "port", OPT_PORT, "PORT", 0, "Only flows with this local or remote port", 0 },
+	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "ACK flows tracked at most, LRU (default 65536)", 0 },
+	{ "histogram", 'H', NULL, 0, "Print log2 histograms of stall durations", 0 },
+	{ "fix", OPT_FIX, "WHAT", OPTION_ARG_OPTIONAL,
+	  "Remedies while running, undone at exit: defer (ACK storms: tcp_backlog_ack_defer=1), "
+	  "autocork (tsq_idle: tcp_autocorking=0); default: both", 0 },
+	{ "min-segs", OPT_MIN_SEGS, "N", 0, "Data segments per interval before a flow is judged (default 200)", 0 },
+	{},
+};
+
+static int parse_uint(const char *arg, unsigned long min, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(arg, &end, 10);
+	return errno || *end || !*arg || *arg == '-' || *v < min || *v > max ? -1 : 0;
+}
+
+static int parse_fix(const char *arg)
+{
+	char buf[64], *tok, *save;
+	int fix = 0;
+
+	if (!arg)
+		return FIX_DEFER | FIX_AUTOCORK;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "defer"))
+			fix |= FIX_DEFER;
+		else if (!strcmp(tok, "autocork"))
+			fix |= FIX_AUTOCORK;
+		else
+			return -1;
+	}
+	return fix;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	unsigned long v;
+	int fix;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env.o;
+		break;
+	case OPT_THRESHOLD:
+		if (parse_uint(arg, 1, 3600000, &v))
+			argp_error(state, "invalid --threshold '%s': milliseconds, 1 to 3600000", arg);
+		env.threshold_ms = v;
+		break;
+	case OPT_SWEEP:
+		if (parse_uint(arg, 1, 60000, &v))
+			argp_error(state, "invalid --sweep '%s': milliseconds, 1 to 60000", arg);
+		env.sweep_ms = v;
+		break;
+	case OPT_PORT:
+		if (parse_uint(arg, 1, 65535, &v))
+			argp_error(state, "invalid --port '%s': 1 to 65535", arg);
+		env.port = v;
+		break;
+	case OPT_MAX_FLOWS:
+		if (parse_uint(arg, 64, 16777216, &v))
+			argp_error(state, "invalid --max-flows '%s': 64 to 16777216", arg);
+		env.max_flows = v;
+		break;
+	case OPT_MIN_SEGS:
+		if (parse_uint(arg, 1, 1000000000, &v))
+			argp_error(state, "invalid --min-segs '%s'", arg);
+		env.storm.min_segs = v;
+		break;
+	case 'H':
+		env.hist = true;
+		break;
+	case OPT_FIX:
+		fix = parse_fix(arg);
+		if (fix < 0)
+			argp_error(state, "invalid --fix '%s': defer, autocork, or both separated by a comma", arg);
+		env.fix = fix;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = {
+	{ &nm_common_argp, 0, "Common options:", 1 },
+	{},
+};
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_arg,
+	.doc = doc,
+	.children = children,
+};
+
+/* ---- hooks ---- */
+
+enum { HOOK_PUSH, HOOK_RELEASE, HOOK_RCV, HOOK_ACK, HOOK_DROP, NR_HOOKS };
+
+static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
+{
+	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
+	/* no fentry rung for tcp_push/tcp_wfree yet: the sweep serves both */
+	hooks[HOOK_PUSH].name = "tcp_push";
+	nm_hook_rung(&hooks[HOOK_PUSH], skel->progs.ts_sweep, NULL);
+	hooks[HOOK_RELEASE].name = "__release_sock";
+	nm_hook_rung(&hooks[HOOK_RELEASE], skel->progs.ts_release_enter, skel->progs.ts_release_exit);
+	nm_hook_rung_virtual(&hooks[HOOK_RELEASE], "sk_lock.owned@tcp_probe");
+	hooks[HOOK_RCV].name = "tcp_rcv";
+	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_tp, NULL);
+	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_raw, NULL);
+	hooks[HOOK_ACK].name = "ack_xmit";
+	nm_hook_rung(&hooks[HOOK_ACK], skel->progs.ts_queue_tp, NULL);
+	nm_hook_rung(&hooks[HOOK_ACK], skel->progs.ts_queue_raw, NULL);
+	hooks[HOOK_DROP].name = "backlog_drop";
+	nm_hook_rung(&hooks[HOOK_DROP], skel->progs.ts_drop_tp, NULL);
+}
+
+/* ---- state ---- */
+
+struct ack_row {
+	struct ts_key key;
+	struct ts_acks delta;
+	struct ts_storm j;
+};
+
+static struct state {
+	struct nm_htab *socks;		/* ts_key -> ts_sock */
+	struct nm_htab *prev_acks;	/* ts_key -> ts_acks at the last report */
+	struct ts_totals tot;
+	uint64_t sweep;
+	uint64_t acks_total, acks_owned_total, segs_total;
+	struct ack_row *rows;
+	size_t nrows, caprows;
+	size_t storms;
+	struct nm_journal *journal;
+	bool defer_set, autocork_set;
+} st;
+
+/* ---- sweep ---- */
+
+static int sweep(struct tcpstall_bpf *skel)
+{
+	static struct ts_sample buf[256];
+	int fd = bpf_iter_create(bpf_link__fd(skel->links.ts_sweep));
+	uint64_t ended;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	st.sweep++;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (size_t i = 0; i < (size_t)n / sizeof(buf[0]); i++) {
+			struct ts_sock *s = nm_htab_upsert(st.socks, &buf[i].key, NULL);
+
+			if (s)
+				ts_track(s, &buf[i], env.threshold_ms, st.sweep, &st.tot, &ended);
+		}
+	}
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Sockets missing from the last sweep have nothing unsent (or are gone). */
+static void sweep_gone(void)
+{
+	struct ts_key gone[256];
+	size_t pos = 0, ngone = 0;
+	uint64_t now = mono_ns(), ended;
+	void *k, *v;
+
+	while (nm_htab_next(st.socks, &pos, &k, &v)) {
+		struct ts_sock *s = v;
+
+		if (s->seen_sweep == st.sweep)
+			continue;
+		ts_track_gone(s, now, TS_END_DRAINED, &st.tot, &ended);
+		if (st.sweep - s->seen_sweep > FORGET_SWEEPS && ngone < 256)
+			gone[ngone++] = *(struct ts_key *)k;
+	}
+	for (size_t i = 0; i < ngone; i++)
+		nm_htab_del(st.socks, &gone[i]);
+}
+
+/* ---- ACK flows: per-interval deltas ---- */
+
+static void collect_acks(struct tcpstall_bpf *skel)
+{
+	int fd = bpf_map__fd(skel->maps.acks);
+	struct ts_key k, next, *prev = NULL;
+	struct ts_acks cur, *old;
+	bool created;
+
+	st.nrows = 0;
+	st.storms = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &cur))
+			continue;
+		old = nm_htab_upsert(st.prev_acks, &k, &created);
+		if (!old)
+			continue;
+		struct ts_acks d;
+
+		ts_acks_delta(old, &cur, &d);
+		*old = cur;
+		st.acks_total += d.acks_out;
+		st.acks_owned_total += d.acks_owned;
+		st.segs_total += d.segs_in;
+		if (!d.segs_in && !d.acks_out)
+			continue;
+		if (st.nrows == st.caprows) {
+			size_t cap = st.caprows ? st.caprows * 2 : 256;
+			void *p = realloc(st.rows, cap * sizeof(*st.rows));
+
+			if (!p)
+				return;
+			st.rows = p;
+			st.caprows = cap;
+		}
+		struct ack_row *r = &st.rows[st.nrows++];
+
+		r->key = k;
+		r->delta = d;
+		ts_judge_acks(&d, cur.defer, &env.storm, &r->j);
+		st.storms += r->j.storm;
+	}
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct ack_row *x = a, *y = b;
+
+	if (x->j.storm != y->j.storm)
+		return y->j.storm - x->j.storm;
+	return x->delta.acks_out < y->delta.acks_out ? 1 : x->delta.acks_out > y->delta.acks_out ? -1 : 0;
+}
+
+/* ---- output ---- */
+
+static const char *flow_str(const struct ts_key *k, char *buf, size_t len)
+{
+	char la[64], ra[64];
+
+	nm_fmt_addr(k->family, k->laddr, la, sizeof(la));
+	nm_fmt_addr(k->family, k->raddr, ra, sizeof(ra));
+	if (k->family == NM_AF_INET6)
+		snprintf(buf, len, "[%s]:%u>[%s]:%u", la, k->lport, ra, k->rport);
+	else
+		snprintf(buf, len, "%s:%u>%s:%u", la, k->lport, ra, k->rport);
+	return buf;
+}
+
+static void json_flow_fields(struct nm_json *j, const struct ts_key *k)
+{
+	char la[64], ra[64];
+
+	nm_json_u64(j, "netns", k->netns);
+	nm_json_str(j, "saddr", nm_fmt_addr(k->family, k->laddr, la, sizeof(la)));
+	nm_json_str(j, "daddr", nm_fmt_addr(k->family, k->raddr, ra, sizeof(ra)));
+	nm_json_u64(j, "sport", k->lport);
+	nm_json_u64(j, "dport", k->rport);
+	nm_json_str(j, "proto", "tcp");
+}
+
+/* Sockets worth a line: stalled now, or stalled at least once. */
+static bool sock_interesting(const struct ts_sock *s)
+{
+	return s->stall_start_ns || s->stalls;
+}
+
+static double stalled_ms(const struct ts_sock *s, uint64_t now)
+{
+	return s->stall_start_ns && now > s->stall_start_ns ? (now - s->stall_start_ns) / 1e6 : 0;
+}
+
+static void json_socket(const struct ts_key *k, const struct ts_sock *s, uint64_t now)
+{
+	const struct ts_sample *x = &s->last;
+	struct nm_json j;
+
+	nm_json_begin(&j, stdout, "socket");
+	json_flow_fields(&j, k);
+	nm_json_str(&j, "state", s->stall_start_ns ? ts_state_name(s->cause) :
+		    ts_state_name(ts_classify(x, env.threshold_ms)));
+	nm_json_bool(&j, "stalled", s->stall_start_ns);
+	nm_json_double(&j, "stalled_ms", stalled_ms(s, now));
+	nm_json_u64(&j, "stalls", s->stalls);
+	nm_json_double(&j, "stall_ms_total", s->stall_ns_total / 1e6);
+	nm_json_double(&j, "stall_ms_max", s->stall_ns_max / 1e6);
+	nm_json_str(&j, "last_cause", ts_state_name(s->cause));
+	nm_json_str(&j, "last_end", ts_end_name(s->end));
+	nm_json_u64(&j, "unsent", x->unsent);
+	nm_json_u64(&j, "packets_out", x->packets_out);
+	nm_json_u64(&j, "cwnd", x->snd_cwnd);
+	nm_json_u64(&j, "snd_wnd", x->snd_wnd);
+	nm_json_u64(&j, "tsq_flags", x->tsq_flags);
+	nm_json_u64(&j, "wmem_alloc", x->wmem_alloc);
+	nm_json_u64(&j, "send_age_ms", x->send_age_ms);
+	nm_json_u64(&j, "cgroup_id", x->cgroup_id);
+	nm_json_end(&j);
+}
+
+static void json_acks(const struct ack_row *r)
+{
+	uint32_t sc[64], ac[64];
+	int nsc = 0, nac = 0;
+	struct nm_json j;
+
+	for (int c = 0; c < 64; c++) {
+		if (r->delta.softirq_cpus & (1ULL << c))
+			sc[nsc++] = c;
+		if (r->delta.app_cpus & (1ULL << c))
+			ac[nac++] = c;
+	}
+	nm_json_begin(&j, stdout, "acks");
+	json_flow_fields(&j, &r->key);
+	nm_json_u64(&j, "acks_out", r->delta.acks_out);
+	nm_json_u64(&j, "data_segs_in", r->delta.segs_in);
+	nm_json_double(&j, "acks_per_seg", r->j.acks_per_seg);
+	nm_json_u64(&j, "acks_owned", r->delta.acks_owned);
+	nm_json_u64(&j, "segs_owned", r->delta.segs_owned);
+	nm_json_double(&j, "owned_ratio", r->j.owned_ratio);
+	nm_json_u64(&j, "backlog_drops", r->delta.backlog_drops);
+	nm_json_bool(&j, "storm", r->j.storm);
+	nm_json_str_array(&j, "causes", r->j.causes, r->j.ncauses);
+	nm_json_u32_array(&j, "softirq_cpus", sc, nsc);
+	nm_json_u32_array(&j, "app_cpus", ac, nac);
+	nm_json_end(&j);
+}
+
+static void print_json(uint64_t now)
+{
+	size_t pos = 0, stalled = 0;
+	struct nm_json j;
+	void *k, *v;
+
+	while (nm_htab_next(st.socks, &pos, &k, &v))
+		stalled += ((struct ts_sock *)v)->stall_start_ns != 0;
+	nm_json_begin(&j, stdout, "interval");
+	nm_json_u64(&j, "time", (uint64_t)time(NULL));
+	nm_json_u64(&j, "sweeps", st.sweep);
+	nm_json_u64(&j, "sockets_stalled", stalled);
+	nm_json_u64(&j, "ack_flows", st.nrows);
+	nm_json_u64(&j, "ack_storm_flows", st.storms);
+	nm_json_end(&j);
+	pos = 0;
+	while (nm_htab_next(st.socks, &pos, &k, &v))
+		if (sock_interesting(v))
+			json_socket(k, v, now);
+	for (size_t i = 0; i < st.nrows; i++)
+		json_acks(&st.rows[i]);
+}
+
+static void print_table(FILE *f, uint64_t now)
+{
+	char ts[16], flow[128], c[3][16];
+	time_t t = time(NULL);
+	size_t pos = 0, shown = 0;
+	void *k, *v;
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
+	fprintf(f, "\n%s  stalls (unsent data not moving >= %u ms)\n", ts, env.threshold_ms);
+	fprintf(f, "%-14s %6s %9s %9s %8s %s\n", "STATE", "STALLS", "NOW_MS", "MAX_MS", "UNSENT", "FLOW");
+	while (nm_htab_next(st.socks, &pos, &k, &v) && shown < TABLE_ROWS) {
+		struct ts_sock *s = v;
+
+		if (!sock_interesting(s))
+			continue;
+		shown++;
+		fprintf(f, "%-14s %6u %9.1f %9.1f %8s %.35s\n",
+			ts_state_name(s->stall_start_ns ? s->cause : ts_classify(&s->last, env.threshold_ms)),
+			s->stalls, stalled_ms(s, now), s->stall_ns_max / 1e6,
+			nm_fmt_count(s->last.unsent, c[0], sizeof(c[0])), flow_str(k, flow, sizeof(flow)));
+	}
+	fprintf(f, "ACKs in the last interval (storm: >= %.2f ACK/seg, owned ratio >= %.2f)\n",
+		env.storm.min_acks_per_seg, env.storm.min_owned_ratio);
+	fprintf(f, "%-5s %7s %7s %6s %6s %5s %s\n", "STORM", "ACKS", "SEGS", "ACK/SG", "OWNED", "DROPS",
+		"FLOW / CAUSES");
+	for (size_t i = 0; i < st.nrows && i < TABLE_ROWS; i++) {
+		const struct ack_row *r = &st.rows[i];
+
+		fprintf(f, "%-5s %7s %7s %6.2f %6.2f %5s %s", r->j.storm ? "YES" : "-",
+			nm_fmt_count(r->delta.acks_out, c[0], sizeof(c[0])),
+			nm_fmt_count(r->delta.segs_in, c[1], sizeof(c[1])), r->j.acks_per_seg,
+			r->j.owned_ratio, nm_fmt_count(r->delta.backlog_drops, c[2], sizeof(c[2])),
+			flow_str(&r->key, flow, sizeof(flow)));
+		for (int n = 0; n < r->j.ncauses; n++)
+			fprintf(f, "%s%s", n ? "," : " ", r->j.causes[n]);
+		fputc('\n', f);
+	}
+	if (env.hist) {
+		for (int s = 0; s < TS_NSTATES; s++) {
+			if (!st.tot.stalls[s])
+				continue;
+			fprintf(f, "stall durations, %s:\n", ts_state_name(s));
+			nm_hist_print_log2(f, st.tot.hist_us[s], NM_HIST_SLOTS, "usecs");
+		}
+	}
+	fflush(f);
+}
+
+static void prom_totals(struct nm_prom *p, struct tcpstall_bpf *skel)
+{
+	uint64_t drops = 0, now_stalled[TS_NSTATES] = {};
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.counters);
+	uint32_t idx = TS_CNT_BACKLOG_DROPS;
+	uint64_t vals[ncpu];
+	size_t pos = 0;
+	void *k, *v;
+
+	if (!bpf_map_lookup_elem(fd, &idx, vals))
+		for (int c = 0; c < ncpu; c++)
+			drops += vals[c];
+	while (nm_htab_next(st.socks, &pos, &k, &v))
+		if (((struct ts_sock *)v)->stall_start_ns)
+			now_stalled[((struct ts_sock *)v)->cause]++;
+
+	nm_prom_family(p, "tcpstall_stalls_total", "counter", "Ended stalls by cause");
+	for (int s = 0; s < TS_NSTATES; s++) {
+		const char *l[] = { "state", ts_state_name(s), NULL };
+
+		nm_prom_sample(p, "tcpstall_stalls_total", l, st.tot.stalls[s]);
+	}
+	nm_prom_family(p, "tcpstall_sockets_stalled", "gauge", "Sockets stalled now, by cause");
+	for (int s = 0; s < TS_NSTATES; s++) {
+		const char *l[] = { "state", ts_state_name(s), NULL };
+
+		nm_prom_sample(p, "tcpstall_sockets_stalled", l, now_stalled[s]);
+	}
+	nm_prom_family(p, "tcpstall_stall_seconds", "histogram", "Durations of ended stalls");
+	for (int s = 0; s < TS_NSTATES; s++) {
+		const char *l[] = { "state", ts_state_name(s), NULL };
+
+		if (st.tot.stalls[s])
+			nm_prom_log2_hist(p, "tcpstall_stall_seconds", l, st.tot.hist_us[s],
+					  NM_HIST_SLOTS, 1e-6, st.tot.stall_ns[s] / 1e9);
+	}
+	nm_prom_family(p, "tcpstall_ack_storm_flows", "gauge", "Flows in an ACK storm in the last interval");
+	nm_prom_sample(p, "tcpstall_ack_storm_flows", NULL, st.storms);
+	nm_prom_family(p, "tcpstall_acks_sent_total", "counter", "Pure ACKs transmitted by watched sockets");
+	nm_prom_sample(p, "tcpstall_acks_sent_total", NULL, st.acks_total);
+	nm_prom_family(p, "tcpstall_acks_owned_total", "counter",
+		       "Pure ACKs transmitted while the user thread owned the socket (backlog)");
+	nm_prom_sample(p, "tcpstall_acks_owned_total", NULL, st.acks_owned_total);
+	nm_prom_family(p, "tcpstall_data_segments_total", "counter", "Data segments received by watched sockets");
+	nm_prom_sample(p, "tcpstall_data_segments_total", NULL, st.segs_total);
+	nm_prom_family(p, "tcpstall_backlog_drops_total", "counter",
+		       "Segments dropped because a socket backlog was full (SKB_DROP_REASON_SOCKET_BACKLOG)");
+	nm_prom_sample(p, "tcpstall_backlog_drops_total", NULL, drops);
+}
+
+static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+{
+	struct nm_prom *p = nm_prom_new();
+	char err[256];
+
+	if (!p)
+		return;
+	prom_totals(p, skel);
+	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
+	nm_self_prom_map(p, TOOL, "acks", st.nrows, env.max_flows, 0);
+	if (nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err)))
+		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
+	nm_prom_free(p);
+}
+
+/* ---- remedies ---- */
+
+static void name_quickack_route(const struct ts_key *k)
+{
+	char addr[64], cmd[160], line[256];
+	FILE *f;
+
+	nm_fmt_addr(k->family, k->raddr, addr, sizeof(addr));
+	snprintf(cmd, sizeof(cmd), "ip -o route get %s 2>/dev/null", addr);
+	f = popen(cmd, "r");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		nm_info(&env.o, "fix: the route to %s has quickack 1: %s (not changed; remove it with "
+			"'ip route change ... quickack 0' if it is not wanted)", addr, line);
+	}
+	pclose(f);
+}
+
+static int set_sysctl(const char *name, const char *path, const char *value)
+{
+	char old[64], err[256];
+
+	if (nm_journal_set_file(st.journal, path, value, old, sizeof(old), err, sizeof(err)))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "fix: %s", err);
+	nm_info(&env.o, "fix: %s %s -> %s in netns %lu (restored at exit)", name, old, value,
+		env.o.netns_ino);
+	return 0;
+}
+
+static void fix_storm(const struct ack_row *r, uint8_t defer)
+{
+	static bool named;
+
+	if (!named && r->delta.acks_quickack_route) {
+		named = true;
+		name_quickack_route(&r->key);
+	}
+	if (!(env.fix & FIX_DEFER) || st.defer_set)
+		return;
+	if (r->key.netns != env.o.netns_ino) {
+		nm_info(&env.o, "fix: storm in netns %u; tcpstall runs in %lu: run it with --netns to change that netns",
+			r->key.netns, env.o.netns_ino);
+		st.defer_set = true;
+		return;
+	}
+	st.defer_set = true;
+	if (defer == TS_DEFER_ABSENT) {
+		nm_info(&env.o, "fix: this kernel has no tcp_backlog_ack_defer (added in 6.7): no sysctl remedy for backlog ACKs");
+		return;
+	}
+	if (defer == 0)
+		set_sysctl("net.ipv4.tcp_backlog_ack_defer", "/proc/sys/net/ipv4/tcp_backlog_ack_defer", "1");
+}
+
+static void fix_tsq_idle(const struct ts_key *k)
+{
+	if (!(env.fix & FIX_AUTOCORK) || st.autocork_set || k->netns != env.o.netns_ino)
+		return;
+	st.autocork_set = true;
+	set_sysctl("net.ipv4.tcp_autocorking", "/proc/sys/net/ipv4/tcp_autocorking", "0");
+}
+
+static void apply_fixes(struct tcpstall_bpf *skel)
+{
+	size_t pos = 0;
+	void *k, *v;
+
+	for (size_t i = 0; i < st.nrows; i++) {
+		struct ts_acks cur;
+
+		if (!st.rows[i].j.storm ||
+		    bpf_map_lookup_elem(bpf_map__fd(skel->maps.acks), &st.rows[i].key, &cur))
+			continue;
+		fix_storm(&st.rows[i], cur.defer);
+	}
+	while (nm_htab_next(st.socks, &pos, &k, &v))
+		if (((struct ts_sock *)v)->stall_start_ns && ((struct ts_sock *)v)->cause == TS_TSQ_IDLE)
+			fix_tsq_idle(k);
+}
+
+static int fix_start(void)
+{
+	char key[32], nspath[256], err[256];
+
+	snprintf(key, sizeof(key), "%lu", env.o.netns_ino);
+	if (nm_journal_open(&st.journal, TOOL, key,
+			    env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
+			    err, sizeof(err)))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--fix: %s", err);
+	return 0;
+}
+
+static int fix_stop(void)
+{
+	if (!st.journal)
+		return 0;
+	if (nm_journal_count(st.journal))
+		nm_info(&env.o, "fix: restoring");
+	if (nm_journal_undo(st.journal, stderr))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "fix: not fully restored (see above)");
+	st.journal = NULL;
+	return 0;
+}
+
+/* ---- main ---- */
+
+static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+{
+	uint64_t now = mono_ns();
+
+	collect_acks(skel);
+	qsort(st.rows, st.nrows, sizeof(*st.rows), cmp_rows);
+	if (env.fix)
+		apply_fixes(skel);
+	if (env.o.json)
+		print_json(now);
+	if (env.o.table)
+		print_table(env.o.json ? stderr : stdout, now);
+	if (env.o.prom_file)
+		write_prom(skel, hooks);
+}
+
+static void print_start(const struct nm_hook *hooks)
+{
+	char sum[512];
+
+	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
+	if (env.o.json) {
+		struct nm_json j;
+
+		nm_json_begin(&j, stdout, "start");
+		nm_json_str(&j, "tool", TOOL);
+		nm_json_str(&j, "kernel", nm_kernel_release());
+		nm_self_json_hooks(&j, hooks, NR_HOOKS);
+		nm_json_double(&j, "interval", env.o.interval);
+		nm_json_u64(&j, "netns", env.o.netns_ino);
+		nm_json_u64(&j, "threshold_ms", env.threshold_ms);
+		nm_json_u64(&j, "sweep_ms", env.sweep_ms);
+		nm_json_end(&j);
+	}
+	if (env.o.table) {
+		FILE *f = env.o.json ? stderr : stdout;
+
+		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums, netns %lu%s\n",
+			nm_kernel_release(), sum, env.o.interval, env.sweep_ms, env.o.netns_ino,
+			env.fix ? ", --fix" : "");
+		fflush(f);
+	}
+}
+
+static int open_and_load(struct tcpstall_bpf **skelp, struct nm_hook *hooks)
+{
+	struct tcpstall_bpf *skel;
+	char err[256];
+	int ret;
+
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = env.o.btf_path);
+	skel = tcpstall_bpf__open_opts(&oo);
+	if (!skel)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "opening BPF object: %s", strerror(errno));
+	*skelp = skel;
+	bpf_map__set_max_entries(skel->maps.acks, env.max_flows);
+	skel->rodata->targ_port = env.port;
+	declare_hooks(skel, hooks);
+	ret = nm_hooks_choose(hooks, NR_HOOKS, env.o.hooks, env.o.btf_path, err, sizeof(err));
+	if (env.o.list_hooks) {
+		nm_hooks_list(stdout, hooks, NR_HOOKS);
+		return -1;
+	}
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "%s", err);
+	ret = tcpstall_bpf__load(skel);
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "loading BPF programs: %s (try -v)", strerror(-ret));
+	ret = tcpstall_bpf__attach(skel);
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "attaching BPF programs: %s", strerror(-ret));
+	return 0;
+}
+
+static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+{
+	uint64_t next = mono_ns() + (uint64_t)(env.o.interval * 1e9);
+	long reports = 0;
+	int ret;
+
+	print_start(hooks);
+	while (!nm_exiting) {
+		ret = sweep(skel);
+		if (ret)
+			return nm_err(&env.o, NM_EXIT_RUNTIME, "socket sweep: %s", strerror(-ret));
+		sweep_gone();
+		if (mono_ns() >= next) {
+			report(skel, hooks);
+			next += (uint64_t)(env.o.interval * 1e9);
+			if (env.o.count && ++reports >= env.o.count)
+				return 0;
+		}
+		nm_sleep(env.sweep_ms / 1000.0);
+	}
+	/* a signal: one last report */
+	report(skel, hooks);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct nm_hook hooks[NR_HOOKS];
+	struct tcpstall_bpf *skel = NULL;
+	int stats_fd = -1, ret;
+
+	nm_opts_init(&env.o, TOOL);
+	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (env.o.cleanup) {
+		if (geteuid())
+			return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup must run as root");
+		ret = nm_journal_cleanup(TOOL, stderr);
+		if (ret < 0)
+			return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup: %s", strerror(-ret));
+		nm_info(&env.o, "cleanup: %d journal(s) undone", ret);
+		return NM_EXIT_OK;
+	}
+	ret = nm_setup(&env.o);
+	if (ret)
+		return ret;
+	if (env.o.ndevs)
+		return nm_err(&env.o, NM_EXIT_USAGE, "--dev: tcpstall watches sockets; use --netns and --port");
+	st.socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), MAX_SOCKS);
+	st.prev_acks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_acks), env.max_flows);
+	if (!st.socks || !st.prev_acks)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+	ret = open_and_load(&skel, hooks);
+	if (ret) {
+		tcpstall_bpf__destroy(skel);
+		return env.o.list_hooks ? NM_EXIT_OK : ret;
+	}
+	nm_install_signals();
+	if (env.o.bpf_stats)
+		stats_fd = nm_self_enable_stats(&env.o);
+	ret = env.fix ? fix_start() : 0;
+	if (!ret)
+		ret = run(skel, hooks);
+	if (fix_stop() && !ret)
+		ret = NM_EXIT_RUNTIME;
+	if (stats_fd >= 0)
+		close(stats_fd);
+	tcpstall_bpf__destroy(skel);
+	nm_htab_free(st.socks);
+	nm_htab_free(st.prev_acks);
+	free(st.rows);
+	return ret;
+}

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcpstall decisions on synthetic socket states and event orders,
+ * including the interleaving of the netdev report "tcp: Add memory
+ * barrier to tcp_push()": tcp_wfree() drops sk_wmem_alloc to 1 before
+ * tcp_push() sets TSQ_THROTTLED and re-reads it, so nobody ever clears the
+ * throttle and the unsent tail waits for the next ACK (a delayed-ACK
+ * timeout, ~40 ms).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "detect/tcpstall_detect.h"
+
+#define MS 1000000ULL
+#define TRUESIZE1 769
+
+/* A healthy bulk sender: cwnd room, window room, data moving. */
+static struct ts_sample sending(void)
+{
+	struct ts_sample s = {
+		.now_ns = 1000 * MS, .send_age_ms = 0, .unsent = 200000, .packets_out = 10,
+		.snd_cwnd = 100, .snd_wnd = 3000000, .in_flight = 14480, .mss = 1448,
+		.wmem_alloc = 1, .wmem_queued = 300000, .sndbuf = 4000000, .truesize1 = TRUESIZE1,
+		.nonagle = 0,
+	};
+	return s;
+}
+
+/* The bug's state: THROTTLED, not QUEUED, nothing below TCP, unsent, 40 ms silent. */
+static struct ts_sample tsq_idle(void)
+{
+	struct ts_sample s = sending();
+
+	s.tsq_flags = TS_TSQ_THROTTLED;
+	s.wmem_alloc = 1;
+	s.send_age_ms = 40;
+	return s;
+}
+
+static void test_tsq_idle_signature(void **state)
+{
+	(void)state;
+	struct ts_sample s = tsq_idle();
+
+	assert_int_equal(ts_classify(&s, 10), TS_TSQ_IDLE);
+	assert_true(ts_stalled(&s, 10));
+	/* younger than the threshold: not yet */
+	s.send_age_ms = 5;
+	assert_int_equal(ts_classify(&s, 10), TS_SENDING);
+	/* the handler is queued: tcp_wfree did its job, it will send */
+	s = tsq_idle();
+	s.tsq_flags |= TS_TSQ_QUEUED;
+	assert_int_not_equal(ts_classify(&s, 10), TS_TSQ_IDLE);
+	/* nothing out: no ACK will come to release it, but also no packets out */
+	s = tsq_idle();
+	s.packets_out = 0;
+	assert_int_not_equal(ts_classify(&s, 10), TS_TSQ_IDLE);
+}
+
+/* Healthy reasons are never called tsq_idle, however long the socket waits. */
+static void test_legitimate_holds(void **state)
+{
+	(void)state;
+	struct ts_sample s;
+
+	s = tsq_idle();
+	s.wmem_alloc = 131985;	/* two GSO skbs below TCP (LAB.md, tbf) */
+	assert_int_equal(ts_classify(&s, 10), TS_HOST_QUEUE);
+	s = tsq_idle();
+	s.packets_out = s.snd_cwnd;
+	assert_int_equal(ts_classify(&s, 10), TS_CWND);
+	s = tsq_idle();
+	s.snd_wnd = 0;
+	assert_int_equal(ts_classify(&s, 10), TS_RWND);
+	s = tsq_idle();
+	s.snd_wnd = s.in_flight + 100;	/* less than one segment of room */
+	assert_int_equal(ts_classify(&s, 10), TS_RWND);
+	s = tsq_idle();
+	s.pacing_status = 1;
+	s.wstamp_ns = s.now_ns + 5 * MS;
+	assert_int_equal(ts_classify(&s, 10), TS_PACING);
+	s = tsq_idle();
+	s.unsent = 100;		/* short tail, Nagle on, packets out */
+	assert_int_equal(ts_classify(&s, 10), TS_NAGLE);
+	s.nonagle = 1;		/* TCP_NODELAY: Nagle holds nothing */
+	assert_int_equal(ts_classify(&s, 10), TS_TSQ_IDLE);
+	s.nonagle = 2;		/* TCP_CORK holds it */
+	assert_int_equal(ts_classify(&s, 10), TS_NAGLE);
+	s = sending();
+	s.unsent = 0;
+	s.send_age_ms = 5000;
+	assert_int_equal(ts_classify(&s, 10), TS_APP_LIMITED);
+	assert_false(ts_stalled(&s, 10));
+	s = sending();
+	s.send_age_ms = 50;
+	assert_int_equal(ts_classify(&s, 10), TS_UNKNOWN);
+}
+
+/*
+ * The report's interleaving, as the sweep sees it: bulk sending with data
+ * below TCP; tcp_wfree runs (wmem 1) before tcp_push sets THROTTLED; the
+ * socket goes silent; the delayed ACK from the peer ~40 ms later lets it
+ * send again. One tsq_idle stall of about 40 ms, ended by a transmit.
+ */
+static void test_report_interleaving(void **state)
+{
+	(void)state;
+	struct ts_totals tot = {};
+	struct ts_sock st = {};
+	struct ts_sample s = sending();
+	uint64_t ended = 0;
+
+	s.tsq_flags = TS_TSQ_THROTTLED;
+	s.wmem_alloc = 131985;
+	assert_false(ts_track(&st, &s, 10, 1, &tot, &ended));
+	assert_int_equal(ts_classify(&s, 10), TS_HOST_QUEUE);
+	/* tcp_wfree() ran: wmem 1; tcp_push() set THROTTLED afterwards: stuck */
+	s = tsq_idle();
+	s.now_ns = 1010 * MS;
+	s.send_age_ms = 8;
+	assert_false(ts_track(&st, &s, 10, 2, &tot, &ended));
+	assert_int_equal(st.stall_start_ns, 0);
+	s.now_ns = 1030 * MS;
+	s.send_age_ms = 28;
+	assert_false(ts_track(&st, &s, 10, 3, &tot, &ended));
+	assert_int_equal(st.stall_start_ns, 1002 * MS);
+	assert_int_equal(st.cause, TS_TSQ_IDLE);
+	/* the peer's delayed ACK at 1042 ms: tcp_ack -> tcp_tsq... it sends again */
+	s = sending();
+	s.now_ns = 1045 * MS;
+	s.send_age_ms = 3;
+	assert_true(ts_track(&st, &s, 10, 4, &tot, &ended));
+	assert_int_equal(ended, 40 * MS);
+	assert_int_equal(st.stalls, 1);
+	assert_int_equal(st.end, TS_END_SENT);
+	assert_int_equal(tot.stalls[TS_TSQ_IDLE], 1);
+	assert_int_equal(tot.hist_us[TS_TSQ_IDLE][nm_hist_slot(40000)], 1);
+}
+
+/* The same order with the barrier: tcp_wfree sees THROTTLED and queues the handler. */
+static void test_fixed_order_is_not_a_stall(void **state)
+{
+	(void)state;
+	struct ts_totals tot = {};
+	struct ts_sock st = {};
+	struct ts_sample s = tsq_idle();
+	uint64_t ended = 0;
+
+	s.tsq_flags = TS_TSQ_QUEUED;	/* THROTTLED swapped for QUEUED */
+	s.send_age_ms = 1;
+	assert_false(ts_track(&st, &s, 10, 1, &tot, &ended));
+	assert_int_equal(st.stall_start_ns, 0);
+	assert_int_equal(ts_classify(&s, 10), TS_SENDING);
+}
+
+static void test_stall_between_sweeps_and_gone(void **state)
+{
+	(void)state;
+	struct ts_totals tot = {};
+	struct ts_sock st = {};
+	struct ts_sample s = sending();
+	uint64_t ended = 0;
+
+	s.snd_wnd = 0;
+	s.send_age_ms = 20;
+	ts_track(&st, &s, 10, 1, &tot, &ended);
+	assert_int_equal(st.stall_start_ns, 980 * MS);
+	/* it sent at 1090 ms, unseen, and is stalled again at 1200 ms */
+	s.now_ns = 1200 * MS;
+	s.send_age_ms = 110;
+	assert_true(ts_track(&st, &s, 10, 2, &tot, &ended));
+	assert_int_equal(ended, 110 * MS);
+	assert_int_equal(st.stall_start_ns, 1090 * MS);
+	/* then the socket vanishes from the sweep: its data drained or it closed */
+	assert_true(ts_track_gone(&st, 1300 * MS, TS_END_DRAINED, &tot, &ended));
+	assert_int_equal(ended, 210 * MS);
+	assert_int_equal(st.stalls, 2);
+	assert_int_equal(st.stall_ns_max, 210 * MS);
+	assert_int_equal(tot.stalls[TS_RWND], 2);
+	assert_false(ts_track_gone(&st, 1400 * MS, TS_END_DRAINED, &tot, &ended));
+}
+
+static struct ts_acks acks(uint64_t out, uint64_t owned, uint64_t segs, uint64_t segs_owned)
+{
+	struct ts_acks a = { .acks_out = out, .acks_owned = owned, .segs_in = segs,
+			     .segs_owned = segs_owned };
+	return a;
+}
+
+/* LAB.md's figures: quickack + defer=0 storms; defer=1 and no quickack do not. */
+static void test_ack_storm_judgement(void **state)
+{
+	(void)state;
+	struct ts_storm_cfg cfg = TS_STORM_CFG_DEFAULT;
+	struct ts_storm j;
+	struct ts_acks a;
+
+	a = acks(56031, 41353, 55265, 40587);
+	a.acks_quickack_route = 56031;
+	ts_judge_acks(&a, 0, &cfg, &j);
+	assert_true(j.storm);
+	assert_int_equal(j.ncauses, 2);
+	assert_string_equal(j.causes[0], "quickack_route");
+	assert_string_equal(j.causes[1], "backlog_ack_defer_off");
+	/* defer=1: 0.62 ACK/seg, owned ratio 0.23 */
+	a = acks(38333, 7031, 62198, 30896);
+	a.acks_quickack_route = 38333;
+	ts_judge_acks(&a, 1, &cfg, &j);
+	assert_false(j.storm);
+	assert_int_equal(j.ncauses, 1);
+	/* no quickack: 0.52 ACK/seg */
+	a = acks(29346, 27676, 55963, 31716);
+	ts_judge_acks(&a, 0, &cfg, &j);
+	assert_false(j.storm);
+	/* too few segments to judge */
+	a = acks(100, 100, 100, 100);
+	ts_judge_acks(&a, 0, &cfg, &j);
+	assert_false(j.storm);
+	/* a kernel without the sysctl says so */
+	ts_judge_acks(&a, TS_DEFER_ABSENT, &cfg, &j);
+	assert_string_equal(j.causes[0], "no_backlog_ack_defer");
+}
+
+static void test_acks_delta(void **state)
+{
+	(void)state;
+	struct ts_acks a = acks(10, 5, 20, 8), b = acks(30, 6, 50, 9), d;
+
+	b.app_cpus = 2;
+	ts_acks_delta(&a, &b, &d);
+	assert_int_equal(d.acks_out, 20);
+	assert_int_equal(d.segs_in, 30);
+	assert_int_equal(d.app_cpus, 2);
+	/* the LRU evicted and re-created the flow: counters restarted */
+	b = acks(3, 0, 4, 0);
+	ts_acks_delta(&a, &b, &d);
+	assert_int_equal(d.acks_out, 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tsq_idle_signature),
+		cmocka_unit_test(test_legitimate_holds),
+		cmocka_unit_test(test_report_interleaving),
+		cmocka_unit_test(test_fixed_order_is_not_a_stall),
+		cmocka_unit_test(test_stall_between_sweeps_and_gone),
+		cmocka_unit_test(test_ack_storm_judgement),
+		cmocka_unit_test(test_acks_delta),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

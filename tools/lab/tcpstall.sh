@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Lab: TCP between two hosts over a veth, for tcpstall.
+#
+#   nm-ts-snd [ts0 198.18.1.1] ---- [ts1 198.18.1.2] nm-ts-rcv
+#
+# usage: tcpstall.sh up [--quickack on|off] [--defer 0|1] [--tbf RATE]
+#        tcpstall.sh storm SECONDS     slow reader (page faults while owning the
+#                                      socket lock) on CPU 1, sender on CPU 0
+#        tcpstall.sh bulk SECONDS      iperf3 bulk flow (healthy)
+#        tcpstall.sh rwnd SECONDS      the reader stops reading after 0.5 s
+#        tcpstall.sh down
+# The ACK storm (LAB.md): the receiver's route back to the sender carries
+# quickack 1 and tcp_backlog_ack_defer is 0, so every segment processed
+# from the backlog is ACKed on its own while the reader owns the socket.
+set -u
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+NMTCP=${NETMEDIC_BUILD:-$ROOT/build}/nm-tcp
+
+TS_SND=ts-snd TS_RCV=ts-rcv TS_SRC=198.18.1.1 TS_DST=198.18.1.2 TS_PORT=5301
+
+up() {
+	local quickack=on defer=0 tbf=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--quickack) quickack=$2; shift ;;
+		--defer) defer=$2; shift ;;
+		--tbf) tbf=$2; shift ;;
+		*) lab_die "up: unknown option $1" ;;
+		esac
+		shift
+	done
+	lab_need_root
+	lab_ns $TS_SND
+	lab_ns $TS_RCV
+	lab_veth $TS_SND ts0 $TS_RCV ts1
+	lab_addr $TS_SND ts0 $TS_SRC/24
+	lab_addr $TS_RCV ts1 $TS_DST/24
+	if [ "$quickack" = on ]; then
+		ip -n "$LAB_PREFIX$TS_RCV" route add $TS_SRC/32 dev ts1 quickack 1 ||
+			lab_die "cannot add the quickack route"
+	fi
+	# absent before 6.7: then the kernel always ACKs from the backlog
+	if [ -e /proc/sys/net/ipv4/tcp_backlog_ack_defer ]; then
+		lab_exec $TS_RCV sysctl -qw net.ipv4.tcp_backlog_ack_defer="$defer"
+	fi
+	if [ -n "$tbf" ]; then
+		lab_exec $TS_SND tc qdisc replace dev ts0 root tbf rate "$tbf" burst 64kb latency 50ms
+	fi
+	lab_wait_ping $TS_SND $TS_DST
+}
+
+# run SECONDS [recv options]: one bounded connection through nm-tcp
+run() {
+	local secs=$1 rpid
+	shift
+	[ -x "$NMTCP" ] || lab_die "$NMTCP is missing (make)"
+	lab_exec $TS_RCV taskset -c 1 "$NMTCP" recv $TS_DST $TS_PORT "$secs" "$@" &
+	rpid=$!
+	sleep 0.2
+	lab_exec $TS_SND taskset -c 0 "$NMTCP" send $TS_DST $TS_PORT "$secs" >/dev/null
+	wait $rpid
+}
+
+case ${1:-} in
+up) shift; up "$@" ;;
+down) lab_down ts- ;;
+storm) run "${2:-4}" --chunk 1048576 --dontneed ;;
+rwnd) run "${2:-4}" --stop-ms 500 ;;
+bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" >/dev/null ;;
+env) echo "TS_NS_RCV=$LAB_PREFIX$TS_RCV TS_NS_SND=$LAB_PREFIX$TS_SND TS_PORT=$TS_PORT" ;;
+*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] | storm S | bulk S | rwnd S | down" >&2; exit 2 ;;
+esac
