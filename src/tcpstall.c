@@ -214,6 +214,7 @@ static struct state {
 	struct ack_row *rows;
 	size_t nrows, caprows;
 	size_t storms;
+	uint64_t samples[TS_NSTATES];	/* swept samples by state, this interval */
 	struct nm_journal *journal;
 	bool defer_set, autocork_set;
 } st;
@@ -236,6 +237,7 @@ static int sweep(struct tcpstall_bpf *skel)
 
 			if (s)
 				ts_track(s, &buf[i], env.threshold_ms, st.sweep, &st.tot, &ended);
+			st.samples[ts_classify(&buf[i], env.threshold_ms)]++;
 		}
 	}
 	close(fd);
@@ -433,6 +435,12 @@ static void print_json(uint64_t now)
 	nm_json_u64(&j, "sockets_stalled", stalled);
 	nm_json_u64(&j, "ack_flows", st.nrows);
 	nm_json_u64(&j, "ack_storm_flows", st.storms);
+	/* what the swept sockets were doing: samples by state over the interval */
+	const char *names[TS_NSTATES];
+
+	for (int i = 0; i < TS_NSTATES; i++)
+		names[i] = ts_state_name(i);
+	nm_json_u64_map(&j, "samples", names, st.samples, TS_NSTATES);
 	nm_json_end(&j);
 	pos = 0;
 	while (nm_htab_next(st.socks, &pos, &k, &v))
@@ -677,6 +685,7 @@ static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 		print_table(env.o.json ? stderr : stdout, now);
 	if (env.o.prom_file)
 		write_prom(skel, hooks);
+	memset(st.samples, 0, sizeof(st.samples));
 }
 
 static void print_start(const struct nm_hook *hooks)

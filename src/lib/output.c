@@ -141,6 +141,20 @@ void nm_json_str_map(struct nm_json *j, const char *key, const char *const *keys
 	putc('}', j->f);
 }
 
+void nm_json_u64_map(struct nm_json *j, const char *key, const char *const *keys,
+		     const uint64_t *vals, int n)
+{
+	json_key(j, key);
+	putc('{', j->f);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			putc(',', j->f);
+		json_put_string(j->f, keys[i]);
+		fprintf(j->f, ":%llu", (unsigned long long)vals[i]);
+	}
+	putc('}', j->f);
+}
+
 void nm_json_end(struct nm_json *j)
 {
 	fputs("}\n", j->f);

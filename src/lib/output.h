@@ -34,6 +34,9 @@ void nm_json_str_array(struct nm_json *j, const char *key, const char *const *v,
 /* "key":{"k0":"v0",...}: a flat object of strings (e.g. hook -> rung). */
 void nm_json_str_map(struct nm_json *j, const char *key, const char *const *keys,
 		     const char *const *vals, int n);
+/* "key":{"k0":1,...}: counts by name (e.g. sockets by state). */
+void nm_json_u64_map(struct nm_json *j, const char *key, const char *const *keys,
+		     const uint64_t *vals, int n);
 void nm_json_end(struct nm_json *j);	/* writes "}\n" and fflush()es */
 
 /*

@@ -294,6 +294,21 @@ static void emit_map(struct nm_json *j)
 	nm_json_str_map(j, "none", k, v, 0);
 }
 
+static void emit_u64_map(struct nm_json *j)
+{
+	static const char *const k[] = { "tsq_idle", "rwnd_limited" };
+	static const uint64_t v[] = { 0, UINT64_MAX };
+
+	nm_json_u64_map(j, "samples", k, v, 2);
+}
+
+static void test_json_u64_map(void **state)
+{
+	(void)state;
+	assert_json(emit_u64_map,
+		    "{\"type\":\"t\",\"samples\":{\"tsq_idle\":0,\"rwnd_limited\":18446744073709551615}}\n");
+}
+
 static void test_json_str_map(void **state)
 {
 	(void)state;
@@ -719,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_json_arrays_empty),
 		cmocka_unit_test(test_json_arrays),
 		cmocka_unit_test(test_json_str_map),
+		cmocka_unit_test(test_json_u64_map),
 		cmocka_unit_test(test_fmt_count),
 		cmocka_unit_test(test_json_single_line),
 		cmocka_unit_test(test_json_end_flushes),

@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# tcpstall on the real kernel against tools/lab/tcpstall.sh: the ACK storm
+# is found with its causes, the controls stay clean, --fix lowers the owned
+# ratio in the same run and every change is undone; healthy, shaped and
+# window-limited senders are classified, never tsq_idle.
+
+load helpers
+
+TS=$LAB/tcpstall.sh
+RCV=nm-ts-rcv
+SND=nm-ts-snd
+
+setup() {
+	TMP=$(mktemp -d)
+	BG_PID=
+}
+
+teardown() {
+	stop_bg KILL
+	"$BIN/tcpstall" --cleanup >/dev/null 2>&1
+	"$TS" down
+	rm -rf "$TMP"
+}
+
+# acks OUT: the receiver socket's ACK records (local port 5301), one per interval
+acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
+defer() { lab_exec ts-rcv sysctl -n net.ipv4.tcp_backlog_ack_defer; }
+
+# storm_run OUT SECONDS [tcpstall args]: tcpstall on the receiver during a slow-reader run
+storm_run() {
+	local out=$1 secs=$2
+	shift 2
+	start_bg "$out" "$BIN/tcpstall" --netns $RCV --port 5301 --json "$@"
+	"$TS" storm "$secs" >/dev/null
+	wait_bg
+}
+
+@test "tcpstall: quickack route + tcp_backlog_ack_defer=0 is an ACK storm, with both causes" {
+	"$TS" up --quickack on --defer 0
+	storm_run "$TMP/out" 3 -i 4 -c 1
+	run acks "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq .storm)" = true ]
+	[ "$(echo "$output" | jq '.acks_per_seg >= 0.9 and .owned_ratio >= 0.9 and .segs_owned > 0')" = true ]
+	[ "$(echo "$output" | jq '.causes | index("quickack_route") != null')" = true ]
+	[ "$(echo "$output" | jq '.causes | index("backlog_ack_defer_off") != null')" = true ]
+	[ "$(jq 'select(.type == "interval") | .ack_storm_flows' "$TMP/out")" -ge 1 ]
+}
+
+@test "tcpstall: controls, tcp_backlog_ack_defer=1 and no quickack route, are not storms" {
+	"$TS" up --quickack on --defer 1
+	storm_run "$TMP/a" 3 -i 4 -c 1
+	run acks "$TMP/a"
+	echo "defer=1: $output"
+	[ "$(echo "$output" | jq .storm)" = false ]
+	[ "$(echo "$output" | jq '.segs_owned > 0')" = true ]
+	[ "$(echo "$output" | jq '.causes | index("backlog_ack_defer_off") == null')" = true ]
+	"$TS" up --quickack off --defer 0
+	storm_run "$TMP/b" 3 -i 4 -c 1
+	run acks "$TMP/b"
+	echo "no quickack: $output"
+	[ "$(echo "$output" | jq .storm)" = false ]
+	[ "$(echo "$output" | jq '.causes | index("quickack_route") == null')" = true ]
+}
+
+@test "tcpstall --fix: the owned ratio falls in the same run; the sysctl is restored at exit" {
+	"$TS" up --quickack on --defer 0
+	storm_run "$TMP/out" 6 -i 1.5 -c 4 --fix
+	run acks "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | head -1 | jq .storm)" = true ]
+	[ "$(echo "$output" | tail -1 | jq .storm)" = false ]
+	[ "$(echo "$output" | tail -1 | jq '.owned_ratio < 0.5')" = true ]
+	grep -q "tcp_backlog_ack_defer 0 -> 1" "$TMP/out.err"
+	grep -q "the route to 198.18.1.1 has quickack 1" "$TMP/out.err"
+	assert_equal "$(defer)" 0
+}
+
+@test "tcpstall --fix: after kill -9, --cleanup restores tcp_backlog_ack_defer" {
+	"$TS" up --quickack on --defer 0
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns $RCV --port 5301 -i 0.5 --fix
+	"$TS" storm 2 >/dev/null
+	assert_equal "$(defer)" 1
+	# a second --fix instance in the same netns is refused, nothing changed
+	run "$BIN/tcpstall" --netns $RCV --fix -c 1
+	assert_failure 1
+	assert_output --partial "already"
+	stop_bg KILL
+	assert_equal "$(defer)" 1
+	run "$BIN/tcpstall" --cleanup
+	assert_success
+	assert_output --partial "1 journal(s) undone"
+	assert_equal "$(defer)" 0
+}
+
+@test "tcpstall: a healthy bulk sender is never tsq_idle" {
+	"$TS" up --quickack off --defer 1
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns $SND --json -i 4 -c 1
+	"$TS" bulk 3
+	wait_bg
+	run jq -c 'select(.type == "interval")' "$TMP/out"
+	echo "$output"
+	# the sweep saw the sender working...
+	[ "$(echo "$output" | jq '.samples | add')" -gt 50 ]
+	# ...and never in the bug's state
+	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
+	! grep -q tsq_idle <(jq -c 'select(.type == "socket")' "$TMP/out")
+}
+
+@test "tcpstall: a tbf-shaped sender is throttled with data below TCP, never tsq_idle" {
+	"$TS" up --quickack off --defer 1 --tbf 200mbit
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns $SND --json -i 4 -c 1
+	"$TS" bulk 3
+	wait_bg
+	run jq -c 'select(.type == "interval")' "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq '.samples.host_queue')" -gt 0 ]
+	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
+	! grep -q tsq_idle <(jq -c 'select(.type == "socket")' "$TMP/out")
+}
+
+@test "tcpstall: a reader that stops reading leaves the sender rwnd_limited" {
+	"$TS" up --quickack off --defer 1
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns $SND --json -i 2.5 -c 1
+	"$TS" rwnd 2 >/dev/null
+	wait_bg
+	run jq -c 'select(.type == "socket" and .dport == 5301)' "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq -r .last_cause)" = rwnd_limited ]
+	[ "$(echo "$output" | jq '.stalls >= 1 or .stalled')" = true ]
+	[ "$(echo "$output" | jq '.stall_ms_max > 100 or .stalled_ms > 100')" = true ]
+}
+
+@test "tcpstall: Prometheus textfile passes promtool" {
+	"$TS" up --quickack on --defer 0
+	mkdir "$TMP/prom"
+	storm_run "$TMP/out" 3 -i 1 -c 3 --prom-file "$TMP/prom/tcpstall.prom"
+	run promtool check metrics <"$TMP/prom/tcpstall.prom"
+	echo "$output"
+	assert_success
+	grep -E '^tcpstall_ack_storm_flows [1-9]' "$TMP/prom/tcpstall.prom"
+	grep -E '^tcpstall_acks_sent_total [1-9]' "$TMP/prom/tcpstall.prom"
+	grep -E '^netmedic_hook_info\{tool="tcpstall",hook="tcp_rcv"' "$TMP/prom/tcpstall.prom"
+}
