@@ -23,6 +23,8 @@
 extern unsigned int CONFIG_HZ __kconfig __weak;
 
 const volatile __u16 targ_port = 0;	/* --port: local or remote port, 0 = all */
+/* report interval, bumped by userspace: CPU masks restart with each one */
+__u32 epoch = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -126,6 +128,22 @@ static __always_inline bool route_quickack(const struct sock *sk)
 	return q != 0;
 }
 
+/* CPU placement: masks of the current report interval only. */
+static __always_inline void note_cpu(struct ts_acks *a, bool app)
+{
+	__u64 cpu = 1ULL << (bpf_get_smp_processor_id() & 63);
+
+	if (a->epoch != epoch) {
+		a->epoch = epoch;
+		a->softirq_cpus = 0;
+		a->app_cpus = 0;
+	}
+	if (app)
+		a->app_cpus |= cpu;
+	else
+		a->softirq_cpus |= cpu;
+}
+
 /* ---- ACK side ---- */
 
 /* A pure ACK leaves: skb->sk is its socket, truesize 2 marks it (skb_set_tcp_pure_ack). */
@@ -164,7 +182,7 @@ static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *
 	struct ts_key k = {};
 	struct ts_acks *a;
 	__u8 doff = 0;
-	__u64 cpu = 1ULL << (bpf_get_smp_processor_id() & 63);
+	bool owned;
 
 	/* skb->data is the TCP header here */
 	if (bpf_probe_read_kernel(&doff, 1, data + 12) || len <= (__u32)(doff >> 4) * 4)
@@ -176,12 +194,28 @@ static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *
 	if (!a)
 		return;
 	__sync_fetch_and_add(&a->segs_in, 1);
-	if (sk_owned(sk)) {
+	owned = sk_owned(sk);
+	if (owned)
 		__sync_fetch_and_add(&a->segs_owned, 1);
-		a->app_cpus |= cpu;
-	} else {
-		a->softirq_cpus |= cpu;
-	}
+	/* from the backlog, the user thread's CPU processes it */
+	note_cpu(a, owned);
+	a->rx_ifindex = BPF_CORE_READ(skb, skb_iif);
+}
+
+/* The application reads: its CPU (sock_recv_length, 6.3+). */
+static __always_inline void on_recv_length(const struct sock *sk, int ret)
+{
+	struct ts_key k = {};
+	struct ts_acks *a;
+
+	if (ret <= 0 || BPF_CORE_READ(sk, sk_protocol) != NM_IPPROTO_TCP)
+		return;
+	sk_key(sk, &k);
+	if (!port_match(k.lport, k.rport))
+		return;
+	a = bpf_map_lookup_elem(&acks, &k);
+	if (a)
+		note_cpu(a, true);
 }
 
 /* Backlog full: tcp_add_backlog drops with SKB_DROP_REASON_SOCKET_BACKLOG. */
@@ -236,6 +270,13 @@ SEC("raw_tp/tcp_probe")
 int BPF_PROG(ts_rcv_raw, struct sock *sk, struct sk_buff *skb)
 {
 	on_rcv(sk, skb);
+	return 0;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(ts_recv_len_tp, struct sock *sk, int ret, int flags)
+{
+	on_recv_length(sk, ret);
 	return 0;
 }
 

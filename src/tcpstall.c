@@ -7,7 +7,11 @@
  * remedies. Decisions live in src/detect/tcpstall_detect.c.
  */
 #include <argp.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +35,7 @@
 #define TABLE_ROWS	10
 #define FORGET_SWEEPS	100	/* sockets unseen this long are dropped from memory */
 
-enum fix { FIX_DEFER = 1, FIX_AUTOCORK = 2 };
+enum fix { FIX_DEFER = 1, FIX_AUTOCORK = 2, FIX_RFS = 4 };
 
 static struct env {
 	struct nm_opts o;
@@ -77,7 +81,8 @@ static const struct argp_option options[] = {
 	{ "histogram", 'H', NULL, 0, "Print log2 histograms of stall durations", 0 },
 	{ "fix", OPT_FIX, "WHAT", OPTION_ARG_OPTIONAL,
 	  "Remedies while running, undone at exit: defer (ACK storms: tcp_backlog_ack_defer=1), "
-	  "autocork (tsq_idle: tcp_autocorking=0); default: both", 0 },
+	  "autocork (tsq_idle: tcp_autocorking=0), rfs (cross-CPU flows: RFS on the receiving "
+	  "device); comma-separated; default: defer,autocork", 0 },
 	{ "min-segs", OPT_MIN_SEGS, "N", 0, "Data segments per interval before a flow is judged (default 200)", 0 },
 	{},
 };
@@ -104,6 +109,8 @@ static int parse_fix(const char *arg)
 			fix |= FIX_DEFER;
 		else if (!strcmp(tok, "autocork"))
 			fix |= FIX_AUTOCORK;
+		else if (!strcmp(tok, "rfs"))
+			fix |= FIX_RFS;
 		else
 			return -1;
 	}
@@ -150,7 +157,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FIX:
 		fix = parse_fix(arg);
 		if (fix < 0)
-			argp_error(state, "invalid --fix '%s': defer, autocork, or both separated by a comma", arg);
+			argp_error(state, "invalid --fix '%s': defer, autocork, rfs, comma-separated", arg);
 		env.fix = fix;
 		break;
 	case ARGP_KEY_ARG:
@@ -176,7 +183,7 @@ static const struct argp argp = {
 
 /* ---- hooks ---- */
 
-enum { HOOK_PUSH, HOOK_RELEASE, HOOK_RCV, HOOK_ACK, HOOK_DROP, NR_HOOKS };
+enum { HOOK_PUSH, HOOK_RELEASE, HOOK_RCV, HOOK_ACK, HOOK_DROP, HOOK_APP, NR_HOOKS };
 
 static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 {
@@ -195,6 +202,10 @@ static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 	nm_hook_rung(&hooks[HOOK_ACK], skel->progs.ts_queue_raw, NULL);
 	hooks[HOOK_DROP].name = "backlog_drop";
 	nm_hook_rung(&hooks[HOOK_DROP], skel->progs.ts_drop_tp, NULL);
+	/* the reader's CPU; before 6.3 only backlog runs tell it */
+	hooks[HOOK_APP].name = "app_cpu";
+	nm_hook_rung(&hooks[HOOK_APP], skel->progs.ts_recv_len_tp, NULL);
+	nm_hook_rung_virtual(&hooks[HOOK_APP], "sk_lock.owned@tcp_probe");
 }
 
 /* ---- state ---- */
@@ -203,6 +214,7 @@ struct ack_row {
 	struct ts_key key;
 	struct ts_acks delta;
 	struct ts_storm j;
+	struct ts_placement place;
 };
 
 static struct state {
@@ -213,11 +225,14 @@ static struct state {
 	uint64_t acks_total, acks_owned_total, segs_total;
 	struct ack_row *rows;
 	size_t nrows, caprows;
-	size_t storms;
+	size_t storms, cross;
+	uint32_t epoch;			/* the interval being reported */
 	uint64_t samples[TS_NSTATES];	/* swept samples by state, this interval */
 	struct nm_journal *journal;
-	bool defer_set, autocork_set;
-} st;
+	struct nm_journal *global;	/* init netns: rps_sock_flow_entries */
+	int home_fd;			/* the netns the tool started in (init, for RFS) */
+	bool defer_set, autocork_set, rfs_set;
+} st = { .home_fd = -1 };
 
 /* ---- sweep ---- */
 
@@ -283,7 +298,8 @@ static void collect_acks(struct tcpstall_bpf *skel)
 	bool created;
 
 	st.nrows = 0;
-	st.storms = 0;
+	st.storms = st.cross = 0;
+	st.epoch = skel->bss->epoch;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
 		prev = &k;
@@ -315,8 +331,12 @@ static void collect_acks(struct tcpstall_bpf *skel)
 		r->key = k;
 		r->delta = d;
 		ts_judge_acks(&d, cur.defer, &env.storm, &r->j);
+		ts_judge_placement(&d, st.epoch, env.storm.min_segs, &r->place);
 		st.storms += r->j.storm;
+		st.cross += r->place.cross_cpu;
 	}
+	/* CPU masks restart for the next interval */
+	skel->bss->epoch = st.epoch + 1;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -399,12 +419,6 @@ static void json_acks(const struct ack_row *r)
 	int nsc = 0, nac = 0;
 	struct nm_json j;
 
-	for (int c = 0; c < 64; c++) {
-		if (r->delta.softirq_cpus & (1ULL << c))
-			sc[nsc++] = c;
-		if (r->delta.app_cpus & (1ULL << c))
-			ac[nac++] = c;
-	}
 	nm_json_begin(&j, stdout, "acks");
 	json_flow_fields(&j, &r->key);
 	nm_json_u64(&j, "acks_out", r->delta.acks_out);
@@ -416,8 +430,23 @@ static void json_acks(const struct ack_row *r)
 	nm_json_u64(&j, "backlog_drops", r->delta.backlog_drops);
 	nm_json_bool(&j, "storm", r->j.storm);
 	nm_json_str_array(&j, "causes", r->j.causes, r->j.ncauses);
+	nm_json_end(&j);
+	if (!r->place.busy)
+		return;
+	for (int c = 0; c < 64; c++) {
+		if (r->place.softirq_cpus & (1ULL << c))
+			sc[nsc++] = c;
+		if (r->place.app_cpus & (1ULL << c))
+			ac[nac++] = c;
+	}
+	nm_json_begin(&j, stdout, "placement");
+	json_flow_fields(&j, &r->key);
+	nm_json_u64(&j, "data_segs_in", r->delta.segs_in);
 	nm_json_u32_array(&j, "softirq_cpus", sc, nsc);
 	nm_json_u32_array(&j, "app_cpus", ac, nac);
+	nm_json_double(&j, "backlog_share", r->place.backlog_share);
+	nm_json_bool(&j, "cross_cpu", r->place.cross_cpu);
+	nm_json_bool(&j, "split_softirq", r->place.split_softirq);
 	nm_json_end(&j);
 }
 
@@ -435,6 +464,7 @@ static void print_json(uint64_t now)
 	nm_json_u64(&j, "sockets_stalled", stalled);
 	nm_json_u64(&j, "ack_flows", st.nrows);
 	nm_json_u64(&j, "ack_storm_flows", st.storms);
+	nm_json_u64(&j, "cross_cpu_flows", st.cross);
 	/* what the swept sockets were doing: samples by state over the interval */
 	const char *names[TS_NSTATES];
 
@@ -627,6 +657,85 @@ static void fix_tsq_idle(const struct ts_key *k)
 	set_sysctl("net.ipv4.tcp_autocorking", "/proc/sys/net/ipv4/tcp_autocorking", "0");
 }
 
+/*
+ * rps_sock_flow_entries exists in the initial netns only: write it from
+ * there, through a journal of its own, and come back.
+ */
+static int set_global_flow_entries(void)
+{
+	char old[64], err[256];
+	int here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (here < 0 || setns(st.home_fd, CLONE_NEWNET)) {
+		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot enter the initial netns: %s",
+			     strerror(errno));
+		goto out;
+	}
+	if (!st.global &&
+	    nm_journal_open(&st.global, TOOL, "rfs-global", NULL, err, sizeof(err)))
+		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: %s", err);
+	else if (nm_journal_set_file(st.global, "/proc/sys/net/core/rps_sock_flow_entries", "32768",
+				     old, sizeof(old), err, sizeof(err)))
+		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: %s", err);
+	else
+		nm_info(&env.o, "fix: net.core.rps_sock_flow_entries %s -> 32768 (global; restored at exit)", old);
+	if (setns(here, CLONE_NEWNET))
+		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot return to the netns: %s", strerror(errno));
+out:
+	if (here >= 0)
+		close(here);
+	return ret;
+}
+
+/* rps_flow_cnt of every RX queue of dev that has none, journaled. */
+static void set_flow_cnt(const char *dev)
+{
+	char dir[256], path[512], old[64], err[256];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", dev);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "rx-", 3))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/rps_flow_cnt", dir, de->d_name);
+		if (nm_journal_set_file(st.journal, path, "4096", old, sizeof(old), err, sizeof(err)))
+			nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: %s", err);
+		else
+			nm_info(&env.o, "fix: %s %s rps_flow_cnt %s -> 4096 (restored at exit)", dev,
+				de->d_name, old);
+	}
+	closedir(d);
+}
+
+/*
+ * Receive flow steering: softirq work for a flow follows the CPU of the
+ * thread that reads it, so the two stop bouncing the socket's cache lines.
+ */
+static void fix_rfs(const struct ack_row *r, unsigned int rx_ifindex)
+{
+	char dev[IF_NAMESIZE];
+
+	if (!(env.fix & FIX_RFS) || st.rfs_set)
+		return;
+	st.rfs_set = true;
+	if (r->key.netns != env.o.netns_ino) {
+		nm_info(&env.o, "fix rfs: flow in netns %u; tcpstall runs in %lu: run it with --netns",
+			r->key.netns, env.o.netns_ino);
+		return;
+	}
+	if (!rx_ifindex || !if_indextoname(rx_ifindex, dev)) {
+		nm_info(&env.o, "fix rfs: the receiving device of the flow is unknown: nothing changed");
+		return;
+	}
+	if (set_global_flow_entries())
+		return;
+	set_flow_cnt(dev);
+}
+
 static void apply_fixes(struct tcpstall_bpf *skel)
 {
 	size_t pos = 0;
@@ -635,10 +744,12 @@ static void apply_fixes(struct tcpstall_bpf *skel)
 	for (size_t i = 0; i < st.nrows; i++) {
 		struct ts_acks cur;
 
-		if (!st.rows[i].j.storm ||
-		    bpf_map_lookup_elem(bpf_map__fd(skel->maps.acks), &st.rows[i].key, &cur))
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.acks), &st.rows[i].key, &cur))
 			continue;
-		fix_storm(&st.rows[i], cur.defer);
+		if (st.rows[i].j.storm)
+			fix_storm(&st.rows[i], cur.defer);
+		if (st.rows[i].place.cross_cpu)
+			fix_rfs(&st.rows[i], cur.rx_ifindex);
 	}
 	while (nm_htab_next(st.socks, &pos, &k, &v))
 		if (((struct ts_sock *)v)->stall_start_ns && ((struct ts_sock *)v)->cause == TS_TSQ_IDLE)
@@ -659,14 +770,28 @@ static int fix_start(void)
 
 static int fix_stop(void)
 {
-	if (!st.journal)
-		return 0;
-	if (nm_journal_count(st.journal))
-		nm_info(&env.o, "fix: restoring");
-	if (nm_journal_undo(st.journal, stderr))
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "fix: not fully restored (see above)");
-	st.journal = NULL;
-	return 0;
+	int ret = 0, here;
+
+	if (st.journal) {
+		if (nm_journal_count(st.journal))
+			nm_info(&env.o, "fix: restoring");
+		if (nm_journal_undo(st.journal, stderr))
+			ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix: not fully restored (see above)");
+		st.journal = NULL;
+	}
+	if (st.global) {
+		/* undone where it was made: the initial netns */
+		here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (here < 0 || setns(st.home_fd, CLONE_NEWNET))
+			return nm_err(&env.o, NM_EXIT_RUNTIME, "fix: cannot enter the initial netns to restore; run tcpstall --cleanup");
+		if (nm_journal_undo(st.global, stderr))
+			ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix: not fully restored (see above)");
+		st.global = NULL;
+		if (setns(here, CLONE_NEWNET))
+			ret = NM_EXIT_RUNTIME;
+		close(here);
+	}
+	return ret;
 }
 
 /* ---- main ---- */
@@ -779,6 +904,8 @@ int main(int argc, char **argv)
 
 	nm_opts_init(&env.o, TOOL);
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	/* before --netns moves us: RFS's global sysctl lives here */
+	st.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (env.o.cleanup) {
 		if (geteuid())
 			return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup must run as root");
@@ -816,5 +943,7 @@ int main(int argc, char **argv)
 	nm_htab_free(st.socks);
 	nm_htab_free(st.prev_acks);
 	free(st.rows);
+	if (st.home_fd >= 0)
+		close(st.home_fd);
 	return ret;
 }

@@ -61,8 +61,11 @@ struct ts_acks {
 	__u64 segs_in;		/* data segments (skbs) received */
 	__u64 segs_owned;	/* ... processed while owned: from the backlog */
 	__u64 backlog_drops;	/* kfree_skb SOCKET_BACKLOG */
+	/* CPU placement in report interval 'epoch' (restarts when the epoch moves on) */
 	__u64 softirq_cpus;	/* CPUs that processed segments in softirq */
-	__u64 app_cpus;		/* CPUs of the thread processing the backlog or reading */
+	__u64 app_cpus;		/* CPUs of the thread reading the socket or running its backlog */
+	__u32 epoch;
+	__u32 rx_ifindex;	/* device the last data segment arrived on */
 	__u8 defer;		/* tcp_backlog_ack_defer of the netns: 0, 1, or TS_DEFER_ABSENT */
 	__u8 pad[7];
 };

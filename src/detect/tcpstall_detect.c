@@ -179,3 +179,19 @@ void ts_judge_acks(const struct ts_acks *d, uint8_t defer, const struct ts_storm
 	if (!d->acks_quickack_route && d->acks_out && d->acks_quick_mode * 2 > d->acks_out)
 		out->causes[out->ncauses++] = "quickack_mode";
 }
+
+void ts_judge_placement(const struct ts_acks *d, uint32_t epoch, uint64_t min_segs,
+			struct ts_placement *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (d->epoch == epoch) {
+		out->softirq_cpus = d->softirq_cpus;
+		out->app_cpus = d->app_cpus;
+	}
+	out->backlog_share = d->segs_in ? (double)d->segs_owned / d->segs_in : 0;
+	out->busy = d->segs_in >= min_segs;
+	if (!out->busy)
+		return;
+	out->cross_cpu = out->softirq_cpus && out->app_cpus && !(out->softirq_cpus & out->app_cpus);
+	out->split_softirq = __builtin_popcountll(out->softirq_cpus) >= 2;
+}

@@ -87,4 +87,17 @@ void ts_judge_acks(const struct ts_acks *delta, uint8_t defer, const struct ts_s
 /* b - a, field by field (cumulative counters; CPU masks and defer taken from b). */
 void ts_acks_delta(const struct ts_acks *a, const struct ts_acks *b, struct ts_acks *out);
 
+/* CPU placement of a busy flow in one interval (the dst refcount false-sharing setting). */
+struct ts_placement {
+	bool busy;
+	bool cross_cpu;		/* softirq CPUs and application CPUs never meet */
+	bool split_softirq;	/* segments processed in softirq on several CPUs */
+	double backlog_share;	/* segments processed from the backlog */
+	uint64_t softirq_cpus, app_cpus;
+};
+
+/* d: the interval's deltas, masks valid when d->epoch == epoch. */
+void ts_judge_placement(const struct ts_acks *d, uint32_t epoch, uint64_t min_segs,
+			struct ts_placement *out);
+
 #endif

@@ -142,3 +142,19 @@ storm_run() {
 	grep -E '^tcpstall_acks_sent_total [1-9]' "$TMP/prom/tcpstall.prom"
 	grep -E '^netmedic_hook_info\{tool="tcpstall",hook="tcp_rcv"' "$TMP/prom/tcpstall.prom"
 }
+
+@test "tcpstall --fix=rfs: a cross-CPU flow is flagged, RFS moves softirq to the reader's CPU, restored" {
+	# RPS puts the receiver's softirq work on CPU 0; the reader runs on CPU 1
+	"$TS" up --quickack off --defer 1 --rps 1
+	flows=$(cat /proc/sys/net/core/rps_sock_flow_entries)
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns $RCV --port 5301 --json -i 1 -c 5 --fix=rfs
+	"$TS" read 5 >/dev/null
+	wait_bg
+	run jq -c 'select(.type == "placement" and .sport == 5301)' "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | head -1 | jq '.cross_cpu and .softirq_cpus == [0] and .app_cpus == [1]')" = true ]
+	[ "$(echo "$output" | tail -1 | jq '.cross_cpu == false and .softirq_cpus == [1]')" = true ]
+	grep -q "rps_flow_cnt 0 -> 4096" "$TMP/out.err"
+	assert_equal "$(cat /proc/sys/net/core/rps_sock_flow_entries)" "$flows"
+	assert_equal "$(lab_exec ts-rcv cat /sys/class/net/ts1/queues/rx-0/rps_flow_cnt)" 0
+}

@@ -240,6 +240,41 @@ static void test_acks_delta(void **state)
 	assert_int_equal(d.acks_out, 3);
 }
 
+static void test_placement(void **state)
+{
+	(void)state;
+	struct ts_acks d = acks(1000, 0, 1000, 100);
+	struct ts_placement p;
+
+	d.epoch = 3;
+	d.softirq_cpus = 1;	/* CPU 0 */
+	d.app_cpus = 2;		/* CPU 1 */
+	ts_judge_placement(&d, 3, 200, &p);
+	assert_true(p.busy);
+	assert_true(p.cross_cpu);
+	assert_false(p.split_softirq);
+	assert_true(p.backlog_share > 0.09 && p.backlog_share < 0.11);
+	/* RFS moved the softirq work to the reader's CPU */
+	d.softirq_cpus = 2;
+	ts_judge_placement(&d, 3, 200, &p);
+	assert_false(p.cross_cpu);
+	d.softirq_cpus = 3;
+	ts_judge_placement(&d, 3, 200, &p);
+	assert_true(p.split_softirq);
+	assert_false(p.cross_cpu);
+	/* masks from an older interval say nothing about this one */
+	d.softirq_cpus = 1;
+	ts_judge_placement(&d, 4, 200, &p);
+	assert_false(p.cross_cpu);
+	/* not busy: not judged */
+	d = acks(10, 0, 10, 0);
+	d.epoch = 3;
+	d.softirq_cpus = 1;
+	d.app_cpus = 2;
+	ts_judge_placement(&d, 3, 200, &p);
+	assert_false(p.cross_cpu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_stall_between_sweeps_and_gone),
 		cmocka_unit_test(test_ack_storm_judgement),
 		cmocka_unit_test(test_acks_delta),
+		cmocka_unit_test(test_placement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,11 +3,12 @@
 #
 #   nm-ts-snd [ts0 198.18.1.1] ---- [ts1 198.18.1.2] nm-ts-rcv
 #
-# usage: tcpstall.sh up [--quickack on|off] [--defer 0|1] [--tbf RATE]
+# usage: tcpstall.sh up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps CPUMASK]
 #        tcpstall.sh storm SECONDS     slow reader (page faults while owning the
 #                                      socket lock) on CPU 1, sender on CPU 0
 #        tcpstall.sh bulk SECONDS      iperf3 bulk flow (healthy)
 #        tcpstall.sh rwnd SECONDS      the reader stops reading after 0.5 s
+#        tcpstall.sh read SECONDS      a plain reader on CPU 1 (64 KiB reads)
 #        tcpstall.sh down
 # The ACK storm (LAB.md): the receiver's route back to the sender carries
 # quickack 1 and tcp_backlog_ack_defer is 0, so every segment processed
@@ -20,12 +21,13 @@ NMTCP=${NETMEDIC_BUILD:-$ROOT/build}/nm-tcp
 TS_SND=ts-snd TS_RCV=ts-rcv TS_SRC=198.18.1.1 TS_DST=198.18.1.2 TS_PORT=5301
 
 up() {
-	local quickack=on defer=0 tbf=
+	local quickack=on defer=0 tbf= rps=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--quickack) quickack=$2; shift ;;
 		--defer) defer=$2; shift ;;
 		--tbf) tbf=$2; shift ;;
+		--rps) rps=$2; shift ;;
 		*) lab_die "up: unknown option $1" ;;
 		esac
 		shift
@@ -43,6 +45,10 @@ up() {
 	# absent before 6.7: then the kernel always ACKs from the backlog
 	if [ -e /proc/sys/net/ipv4/tcp_backlog_ack_defer ]; then
 		lab_exec $TS_RCV sysctl -qw net.ipv4.tcp_backlog_ack_defer="$defer"
+	fi
+	# RPS: received segments processed on the CPUs of this mask, not the sender's
+	if [ -n "$rps" ]; then
+		lab_exec $TS_RCV sh -c "echo $rps > /sys/class/net/ts1/queues/rx-0/rps_cpus"
 	fi
 	if [ -n "$tbf" ]; then
 		lab_exec $TS_SND tc qdisc replace dev ts0 root tbf rate "$tbf" burst 64kb latency 50ms
@@ -67,7 +73,8 @@ up) shift; up "$@" ;;
 down) lab_down ts- ;;
 storm) run "${2:-4}" --chunk 1048576 --dontneed ;;
 rwnd) run "${2:-4}" --stop-ms 500 ;;
+read) run "${2:-4}" ;;
 bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" >/dev/null ;;
 env) echo "TS_NS_RCV=$LAB_PREFIX$TS_RCV TS_NS_SND=$LAB_PREFIX$TS_SND TS_PORT=$TS_PORT" ;;
-*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] | storm S | bulk S | rwnd S | down" >&2; exit 2 ;;
+*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S | rwnd S | read S | down" >&2; exit 2 ;;
 esac
