@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qdiscstuck: when each qdisc that a TX queue runs last ran, dequeued and
+ * was enqueued to, and the TX queue state its empty dequeues saw; a sampler
+ * program, run on demand by userspace, reads the qdisc's scheduling state
+ * (SCHED/MISSED, running) and the TX queue state at report time.
+ *
+ * Why the sampler: a stuck lockless qdisc (the race of "net: sched: fix
+ * packet stuck problem for lockless qdisc") emits no event at all; only
+ * its state at a given moment tells "nobody will run it" from "it is
+ * scheduled". Backlog comes from rtnetlink, which sums the per-CPU queue
+ * lengths of lockless qdiscs (q.qlen does not).
+ *
+ * Per packet: one LRU hash lookup at enqueue, dequeue and start_xmit; no
+ * events, no strings.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "flow.bpf.h"
+#include "netmedic/qdiscstuck.h"
+
+const volatile __u32 targ_ndevs = 0;
+const volatile __u32 targ_netns[QS_MAX_DEVS] = {};
+const volatile __u32 targ_ifindex[QS_MAX_DEVS] = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, QS_MAX_QDISCS);
+	__type(key, struct qs_qdisc_key);
+	__type(value, struct qs_qdisc);
+} qdiscs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, QS_MAX_TXQS);
+	__type(key, struct qs_txq_key);
+	__type(value, struct qs_txq);
+} txqs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, QS_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline bool dev_watched(__u32 netns, __u32 ifindex)
+{
+	__u32 i;
+
+	if (!targ_ndevs)
+		return true;
+	for (i = 0; i < QS_MAX_DEVS; i++) {
+		if (i >= targ_ndevs)
+			break;
+		if (targ_ifindex[i] == ifindex && targ_netns[i] == netns)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline bool qdisc_key(struct Qdisc *q, struct qs_qdisc_key *k)
+{
+	struct net_device *dev = BPF_CORE_READ(q, dev_queue, dev);
+
+	if (!dev)
+		return false;
+	k->netns = nm_dev_netns(dev);
+	k->ifindex = BPF_CORE_READ(dev, ifindex);
+	if (!dev_watched(k->netns, k->ifindex))
+		return false;
+	k->parent = BPF_CORE_READ(q, parent);
+	k->handle = BPF_CORE_READ(q, handle);
+	return true;
+}
+
+/*
+ * The address of a BTF pointer as a plain number: the verifier forbids
+ * arithmetic on trusted pointers, and a copy through the stack is a scalar.
+ */
+static __always_inline __u64 addr_of(const void *p)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &p);
+	return v;
+}
+
+/* Index of txq in its device's array of TX queues. */
+static __always_inline __u32 txq_index(const struct netdev_queue *txq)
+{
+	__u64 base = addr_of(BPF_CORE_READ(txq, dev, _tx)), t = addr_of(txq);
+
+	if (!base || t < base)
+		return QS_NO_TXQ;
+	return (t - base) / bpf_core_type_size(struct netdev_queue);
+}
+
+static __always_inline struct qs_qdisc *qd_get(struct Qdisc *q)
+{
+	struct qs_qdisc_key k = {};
+	struct qs_qdisc init = {}, *v;
+
+	if (!qdisc_key(q, &k))
+		return NULL;
+	v = bpf_map_lookup_elem(&qdiscs, &k);
+	if (v)
+		return v;
+	init.qdisc = (__u64)q;
+	init.txq_index = QS_NO_TXQ;
+	init.flags = BPF_CORE_READ(q, flags);
+	bpf_map_update_elem(&qdiscs, &k, &init, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&qdiscs, &k);
+	if (!v)
+		count(QS_CNT_QDISC_UPDATE_FAIL);
+	return v;
+}
+
+/* A run of the qdisc asked it for a packet: skb is NULL when it had none to give. */
+static __always_inline void on_dequeue(struct Qdisc *q, const struct netdev_queue *txq,
+				       int packets, const struct sk_buff *skb)
+{
+	struct qs_qdisc *v = qd_get(q);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!v)
+		return;
+	v->last_run_ns = now;
+	v->runs++;
+	if (txq && v->txq != (__u64)txq) {
+		v->txq = (__u64)txq;
+		v->txq_index = txq_index(txq);
+	}
+	v->qdisc = (__u64)q;
+	if (!skb) {
+		/* the empty dequeue is where a stopped queue or a shaper shows */
+		v->last_null_ns = now;
+		v->null_dequeues++;
+		v->last_was_null = 1;
+		v->null_txq_state = txq ? BPF_CORE_READ(txq, state) : 0;
+		return;
+	}
+	v->last_was_null = 0;
+	v->last_deq_ns = now;
+	v->dequeued += packets > 0 ? packets : 1;
+}
+
+static __always_inline void on_enqueue(struct Qdisc *q)
+{
+	struct qs_qdisc *v = qd_get(q);
+
+	if (!v)
+		return;
+	v->last_enq_ns = bpf_ktime_get_ns();
+	v->enqueued++;
+}
+
+static __always_inline void on_reset(struct Qdisc *q)
+{
+	struct qs_qdisc_key k = {};
+	struct qs_qdisc *v;
+
+	if (!qdisc_key(q, &k))
+		return;
+	v = bpf_map_lookup_elem(&qdiscs, &k);
+	if (v)
+		v->last_reset_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline void on_destroy(struct Qdisc *q)
+{
+	struct qs_qdisc_key k = {};
+
+	if (!qdisc_key(q, &k))
+		return;
+	if (!bpf_map_delete_elem(&qdiscs, &k))
+		count(QS_CNT_DESTROYED);
+}
+
+static __always_inline struct qs_txq *txq_get(const struct sk_buff *skb, const struct net_device *dev)
+{
+	struct qs_txq_key k = {};
+	struct qs_txq zero = {}, *t;
+
+	k.netns = nm_dev_netns(dev);
+	k.ifindex = BPF_CORE_READ(dev, ifindex);
+	if (!dev_watched(k.netns, k.ifindex))
+		return NULL;
+	k.queue = BPF_CORE_READ(skb, queue_mapping);
+	t = bpf_map_lookup_elem(&txqs, &k);
+	if (t)
+		return t;
+	bpf_map_update_elem(&txqs, &k, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&txqs, &k);
+}
+
+static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_device *dev)
+{
+	struct qs_txq *t = txq_get(skb, dev);
+
+	if (!t)
+		return;
+	t->last_xmit_ns = bpf_ktime_get_ns();
+	t->xmits++;
+}
+
+/* net_dev_queue fires after the TX queue was picked: count the kick frames where they went. */
+static __always_inline void on_queue(const struct sk_buff *skb)
+{
+	struct qs_txq *t;
+
+	if (BPF_CORE_READ(skb, mark) != QS_KICK_MARK)
+		return;
+	t = txq_get(skb, BPF_CORE_READ(skb, dev));
+	if (t)
+		__sync_fetch_and_add(&t->kicks, 1);
+}
+
+/* ---- hook __qdisc_run: rung 1 where fentry/fexit load, else the dequeue tracepoint ---- */
+
+SEC("fentry/__qdisc_run")
+int BPF_PROG(qs_run_fentry, struct Qdisc *q)
+{
+	struct qs_qdisc *v = qd_get(q);
+
+	if (v) {
+		v->last_run_ns = bpf_ktime_get_ns();
+		v->runs++;
+		v->qdisc = (__u64)q;
+	}
+	return 0;
+}
+
+/* The run ended: a non-empty qdisc on a stopped queue is what a stopped driver leaves. */
+SEC("fexit/__qdisc_run")
+int BPF_PROG(qs_run_fexit, struct Qdisc *q)
+{
+	struct netdev_queue *txq = BPF_CORE_READ(q, dev_queue);
+	struct qs_qdisc *v = qd_get(q);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!v)
+		return 0;
+	if (txq && v->txq != (__u64)txq) {
+		v->txq = (__u64)txq;
+		v->txq_index = txq_index(txq);
+	}
+	v->last_deq_ns = now;
+	v->null_txq_state = txq ? BPF_CORE_READ(txq, state) : 0;
+	v->last_was_null = v->null_txq_state != 0;
+	if (v->last_was_null)
+		v->last_null_ns = now;
+	return 0;
+}
+
+SEC("tp_btf/qdisc_dequeue")
+int BPF_PROG(qs_dequeue_tp, struct Qdisc *q, const struct netdev_queue *txq, int packets,
+	     struct sk_buff *skb)
+{
+	on_dequeue(q, txq, packets, skb);
+	return 0;
+}
+
+SEC("raw_tp/qdisc_dequeue")
+int BPF_PROG(qs_dequeue_raw, struct Qdisc *q, const struct netdev_queue *txq, int packets,
+	     struct sk_buff *skb)
+{
+	on_dequeue(q, txq, packets, skb);
+	return 0;
+}
+
+/* ---- hook qdisc_enqueue (the qdisc attached to the TX queue only) ---- */
+
+SEC("tp_btf/qdisc_enqueue")
+int BPF_PROG(qs_enqueue_tp, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
+{
+	on_enqueue(q);
+	return 0;
+}
+
+SEC("raw_tp/qdisc_enqueue")
+int BPF_PROG(qs_enqueue_raw, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
+{
+	on_enqueue(q);
+	return 0;
+}
+
+/* ---- hook qdisc_reset/qdisc_destroy ---- */
+
+SEC("tp_btf/qdisc_reset")
+int BPF_PROG(qs_reset_tp, struct Qdisc *q)
+{
+	on_reset(q);
+	return 0;
+}
+
+SEC("tp_btf/qdisc_destroy")
+int BPF_PROG(qs_destroy_tp, struct Qdisc *q)
+{
+	on_destroy(q);
+	return 0;
+}
+
+SEC("raw_tp/qdisc_reset")
+int BPF_PROG(qs_reset_raw, struct Qdisc *q)
+{
+	on_reset(q);
+	return 0;
+}
+
+SEC("raw_tp/qdisc_destroy")
+int BPF_PROG(qs_destroy_raw, struct Qdisc *q)
+{
+	on_destroy(q);
+	return 0;
+}
+
+/* ---- hook net_dev_start_xmit (with net_dev_queue for the kick frames) ---- */
+
+SEC("tp_btf/net_dev_start_xmit")
+int BPF_PROG(qs_xmit_tp, const struct sk_buff *skb, const struct net_device *dev)
+{
+	on_xmit(skb, dev);
+	return 0;
+}
+
+SEC("tp_btf/net_dev_queue")
+int BPF_PROG(qs_queue_tp, struct sk_buff *skb)
+{
+	on_queue(skb);
+	return 0;
+}
+
+SEC("raw_tp/net_dev_start_xmit")
+int BPF_PROG(qs_xmit_raw, const struct sk_buff *skb, const struct net_device *dev)
+{
+	on_xmit(skb, dev);
+	return 0;
+}
+
+SEC("raw_tp/net_dev_queue")
+int BPF_PROG(qs_queue_raw, struct sk_buff *skb)
+{
+	on_queue(skb);
+	return 0;
+}
+
+/* ---- the sampler: BPF_PROG_TEST_RUN by userspace before each report ---- */
+
+struct sample_ctx {
+	__u64 now;
+	__u32 n;
+};
+
+static long sample_one(struct bpf_map *map, struct qs_qdisc_key *key, struct qs_qdisc *v,
+		       struct sample_ctx *c)
+{
+	struct Qdisc *q = (struct Qdisc *)v->qdisc;
+	struct netdev_queue *txq = (struct netdev_queue *)v->txq;
+	__u32 running = 0;
+
+	if (!q)
+		return 0;
+	/*
+	 * Probe reads: the qdisc may be going away (its entry is deleted at
+	 * qdisc_destroy, before the RCU grace period frees it).
+	 */
+	v->s_state = BPF_CORE_READ(q, state);
+	if (bpf_core_field_exists(q->state2))
+		running = BPF_CORE_READ(q, state2) & 1;	/* __QDISC_STATE2_RUNNING */
+	/* a lockless qdisc runs under q->seqlock (qdisc_run_begin's trylock) */
+	if ((v->flags & QS_TCQ_F_NOLOCK) && BPF_CORE_READ(q, seqlock.rlock.raw_lock.val.counter))
+		running = 1;
+	v->s_running = running;
+	if (!txq)
+		txq = BPF_CORE_READ(q, dev_queue);
+	v->s_txq_state = txq ? BPF_CORE_READ(txq, state) : 0;
+	v->s_qlen = BPF_CORE_READ(q, q.qlen);
+	v->sample_ns = c->now;
+	c->n++;
+	return 0;
+}
+
+SEC("raw_tp")
+int qs_sample(void *ctx)
+{
+	struct sample_ctx c = { .now = bpf_ktime_get_ns() };
+	__u32 idx = QS_CNT_SAMPLED;
+	__u64 *n;
+
+	bpf_for_each_map_elem(&qdiscs, sample_one, &c, 0);
+	n = bpf_map_lookup_elem(&counters, &idx);
+	if (n)
+		*n = c.n;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

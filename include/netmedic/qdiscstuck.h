@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qdiscstuck: map keys and values shared by bpf/qdiscstuck.bpf.c and
+ * src/qdiscstuck.c.
+ *
+ * The BPF side keeps one entry per qdisc that runs (the qdisc attached to a
+ * TX queue: a root, or a child of mq): when it last ran, dequeued and was
+ * enqueued to, the TX queue state it saw, and, on demand, a sample of its
+ * scheduling state. Backlog and counters of every qdisc come from rtnetlink;
+ * every decision is made in userspace (src/detect/qdiscstuck_detect.c).
+ */
+#ifndef NETMEDIC_QDISCSTUCK_H
+#define NETMEDIC_QDISCSTUCK_H
+
+#include "netmedic/common.h"
+
+#define QS_MAX_DEVS		8	/* --dev filters, resolved before load */
+#define QS_MAX_QDISCS		4096	/* qdiscs tracked (LRU) */
+#define QS_MAX_TXQS		4096	/* (device, TX queue) pairs tracked (LRU) */
+
+/* txq->state bits (include/linux/netdevice.h, enum netdev_queue_state_t) */
+#define QS_TXQ_DRV_XOFF		(1U << 0)
+#define QS_TXQ_STACK_XOFF	(1U << 1)	/* BQL */
+#define QS_TXQ_FROZEN		(1U << 2)
+#define QS_TXQ_STOPPED		(QS_TXQ_DRV_XOFF | QS_TXQ_STACK_XOFF | QS_TXQ_FROZEN)
+
+/* qdisc->state bits (enum qdisc_state_t) */
+#define QS_Q_SCHED		(1U << 0)	/* on a CPU's output queue, NET_TX will run it */
+#define QS_Q_DEACTIVATED	(1U << 1)
+#define QS_Q_MISSED		(1U << 2)	/* lockless: a CPU failed the trylock meanwhile */
+#define QS_Q_DRAINING		(1U << 3)
+
+#define QS_TCQ_F_NOLOCK		0x100	/* lockless qdisc: q.qlen is not its length */
+
+#define QS_NO_TXQ		0xffffffffU
+
+/* The --fix=kick frame: an SO_MARK the BPF side recognises at net_dev_queue. */
+#define QS_KICK_MARK		0x6e6d6b6bU	/* "nmkk" */
+
+struct qs_qdisc_key {
+	__u32 netns;		/* inode of the device's network namespace */
+	__u32 ifindex;
+	__u32 parent;		/* TC_H_ROOT for a root; mq children are parent MAJ:queue+1 */
+	__u32 handle;		/* 0 for the default children mq creates */
+};
+
+struct qs_qdisc {
+	__u64 qdisc;		/* struct Qdisc *, for the sampler only (never dereferenced in userspace) */
+	__u64 txq;		/* struct netdev_queue * of the last run */
+	__u64 last_run_ns;	/* last __qdisc_run / dequeue attempt (bpf_ktime_get_ns) */
+	__u64 last_deq_ns;	/* last dequeue that returned a packet */
+	__u64 last_null_ns;	/* last dequeue that returned nothing */
+	__u64 last_enq_ns;
+	__u64 last_reset_ns;
+	__u64 runs;		/* dequeue attempts (or __qdisc_run calls on the fentry rung) */
+	__u64 dequeued;		/* packets */
+	__u64 null_dequeues;
+	__u64 enqueued;
+	__u32 txq_index;	/* QS_NO_TXQ until known */
+	__u32 flags;		/* qdisc->flags (TCQ_F_*) */
+	__u32 null_txq_state;	/* txq->state at the last NULL dequeue */
+	__u32 last_was_null;	/* the last dequeue attempt returned nothing */
+	/* filled by the sampler program, run by userspace before each report */
+	__u64 sample_ns;
+	__u32 s_state;		/* qdisc->state (QS_Q_*) */
+	__u32 s_running;	/* qdisc is running: state2 RUNNING or seqlock held */
+	__u32 s_txq_state;	/* txq->state now */
+	__u32 s_qlen;		/* q.qlen (not the length of a lockless qdisc) */
+};
+
+/* Per device and TX queue: transmissions, and the kick frames that reached it. */
+struct qs_txq_key {
+	__u32 netns;
+	__u32 ifindex;
+	__u32 queue;
+	__u32 pad;
+};
+
+struct qs_txq {
+	__u64 last_xmit_ns;	/* last skb handed to the driver */
+	__u64 xmits;
+	__u64 kicks;		/* QS_KICK_MARK frames queued on this queue */
+};
+
+enum qs_counter {
+	QS_CNT_QDISC_UPDATE_FAIL,
+	QS_CNT_DESTROYED,	/* qdisc entries removed at qdisc_destroy */
+	QS_CNT_SAMPLED,		/* entries the last sampler run read */
+	QS_CNT_MAX,
+};
+
+#endif

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qdiscstuck decisions. The order of the tests below is the order of the
+ * questions an engineer asks: is there a backlog; can the driver take
+ * packets at all; is a shaper holding them on purpose; did anything move;
+ * and if not, will the kernel run this qdisc again on its own.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "detect/qdiscstuck_detect.h"
+
+static const char *const names[QS_NSTATES] = {
+	[QS_OK] = "ok",
+	[QS_IDLE] = "idle",
+	[QS_SHAPED] = "shaped",
+	[QS_DRIVER_STOPPED] = "driver_stopped",
+	[QS_STUCK] = "stuck",
+};
+
+const char *qs_state_name(enum qs_state s)
+{
+	return s < QS_NSTATES ? names[s] : "?";
+}
+
+bool qs_kind_is_shaper(const char *kind)
+{
+	static const char *const shapers[] = { "tbf", "htb", "hfsc", "cbq", "fq", "netem", "cbs",
+					       "taprio", "etf", "sfb", "cake", NULL };
+
+	for (int i = 0; shapers[i]; i++)
+		if (!strcmp(kind, shapers[i]))
+			return true;
+	return false;
+}
+
+const char *qs_locked_twin(const char *kind)
+{
+	/* pfifo_fast is the lockless default: pfifo keeps its FIFO order under the root lock */
+	if (!strcmp(kind, "pfifo_fast"))
+		return "pfifo";
+	return NULL;
+}
+
+/* Progress since the last sweep, from the counters or the dequeue events. */
+static bool progressed(struct qs_track *t, const struct qs_obs *o)
+{
+	bool moved = o->packets != t->packets;	/* a replaced qdisc restarts its counter */
+
+	if (o->have_events && o->last_deq_ns > t->last_progress_ns) {
+		t->last_progress_ns = o->last_deq_ns;
+		return true;
+	}
+	if (moved)
+		t->last_progress_ns = o->now_ns;
+	return moved;
+}
+
+static void rates(struct qs_track *t, const struct qs_obs *o)
+{
+	double dt = (o->now_ns - t->last_sweep_ns) / 1e9;
+
+	t->deq_rate = dt > 0 && o->packets >= t->packets ? (o->packets - t->packets) / dt : 0;
+	t->requeue_rate = dt > 0 && o->requeues >= t->requeues ? (o->requeues - t->requeues) / dt : 0;
+}
+
+/*
+ * The TX queue state to judge by: the sampler's, else the one the last
+ * empty dequeue saw (a queue that was woken since would have run the
+ * qdisc, and that dequeue would be newer).
+ */
+static void txq_state(struct qs_track *t, const struct qs_obs *o)
+{
+	t->txq_state_known = o->sampled || (o->have_events && o->last_was_null);
+	t->txq_state = o->sampled ? o->txq_state : o->last_was_null ? o->null_txq_state : 0;
+}
+
+static enum qs_state classify(struct qs_track *t, const struct qs_obs *o, bool moved,
+			      uint64_t threshold_ns)
+{
+	/* an event may be newer than the sweep's clock reading */
+	uint64_t age = o->now_ns > t->last_progress_ns ? o->now_ns - t->last_progress_ns : 0;
+
+	if (!o->qlen)
+		return moved ? QS_OK : QS_IDLE;
+	if (t->txq_state & QS_TXQ_STOPPED)
+		return age >= threshold_ns ? QS_DRIVER_STOPPED : QS_OK;
+	/*
+	 * A shaper that answered its last dequeue with nothing, on a queue
+	 * that can take packets, has armed its watchdog: that is what the
+	 * kernel's timer shapers do when they hold a backlog.
+	 */
+	if (o->shaper && ((o->have_events && o->last_was_null) || age < threshold_ns))
+		return QS_SHAPED;
+	if (age < threshold_ns)
+		return QS_OK;
+	/* scheduled or running: NET_TX will dequeue it (late, but not stuck) */
+	if (o->sampled && ((o->q_state & QS_Q_SCHED) || o->running))
+		return QS_OK;
+	return QS_STUCK;
+}
+
+enum qs_state qs_update(struct qs_track *t, const struct qs_obs *o, uint64_t threshold_ns)
+{
+	enum qs_state s;
+	bool moved;
+
+	if (!t->init) {
+		/* first sight: nothing is known to have moved before now */
+		memset(t, 0, sizeof(*t));
+		t->last_progress_ns = o->have_events && o->last_deq_ns ? o->last_deq_ns : o->now_ns;
+		t->last_sweep_ns = o->now_ns;
+		t->packets = o->packets;
+		t->requeues = o->requeues;
+		moved = false;
+	} else {
+		moved = progressed(t, o);
+		rates(t, o);
+		if (t->state == QS_STUCK || t->state == QS_DRIVER_STOPPED)
+			t->bad_ns += o->now_ns - t->last_sweep_ns;
+	}
+	txq_state(t, o);
+	s = classify(t, o, moved, threshold_ns);
+	if (!t->init || s != t->state) {
+		/* a stopped or stuck state started when progress stopped, not at this sweep */
+		if (s == QS_STUCK || s == QS_DRIVER_STOPPED)
+			t->since_ns = t->last_progress_ns;
+		else
+			t->since_ns = o->now_ns;
+		t->entered[s]++;
+	}
+	t->init = true;
+	t->state = s;
+	t->last_sweep_ns = o->now_ns;
+	t->packets = o->packets;
+	t->requeues = o->requeues;
+	return s;
+}
+
+uint64_t qs_state_ms(const struct qs_track *t, uint64_t now_ns)
+{
+	return now_ns > t->since_ns ? (now_ns - t->since_ns) / 1000000 : 0;
+}
+
+const char *qs_txq_state_str(uint32_t state, char *buf, size_t len)
+{
+	static const char *const bits[] = { "DRV_XOFF", "STACK_XOFF", "FROZEN" };
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < 3; i++)
+		if (state & (1U << i) && off < len)
+			off += snprintf(buf + off, len - off, "%s%s", off ? "|" : "", bits[i]);
+	if (!off)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+const char *qs_fmt_handle(uint32_t h, char *buf, size_t len)
+{
+	if (h & 0xffff)
+		snprintf(buf, len, "%x:%x", h >> 16, h & 0xffff);
+	else
+		snprintf(buf, len, "%x:", h >> 16);
+	return buf;
+}
+
+const char *qs_fmt_parent(uint32_t p, char *buf, size_t len)
+{
+	if (p == 0xffffffffU)
+		snprintf(buf, len, "root");
+	else
+		snprintf(buf, len, "%x:%x", p >> 16, p & 0xffff);
+	return buf;
+}
+
+int qs_mq_child_queue(uint32_t parent, uint32_t mq_handle)
+{
+	if (parent == 0xffffffffU || (parent & 0xffff0000U) != (mq_handle & 0xffff0000U))
+		return -1;
+	return (parent & 0xffff) ? (int)(parent & 0xffff) - 1 : -1;
+}
+
+int qs_parse_dev_queue(const char *s, char *dev, size_t devlen, unsigned int *queue)
+{
+	const char *colon = strrchr(s, ':');
+	char *end;
+	long q;
+
+	if (!colon || colon == s || (size_t)(colon - s) >= devlen || !colon[1])
+		return -1;
+	errno = 0;
+	q = strtol(colon + 1, &end, 10);
+	if (errno || *end || q < 0 || q > 65535)
+		return -1;
+	memcpy(dev, s, colon - s);
+	dev[colon - s] = 0;
+	*queue = q;
+	return 0;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qdiscstuck decisions: one state per qdisc and report interval, from what
+ * one sweep saw (rtnetlink counters, the BPF record of the qdisc that the
+ * TX queue runs, the sampler's snapshot) and what the previous sweeps saw.
+ * Pure functions, no I/O: unit-tested on recorded state sequences.
+ */
+#ifndef NETMEDIC_QDISCSTUCK_DETECT_H
+#define NETMEDIC_QDISCSTUCK_DETECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "netmedic/qdiscstuck.h"
+
+enum qs_state {
+	QS_OK,			/* backlog moving, or packets went through */
+	QS_IDLE,		/* empty, nothing went through */
+	QS_SHAPED,		/* a shaper holds the backlog on purpose (its timer is armed) */
+	QS_DRIVER_STOPPED,	/* TX queue stopped with backlog, no progress > threshold */
+	QS_STUCK,		/* backlog, queue running, qdisc neither scheduled nor running */
+	QS_NSTATES,
+};
+
+#define QS_THRESHOLD_MS_DEFAULT	100
+
+/* What one sweep saw of one qdisc. Times are CLOCK_MONOTONIC ns (the BPF clock). */
+struct qs_obs {
+	uint64_t now_ns;
+	/* rtnetlink (per-CPU counters summed by the kernel) */
+	uint32_t qlen;
+	uint32_t backlog;
+	uint64_t packets;		/* sent */
+	uint64_t requeues;
+	bool shaper;			/* kind shapes with a watchdog timer (qs_kind_is_shaper) */
+	/* events of the qdisc the TX queue runs (this one, or its ancestor) */
+	bool have_events;
+	uint64_t last_deq_ns;		/* 0: none seen */
+	bool last_was_null;		/* its last dequeue attempt gave nothing */
+	uint32_t null_txq_state;	/* txq->state at that empty dequeue */
+	/* the sampler's snapshot of that qdisc, taken just before the sweep */
+	bool sampled;
+	uint32_t q_state;		/* QS_Q_* */
+	bool running;
+	uint32_t txq_state;
+};
+
+/* What the tool keeps of one qdisc from sweep to sweep. Zero it to start. */
+struct qs_track {
+	bool init;
+	enum qs_state state;
+	uint64_t since_ns;		/* in this state since */
+	uint64_t last_sweep_ns;
+	uint64_t last_progress_ns;	/* last dequeue seen (or first sight) */
+	uint64_t packets, requeues;	/* counters at the last sweep */
+	double deq_rate, requeue_rate;	/* per second over the last interval */
+	uint64_t bad_ns;		/* time spent stuck or driver_stopped, total */
+	uint64_t entered[QS_NSTATES];	/* times the qdisc entered each state */
+	uint32_t txq_state;		/* the TX queue state used for the decision */
+	bool txq_state_known;
+};
+
+/* Feeds one sweep; returns the new state (also in t->state). */
+enum qs_state qs_update(struct qs_track *t, const struct qs_obs *o, uint64_t threshold_ns);
+
+/* Milliseconds in the current state at o->now_ns. */
+uint64_t qs_state_ms(const struct qs_track *t, uint64_t now_ns);
+
+/* "ok", "idle", "shaped", "driver_stopped", "stuck" */
+const char *qs_state_name(enum qs_state s);
+
+/* tbf, htb, hfsc, cbq, fq, netem, cbs, taprio, etf, sfb...: dequeue waits for a timer. */
+bool qs_kind_is_shaper(const char *kind);
+
+/* Lockless qdisc kinds whose locked twin --fix=lock can put in their place. */
+const char *qs_locked_twin(const char *kind);
+
+/* "DRV_XOFF|STACK_XOFF" ("-" for 0); buf of 48 bytes is enough. */
+const char *qs_txq_state_str(uint32_t state, char *buf, size_t len);
+
+/* "1:2", "root", "3e:" as tc prints handles and parents. */
+const char *qs_fmt_handle(uint32_t h, char *buf, size_t len);
+const char *qs_fmt_parent(uint32_t p, char *buf, size_t len);
+
+/*
+ * The TX queue a child of mq/mqprio runs on: its parent's minor - 1, when
+ * the parent qdisc (major) is a multiqueue root; else -1.
+ */
+int qs_mq_child_queue(uint32_t parent, uint32_t mq_handle);
+
+/* Parses "DEV:QUEUE" (for --kick). 0, or -1 when malformed. */
+int qs_parse_dev_queue(const char *s, char *dev, size_t devlen, unsigned int *queue);
+
+#endif

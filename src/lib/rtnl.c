@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/gen_stats.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include "lib/rtnl.h"
+
+/* a dump message can be as large as a page of the kernel's (up to 32 KiB) */
+#define NM_RTNL_DUMP_BUF	32768
+
+#ifndef TCA_DUMP_INVISIBLE
+#define TCA_DUMP_INVISIBLE 10
+#endif
+
+static int stats2_attr(const struct nlattr *a, void *data)
+{
+	struct nm_qdisc_stats *q = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case TCA_STATS_BASIC: {
+		struct gnet_stats_basic b;
+
+		if (mnl_attr_get_payload_len(a) < sizeof(b))
+			return MNL_CB_ERROR;
+		memcpy(&b, mnl_attr_get_payload(a), sizeof(b));
+		q->bytes = b.bytes;
+		if (!q->has_basic || q->packets < b.packets)
+			q->packets = b.packets;
+		q->has_basic = true;
+		break;
+	}
+	case TCA_STATS_PKT64:
+		if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+			return MNL_CB_ERROR;
+		q->packets = mnl_attr_get_u64(a);
+		break;
+	case TCA_STATS_QUEUE: {
+		struct gnet_stats_queue s;
+
+		if (mnl_attr_get_payload_len(a) < sizeof(s))
+			return MNL_CB_ERROR;
+		memcpy(&s, mnl_attr_get_payload(a), sizeof(s));
+		q->qlen = s.qlen;
+		q->backlog = s.backlog;
+		q->drops = s.drops;
+		q->requeues = s.requeues;
+		q->overlimits = s.overlimits;
+		q->has_queue = true;
+		break;
+	}
+	}
+	return MNL_CB_OK;
+}
+
+static int qdisc_attr(const struct nlattr *a, void *data)
+{
+	struct nm_qdisc_stats *q = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case TCA_KIND:
+		if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+		snprintf(q->kind, sizeof(q->kind), "%s", mnl_attr_get_str(a));
+		break;
+	case TCA_STATS2:
+		if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
+			return MNL_CB_ERROR;
+		if (mnl_attr_parse_nested(a, stats2_attr, q) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+int nm_rtnl_qdisc_parse(const struct nlmsghdr *nlh, struct nm_qdisc_stats *out)
+{
+	const struct tcmsg *tcm;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*tcm)))
+		return -EINVAL;
+	tcm = mnl_nlmsg_get_payload(nlh);
+	memset(out, 0, sizeof(*out));
+	out->ifindex = tcm->tcm_ifindex;
+	out->handle = tcm->tcm_handle;
+	out->parent = tcm->tcm_parent;
+	if (mnl_attr_parse(nlh, sizeof(*tcm), qdisc_attr, out) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+struct dump_ctx {
+	unsigned int ifindex;
+	nm_qdisc_cb cb;
+	void *arg;
+	int ret;
+};
+
+static int dump_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *c = data;
+	struct nm_qdisc_stats q;
+
+	if (nm_rtnl_qdisc_parse(nlh, &q))
+		return MNL_CB_OK;	/* not ours to judge: skip what does not parse */
+	if (c->ifindex && q.ifindex != c->ifindex)
+		return MNL_CB_OK;
+	c->ret = c->cb(&q, c->arg);
+	return c->ret ? MNL_CB_STOP : MNL_CB_OK;
+}
+
+int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen)
+{
+	static char buf[NM_RTNL_DUMP_BUF];
+	struct dump_ctx c = { .ifindex = ifindex, .cb = cb, .arg = arg };
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	struct tcmsg *tcm;
+	unsigned int seq = (unsigned int)time(NULL), portid;
+	ssize_t n;
+	int ret;
+
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "rtnetlink socket: %s", strerror(errno));
+		if (nl)
+			mnl_socket_close(nl);
+		return ret;
+	}
+	portid = mnl_socket_get_portid(nl);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETQDISC;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	tcm->tcm_family = AF_UNSPEC;
+	mnl_attr_put(nlh, TCA_DUMP_INVISIBLE, 0, NULL);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "RTM_GETQDISC: %s", strerror(errno));
+		mnl_socket_close(nl);
+		return ret;
+	}
+	ret = MNL_CB_OK;
+	while (ret > MNL_CB_STOP) {
+		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (n < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "RTM_GETQDISC dump: %s", strerror(errno));
+			mnl_socket_close(nl);
+			return ret;
+		}
+		ret = mnl_cb_run(buf, n, seq, portid, dump_msg, &c);
+	}
+	mnl_socket_close(nl);
+	if (ret < 0) {
+		ret = errno ? -errno : -EIO;
+		snprintf(err, errlen, "RTM_GETQDISC dump: %s", strerror(-ret));
+		return ret;
+	}
+	return c.ret;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rtnl.h - rtnetlink sweeps (libmnl): the statistics of every qdisc, as
+ * `tc -s qdisc show` prints them. The kernel sums the per-CPU counters of
+ * lockless qdiscs into these, so qlen here is their real length.
+ */
+#ifndef NETMEDIC_LIB_RTNL_H
+#define NETMEDIC_LIB_RTNL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct nlmsghdr;
+
+struct nm_qdisc_stats {
+	unsigned int ifindex;
+	uint32_t handle;
+	uint32_t parent;	/* TC_H_ROOT (0xffffffff) for a root */
+	char kind[16];
+	bool has_basic;		/* TCA_STATS_BASIC seen */
+	bool has_queue;		/* TCA_STATS_QUEUE seen */
+	uint64_t bytes;
+	uint64_t packets;	/* TCA_STATS_PKT64 when present, else the 32-bit count */
+	uint32_t qlen;
+	uint32_t backlog;	/* bytes */
+	uint32_t drops;
+	uint32_t requeues;
+	uint32_t overlimits;
+};
+
+/*
+ * Parses one RTM_NEWQDISC message into out. 0, or -EINVAL when it is not a
+ * qdisc message or its attributes do not validate.
+ */
+int nm_rtnl_qdisc_parse(const struct nlmsghdr *nlh, struct nm_qdisc_stats *out);
+
+/* Called per qdisc; a non-zero return stops the dump and is returned. */
+typedef int (*nm_qdisc_cb)(const struct nm_qdisc_stats *q, void *arg);
+
+/*
+ * Dumps every qdisc of the current network namespace (RTM_GETQDISC, with
+ * TCA_DUMP_INVISIBLE so that default children show too); ifindex 0 for
+ * every device, else only that one. 0, the callback's return, or -errno
+ * with a one-line reason in err.
+ */
+int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen);
+
+#endif

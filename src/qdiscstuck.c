@@ -1,0 +1,1306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qdiscstuck - packets that sit in a qdisc (children of mq and other
+ * classful roots too), told apart: ok, idle, shaped, driver_stopped, stuck.
+ * Remedies: --fix=kick (a frame on the stuck queue makes its qdisc run),
+ * --fix=lock (a locked FIFO in place of a lockless child), --kick, --lock.
+ *
+ * Loader: options, hook ladder, skeleton, the rtnetlink sweep, the report
+ * loop and the remedies. Decisions live in src/detect/qdiscstuck_detect.c.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "netmedic/qdiscstuck.h"
+#include "qdiscstuck.skel.h"
+#include "detect/qdiscstuck_detect.h"
+#include "lib/cli.h"
+#include "lib/journal.h"
+#include "lib/netns.h"
+#include "lib/output.h"
+#include "lib/rtnl.h"
+#include "lib/selfstats.h"
+
+#define TOOL		"qdiscstuck"
+#define MAX_Q		QS_MAX_QDISCS
+#define KICK_TRIES	32
+#define KICK_RETRY_NS	5000000000ULL	/* kick a qdisc that stays stuck again after 5 s */
+#define TC_H_ROOT_	0xffffffffU
+
+enum { FIX_KICK = 1, FIX_LOCK = 2 };
+
+static struct env {
+	struct nm_opts o;
+	long threshold_ms;
+	int fix;
+	bool all;
+	const char *kick;	/* --kick DEV:QUEUE */
+	const char *lock;	/* --lock DEV:QUEUE */
+} env;
+
+enum { OPT_THRESHOLD = 0x2000, OPT_FIX, OPT_ALL, OPT_KICK, OPT_LOCK };
+
+const char *argp_program_version = "qdiscstuck (netmedic) 0.1";
+const char *argp_program_bug_address = "the netmedic issue tracker";
+static const char doc[] =
+"qdiscstuck: packets sitting in a qdisc, and why.\n"
+"\n"
+"Every qdisc with packets, children of mq and of other classful roots too, is\n"
+"classified each interval: ok, idle, shaped (a shaper's timer holds it),\n"
+"driver_stopped (its TX queue is stopped and nothing completes) or stuck\n"
+"(backlog on a running queue, and the kernel will not run the qdisc again).\n"
+"\n"
+"EXAMPLES:\n"
+"  qdiscstuck                               # every device, table every second\n"
+"  qdiscstuck --netns lab --dev eth1 --json # one device in a netns, JSON lines\n"
+"  qdiscstuck --fix=kick                    # kick stuck qdiscs while running\n"
+"  qdiscstuck --lock eth0:3                 # locked FIFO on tx-3 until exit\n"
+"  qdiscstuck --kick eth0:3                 # one kick frame on tx-3, then exit\n"
+"  qdiscstuck --cleanup                     # undo --fix=lock of a killed instance";
+
+static const struct argp_option options[] = {
+	{ "threshold", OPT_THRESHOLD, "MS", 0,
+	  "No progress for this long with a backlog is driver_stopped or stuck (default 100)", 0 },
+	{ "fix", OPT_FIX, "kick|lock|kick,lock", 0,
+	  "Remedies for stuck qdiscs while running (logged; lock is journaled and undone at exit)", 0 },
+	{ "kick", OPT_KICK, "DEV:QUEUE", 0, "Put one kick frame on that TX queue, report where it went, exit", 0 },
+	{ "lock", OPT_LOCK, "DEV:QUEUE", 0,
+	  "Replace the lockless qdisc of that TX queue by a locked FIFO while running (undone at exit)", 0 },
+	{ "all", OPT_ALL, NULL, 0, "Report idle qdiscs too", 0 },
+	{},
+};
+
+static int parse_fix(const char *arg)
+{
+	char buf[32], *tok, *save;
+	int fix = 0;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "kick"))
+			fix |= FIX_KICK;
+		else if (!strcmp(tok, "lock"))
+			fix |= FIX_LOCK;
+		else
+			return -1;
+	}
+	return fix ? fix : -1;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	char dev[IF_NAMESIZE];
+	unsigned int q;
+	char *end;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env.o;
+		break;
+	case OPT_THRESHOLD:
+		errno = 0;
+		env.threshold_ms = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || env.threshold_ms < 1 || env.threshold_ms > 3600000)
+			argp_error(state, "invalid --threshold '%s': milliseconds from 1 to 3600000", arg);
+		break;
+	case OPT_FIX:
+		env.fix = parse_fix(arg);
+		if (env.fix < 0)
+			argp_error(state, "invalid --fix '%s': kick, lock or kick,lock", arg);
+		break;
+	case OPT_KICK:
+	case OPT_LOCK:
+		if (qs_parse_dev_queue(arg, dev, sizeof(dev), &q))
+			argp_error(state, "invalid --%s '%s': DEV:QUEUE, e.g. eth0:3",
+				   key == OPT_KICK ? "kick" : "lock", arg);
+		if (key == OPT_KICK)
+			env.kick = arg;
+		else
+			env.lock = arg;
+		break;
+	case OPT_ALL:
+		env.all = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (env.kick && (env.lock || env.fix))
+			argp_error(state, "--kick is a one-shot action: not with --lock or --fix");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child children[] = {
+	{ &nm_common_argp, 0, "Common options:", 1 },
+	{},
+};
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_arg,
+	.doc = doc,
+	.children = children,
+};
+
+/* ---- hooks ---- */
+
+enum { HOOK_RUN, HOOK_ENQ, HOOK_RESET, HOOK_XMIT, NR_HOOKS };
+
+static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
+{
+	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
+	hooks[HOOK_RUN].name = "__qdisc_run";
+	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_run_fentry, skel->progs.qs_run_fexit);
+	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_tp, NULL);
+	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_raw, NULL);
+	hooks[HOOK_ENQ].name = "qdisc_enqueue";
+	nm_hook_rung(&hooks[HOOK_ENQ], skel->progs.qs_enqueue_tp, NULL);
+	nm_hook_rung(&hooks[HOOK_ENQ], skel->progs.qs_enqueue_raw, NULL);
+	hooks[HOOK_RESET].name = "qdisc_reset";
+	nm_hook_rung(&hooks[HOOK_RESET], skel->progs.qs_reset_tp, skel->progs.qs_destroy_tp);
+	nm_hook_rung(&hooks[HOOK_RESET], skel->progs.qs_reset_raw, skel->progs.qs_destroy_raw);
+	hooks[HOOK_XMIT].name = "net_dev_start_xmit";
+	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.qs_xmit_tp, skel->progs.qs_queue_tp);
+	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.qs_xmit_raw, skel->progs.qs_queue_raw);
+}
+
+/* ---- the sweep ---- */
+
+/* One qdisc of the netlink dump, joined with its BPF record and its history. */
+struct qrow {
+	struct nm_qdisc_stats nl;
+	struct qs_qdisc bpf;	/* of the qdisc the TX queue runs (itself or an ancestor) */
+	bool have_bpf, own_bpf;
+	int txq;		/* -1: not one queue (root of a multiqueue device) */
+	bool shaper, lockless;
+	struct qs_track *t;
+};
+
+/* History per qdisc, kept across sweeps; matched by device, parent, handle and kind. */
+struct track_ent {
+	unsigned int ifindex;
+	uint32_t parent, handle;
+	char kind[16];
+	bool seen;
+	uint64_t last_kick_ns;
+	bool told;		/* driver_stopped explained once per episode */
+	struct qs_track t;
+};
+
+/* Per device and queue, monotonic for the metrics even when qdiscs come and go. */
+struct devq {
+	unsigned int ifindex;
+	int txq;
+	double bad_s;
+	uint64_t entered[QS_NSTATES];
+	uint32_t qlen, backlog;
+	bool present;
+};
+
+struct sweep {
+	struct qrow *rows;
+	size_t n;
+	struct track_ent *tracks;
+	size_t ntracks;
+	struct devq *dq;
+	size_t ndq;
+	uint64_t now_ns;
+	size_t per_state[QS_NSTATES];
+	uint64_t counters[QS_CNT_MAX];
+	size_t bpf_entries;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static bool dev_selected(unsigned int ifindex)
+{
+	if (!env.o.ndevs)
+		return true;
+	for (int i = 0; i < env.o.ndevs; i++)
+		if (env.o.ifindex[i] == ifindex)
+			return true;
+	return false;
+}
+
+static int collect(const struct nm_qdisc_stats *q, void *arg)
+{
+	struct sweep *s = arg;
+
+	/* ingress and clsact hold no packets (parent ffff:fff1) */
+	if (q->parent == 0xfffffff1U || !dev_selected(q->ifindex) || s->n >= MAX_Q)
+		return 0;
+	memset(&s->rows[s->n], 0, sizeof(s->rows[s->n]));
+	s->rows[s->n].nl = *q;
+	s->rows[s->n].txq = -1;
+	s->n++;
+	return 0;
+}
+
+static bool is_mq(const char *kind)
+{
+	return !strcmp(kind, "mq") || !strcmp(kind, "mqprio");
+}
+
+/* The qdisc of the same device whose handle is the major of parent. */
+static struct qrow *parent_row(struct sweep *s, const struct qrow *r)
+{
+	if (r->nl.parent == TC_H_ROOT_)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->rows[i].nl.ifindex == r->nl.ifindex &&
+		    s->rows[i].nl.handle == (r->nl.parent & 0xffff0000U) && &s->rows[i] != r)
+			return &s->rows[i];
+	return NULL;
+}
+
+static int ntxq(unsigned int ifindex)
+{
+	char name[IF_NAMESIZE], path[128];
+	int n = 0;
+
+	if (!if_indextoname(ifindex, name))
+		return 0;
+	for (;; n++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%d", name, n);
+		if (access(path, F_OK))
+			return n;
+	}
+}
+
+/*
+ * Walks up from each qdisc to the one its TX queue runs (a child of mq, or
+ * the root): that one has the events; the leaves of a classful qdisc have
+ * none of their own. A shaper anywhere on the way makes the backlog shaped.
+ */
+static void join(struct sweep *s, int bpf_fd)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct qrow *r = &s->rows[i], *p = r, *up;
+		struct qs_qdisc_key k = { .netns = env.o.netns_ino };
+
+		r->lockless = !strcmp(r->nl.kind, "pfifo_fast");
+		for (int depth = 0; p && depth < 8; depth++, p = up) {
+			r->shaper |= qs_kind_is_shaper(p->nl.kind);
+			up = parent_row(s, p);
+			if (up && is_mq(up->nl.kind))
+				r->txq = qs_mq_child_queue(p->nl.parent, up->nl.handle);
+			k.ifindex = p->nl.ifindex;
+			k.parent = p->nl.parent;
+			k.handle = p->nl.handle;
+			if (!r->have_bpf && !bpf_map_lookup_elem(bpf_fd, &k, &r->bpf)) {
+				r->have_bpf = true;
+				r->own_bpf = p == r;
+			}
+			if (!up || is_mq(up->nl.kind))
+				break;
+		}
+		if (r->txq < 0 && ntxq(r->nl.ifindex) == 1)
+			r->txq = 0;
+	}
+}
+
+static struct qs_track *track_of(struct sweep *s, const struct qrow *r)
+{
+	struct track_ent *e;
+
+	for (size_t i = 0; i < s->ntracks; i++) {
+		e = &s->tracks[i];
+		if (e->ifindex == r->nl.ifindex && e->parent == r->nl.parent &&
+		    e->handle == r->nl.handle && !strcmp(e->kind, r->nl.kind)) {
+			e->seen = true;
+			return &e->t;
+		}
+	}
+	if (s->ntracks >= MAX_Q)
+		return NULL;
+	e = &s->tracks[s->ntracks++];
+	memset(e, 0, sizeof(*e));
+	e->ifindex = r->nl.ifindex;
+	e->parent = r->nl.parent;
+	e->handle = r->nl.handle;
+	snprintf(e->kind, sizeof(e->kind), "%s", r->nl.kind);
+	e->seen = true;
+	return &e->t;
+}
+
+static struct track_ent *track_ent_of(struct qs_track *t)
+{
+	return (struct track_ent *)((char *)t - offsetof(struct track_ent, t));
+}
+
+/* Forget the qdiscs that are gone (deleted or replaced). */
+static void prune_tracks(struct sweep *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ntracks; i++) {
+		if (!s->tracks[i].seen)
+			continue;
+		s->tracks[i].seen = false;
+		s->tracks[n++] = s->tracks[i];
+	}
+	s->ntracks = n;
+}
+
+static struct devq *devq_of(struct sweep *s, unsigned int ifindex, int txq)
+{
+	for (size_t i = 0; i < s->ndq; i++)
+		if (s->dq[i].ifindex == ifindex && s->dq[i].txq == txq)
+			return &s->dq[i];
+	if (s->ndq >= MAX_Q)
+		return NULL;
+	memset(&s->dq[s->ndq], 0, sizeof(s->dq[0]));
+	s->dq[s->ndq].ifindex = ifindex;
+	s->dq[s->ndq].txq = txq;
+	return &s->dq[s->ndq++];
+}
+
+static void observe(const struct qrow *r, uint64_t now, struct qs_obs *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->now_ns = now;
+	o->qlen = r->nl.qlen;
+	o->backlog = r->nl.backlog;
+	o->packets = r->nl.packets;
+	o->requeues = r->nl.requeues;
+	o->shaper = r->shaper;
+	if (!r->have_bpf)
+		return;
+	o->have_events = true;
+	/* a leaf's own progress is its counter; the runner's dequeues are not all its own */
+	o->last_deq_ns = r->own_bpf ? r->bpf.last_deq_ns : 0;
+	o->last_was_null = r->bpf.last_was_null;
+	o->null_txq_state = r->bpf.null_txq_state;
+	o->sampled = r->bpf.sample_ns != 0;
+	o->q_state = r->bpf.s_state;
+	o->running = r->bpf.s_running;
+	o->txq_state = r->bpf.s_txq_state;
+}
+
+/* A mq root only sums its children: they are judged, it is not. */
+static bool judged(const struct qrow *r)
+{
+	return !is_mq(r->nl.kind);
+}
+
+static void classify_all(struct sweep *s)
+{
+	uint64_t threshold = env.threshold_ms * 1000000ULL;
+
+	memset(s->per_state, 0, sizeof(s->per_state));
+	for (size_t i = 0; i < s->ndq; i++)
+		s->dq[i].present = false;
+	for (size_t i = 0; i < s->n; i++) {
+		struct qrow *r = &s->rows[i];
+		uint64_t bad_before, entered_before[QS_NSTATES];
+		struct qs_obs o;
+		struct devq *d;
+
+		if (!judged(r) || !(r->t = track_of(s, r)))
+			continue;
+		bad_before = r->t->bad_ns;
+		memcpy(entered_before, r->t->entered, sizeof(entered_before));
+		observe(r, s->now_ns, &o);
+		qs_update(r->t, &o, threshold);
+		s->per_state[r->t->state]++;
+		d = devq_of(s, r->nl.ifindex, r->txq);
+		if (!d)
+			continue;
+		d->bad_s += (r->t->bad_ns - bad_before) / 1e9;
+		for (int st = 0; st < QS_NSTATES; st++)
+			d->entered[st] += r->t->entered[st] - entered_before[st];
+		/* the backlog of a queue is what its runner holds (it counts its leaves) */
+		if (r->own_bpf || !r->have_bpf || r->nl.parent == TC_H_ROOT_ || r->txq >= 0) {
+			if (!d->present || r->own_bpf) {
+				d->qlen = r->nl.qlen;
+				d->backlog = r->nl.backlog;
+			}
+			d->present = true;
+		}
+	}
+	prune_tracks(s);
+}
+
+static void read_counters(int fd, struct sweep *s)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t vals[ncpu];
+
+	for (uint32_t i = 0; i < QS_CNT_MAX; i++) {
+		s->counters[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			s->counters[i] += vals[c];
+	}
+}
+
+/* Runs the sampler: every tracked qdisc's scheduling state, now. */
+static void sample(struct qdiscstuck_bpf *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, ro);
+	static bool warned;
+	int err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.qs_sample), &ro);
+
+	if (err && !warned) {
+		warned = true;
+		nm_info(&env.o, "warning: the sampler program cannot run here (%s): scheduling state unknown, judging by events",
+			strerror(errno));
+	}
+}
+
+static int sweep(struct qdiscstuck_bpf *skel, struct sweep *s)
+{
+	char err[256];
+	int ret;
+
+	sample(skel);
+	s->n = 0;
+	s->now_ns = mono_ns();
+	ret = nm_rtnl_qdisc_dump(0, collect, s, err, sizeof(err));
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "qdisc statistics: %s", err);
+	join(s, bpf_map__fd(skel->maps.qdiscs));
+	read_counters(bpf_map__fd(skel->maps.counters), s);
+	s->bpf_entries = s->counters[QS_CNT_SAMPLED];
+	classify_all(s);
+	return 0;
+}
+
+/* ---- output ---- */
+
+static const char *dev_name(unsigned int ifindex, char *buf, size_t len)
+{
+	return nm_dev_name(&env.o, env.o.netns_ino, ifindex, buf, len);
+}
+
+static bool shown(const struct qrow *r)
+{
+	return r->t && (env.all || r->t->state != QS_IDLE || r->nl.qlen);
+}
+
+/* Worst first: stuck, driver_stopped, then by backlog. */
+static int rank_of(const struct qrow *r)
+{
+	static const int rank[QS_NSTATES] = { [QS_STUCK] = 0, [QS_DRIVER_STOPPED] = 1,
+					      [QS_SHAPED] = 2, [QS_OK] = 3, [QS_IDLE] = 4 };
+
+	return r->t ? rank[r->t->state] : 5;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct qrow *x = a, *y = b;
+
+	if (rank_of(x) != rank_of(y))
+		return rank_of(x) - rank_of(y);
+	return (int)y->nl.qlen - (int)x->nl.qlen;
+}
+
+static const char *txq_str(const struct qrow *r, char *buf, size_t len)
+{
+	if (r->txq < 0)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%d", r->txq);
+	return buf;
+}
+
+static void print_table(FILE *f, struct sweep *s)
+{
+	char ts[16], dev[IF_NAMESIZE + 8], h[16], p[16], q[8], st[48], c[2][16];
+	time_t t = time(NULL);
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
+	fprintf(f, "\n%s  qdiscs: %zu stuck, %zu driver_stopped, %zu shaped, %zu ok, %zu idle\n", ts,
+		s->per_state[QS_STUCK], s->per_state[QS_DRIVER_STOPPED], s->per_state[QS_SHAPED],
+		s->per_state[QS_OK], s->per_state[QS_IDLE]);
+	fprintf(f, "%-8s %-6s %-6s %-10s %-3s %6s %8s %-14s %7s %7s %s\n", "DEV", "HANDLE", "PARENT",
+		"KIND", "TXQ", "QLEN", "BYTES", "STATE", "MS", "DEQ/S", "TXQ_STATE");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct qrow *r = &s->rows[i];
+
+		if (!shown(r))
+			continue;
+		fprintf(f, "%-8.8s %-6.6s %-6.6s %-10.10s %-3s %6s %8s %-14s %7llu %7.0f %s\n",
+			dev_name(r->nl.ifindex, dev, sizeof(dev)),
+			qs_fmt_handle(r->nl.handle, h, sizeof(h)),
+			qs_fmt_parent(r->nl.parent, p, sizeof(p)), r->nl.kind, txq_str(r, q, sizeof(q)),
+			nm_fmt_count(r->nl.qlen, c[0], sizeof(c[0])),
+			nm_fmt_count(r->nl.backlog, c[1], sizeof(c[1])), qs_state_name(r->t->state),
+			(unsigned long long)qs_state_ms(r->t, s->now_ns), r->t->deq_rate,
+			r->t->txq_state_known ? qs_txq_state_str(r->t->txq_state, st, sizeof(st)) : "?");
+	}
+	fflush(f);
+}
+
+static void json_row(const struct qrow *r, uint64_t now)
+{
+	char dev[IF_NAMESIZE + 8], h[16], p[16], st[48];
+	struct nm_json j;
+
+	nm_json_begin(&j, stdout, "qdisc");
+	nm_json_str(&j, "dev", dev_name(r->nl.ifindex, dev, sizeof(dev)));
+	nm_json_str(&j, "handle", qs_fmt_handle(r->nl.handle, h, sizeof(h)));
+	nm_json_str(&j, "parent", qs_fmt_parent(r->nl.parent, p, sizeof(p)));
+	nm_json_str(&j, "kind", r->nl.kind);
+	if (r->txq >= 0)
+		nm_json_i64(&j, "txq", r->txq);
+	else
+		nm_json_str(&j, "txq", NULL);
+	nm_json_u64(&j, "qlen", r->nl.qlen);
+	nm_json_u64(&j, "backlog_bytes", r->nl.backlog);
+	nm_json_str(&j, "state", qs_state_name(r->t->state));
+	nm_json_u64(&j, "state_ms", qs_state_ms(r->t, now));
+	if (r->t->txq_state_known) {
+		nm_json_u64(&j, "txq_state", r->t->txq_state);
+		nm_json_str(&j, "txq_state_names", qs_txq_state_str(r->t->txq_state, st, sizeof(st)));
+	} else {
+		nm_json_str(&j, "txq_state", NULL);
+	}
+	nm_json_double(&j, "dequeue_rate", r->t->deq_rate);
+	nm_json_double(&j, "requeue_rate", r->t->requeue_rate);
+	nm_json_u64(&j, "packets", r->nl.packets);
+	nm_json_u64(&j, "drops", r->nl.drops);
+	nm_json_u64(&j, "requeues", r->nl.requeues);
+	nm_json_bool(&j, "lockless", r->lockless);
+	nm_json_bool(&j, "events", r->have_bpf);
+	if (r->have_bpf && r->bpf.sample_ns) {
+		nm_json_bool(&j, "scheduled", r->bpf.s_state & QS_Q_SCHED);
+		nm_json_bool(&j, "missed", r->bpf.s_state & QS_Q_MISSED);
+		nm_json_bool(&j, "running", r->bpf.s_running);
+	}
+	nm_json_end(&j);
+}
+
+static void print_json(struct sweep *s)
+{
+	struct nm_json j;
+
+	nm_json_begin(&j, stdout, "interval");
+	nm_json_u64(&j, "time", (uint64_t)time(NULL));
+	nm_json_u64(&j, "qdiscs", s->n);
+	for (int st = 0; st < QS_NSTATES; st++)
+		nm_json_u64(&j, qs_state_name(st), s->per_state[st]);
+	nm_json_end(&j);
+	for (size_t i = 0; i < s->n; i++)
+		if (shown(&s->rows[i]))
+			json_row(&s->rows[i], s->now_ns);
+}
+
+static void prom_devq(struct nm_prom *p, struct sweep *s, const char *name, const char *type,
+		      const char *help, int which)
+{
+	char dev[IF_NAMESIZE + 8], q[16];
+
+	nm_prom_family(p, name, type, help);
+	for (size_t i = 0; i < s->ndq; i++) {
+		const struct devq *d = &s->dq[i];
+		const char *l[] = { "device", dev, "queue", q, NULL };
+
+		if (which != 0 && !d->present)
+			continue;
+		dev_name(d->ifindex, dev, sizeof(dev));
+		if (d->txq < 0)
+			snprintf(q, sizeof(q), "all");
+		else
+			snprintf(q, sizeof(q), "%d", d->txq);
+		nm_prom_sample(p, name, l, which == 0 ? d->bad_s : which == 1 ? d->qlen : d->backlog);
+	}
+}
+
+/* qdiscstuck_events_total{device,state}: entries into each state, summed over the device's queues. */
+static void prom_events(struct nm_prom *p, struct sweep *s)
+{
+	char dev[IF_NAMESIZE + 8];
+
+	nm_prom_family(p, "qdiscstuck_events_total", "counter",
+		       "Times a qdisc of the device entered a state");
+	for (size_t i = 0; i < s->ndq; i++) {
+		bool first = true;
+
+		for (size_t j = 0; j < i; j++)
+			first &= s->dq[j].ifindex != s->dq[i].ifindex;
+		if (!first)
+			continue;
+		dev_name(s->dq[i].ifindex, dev, sizeof(dev));
+		for (int st = 0; st < QS_NSTATES; st++) {
+			const char *l[] = { "device", dev, "state", qs_state_name(st), NULL };
+			uint64_t v = 0;
+
+			for (size_t j = i; j < s->ndq; j++)
+				if (s->dq[j].ifindex == s->dq[i].ifindex)
+					v += s->dq[j].entered[st];
+			nm_prom_sample(p, "qdiscstuck_events_total", l, v);
+		}
+	}
+}
+
+static int write_prom(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm_hook *hooks)
+{
+	struct nm_prom *p = nm_prom_new();
+	char err[256];
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	nm_prom_family(p, "qdiscstuck_qdiscs", "gauge", "Qdiscs in each state at the last report");
+	for (int st = 0; st < QS_NSTATES; st++) {
+		const char *l[] = { "state", qs_state_name(st), NULL };
+
+		nm_prom_sample(p, "qdiscstuck_qdiscs", l, s->per_state[st]);
+	}
+	prom_devq(p, s, "qdiscstuck_stuck_seconds_total", "counter",
+		  "Seconds a qdisc of the queue held packets without progress (stuck or driver_stopped)", 0);
+	prom_devq(p, s, "qdiscstuck_backlog_packets", "gauge", "Packets queued in the queue's qdisc", 1);
+	prom_devq(p, s, "qdiscstuck_backlog_bytes", "gauge", "Bytes queued in the queue's qdisc", 2);
+	prom_events(p, s);
+	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
+	nm_self_prom_map(p, TOOL, "qdiscs", s->bpf_entries, QS_MAX_QDISCS, 0);
+	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));
+	if (ret)
+		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
+	nm_prom_free(p);
+	return ret;
+}
+
+/* ---- remedy: kick ---- */
+
+static uint64_t kicks_on(struct qdiscstuck_bpf *skel, unsigned int ifindex, unsigned int queue)
+{
+	struct qs_txq_key k = { .netns = env.o.netns_ino, .ifindex = ifindex, .queue = queue };
+	struct qs_txq v;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.txqs), &k, &v))
+		return 0;
+	return v.kicks;
+}
+
+/* The CPUs whose XPS map sends to tx-queue, as a mask of the first 64. */
+static uint64_t xps_cpus(const char *dev, unsigned int queue)
+{
+	char path[128], buf[256], *c;
+	uint64_t mask = 0;
+	int shift = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/xps_cpus", dev, queue);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	/* "00000000,00000003": 32-bit words, most significant first */
+	for (c = buf + strlen(buf); c > buf && shift < 64; shift += 32) {
+		char *start = c;
+
+		while (start > buf && start[-1] != ',')
+			start--;
+		mask |= (uint64_t)strtoul(start, NULL, 16) << shift;
+		c = start > buf ? start - 1 : buf;
+		if (c > buf)
+			*c = 0;
+	}
+	return mask;
+}
+
+/*
+ * A frame nobody takes: IPv4 protocol 253 (RFC 3692, experiments), TTL 1,
+ * to a locally administered MAC that is not the peer's, so the receiver
+ * drops it as PACKET_OTHERHOST. The source address varies with 'salt' so
+ * that the flow hash, and with it the queue the kernel picks, varies
+ * where no XPS map decides.
+ */
+static size_t kick_frame(unsigned char *buf, const unsigned char *src_mac, unsigned int salt)
+{
+	static const unsigned char dst[6] = { 0x02, 0x6e, 0x6d, 0x6b, 0x6b, 0x00 };
+	unsigned char *ip = buf + 14;
+	uint32_t sum = 0;
+
+	memset(buf, 0, 60);
+	memcpy(buf, dst, 6);
+	memcpy(buf + 6, src_mac, 6);
+	buf[12] = 0x08;
+	ip[0] = 0x45;
+	ip[3] = 46 - 0;		/* total length 46: a minimum-size frame */
+	ip[8] = 1;		/* TTL */
+	ip[9] = 253;
+	ip[12] = 198, ip[13] = 18, ip[14] = 255, ip[15] = salt & 0xff;
+	ip[16] = 198, ip[17] = 18, ip[18] = 255, ip[19] = 255;
+	for (int i = 0; i < 20; i += 2)
+		sum += ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	ip[10] = ~sum >> 8, ip[11] = ~sum & 0xff;
+	return 60;
+}
+
+struct kick_result {
+	bool reached;
+	int attempts;
+	int stray;		/* frames that went to another queue */
+};
+
+static int kick_send(int fd, unsigned int ifindex, const unsigned char *mac, unsigned int salt)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_ifindex = ifindex, .sll_halen = 6 };
+	unsigned char frame[64];
+	size_t len = kick_frame(frame, mac, salt);
+
+	memcpy(sll.sll_addr, frame, 6);
+	return sendto(fd, frame, len, 0, (struct sockaddr *)&sll, sizeof(sll)) < 0 ? -errno : 0;
+}
+
+static int open_kick_socket(const char *dev, unsigned char *mac)
+{
+	unsigned int mark = QS_KICK_MARK;
+	struct ifreq ifr = {};
+	int fd = socket(AF_PACKET, SOCK_RAW, 0);	/* protocol 0: send only */
+
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		memset(mac, 0, 6);
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	/* the mark lets the BPF side see where the frame was queued */
+	if (setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/*
+ * Puts one frame on dev's TX queue 'queue', through the qdisc (no
+ * PACKET_QDISC_BYPASS): its enqueue runs the qdisc again. The kernel
+ * picks the queue: from the sending CPU's XPS map when there is one (so
+ * send from a CPU mapped to the queue), else from the flow hash (so vary
+ * the frame). The BPF side counts where each frame went.
+ */
+static int kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifindex,
+		unsigned int queue, struct kick_result *res)
+{
+	uint64_t xps = xps_cpus(dev, queue), before = kicks_on(skel, ifindex, queue);
+	int ncpu = libbpf_num_possible_cpus(), fd, ret = 0;
+	unsigned char mac[6];
+	cpu_set_t old, set;
+
+	memset(res, 0, sizeof(*res));
+	fd = open_kick_socket(dev, mac);
+	if (fd < 0)
+		return fd;
+	sched_getaffinity(0, sizeof(old), &old);
+	for (int i = 0; i < KICK_TRIES && !res->reached && !ret; i++) {
+		int cpu = i % ncpu;
+
+		if (xps) {
+			/* only the CPUs whose XPS map names this queue */
+			while (!(xps & (1ULL << (cpu & 63))))
+				cpu = (cpu + 1) % ncpu;
+		}
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			continue;
+		ret = kick_send(fd, ifindex, mac, i);
+		res->attempts++;
+		res->reached = kicks_on(skel, ifindex, queue) > before;
+		if (!res->reached && !ret)
+			res->stray++;
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	close(fd);
+	return ret;
+}
+
+static void json_kick(const char *dev, unsigned int queue, const struct kick_result *k,
+		      const char *why)
+{
+	struct nm_json j;
+
+	nm_json_begin(&j, stdout, "kick");
+	nm_json_str(&j, "dev", dev);
+	nm_json_u64(&j, "txq", queue);
+	nm_json_bool(&j, "reached", k->reached);
+	nm_json_u64(&j, "attempts", k->attempts);
+	nm_json_u64(&j, "stray", k->stray);
+	nm_json_str(&j, "why", why);
+	nm_json_end(&j);
+}
+
+static int do_kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifindex,
+		   unsigned int queue, const char *why)
+{
+	struct kick_result k;
+	int ret = kick(skel, dev, ifindex, queue, &k);
+
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "kick %s tx-%u: %s", dev, queue, strerror(-ret));
+	if (env.o.json)
+		json_kick(dev, queue, &k, why);
+	if (k.reached)
+		nm_info(&env.o, "kick: %s tx-%u: one frame queued there (%d attempt(s), %d elsewhere): its enqueue runs the qdisc; the next report shows whether the backlog moved",
+			dev, queue, k.attempts, k.stray);
+	else
+		nm_info(&env.o, "kick: %s tx-%u: no frame reached that queue in %d attempts (%d went elsewhere): the kernel picks queues by XPS map or flow hash, not by request",
+			dev, queue, k.attempts, k.stray);
+	return k.reached ? 0 : NM_EXIT_RUNTIME;
+}
+
+/* ---- remedy: lock ---- */
+
+struct lock_state {
+	struct nm_journal *j;
+	int changes;
+};
+
+/* CONFIG_NET_SCH_BPF builds the bpf_qdisc kfuncs: their presence in BTF tells. */
+static bool kernel_has_bpf_qdisc(void)
+{
+	struct btf *btf = env.o.btf_path ? btf__parse(env.o.btf_path, NULL) : btf__load_vmlinux_btf();
+	bool has;
+
+	if (!btf)
+		return false;
+	has = btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC) >= 0;
+	btf__free(btf);
+	return has;
+}
+
+static int lock_open(struct lock_state *ls)
+{
+	char key[64], nspath[256], err[256];
+
+	if (ls->j)
+		return 0;
+	if (kernel_has_bpf_qdisc())
+		nm_info(&env.o, "lock: this kernel builds BPF qdiscs (CONFIG_NET_SCH_BPF), but netmedic has no struct_ops FIFO yet: using the kernel's pfifo, which runs under the root qdisc lock");
+	else
+		nm_info(&env.o, "lock: this kernel has no BPF qdiscs (CONFIG_NET_SCH_BPF is not set): using the kernel's pfifo, which runs under the root qdisc lock");
+	snprintf(key, sizeof(key), "%lu-lock", env.o.netns_ino);
+	if (nm_journal_open(&ls->j, TOOL, key,
+			    env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
+			    err, sizeof(err)))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "lock: %s", err);
+	return 0;
+}
+
+static int txqueuelen(const char *dev)
+{
+	char path[128];
+	int v = 1000;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/tx_queue_len", dev);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1 || v < 1)
+			v = 1000;
+		fclose(f);
+	}
+	return v;
+}
+
+struct find_ctx {
+	unsigned int ifindex;
+	unsigned int queue;
+	struct nm_qdisc_stats mq, child;
+	bool have_mq, have_child, have_root;
+	struct nm_qdisc_stats root;
+};
+
+static int find_q(const struct nm_qdisc_stats *q, void *arg)
+{
+	struct find_ctx *c = arg;
+
+	if (q->parent == TC_H_ROOT_) {
+		c->root = *q;
+		c->have_root = true;
+		if (is_mq(q->kind)) {
+			c->mq = *q;
+			c->have_mq = true;
+		}
+	}
+	return 0;
+}
+
+static int find_child(const struct nm_qdisc_stats *q, void *arg)
+{
+	struct find_ctx *c = arg;
+
+	if (c->have_mq && q->parent == ((c->mq.handle & 0xffff0000U) | (c->queue + 1))) {
+		c->child = *q;
+		c->have_child = true;
+	}
+	return 0;
+}
+
+/* The qdisc the TX queue runs: the mq child, or the root of a one-queue device. */
+static int queue_qdisc(const char *dev, unsigned int ifindex, unsigned int queue,
+		       struct find_ctx *c, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	c->ifindex = ifindex;
+	c->queue = queue;
+	if (nm_rtnl_qdisc_dump(ifindex, find_q, c, err, errlen) ||
+	    nm_rtnl_qdisc_dump(ifindex, find_child, c, err, errlen))
+		return -1;
+	if (c->have_child)
+		return 0;
+	if (c->have_root && !c->have_mq && queue == 0 && ntxq(ifindex) == 1) {
+		c->child = c->root;
+		c->have_child = true;
+		return 0;
+	}
+	snprintf(err, errlen, "%s tx-%u has no qdisc of its own (root %s%s)", dev, queue,
+		 c->have_root ? c->root.kind : "none",
+		 c->have_mq ? "" : ": only the children of mq, or the root of a one-queue device, can be replaced");
+	return -1;
+}
+
+/*
+ * Replaces the lockless qdisc of dev's queue by pfifo of the same limit,
+ * journaled first. A replace drops whatever the old qdisc holds, so it is
+ * made only while that is empty; the caller kicks first.
+ */
+static int lock_queue(struct lock_state *ls, const char *dev, unsigned int ifindex,
+		      unsigned int queue)
+{
+	char err[256], parent[16], limit[16], h[16];
+	struct find_ctx c;
+	const char *twin;
+	int ret;
+
+	if (queue_qdisc(dev, ifindex, queue, &c, err, sizeof(err)))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "lock: %s", err);
+	twin = qs_locked_twin(c.child.kind);
+	if (!twin) {
+		nm_info(&env.o, "lock: %s tx-%u runs %s, which is not lockless: nothing to replace",
+			dev, queue, c.child.kind);
+		return 0;
+	}
+	if (c.child.qlen) {
+		nm_info(&env.o, "lock: %s tx-%u: not replaced now: its %s holds %u packets (%u bytes), which a replace would drop",
+			dev, queue, c.child.kind, c.child.qlen, c.child.backlog);
+		return 0;
+	}
+	ret = lock_open(ls);
+	if (ret)
+		return ret;
+	if (c.child.parent == TC_H_ROOT_)
+		snprintf(parent, sizeof(parent), "root");
+	else
+		qs_fmt_parent(c.child.parent, parent, sizeof(parent));
+	snprintf(limit, sizeof(limit), "%d", txqueuelen(dev));
+	{
+		const char *pa = c.child.parent == TC_H_ROOT_ ? "root" : "parent";
+		const char *pv = c.child.parent == TC_H_ROOT_ ? NULL : parent;
+		const char *do_argv[] = { "tc", "qdisc", "replace", "dev", dev, pa, pv ? pv : "pfifo",
+					  pv ? twin : "limit", pv ? "limit" : limit, pv ? limit : NULL, NULL };
+		const char *undo_argv[] = { "tc", "qdisc", "replace", "dev", dev, pa,
+					    pv ? pv : c.child.kind, pv ? c.child.kind : NULL, NULL };
+
+		if (nm_journal_run(ls->j, do_argv, undo_argv, err, sizeof(err)))
+			return nm_err(&env.o, NM_EXIT_RUNTIME, "lock: %s", err);
+	}
+	ls->changes++;
+	nm_info(&env.o, "lock: %s tx-%u: %s %s (handle %s, lockless) -> pfifo limit %s (locked); restored at exit or by --cleanup",
+		dev, queue, parent, c.child.kind, qs_fmt_handle(c.child.handle, h, sizeof(h)), limit);
+	return 0;
+}
+
+static void lock_stop(struct lock_state *ls)
+{
+	if (!ls->j)
+		return;
+	if (nm_journal_count(ls->j))
+		nm_info(&env.o, "lock: restoring the lockless qdiscs");
+	nm_journal_undo(ls->j, stderr);
+	ls->j = NULL;
+}
+
+/* ---- remedies while running ---- */
+
+static void explain_stopped(const struct qrow *r, uint64_t now)
+{
+	char dev[IF_NAMESIZE + 8], st[48];
+	const char *who;
+
+	if (r->t->txq_state & QS_TXQ_DRV_XOFF)
+		who = "the driver stopped it (ring full) and has not completed a packet since: only its completion path (TX interrupt or NAPI poll) wakes it";
+	else if (r->t->txq_state & QS_TXQ_STACK_XOFF)
+		who = "BQL stopped it: the driver has not reported the completion of bytes in flight";
+	else
+		who = "the stack froze it (device reconfiguration in progress)";
+	nm_info(&env.o, "%s tx-%d: driver_stopped for %llu ms with %u packets (%u bytes) queued, txq_state %s: %s. A kick cannot restart a stopped queue and netmedic does not try; the kernel offers no wake from userspace, only driver-level recovery (link down/up, device reset), which drops these packets: left to you",
+		dev_name(r->nl.ifindex, dev, sizeof(dev)), r->txq,
+		(unsigned long long)qs_state_ms(r->t, now), r->nl.qlen, r->nl.backlog,
+		qs_txq_state_str(r->t->txq_state, st, sizeof(st)), who);
+}
+
+static void remedies(struct qdiscstuck_bpf *skel, struct sweep *s, struct lock_state *ls)
+{
+	char dev[IF_NAMESIZE + 8];
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct qrow *r = &s->rows[i];
+		struct track_ent *e;
+
+		if (!r->t)
+			continue;
+		e = track_ent_of(r->t);
+		if (r->t->state != QS_DRIVER_STOPPED)
+			e->told = false;
+		if (r->t->state == QS_DRIVER_STOPPED && !e->told) {
+			explain_stopped(r, s->now_ns);
+			e->told = true;
+		}
+		if (r->t->state != QS_STUCK || r->txq < 0)
+			continue;
+		if (s->now_ns - e->last_kick_ns < KICK_RETRY_NS)
+			continue;
+		e->last_kick_ns = s->now_ns;
+		dev_name(r->nl.ifindex, dev, sizeof(dev));
+		do_kick(skel, dev, r->nl.ifindex, r->txq, "stuck");
+		if ((env.fix & FIX_LOCK) && r->lockless)
+			lock_queue(ls, dev, r->nl.ifindex, r->txq);
+	}
+}
+
+/* ---- main ---- */
+
+static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm_hook *hooks,
+		   struct lock_state *ls)
+{
+	if (sweep(skel, s))
+		return;
+	qsort(s->rows, s->n, sizeof(*s->rows), cmp_rows);
+	if (env.o.json)
+		print_json(s);
+	if (env.o.table)
+		print_table(env.o.json ? stderr : stdout, s);
+	if (env.o.prom_file)
+		write_prom(skel, s, hooks);
+	if (env.fix)
+		remedies(skel, s, ls);
+	else
+		for (size_t i = 0; i < s->n; i++) {
+			struct qrow *r = &s->rows[i];
+			struct track_ent *e;
+
+			if (!r->t)
+				continue;
+			e = track_ent_of(r->t);
+			if (r->t->state == QS_DRIVER_STOPPED && !e->told && env.o.verbose)
+				explain_stopped(r, s->now_ns), e->told = true;
+		}
+}
+
+static void print_start(const struct nm_hook *hooks)
+{
+	char sum[256], devs[128] = "all";
+	size_t off = 0;
+
+	for (int i = 0; i < env.o.ndevs; i++)
+		off += snprintf(devs + off, sizeof(devs) - off, "%s%s", i ? "," : "", env.o.devs[i]);
+	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
+	if (env.o.json) {
+		struct nm_json j;
+
+		nm_json_begin(&j, stdout, "start");
+		nm_json_str(&j, "tool", TOOL);
+		nm_json_str(&j, "kernel", nm_kernel_release());
+		nm_self_json_hooks(&j, hooks, NR_HOOKS);
+		nm_json_double(&j, "interval", env.o.interval);
+		nm_json_u64(&j, "threshold_ms", env.threshold_ms);
+		nm_json_str(&j, "devices", devs);
+		nm_json_bool(&j, "fix_kick", env.fix & FIX_KICK);
+		nm_json_bool(&j, "fix_lock", env.fix & FIX_LOCK);
+		nm_json_end(&j);
+	}
+	if (env.o.table) {
+		FILE *f = env.o.json ? stderr : stdout;
+
+		fprintf(f, "qdiscstuck: kernel %s, hooks %s, interval %gs, threshold %ldms, devices %s%s%s\n",
+			nm_kernel_release(), sum, env.o.interval, env.threshold_ms, devs,
+			env.fix & FIX_KICK ? ", --fix=kick" : "", env.fix & FIX_LOCK ? ", --fix=lock" : "");
+		fflush(f);
+	}
+}
+
+static int open_and_load(struct qdiscstuck_bpf **skelp, struct nm_hook *hooks)
+{
+	struct qdiscstuck_bpf *skel;
+	char err[256];
+	int ret;
+
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = env.o.btf_path);
+	skel = qdiscstuck_bpf__open_opts(&oo);
+	if (!skel)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "opening BPF object: %s", strerror(errno));
+	*skelp = skel;
+	skel->rodata->targ_ndevs = env.o.ndevs;
+	for (int i = 0; i < env.o.ndevs; i++) {
+		skel->rodata->targ_ifindex[i] = env.o.ifindex[i];
+		skel->rodata->targ_netns[i] = env.o.netns_ino;
+	}
+	/* the sampler is run by test-run, never attached */
+	bpf_program__set_autoattach(skel->progs.qs_sample, false);
+	declare_hooks(skel, hooks);
+	ret = nm_hooks_choose(hooks, NR_HOOKS, env.o.hooks, env.o.btf_path, err, sizeof(err));
+	if (env.o.list_hooks) {
+		nm_hooks_list(stdout, hooks, NR_HOOKS);
+		return -1;
+	}
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "%s", err);
+	ret = qdiscstuck_bpf__load(skel);
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "loading BPF programs: %s (try -v)", strerror(-ret));
+	ret = qdiscstuck_bpf__attach(skel);
+	if (ret)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "attaching BPF programs: %s", strerror(-ret));
+	return 0;
+}
+
+/* Resolves --kick/--lock's DEV:QUEUE after --netns; usage error when absent. */
+static int resolve_dev_queue(const char *arg, const char *opt, char *dev, unsigned int *ifindex,
+			     unsigned int *queue)
+{
+	qs_parse_dev_queue(arg, dev, IF_NAMESIZE, queue);
+	*ifindex = if_nametoindex(dev);
+	if (!*ifindex)
+		return nm_err(&env.o, NM_EXIT_USAGE, "%s: unknown device '%s'%s%s", opt, dev,
+			      env.o.netns ? " in netns " : "", env.o.netns ? env.o.netns : "");
+	if ((int)*queue >= ntxq(*ifindex))
+		return nm_err(&env.o, NM_EXIT_USAGE, "%s: %s has %d TX queue(s): no tx-%u", opt, dev,
+			      ntxq(*ifindex), *queue);
+	return 0;
+}
+
+static int cleanup(void)
+{
+	int ret;
+
+	if (geteuid())
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup must run as root");
+	ret = nm_journal_cleanup(TOOL, stderr);
+	if (ret < 0)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup: %s", strerror(-ret));
+	nm_info(&env.o, "cleanup: %d journal(s) undone", ret);
+	return NM_EXIT_OK;
+}
+
+static struct sweep *sweep_new(void)
+{
+	struct sweep *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->rows = calloc(MAX_Q, sizeof(*s->rows));
+	s->tracks = calloc(MAX_Q, sizeof(*s->tracks));
+	s->dq = calloc(MAX_Q, sizeof(*s->dq));
+	if (!s->rows || !s->tracks || !s->dq) {
+		free(s->rows), free(s->tracks), free(s->dq), free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void sweep_free(struct sweep *s)
+{
+	if (s)
+		free(s->rows), free(s->tracks), free(s->dq), free(s);
+}
+
+int main(int argc, char **argv)
+{
+	char kdev[IF_NAMESIZE] = "", ldev[IF_NAMESIZE] = "";
+	unsigned int kif = 0, kq = 0, lif = 0, lq = 0;
+	struct nm_hook hooks[NR_HOOKS];
+	struct qdiscstuck_bpf *skel = NULL;
+	struct lock_state ls = {};
+	struct sweep *s = NULL;
+	int stats_fd = -1, ret;
+
+	nm_opts_init(&env.o, TOOL);
+	env.threshold_ms = QS_THRESHOLD_MS_DEFAULT;
+	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (env.o.cleanup)
+		return cleanup();
+	ret = nm_setup(&env.o);
+	if (ret)
+		return ret;
+	if (env.kick && (ret = resolve_dev_queue(env.kick, "--kick", kdev, &kif, &kq)))
+		return ret;
+	if (env.lock && (ret = resolve_dev_queue(env.lock, "--lock", ldev, &lif, &lq)))
+		return ret;
+	s = sweep_new();
+	if (!s)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+	ret = open_and_load(&skel, hooks);
+	if (ret) {
+		qdiscstuck_bpf__destroy(skel);
+		sweep_free(s);
+		return env.o.list_hooks ? NM_EXIT_OK : ret;
+	}
+	nm_install_signals();
+	if (env.kick) {
+		ret = do_kick(skel, kdev, kif, kq, "--kick");
+		goto out;
+	}
+	if (env.o.bpf_stats)
+		stats_fd = nm_self_enable_stats(&env.o);
+	if (env.lock)
+		ret = lock_queue(&ls, ldev, lif, lq);
+	if (!ret && env.lock && !ls.changes)
+		ret = NM_EXIT_RUNTIME;	/* said why: not lockless, or not empty */
+	if (!ret) {
+		print_start(hooks);
+		/* the first sweep only learns the counters */
+		sweep(skel, s);
+	}
+	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
+		nm_sleep(env.o.interval);
+		report(skel, s, hooks, &ls);
+	}
+out:
+	lock_stop(&ls);
+	if (stats_fd >= 0)
+		close(stats_fd);
+	qdiscstuck_bpf__destroy(skel);
+	sweep_free(s);
+	return ret;
+}

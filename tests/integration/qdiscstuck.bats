@@ -1,0 +1,166 @@
+#!/usr/bin/env bats
+# qdiscstuck on the real kernel against tools/lab/qdiscstuck.sh: the
+# driver-stopped queue (root and child of mq) is found with its backlog,
+# the shaped and busy controls never alarm, a kick frame lands on the queue
+# it was meant for, and --lock is undone at exit, on SIGTERM and by --cleanup.
+
+load helpers
+
+QS=$LAB/qdiscstuck.sh
+NS=nm-qs-a
+
+setup() {
+	TMP=$(mktemp -d)
+	BG_PID=
+}
+
+teardown() {
+	stop_bg KILL
+	"$BIN/qdiscstuck" --cleanup >/dev/null 2>&1
+	"$QS" down
+	rm -rf "$TMP"
+}
+
+# records OUT JQ-FILTER: the qdisc records matching the filter, one per line
+records() { jq -c "select(.type == \"qdisc\") | select($2)" "$1"; }
+# tc's backlog in packets of the qdisc on PARENT ("root" or "1:2")
+tc_backlog() {
+	lab_exec qs-a tc -s qdisc show dev qa | awk -v p="$1" '
+		$1 == "qdisc" { cur = ($4 == "root" && p == "root") || ($4 == "parent" && $5 == p) }
+		cur && $1 == "backlog" { sub("p", "", $3); print $3; exit }'
+}
+tc_sent() {
+	lab_exec qs-a tc -s qdisc show dev qa | awk -v p="$1" '
+		$1 == "qdisc" { cur = ($4 == "parent" && $5 == p) }
+		cur && $1 == "Sent" { print $4; exit }'
+}
+
+@test "qdiscstuck: LAB's stopped veth is driver_stopped within threshold + one interval, with tc's backlog" {
+	"$QS" up stopped
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 8
+	"$QS" burst 1000
+	wait_bg
+	records "$TMP/out" '.handle == "3e:" and .qlen > 0' | tee "$TMP/rows"
+	# the first report with a backlog may still be inside the threshold; the next one is not
+	run jq -s -r '.[0:2] | map(.state) | join(" ")' "$TMP/rows"
+	[[ $output == *driver_stopped* ]]
+	last=$(tail -1 "$TMP/rows")
+	[ "$(echo "$last" | jq -r .state)" = driver_stopped ]
+	[ "$(echo "$last" | jq .txq_state)" = 1 ]
+	[ "$(echo "$last" | jq -r .txq_state_names)" = DRV_XOFF ]
+	[ "$(echo "$last" | jq .qlen)" -ge 500 ]
+	[ "$(echo "$last" | jq .qlen)" = "$(tc_backlog root)" ]
+	[ "$(echo "$last" | jq .state_ms)" -ge 1000 ]
+	[ "$(echo "$last" | jq .dequeue_rate)" = 0 ]
+	! grep -q '"state":"stuck"' "$TMP/out"
+}
+
+@test "qdiscstuck: a stopped child of mq is found; --fix=kick explains and does not kick it" {
+	"$QS" up mq
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6 --fix=kick
+	"$QS" burst 1000 1
+	wait_bg
+	last=$(records "$TMP/out" '.parent == "1:2"' | tail -1)
+	echo "$last"
+	[ "$(echo "$last" | jq -r .kind)" = pfifo_fast ]
+	[ "$(echo "$last" | jq .txq)" = 1 ]
+	[ "$(echo "$last" | jq .lockless)" = true ]
+	[ "$(echo "$last" | jq -r .state)" = driver_stopped ]
+	[ "$(echo "$last" | jq .qlen)" = "$(tc_backlog 1:2)" ]
+	# the sibling queue is fine, and the mq root itself is not judged
+	! records "$TMP/out" '.parent == "1:1" and (.state == "stuck" or .state == "driver_stopped")' | grep -q .
+	! records "$TMP/out" '.kind == "mq"' | grep -q .
+	cat "$TMP/out.err"
+	grep -q "qa tx-1: driver_stopped for [0-9]* ms with [0-9]* packets" "$TMP/out.err"
+	grep -q "A kick cannot restart a stopped queue" "$TMP/out.err"
+	! grep -q '"type":"kick"' "$TMP/out"
+	! grep -q "kick: qa" "$TMP/out.err"
+}
+
+@test "qdiscstuck: tbf at 8 kbit is shaped, never stuck" {
+	"$QS" up tbf
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6
+	"$QS" burst 30 "" 1000
+	wait_bg
+	records "$TMP/out" '.handle == "2:"' | tail -2
+	[ "$(records "$TMP/out" '.handle == "2:" and .qlen > 0 and .state == "shaped"' | wc -l)" -ge 3 ]
+	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
+}
+
+@test "qdiscstuck: htb at 8 kbit: the leaf holding the backlog is shaped, never stuck" {
+	"$QS" up htb
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6
+	"$QS" burst 30 "" 1000
+	wait_bg
+	leaf=$(records "$TMP/out" '.handle == "20:"' | tail -1)
+	echo "$leaf"
+	[ "$(echo "$leaf" | jq .qlen)" -gt 10 ]
+	[ "$(echo "$leaf" | jq -r .state)" = shaped ]
+	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
+}
+
+@test "qdiscstuck: a busy healthy flow is ok" {
+	"$QS" up busy
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 1 -c 3
+	"$QS" traffic 2 >/dev/null
+	wait_bg
+	records "$TMP/out" '.parent == "root"'
+	[ "$(records "$TMP/out" '.parent == "root" and .state == "ok" and .dequeue_rate > 1000' | wc -l)" -ge 1 ]
+	! grep -qE '"state":"(stuck|driver_stopped|shaped)"' "$TMP/out"
+}
+
+@test "qdiscstuck --prom-file: states, backlog and stuck seconds of the stopped queue" {
+	"$QS" up stopped
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa -i 0.5 -c 5 --prom-file "$TMP/qs.prom"
+	"$QS" burst 1000
+	wait_bg
+	cat "$TMP/qs.prom"
+	grep -qx 'qdiscstuck_qdiscs{state="driver_stopped"} 1' "$TMP/qs.prom"
+	grep -qx "qdiscstuck_backlog_packets{device=\"qa\",queue=\"0\"} $(tc_backlog root)" "$TMP/qs.prom"
+	grep -qx 'qdiscstuck_events_total{device="qa",state="driver_stopped"} 1' "$TMP/qs.prom"
+	s=$(awk '/^qdiscstuck_stuck_seconds_total\{device="qa",queue="0"\}/ {print $2}' "$TMP/qs.prom")
+	awk -v s="$s" 'BEGIN { exit !(s > 0.3) }'
+	grep -q 'netmedic_hook_info{tool="qdiscstuck",hook="__qdisc_run",mode="tp_btf"' "$TMP/qs.prom"
+}
+
+@test "qdiscstuck --kick: the frame reaches the queue asked for, and only it" {
+	"$QS" up mq
+	for q in 1 0; do
+		p=$((q + 1))
+		before=$(tc_sent 1:$p) other=$(tc_sent 1:$((2 - q)))
+		echo "before: tx-$q sent $before, the other queue $other"
+		run --separate-stderr "$BIN/qdiscstuck" --netns $NS --kick qa:$q --json
+		assert_success
+		echo "$output"
+		[ "$(echo "$output" | jq -r 'select(.type == "kick") | "\(.txq) \(.reached) \(.stray)"')" = "$q true 0" ]
+		# counted independently by the qdisc of that queue
+		[ "$(tc_sent 1:$p)" = $((before + 1)) ]
+		[ "$(tc_sent 1:$((2 - q)))" = "$other" ]
+	done
+}
+
+@test "qdiscstuck --lock: pfifo in place of pfifo_fast, restored on SIGTERM" {
+	"$QS" up mq
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3
+	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2 limit 1000p"
+	ls /run/netmedic | grep -q '^qdiscstuck-.*-lock.journal$'
+	stop_bg TERM
+	run lab_exec qs-a tc qdisc show dev qa
+	echo "$output"
+	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
+	refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
+	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+}
+
+@test "qdiscstuck --lock: after kill -9, --cleanup restores the lockless qdisc" {
+	"$QS" up mq
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3
+	stop_bg KILL
+	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2"
+	run "$BIN/qdiscstuck" --cleanup
+	assert_success
+	assert_output --partial "1 journal(s) undone"
+	run lab_exec qs-a tc qdisc show dev qa
+	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
+	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bats
+# qdiscstuck's conventions: bad input answered by one line and an exit
+# code, nothing changed on the system; hook rungs reported honestly.
+
+load helpers
+
+QS=$LAB/qdiscstuck.sh
+
+setup() {
+	TMP=$(mktemp -d)
+}
+
+teardown() {
+	"$QS" down
+	rm -rf "$TMP"
+}
+
+@test "qdiscstuck: bad options -> exit 2, one line naming the option" {
+	for a in "--threshold 0" "--threshold abc" "--threshold 99999999" "--fix=bogus" "--fix=" \
+		 "--kick eth0" "--kick :1" "--lock eth0:x" "-i 0" "-c x" "--hooks nope"; do
+		run --separate-stderr "$BIN/qdiscstuck" $a
+		assert_failure 2
+		[[ $stderr == *invalid* ]]
+	done
+}
+
+@test "qdiscstuck: --kick with --fix -> exit 2" {
+	run --separate-stderr "$BIN/qdiscstuck" --kick lo:0 --fix=kick
+	assert_failure 2
+	[[ $stderr == *"--kick is a one-shot action"* ]]
+}
+
+@test "qdiscstuck: unknown device or queue -> exit 2, one line" {
+	run --separate-stderr "$BIN/qdiscstuck" --dev nm-no-such-dev -c 1
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	run --separate-stderr "$BIN/qdiscstuck" --kick nm-no-such-dev:0
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"unknown device 'nm-no-such-dev'"* ]]
+	run --separate-stderr "$BIN/qdiscstuck" --lock lo:7
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"no tx-7"* ]]
+}
+
+@test "qdiscstuck: not root -> exit 1, one line" {
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN/qdiscstuck" -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"must run as root"* ]]
+}
+
+@test "qdiscstuck: no kernel BTF, missing --prom-file directory -> one line" {
+	NETMEDIC_BTF=/nonexistent/vmlinux run --separate-stderr "$BIN/qdiscstuck" -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	run --separate-stderr "$BIN/qdiscstuck" --prom-file "$TMP/missing/x.prom" -c 1
+	assert_failure 2
+	output=$stderr assert_one_line_error
+}
+
+@test "qdiscstuck: bad input with --lock changes nothing on the system" {
+	"$QS" up mq
+	before=$(lab_exec qs-a tc qdisc show dev qa)
+	run "$BIN/qdiscstuck" --netns nm-qs-a --lock qa:1 --prom-file "$TMP/missing/x.prom" -c 1
+	assert_failure 2
+	run "$BIN/qdiscstuck" --netns nm-no-such-ns --lock qa:1 -c 1
+	assert_failure 2
+	run "$BIN/qdiscstuck" --netns nm-qs-a --lock qa:9 -c 1
+	assert_failure 2
+	assert_equal "$(lab_exec qs-a tc qdisc show dev qa)" "$before"
+	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+}
+
+@test "qdiscstuck --lock on a qdisc that is not lockless: exit 1, says why, changes nothing" {
+	"$QS" up stopped
+	before=$(lab_exec qs-a tc qdisc show dev qa)
+	run --separate-stderr "$BIN/qdiscstuck" --netns nm-qs-a --lock qa:0 -c 1
+	assert_failure 1
+	[[ $stderr == *"runs pfifo, which is not lockless"* ]]
+	assert_equal "$(lab_exec qs-a tc qdisc show dev qa)" "$before"
+	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+}
+
+@test "qdiscstuck: the first line names the kernel and the hook rungs; JSON too" {
+	run "$BIN/qdiscstuck" -c 1 -i 0.2
+	assert_success
+	assert_line --index 0 --regexp "^qdiscstuck: kernel $(uname -r), hooks __qdisc_run=[a-z_]+/[a-z_]+ qdisc_enqueue=[a-z_]+/qdisc_enqueue qdisc_reset=[a-z_]+/qdisc_reset net_dev_start_xmit=[a-z_]+/net_dev_start_xmit"
+	run "$BIN/qdiscstuck" -c 1 -i 0.2 --json
+	assert_success
+	echo "${lines[0]}" | jq -e '.type == "start" and (.hooks | length == 4) and .threshold_ms == 100'
+}
+
+@test "qdiscstuck: --hooks=fentry attaches __qdisc_run's fentry where allowed, else says why" {
+	run "$BIN/qdiscstuck" --list-hooks
+	assert_success
+	echo "$output"
+	assert_line --regexp '^__qdisc_run +1 +fentry/__qdisc_run'
+	if echo "$output" | grep -qE '^__qdisc_run +1 +fentry/__qdisc_run +chosen'; then
+		run "$BIN/qdiscstuck" --hooks=fentry -c 1 -i 0.2
+		assert_success
+		assert_line --index 0 --partial "__qdisc_run=fentry/__qdisc_run"
+	else
+		run --separate-stderr "$BIN/qdiscstuck" --hooks=fentry -c 1 -i 0.2
+		assert_failure 1
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"fentry/__qdisc_run"* ]]
+		run "$BIN/qdiscstuck" --hooks=auto -c 1 -i 0.2
+		assert_success
+		assert_line --index 0 --partial "__qdisc_run=tp_btf/qdisc_dequeue"
+	fi
+}

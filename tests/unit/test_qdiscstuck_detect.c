@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qdiscstuck decisions on recorded state sequences: what the sampler and
+ * rtnetlink saw, sweep after sweep, including the interleavings of the
+ * netdev report "net: sched: fix packet stuck problem for lockless qdisc"
+ * (v5.13, a90c57f2cedd) and its follow-ups.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "detect/qdiscstuck_detect.h"
+
+#define MS		1000000ULL
+#define THRESH		(100 * MS)
+#define T0		(1000000 * MS)	/* an arbitrary monotonic start */
+
+/* One recorded sweep. */
+struct rec {
+	uint64_t at_ms;
+	uint32_t qlen;
+	uint64_t packets;
+	uint64_t last_deq_ms;	/* 0: no dequeue seen */
+	uint32_t q_state;	/* QS_Q_* */
+	int running;
+	uint32_t txq_state;
+	int last_was_null;
+	enum qs_state want;
+};
+
+/* A lockless pfifo_fast child of mq, with events and a sampler snapshot. */
+static struct qs_obs obs(const struct rec *r, bool shaper)
+{
+	struct qs_obs o = {
+		.now_ns = T0 + r->at_ms * MS, .qlen = r->qlen, .backlog = r->qlen * 100,
+		.packets = r->packets, .shaper = shaper, .have_events = true,
+		.last_deq_ns = r->last_deq_ms ? T0 + r->last_deq_ms * MS : 0,
+		.last_was_null = r->last_was_null, .null_txq_state = r->txq_state,
+		.sampled = true, .q_state = r->q_state, .running = r->running,
+		.txq_state = r->txq_state,
+	};
+	return o;
+}
+
+static void replay(const struct rec *recs, int n, bool shaper, struct qs_track *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < n; i++) {
+		struct qs_obs o = obs(&recs[i], shaper);
+		enum qs_state s = qs_update(t, &o, THRESH);
+
+		if (s != recs[i].want)
+			fail_msg("sweep %d (t=%llu ms): got %s, want %s", i,
+				 (unsigned long long)recs[i].at_ms, qs_state_name(s),
+				 qs_state_name(recs[i].want));
+	}
+}
+
+/*
+ * The 5.13 report: CPU0 holds q->seqlock and dequeues; CPU1 enqueues, its
+ * spin_trylock fails and it returns, counting on CPU0; CPU0 found the
+ * queue empty before CPU1's enqueue and releases the lock. The packet sits
+ * there: backlog, not running, not scheduled, MISSED not set, no dequeue.
+ */
+static void test_race_trylock_lost_is_stuck_after_threshold(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 0, .packets = 100, .last_deq_ms = 1, .want = QS_IDLE },
+		/* CPU0 still running when sampled: not stuck */
+		{ .at_ms = 10, .qlen = 1, .packets = 100, .last_deq_ms = 1, .running = 1, .want = QS_OK },
+		/* CPU0 released the lock; young: not yet */
+		{ .at_ms = 60, .qlen = 1, .packets = 100, .last_deq_ms = 1, .want = QS_OK },
+		{ .at_ms = 160, .qlen = 1, .packets = 100, .last_deq_ms = 1, .want = QS_STUCK },
+		{ .at_ms = 1160, .qlen = 1, .packets = 100, .last_deq_ms = 1, .want = QS_STUCK },
+	};
+	struct qs_track t;
+
+	replay(recs, 5, false, &t);
+	/* stuck since the last dequeue, not since the sweep that noticed */
+	assert_int_equal(qs_state_ms(&t, T0 + 1160 * MS), 1159);
+	assert_int_equal(t.entered[QS_STUCK], 1);
+	/* the time spent stuck counts from the first stuck sweep on */
+	assert_int_equal(t.bad_ns, 1000 * MS);
+}
+
+/* The fix: CPU1 sets MISSED, CPU0 sees it at qdisc_run_end and reschedules. */
+static void test_race_with_missed_fix_is_scheduled_not_stuck(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 0, .packets = 100, .last_deq_ms = 1, .want = QS_IDLE },
+		{ .at_ms = 10, .qlen = 1, .packets = 100, .last_deq_ms = 1, .running = 1,
+		  .q_state = QS_Q_MISSED, .want = QS_OK },
+		/* NET_TX softirq is late (busy CPU): scheduled, so the kernel will run it */
+		{ .at_ms = 200, .qlen = 1, .packets = 100, .last_deq_ms = 1,
+		  .q_state = QS_Q_SCHED | QS_Q_MISSED, .want = QS_OK },
+		{ .at_ms = 210, .qlen = 0, .packets = 101, .last_deq_ms = 205, .want = QS_OK },
+		{ .at_ms = 400, .qlen = 0, .packets = 101, .last_deq_ms = 205, .want = QS_IDLE },
+	};
+	struct qs_track t;
+
+	replay(recs, 5, false, &t);
+	assert_int_equal(t.entered[QS_STUCK], 0);
+	assert_int_equal(t.bad_ns, 0);
+}
+
+/*
+ * The follow-up race (5.14, "add barrier to fix packet stuck problem"):
+ * MISSED is set by CPU1 between CPU0's test and clear, so nobody acts on
+ * it. MISSED alone does not run a qdisc: still stuck.
+ */
+static void test_race_missed_set_but_unscheduled_is_stuck(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 3, .packets = 50, .last_deq_ms = 1, .want = QS_OK },
+		{ .at_ms = 150, .qlen = 3, .packets = 50, .last_deq_ms = 1, .q_state = QS_Q_MISSED,
+		  .want = QS_STUCK },
+	};
+	struct qs_track t;
+
+	replay(recs, 2, false, &t);
+}
+
+/* A stopped TX queue is the driver's, never "stuck", whatever the qdisc state. */
+static void test_stopped_queue_is_driver_stopped_not_stuck(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 0, .packets = 0, .want = QS_IDLE },
+		{ .at_ms = 20, .qlen = 749, .packets = 257, .last_deq_ms = 15,
+		  .txq_state = QS_TXQ_DRV_XOFF, .last_was_null = 1, .want = QS_OK },
+		{ .at_ms = 120, .qlen = 749, .packets = 257, .last_deq_ms = 15,
+		  .txq_state = QS_TXQ_DRV_XOFF, .last_was_null = 1, .want = QS_DRIVER_STOPPED },
+		{ .at_ms = 5120, .qlen = 749, .packets = 257, .last_deq_ms = 15,
+		  .txq_state = QS_TXQ_DRV_XOFF, .last_was_null = 1, .want = QS_DRIVER_STOPPED },
+	};
+	struct qs_track t;
+
+	replay(recs, 4, false, &t);
+	assert_int_equal(qs_state_ms(&t, T0 + 5120 * MS), 5105);
+	assert_int_equal(t.txq_state, QS_TXQ_DRV_XOFF);
+	assert_true(t.txq_state_known);
+}
+
+static void test_bql_and_frozen_are_driver_stopped(void **state)
+{
+	(void)state;
+	const uint32_t bits[] = { QS_TXQ_STACK_XOFF, QS_TXQ_FROZEN };
+
+	for (int i = 0; i < 2; i++) {
+		const struct rec recs[] = {
+			{ .at_ms = 0, .qlen = 5, .packets = 9, .last_deq_ms = 1, .txq_state = bits[i],
+			  .want = QS_OK },
+			{ .at_ms = 500, .qlen = 5, .packets = 9, .last_deq_ms = 1, .txq_state = bits[i],
+			  .want = QS_DRIVER_STOPPED },
+		};
+		struct qs_track t;
+
+		replay(recs, 2, false, &t);
+	}
+}
+
+/* The driver wakes the queue: progress again, and the bad time stops growing. */
+static void test_recovery_from_driver_stopped(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 10, .packets = 5, .last_deq_ms = 1, .txq_state = 1, .want = QS_OK },
+		{ .at_ms = 200, .qlen = 10, .packets = 5, .last_deq_ms = 1, .txq_state = 1,
+		  .want = QS_DRIVER_STOPPED },
+		{ .at_ms = 400, .qlen = 10, .packets = 5, .last_deq_ms = 1, .txq_state = 1,
+		  .want = QS_DRIVER_STOPPED },
+		{ .at_ms = 600, .qlen = 0, .packets = 15, .last_deq_ms = 590, .want = QS_OK },
+		{ .at_ms = 800, .qlen = 0, .packets = 15, .last_deq_ms = 590, .want = QS_IDLE },
+	};
+	struct qs_track t;
+
+	replay(recs, 5, false, &t);
+	assert_int_equal(t.bad_ns, 400 * MS);
+	assert_int_equal(t.entered[QS_DRIVER_STOPPED], 1);
+	assert_int_equal(t.entered[QS_OK], 2);
+}
+
+/* tbf at 8 kbit: one dequeue a second, empty dequeues in between. Never an alarm. */
+static void test_shaper_is_shaped_never_stuck(void **state)
+{
+	(void)state;
+	struct rec recs[12];
+	struct qs_track t;
+
+	for (int i = 0; i < 12; i++) {
+		uint64_t at = i * 250;
+		struct rec r = { .at_ms = at, .qlen = 30 - at / 1000, .packets = 3 + at / 1000,
+				 .last_deq_ms = 1 + (at / 1000) * 1000, .last_was_null = 1,
+				 .want = QS_SHAPED };
+		recs[i] = r;
+	}
+	replay(recs, 12, true, &t);
+	assert_int_equal(t.entered[QS_SHAPED], 1);
+}
+
+/* The same backlog on a non-shaper with no progress is stuck. */
+static void test_no_progress_without_shaper_is_stuck(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 30, .packets = 3, .last_deq_ms = 1, .last_was_null = 1, .want = QS_OK },
+		{ .at_ms = 300, .qlen = 30, .packets = 3, .last_deq_ms = 1, .last_was_null = 1,
+		  .want = QS_STUCK },
+	};
+	struct qs_track t;
+
+	replay(recs, 2, false, &t);
+}
+
+/* A busy healthy flow: backlog present at every sweep, but the counter moves. */
+static void test_busy_flow_is_ok(void **state)
+{
+	(void)state;
+	struct rec recs[8];
+	struct qs_track t;
+
+	for (int i = 0; i < 8; i++) {
+		struct rec r = { .at_ms = i * 1000, .qlen = 40, .packets = 800000ULL * i,
+				 .last_deq_ms = i * 1000, .running = i & 1, .want = QS_OK };
+		recs[i] = r;
+	}
+	replay(recs, 8, false, &t);
+	assert_true(t.deq_rate > 799999 && t.deq_rate < 800001);
+}
+
+/* No events (the tool started after the qdisc stopped moving): judged by the counters. */
+static void test_without_events_judged_by_counters(void **state)
+{
+	(void)state;
+	struct qs_obs o = { .now_ns = T0, .qlen = 7, .packets = 12 };
+	struct qs_track t = {};
+
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_OK);
+	o.now_ns += 50 * MS;
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_OK);
+	o.now_ns += 100 * MS;
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_STUCK);
+	assert_false(t.txq_state_known);
+	/* the counter moves: progress */
+	o.now_ns += 100 * MS;
+	o.packets = 13;
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_OK);
+}
+
+/* A replaced qdisc restarts its counters: that is not "no progress". */
+static void test_counter_reset_counts_as_progress(void **state)
+{
+	(void)state;
+	struct qs_obs o = { .now_ns = T0, .qlen = 2, .packets = 1000 };
+	struct qs_track t = {};
+
+	qs_update(&t, &o, THRESH);
+	o.now_ns += 500 * MS;
+	o.packets = 3;
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_OK);
+	assert_true(t.deq_rate == 0);
+}
+
+static void test_helpers(void **state)
+{
+	(void)state;
+	char buf[48], dev[16];
+	unsigned int q;
+
+	assert_string_equal(qs_fmt_handle(0x10000, buf, sizeof(buf)), "1:");
+	assert_string_equal(qs_fmt_handle(0x3e0000, buf, sizeof(buf)), "3e:");
+	assert_string_equal(qs_fmt_handle(0, buf, sizeof(buf)), "0:");
+	assert_string_equal(qs_fmt_parent(0xffffffff, buf, sizeof(buf)), "root");
+	assert_string_equal(qs_fmt_parent(0x10002, buf, sizeof(buf)), "1:2");
+	assert_int_equal(qs_mq_child_queue(0x10002, 0x10000), 1);
+	assert_int_equal(qs_mq_child_queue(0x10001, 0x10000), 0);
+	assert_int_equal(qs_mq_child_queue(0x20001, 0x10000), -1);
+	assert_int_equal(qs_mq_child_queue(0xffffffff, 0x10000), -1);
+	assert_string_equal(qs_txq_state_str(0, buf, sizeof(buf)), "-");
+	assert_string_equal(qs_txq_state_str(3, buf, sizeof(buf)), "DRV_XOFF|STACK_XOFF");
+	assert_string_equal(qs_txq_state_str(4, buf, sizeof(buf)), "FROZEN");
+	assert_true(qs_kind_is_shaper("tbf") && qs_kind_is_shaper("htb"));
+	assert_false(qs_kind_is_shaper("pfifo_fast") || qs_kind_is_shaper("pfifo"));
+	assert_string_equal(qs_locked_twin("pfifo_fast"), "pfifo");
+	assert_null(qs_locked_twin("pfifo"));
+	assert_int_equal(qs_parse_dev_queue("eth0:3", dev, sizeof(dev), &q), 0);
+	assert_string_equal(dev, "eth0");
+	assert_int_equal(q, 3);
+	assert_int_equal(qs_parse_dev_queue("veth:a:0", dev, sizeof(dev), &q), 0);
+	assert_string_equal(dev, "veth:a");
+	const char *bad[] = { "eth0", ":1", "eth0:", "eth0:x", "eth0:-1", "eth0:70000",
+			      "a-very-long-device-name:1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(qs_parse_dev_queue(bad[i], dev, sizeof(dev), &q), -1);
+	assert_string_equal(qs_state_name(QS_DRIVER_STOPPED), "driver_stopped");
+	assert_string_equal(qs_state_name(QS_NSTATES), "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_race_trylock_lost_is_stuck_after_threshold),
+		cmocka_unit_test(test_race_with_missed_fix_is_scheduled_not_stuck),
+		cmocka_unit_test(test_race_missed_set_but_unscheduled_is_stuck),
+		cmocka_unit_test(test_stopped_queue_is_driver_stopped_not_stuck),
+		cmocka_unit_test(test_bql_and_frozen_are_driver_stopped),
+		cmocka_unit_test(test_recovery_from_driver_stopped),
+		cmocka_unit_test(test_shaper_is_shaped_never_stuck),
+		cmocka_unit_test(test_no_progress_without_shaper_is_stuck),
+		cmocka_unit_test(test_busy_flow_is_ok),
+		cmocka_unit_test(test_without_events_judged_by_counters),
+		cmocka_unit_test(test_counter_reset_counts_as_progress),
+		cmocka_unit_test(test_helpers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
