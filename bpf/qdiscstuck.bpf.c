@@ -18,12 +18,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "common.bpf.h"
 #include "flow.bpf.h"
 #include "netmedic/qdiscstuck.h"
 
-const volatile __u32 targ_ndevs = 0;
-const volatile __u32 targ_netns[QS_MAX_DEVS] = {};
-const volatile __u32 targ_ifindex[QS_MAX_DEVS] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -39,35 +37,7 @@ struct {
 	__type(value, struct qs_txq);
 } txqs SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, QS_CNT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
-
-	if (v)
-		*v += 1;
-}
-
-static __always_inline bool dev_watched(__u32 netns, __u32 ifindex)
-{
-	__u32 i;
-
-	if (!targ_ndevs)
-		return true;
-	for (i = 0; i < QS_MAX_DEVS; i++) {
-		if (i >= targ_ndevs)
-			break;
-		if (targ_ifindex[i] == ifindex && targ_netns[i] == netns)
-			return true;
-	}
-	return false;
-}
+NM_COUNTERS(QS_CNT_MAX)
 
 static __always_inline bool qdisc_key(struct Qdisc *q, struct qs_qdisc_key *k)
 {

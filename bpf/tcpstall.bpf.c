@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "common.bpf.h"
 #include "flow.bpf.h"
 #include "netmedic/tcpstall.h"
 
@@ -23,6 +24,8 @@
 extern unsigned int CONFIG_HZ __kconfig __weak;
 
 const volatile __u16 targ_port = 0;	/* --port: local or remote port, 0 = all */
+/* the netns tcpstall runs in (--netns): the sweep sees only it, so do the hooks */
+const volatile __u32 targ_netns_ino = 0;
 /* report interval, bumped by userspace: CPU masks restart with each one */
 __u32 epoch = 0;
 
@@ -33,12 +36,7 @@ struct {
 	__type(value, struct ts_acks);
 } acks SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TS_CNT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
+NM_COUNTERS(TS_CNT_MAX)
 
 /* fentry/fexit __release_sock rung: depth of backlog runs on this CPU */
 struct {
@@ -48,17 +46,11 @@ struct {
 	__type(value, __u32);
 } in_release SEC(".maps");
 
-static __always_inline void count(__u32 idx)
+static __always_inline bool flow_match(const struct ts_key *k)
 {
-	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
-
-	if (v)
-		*v += 1;
-}
-
-static __always_inline bool port_match(__u16 lport, __u16 rport)
-{
-	return !targ_port || lport == targ_port || rport == targ_port;
+	if (targ_netns_ino && k->netns != targ_netns_ino)
+		return false;
+	return !targ_port || k->lport == targ_port || k->rport == targ_port;
 }
 
 /* The socket's flow, local end first. */
@@ -159,7 +151,7 @@ static __always_inline void on_queue(const struct sk_buff *skb)
 	if (BPF_CORE_READ(sk, sk_protocol) != NM_IPPROTO_TCP)
 		return;
 	sk_key(sk, &k);
-	if (!port_match(k.lport, k.rport))
+	if (!flow_match(&k))
 		return;
 	a = acks_get(&k);
 	if (!a)
@@ -188,7 +180,7 @@ static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *
 	if (bpf_probe_read_kernel(&doff, 1, data + 12) || len <= (__u32)(doff >> 4) * 4)
 		return;	/* pure ACK or window update: not data */
 	sk_key(sk, &k);
-	if (!port_match(k.lport, k.rport))
+	if (!flow_match(&k))
 		return;
 	a = acks_get(&k);
 	if (!a)
@@ -211,7 +203,7 @@ static __always_inline void on_recv_length(const struct sock *sk, int ret)
 	if (ret <= 0 || BPF_CORE_READ(sk, sk_protocol) != NM_IPPROTO_TCP)
 		return;
 	sk_key(sk, &k);
-	if (!port_match(k.lport, k.rport))
+	if (!flow_match(&k))
 		return;
 	a = bpf_map_lookup_elem(&acks, &k);
 	if (a)
@@ -229,7 +221,6 @@ static __always_inline void on_drop(const struct sk_buff *skb, int reason)
 	if (!bpf_core_enum_value_exists(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG) ||
 	    reason != bpf_core_enum_value(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG))
 		return;
-	count(TS_CNT_BACKLOG_DROPS);
 	if (nm_parse_skb(skb, &f) || f.proto != NM_IPPROTO_TCP)
 		return;
 	/* a received segment: its destination is the socket's local end */
@@ -240,6 +231,9 @@ static __always_inline void on_drop(const struct sk_buff *skb, int reason)
 	k.rport = f.sport;
 	__builtin_memcpy(k.laddr, f.daddr, 16);
 	__builtin_memcpy(k.raddr, f.saddr, 16);
+	if (!flow_match(&k))
+		return;
+	count(TS_CNT_BACKLOG_DROPS);
 	a = bpf_map_lookup_elem(&acks, &k);
 	if (a)
 		__sync_fetch_and_add(&a->backlog_drops, 1);
@@ -368,7 +362,7 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
 	if (!s.unsent && !s.packets_out)
 		return 0;	/* nothing to send: cannot be stalled */
 	sk_key(sk, &s.key);
-	if (!port_match(s.key.lport, s.key.rport))
+	if (!flow_match(&s.key))
 		return 0;
 	count(TS_CNT_SAMPLES);
 	bpf_seq_write(ctx->meta->seq, &s, sizeof(s));

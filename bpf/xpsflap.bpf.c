@@ -16,18 +16,16 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "common.bpf.h"
 #include "flow.bpf.h"
 #include "netmedic/xpsflap.h"
 
-const volatile __u32 targ_ndevs = 0;
 /*
  * Bumped by userspace after each report: a flow's switches in the current
  * interval restart from 0 on its first pick of a new epoch, so "flapping
  * now" needs no per-interval reset of the map.
  */
 __u32 epoch = 0;
-const volatile __u32 targ_netns[XF_MAX_DEVS] = {};
-const volatile __u32 targ_ifindex[XF_MAX_DEVS] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -43,35 +41,7 @@ struct {
 	__type(value, struct xf_dev_stats);
 } dev_stats SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XF_CNT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
-
-	if (v)
-		*v += 1;
-}
-
-static __always_inline bool dev_watched(__u32 netns, __u32 ifindex)
-{
-	__u32 i;
-
-	if (!targ_ndevs)
-		return true;
-	for (i = 0; i < XF_MAX_DEVS; i++) {
-		if (i >= targ_ndevs)
-			break;
-		if (targ_ifindex[i] == ifindex && targ_netns[i] == netns)
-			return true;
-	}
-	return false;
-}
+NM_COUNTERS(XF_CNT_MAX)
 
 /* Fills the key from the device and skb; false when not watched or not IP. */
 static __always_inline bool flow_key(const struct sk_buff *skb, const struct net_device *dev,

@@ -449,16 +449,8 @@ static void classify_all(struct sweep *s)
 
 static void read_counters(int fd, struct sweep *s)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t vals[ncpu];
-
-	for (uint32_t i = 0; i < QS_CNT_MAX; i++) {
-		s->counters[i] = 0;
-		if (bpf_map_lookup_elem(fd, &i, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			s->counters[i] += vals[c];
-	}
+	for (uint32_t i = 0; i < QS_CNT_MAX; i++)
+		s->counters[i] = nm_percpu_u64(fd, &i);
 }
 
 /* Runs the sampler: every tracked qdisc's scheduling state, now. */
@@ -1171,11 +1163,8 @@ static int open_and_load(struct qdiscstuck_bpf **skelp, struct nm_hook *hooks)
 	if (!skel)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "opening BPF object: %s", strerror(errno));
 	*skelp = skel;
-	skel->rodata->targ_ndevs = env.o.ndevs;
-	for (int i = 0; i < env.o.ndevs; i++) {
-		skel->rodata->targ_ifindex[i] = env.o.ifindex[i];
-		skel->rodata->targ_netns[i] = env.o.netns_ino;
-	}
+	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
+			  skel->rodata->targ_ifindex);
 	/* the sampler is run by test-run, never attached */
 	bpf_program__set_autoattach(skel->progs.qs_sample, false);
 	declare_hooks(skel, hooks);
@@ -1210,18 +1199,6 @@ static int resolve_dev_queue(const char *arg, const char *opt, char *dev, unsign
 	return 0;
 }
 
-static int cleanup(void)
-{
-	int ret;
-
-	if (geteuid())
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup must run as root");
-	ret = nm_journal_cleanup(TOOL, stderr);
-	if (ret < 0)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup: %s", strerror(-ret));
-	nm_info(&env.o, "cleanup: %d journal(s) undone", ret);
-	return NM_EXIT_OK;
-}
 
 static struct sweep *sweep_new(void)
 {
@@ -1259,7 +1236,7 @@ int main(int argc, char **argv)
 	env.threshold_ms = QS_THRESHOLD_MS_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (env.o.cleanup)
-		return cleanup();
+		return nm_cleanup_main(&env.o);
 	ret = nm_setup(&env.o);
 	if (ret)
 		return ret;

@@ -530,16 +530,12 @@ static void print_table(FILE *f, uint64_t now)
 
 static void prom_totals(struct nm_prom *p, struct tcpstall_bpf *skel)
 {
-	uint64_t drops = 0, now_stalled[TS_NSTATES] = {};
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.counters);
 	uint32_t idx = TS_CNT_BACKLOG_DROPS;
-	uint64_t vals[ncpu];
+	uint64_t drops = nm_percpu_u64(bpf_map__fd(skel->maps.counters), &idx);
+	uint64_t now_stalled[TS_NSTATES] = {};
 	size_t pos = 0;
 	void *k, *v;
 
-	if (!bpf_map_lookup_elem(fd, &idx, vals))
-		for (int c = 0; c < ncpu; c++)
-			drops += vals[c];
 	while (nm_htab_next(st.socks, &pos, &k, &v))
 		if (((struct ts_sock *)v)->stall_start_ns)
 			now_stalled[((struct ts_sock *)v)->cause]++;
@@ -854,6 +850,7 @@ static int open_and_load(struct tcpstall_bpf **skelp, struct nm_hook *hooks)
 	*skelp = skel;
 	bpf_map__set_max_entries(skel->maps.acks, env.max_flows);
 	skel->rodata->targ_port = env.port;
+	skel->rodata->targ_netns_ino = env.o.netns_ino;
 	declare_hooks(skel, hooks);
 	ret = nm_hooks_choose(hooks, NR_HOOKS, env.o.hooks, env.o.btf_path, err, sizeof(err));
 	if (env.o.list_hooks) {
@@ -906,15 +903,8 @@ int main(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	/* before --netns moves us: RFS's global sysctl lives here */
 	st.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (env.o.cleanup) {
-		if (geteuid())
-			return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup must run as root");
-		ret = nm_journal_cleanup(TOOL, stderr);
-		if (ret < 0)
-			return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup: %s", strerror(-ret));
-		nm_info(&env.o, "cleanup: %d journal(s) undone", ret);
-		return NM_EXIT_OK;
-	}
+	if (env.o.cleanup)
+		return nm_cleanup_main(&env.o);
 	ret = nm_setup(&env.o);
 	if (ret)
 		return ret;

@@ -357,16 +357,8 @@ static int read_flows(int fd, struct snapshot *s)
 
 static void read_counters(int fd, struct snapshot *s)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t vals[ncpu];
-
-	for (uint32_t i = 0; i < XF_CNT_MAX; i++) {
-		s->counters[i] = 0;
-		if (bpf_map_lookup_elem(fd, &i, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			s->counters[i] += vals[c];
-	}
+	for (uint32_t i = 0; i < XF_CNT_MAX; i++)
+		s->counters[i] = nm_percpu_u64(fd, &i);
 }
 
 /* Active flows first, worst first; counts active and flapping. */
@@ -691,11 +683,8 @@ static int open_and_load(struct xpsflap_bpf **skelp, struct nm_hook *hooks, long
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "opening BPF object: %s", strerror(errno));
 	*skelp = skel;
 	bpf_map__set_max_entries(skel->maps.flows, max_flows);
-	skel->rodata->targ_ndevs = env.o.ndevs;
-	for (int i = 0; i < env.o.ndevs; i++) {
-		skel->rodata->targ_ifindex[i] = env.o.ifindex[i];
-		skel->rodata->targ_netns[i] = env.o.netns_ino;
-	}
+	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
+			  skel->rodata->targ_ifindex);
 	bpf_program__set_autoload(skel->progs.xf_pin_tc, env.pin);
 	declare_hooks(skel, hooks);
 	ret = nm_hooks_choose(hooks, NR_HOOKS, env.o.hooks, env.o.btf_path, err, sizeof(err));
@@ -726,15 +715,8 @@ int main(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	max_flows = env.max_flows;
 
-	if (env.o.cleanup) {
-		if (geteuid())
-			return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup must run as root");
-		ret = nm_journal_cleanup(TOOL, stderr);
-		if (ret < 0)
-			return nm_err(&env.o, NM_EXIT_RUNTIME, "--cleanup: %s", strerror(-ret));
-		nm_info(&env.o, "cleanup: %d journal(s) undone", ret);
-		return NM_EXIT_OK;
-	}
+	if (env.o.cleanup)
+		return nm_cleanup_main(&env.o);
 	ret = nm_setup(&env.o);
 	if (ret)
 		return ret;

@@ -7,6 +7,8 @@
 #include <linux/types.h>
 #endif
 
+#define NM_MAX_DEVS	8	/* --dev filters a tool resolves before load */
+
 #define NM_AF_INET	2
 #define NM_AF_INET6	10
 

@@ -12,7 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include <bpf/bpf.h>
 #include "lib/cli.h"
+#include "lib/journal.h"
 #include "lib/netns.h"
 #include "lib/output.h"
 
@@ -270,4 +272,39 @@ const char *nm_dev_name(const struct nm_opts *o, unsigned int netns, unsigned in
 	else
 		snprintf(buf, len, "if%u@%u", ifindex, netns);
 	return buf;
+}
+
+int nm_cleanup_main(const struct nm_opts *o)
+{
+	int ret;
+
+	if (geteuid())
+		return nm_err(o, NM_EXIT_RUNTIME, "--cleanup must run as root");
+	ret = nm_journal_cleanup(o->tool, stderr);
+	if (ret < 0)
+		return nm_err(o, NM_EXIT_RUNTIME, "--cleanup: %s", strerror(-ret));
+	nm_info(o, "cleanup: %d journal(s) undone", ret);
+	return NM_EXIT_OK;
+}
+
+void nm_set_dev_filter(const struct nm_opts *o, volatile __u32 *ndevs, volatile __u32 *netns,
+		       volatile __u32 *ifindex)
+{
+	*ndevs = o->ndevs;
+	for (int i = 0; i < o->ndevs; i++) {
+		ifindex[i] = o->ifindex[i];
+		netns[i] = o->netns_ino;
+	}
+}
+
+uint64_t nm_percpu_u64(int map_fd, const void *key)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t vals[ncpu > 0 ? ncpu : 1], sum = 0;
+
+	if (ncpu <= 0 || bpf_map_lookup_elem(map_fd, key, vals))
+		return 0;
+	for (int c = 0; c < ncpu; c++)
+		sum += vals[c];
+	return sum;
 }

@@ -10,9 +10,9 @@
 #include <argp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include "lib/hooks.h"
-
-#define NM_MAX_DEVS	8
+#include "netmedic/common.h"
 
 /* Exit codes: 0 ok, 1 runtime error, 2 usage error. */
 #define NM_EXIT_OK	0
@@ -56,6 +56,19 @@ void nm_info(const struct nm_opts *o, const char *fmt, ...) __attribute__((forma
  * exit code after printing the reason; nothing is changed on failure.
  */
 int nm_setup(struct nm_opts *o);
+
+/* --cleanup: undo the journals a dead instance of o->tool left; the exit code. */
+int nm_cleanup_main(const struct nm_opts *o);
+
+/*
+ * Writes the --dev filter into a skeleton's rodata (targ_ndevs, targ_netns,
+ * targ_ifindex from bpf/common.bpf.h): pass those three fields' addresses.
+ */
+void nm_set_dev_filter(const struct nm_opts *o, volatile __u32 *ndevs, volatile __u32 *netns,
+		       volatile __u32 *ifindex);
+
+/* Sum over CPUs of a per-CPU array/hash of u64 at key; 0 when absent. */
+uint64_t nm_percpu_u64(int map_fd, const void *key);
 
 /* SIGINT/SIGTERM set this; main loops poll it. */
 extern volatile sig_atomic_t nm_exiting;

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every netmedic BPF object has: self-counters in a per-CPU array and
+ * the --dev filter, resolved to (netns inode, ifindex) before load.
+ */
+#ifndef NETMEDIC_COMMON_BPF_H
+#define NETMEDIC_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "netmedic/common.h"
+
+/* Defines the tool's `counters` map with n slots and count(idx). */
+#define NM_COUNTERS(n)							\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);		\
+		__uint(max_entries, n);					\
+		__type(key, __u32);					\
+		__type(value, __u64);					\
+	} counters SEC(".maps");					\
+									\
+	static __always_inline void count(__u32 idx)			\
+	{								\
+		__u64 *v = bpf_map_lookup_elem(&counters, &idx);	\
+									\
+		if (v)							\
+			*v += 1;					\
+	}
+
+/* --dev: set by the loader (nm_set_dev_filter); none means every device */
+const volatile __u32 targ_ndevs = 0;
+const volatile __u32 targ_netns[NM_MAX_DEVS] = {};
+const volatile __u32 targ_ifindex[NM_MAX_DEVS] = {};
+
+static __always_inline bool dev_watched(__u32 netns, __u32 ifindex)
+{
+	__u32 i;
+
+	if (!targ_ndevs)
+		return true;
+	for (i = 0; i < NM_MAX_DEVS; i++) {
+		if (i >= targ_ndevs)
+			break;
+		if (targ_ifindex[i] == ifindex && targ_netns[i] == netns)
+			return true;
+	}
+	return false;
+}
+
+#endif
