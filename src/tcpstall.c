@@ -602,7 +602,15 @@ static void name_quickack_route(const struct ts_key *k)
 	if (!f)
 		return;
 	if (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
+		char *w = line;
+
+		/* ip -o folds its lines with "\\": one line, single spaces */
+		for (char *r = line; *r && *r != '\n'; r++) {
+			if (*r == '\\' || ((*r == ' ' || *r == '\t') && w > line && w[-1] == ' '))
+				continue;
+			*w++ = *r == '\t' ? ' ' : *r;
+		}
+		*w = 0;
 		nm_info(&env.o, "fix: the route to %s has quickack 1: %s (not changed; remove it with "
 			"'ip route change ... quickack 0' if it is not wanted)", addr, line);
 	}
