@@ -1098,7 +1098,8 @@ static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm
 {
 	if (sweep(skel, s))
 		return;
-	qsort(s->rows, s->n, sizeof(*s->rows), cmp_rows);
+	if (s->n)
+		qsort(s->rows, s->n, sizeof(*s->rows), cmp_rows);
 	if (env.o.json)
 		print_json(s);
 	if (env.o.table)

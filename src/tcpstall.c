@@ -805,7 +805,8 @@ static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 	uint64_t now = mono_ns();
 
 	collect_acks(skel);
-	qsort(st.rows, st.nrows, sizeof(*st.rows), cmp_rows);
+	if (st.nrows)
+		qsort(st.rows, st.nrows, sizeof(*st.rows), cmp_rows);
 	if (env.fix)
 		apply_fixes(skel);
 	if (env.o.json)
