@@ -34,7 +34,7 @@ LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard src/detect/*.h) $(wildcard includ
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all help deps test test-bins test-unit test-integration demo bench vmtest install clean
+.PHONY: all help deps test test-bins test-unit bench vmtest test-integration demo bench vmtest install clean
 
 all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp
 
@@ -44,6 +44,8 @@ help:
 	@echo "make test              deps + build + unit tests + integration tests (root, real kernel)"
 	@echo "make test-unit         unit tests only (no root)"
 	@echo "make demo              deps + build + run each CLI against its lab pathology"
+	@echo "make bench             per-event cost, throughput A/B and scale of every CLI (docs/PERFORMANCE.md)"
+	@echo "make vmtest            the integration suite in qemu on Debian's 6.1 kernel (fentry rungs)"
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
 	@echo "make install PREFIX=/usr/local"
 
@@ -100,6 +102,15 @@ test: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/demo.sh
+
+# Cost and scale of every CLI, beside what users would run instead (docs/PERFORMANCE.md).
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/bench/run.sh
+
+# The integration suite inside qemu on Debian's 6.1 kernel: fentry rungs, a second kernel.
+vmtest: all
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/vm/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \

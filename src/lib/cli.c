@@ -136,6 +136,9 @@ void nm_opts_init(struct nm_opts *o, const char *tool)
 	o->tool = tool;
 	o->interval = 1;
 	o->btf_path = getenv("NETMEDIC_BTF");
+	/* the default rung policy; --hooks overrides it (the VM suite sets fentry) */
+	if (getenv("NETMEDIC_HOOKS") && nm_parse_hook_mode(getenv("NETMEDIC_HOOKS"), &o->hooks))
+		o->hooks = NM_HOOKS_AUTO;
 	/* usage errors exit 2, as documented, not argp's 64 */
 	argp_err_exit_status = NM_EXIT_USAGE;
 }
