@@ -34,7 +34,7 @@ LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard src/detect/*.h) $(wildcard includ
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all help deps test test-bins test-unit bench vmtest test-integration demo bench vmtest install clean
+.PHONY: all help deps test test-bins test-unit test-integration demo bench vmtest install clean
 
 all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp
 
