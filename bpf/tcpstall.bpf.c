@@ -17,7 +17,10 @@
 #include "netmedic/tcpstall.h"
 
 #define TCP_ESTABLISHED	1
+#define TCP_FIN_WAIT1	4
 #define TCP_CLOSE_WAIT	8
+#define TCP_LAST_ACK	9
+#define TCP_CLOSING	11
 #define RTAX_QUICKACK	15	/* uapi: include/uapi/linux/rtnetlink.h */
 #define DST_METRICS_FLAGS	0x3UL
 
@@ -186,6 +189,7 @@ static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *
 	if (!a)
 		return;
 	__sync_fetch_and_add(&a->segs_in, 1);
+	a->defer = netns_defer(sk);	/* a receiver that sends no pure ACK still names it right */
 	owned = sk_owned(sk);
 	if (owned)
 		__sync_fetch_and_add(&a->segs_owned, 1);
@@ -194,9 +198,13 @@ static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *
 	a->rx_ifindex = BPF_CORE_READ(skb, skb_iif);
 }
 
-/* The application reads: its CPU (sock_recv_length, 6.3+). */
-static __always_inline void on_recv_length(const struct sock *sk, int ret)
+/*
+ * The application reads or writes (sock_recv_length / sock_send_length,
+ * 6.3+): its CPU, and who it is. comm is copied only when the owner changes.
+ */
+static __always_inline void on_app_io(const struct sock *sk, int ret, bool rx)
 {
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct ts_key k = {};
 	struct ts_acks *a;
 
@@ -205,9 +213,15 @@ static __always_inline void on_recv_length(const struct sock *sk, int ret)
 	sk_key(sk, &k);
 	if (!flow_match(&k))
 		return;
-	a = bpf_map_lookup_elem(&acks, &k);
-	if (a)
+	a = acks_get(&k);
+	if (!a)
+		return;
+	if (rx)
 		note_cpu(a, true);
+	if (a->pid != tgid) {
+		a->pid = tgid;
+		bpf_get_current_comm(a->comm, sizeof(a->comm));
+	}
 }
 
 /* Backlog full: tcp_add_backlog drops with SKB_DROP_REASON_SOCKET_BACKLOG. */
@@ -270,7 +284,14 @@ int BPF_PROG(ts_rcv_raw, struct sock *sk, struct sk_buff *skb)
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(ts_recv_len_tp, struct sock *sk, int ret, int flags)
 {
-	on_recv_length(sk, ret);
+	on_app_io(sk, ret, true);
+	return 0;
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(ts_send_len_tp, struct sock *sk, int ret, int flags)
+{
+	on_app_io(sk, ret, false);
 	return 0;
 }
 
@@ -344,6 +365,7 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
 	struct ts_sample s = {};
+	struct ts_acks *a;
 	struct tcp_sock *tp;
 	struct sock *sk;
 
@@ -355,15 +377,28 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
 	if (!tp)
 		return 0;	/* listener, request or timewait socket */
 	sk = (struct sock *)tp;
-	if (BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_ESTABLISHED &&
-	    BPF_CORE_READ(sk, __sk_common.skc_state) != TCP_CLOSE_WAIT)
+	/* the states that can still hold data to send */
+	switch (BPF_CORE_READ(sk, __sk_common.skc_state)) {
+	case TCP_ESTABLISHED:
+	case TCP_CLOSE_WAIT:
+	case TCP_FIN_WAIT1:
+	case TCP_LAST_ACK:
+	case TCP_CLOSING:
+		break;
+	default:
 		return 0;
+	}
 	fill_sample(&s, sk, tp);
 	if (!s.unsent && !s.packets_out)
 		return 0;	/* nothing to send: cannot be stalled */
 	sk_key(sk, &s.key);
 	if (!flow_match(&s.key))
 		return 0;
+	a = bpf_map_lookup_elem(&acks, &s.key);
+	if (a) {
+		s.pid = a->pid;
+		__builtin_memcpy(s.comm, a->comm, sizeof(s.comm));
+	}
 	count(TS_CNT_SAMPLES);
 	bpf_seq_write(ctx->meta->seq, &s, sizeof(s));
 	return 0;

@@ -35,7 +35,7 @@
 #define TABLE_ROWS	10
 #define FORGET_SWEEPS	100	/* sockets unseen this long are dropped from memory */
 
-enum fix { FIX_DEFER = 1, FIX_AUTOCORK = 2, FIX_RFS = 4 };
+enum fix { FIX_DEFER = 1, FIX_AUTOCORK = 2, FIX_RFS = 4, FIX_ROUTES = 8 };
 
 static struct env {
 	struct nm_opts o;
@@ -44,6 +44,7 @@ static struct env {
 	unsigned int port;
 	long max_flows;
 	bool hist;
+	bool prom_netns;
 	unsigned int fix;
 	struct ts_storm_cfg storm;
 } env = {
@@ -53,7 +54,7 @@ static struct env {
 	.storm = TS_STORM_CFG_DEFAULT,
 };
 
-enum { OPT_THRESHOLD = 0x2000, OPT_SWEEP, OPT_PORT, OPT_MAX_FLOWS, OPT_FIX,
+enum { OPT_THRESHOLD = 0x2000, OPT_SWEEP, OPT_PORT, OPT_MAX_FLOWS, OPT_FIX, OPT_PROM_NETNS,
        OPT_MIN_SEGS };
 
 const char *argp_program_version = "tcpstall (netmedic) 0.1";
@@ -82,7 +83,9 @@ static const struct argp_option options[] = {
 	{ "fix", OPT_FIX, "WHAT", OPTION_ARG_OPTIONAL,
 	  "Remedies while running, undone at exit: defer (ACK storms: tcp_backlog_ack_defer=1), "
 	  "autocork (tsq_idle: tcp_autocorking=0), rfs (cross-CPU flows: RFS on the receiving "
-	  "device); comma-separated; default: defer,autocork", 0 },
+	  "device), routes (drop quickack 1 from the storm's routes); comma-separated; "
+	  "default: defer,autocork", 0 },
+	{ "prom-netns", OPT_PROM_NETNS, NULL, 0, "Label the metrics with the netns inode (several instances, one textfile directory)", 0 },
 	{ "min-segs", OPT_MIN_SEGS, "N", 0, "Data segments per interval before a flow is judged (default 200)", 0 },
 	{},
 };
@@ -103,6 +106,8 @@ static int parse_fix(const char *arg)
 
 	if (!arg)
 		return FIX_DEFER | FIX_AUTOCORK;
+	if (!*arg)
+		return -1;
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "defer"))
@@ -111,6 +116,8 @@ static int parse_fix(const char *arg)
 			fix |= FIX_AUTOCORK;
 		else if (!strcmp(tok, "rfs"))
 			fix |= FIX_RFS;
+		else if (!strcmp(tok, "routes"))
+			fix |= FIX_ROUTES;
 		else
 			return -1;
 	}
@@ -154,10 +161,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'H':
 		env.hist = true;
 		break;
+	case OPT_PROM_NETNS:
+		env.prom_netns = true;
+		break;
 	case OPT_FIX:
 		fix = parse_fix(arg);
 		if (fix < 0)
-			argp_error(state, "invalid --fix '%s': defer, autocork, rfs, comma-separated", arg);
+			argp_error(state, "invalid --fix '%s': defer, autocork, rfs, routes, comma-separated", arg);
 		env.fix = fix;
 		break;
 	case ARGP_KEY_ARG:
@@ -203,8 +213,8 @@ static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 	hooks[HOOK_DROP].name = "backlog_drop";
 	nm_hook_rung(&hooks[HOOK_DROP], skel->progs.ts_drop_tp, NULL);
 	/* the reader's CPU; before 6.3 only backlog runs tell it */
-	hooks[HOOK_APP].name = "app_cpu";
-	nm_hook_rung(&hooks[HOOK_APP], skel->progs.ts_recv_len_tp, NULL);
+	hooks[HOOK_APP].name = "app_io";
+	nm_hook_rung(&hooks[HOOK_APP], skel->progs.ts_recv_len_tp, skel->progs.ts_send_len_tp);
 	nm_hook_rung_virtual(&hooks[HOOK_APP], "sk_lock.owned@tcp_probe");
 }
 
@@ -219,7 +229,9 @@ struct ack_row {
 
 static struct state {
 	struct nm_htab *socks;		/* ts_key -> ts_sock */
-	struct nm_htab *prev_acks;	/* ts_key -> ts_acks at the last report */
+	struct nm_htab *prev_acks;	/* ts_key -> struct prev_acks */
+	uint64_t report;		/* reports so far: marks the prev_acks seen */
+	size_t acks_present;		/* entries in the BPF acks map at the last report */
 	struct ts_totals tot;
 	uint64_t sweep;
 	uint64_t acks_total, acks_owned_total, segs_total;
@@ -231,7 +243,7 @@ static struct state {
 	struct nm_journal *journal;
 	struct nm_journal *global;	/* init netns: rps_sock_flow_entries */
 	int home_fd;			/* the netns the tool started in (init, for RFS) */
-	bool defer_set, autocork_set, rfs_set;
+	bool defer_set, autocork_set, rfs_set, routes_set;
 } st = { .home_fd = -1 };
 
 /* ---- sweep ---- */
@@ -280,7 +292,13 @@ static void sweep_gone(void)
 
 		if (s->seen_sweep == st.sweep)
 			continue;
-		ts_track_gone(s, now, TS_END_DRAINED, &st.tot, &ended);
+		/*
+		 * A window-limited socket cannot drain between two sweeps
+		 * without being seen sending: it closed or was reset.
+		 */
+		ts_track_gone(s, now, s->stall_start_ns && s->last.unsent &&
+			      ts_classify(&s->last, env.threshold_ms) == TS_RWND ?
+			      TS_END_GONE : TS_END_DRAINED, &st.tot, &ended);
 		if (st.sweep - s->seen_sweep > FORGET_SWEEPS && ngone < 256)
 			gone[ngone++] = *(struct ts_key *)k;
 	}
@@ -290,28 +308,63 @@ static void sweep_gone(void)
 
 /* ---- ACK flows: per-interval deltas ---- */
 
+/* A flow's counters at the last report, and when it was last in the map. */
+struct prev_acks {
+	struct ts_acks a;
+	uint64_t report;
+};
+
+/* Forgets flows the LRU evicted, so the table never fills with the dead. */
+static void prune_prev_acks(void)
+{
+	struct ts_key *gone = NULL;
+	size_t pos = 0, n = 0, cap = 0;
+	void *k, *v;
+
+	while (nm_htab_next(st.prev_acks, &pos, &k, &v)) {
+		if (((struct prev_acks *)v)->report == st.report)
+			continue;
+		if (n == cap) {
+			void *p = realloc(gone, (cap = cap ? cap * 2 : 256) * sizeof(*gone));
+
+			if (!p)
+				break;
+			gone = p;
+		}
+		gone[n++] = *(struct ts_key *)k;
+	}
+	for (size_t i = 0; i < n; i++)
+		nm_htab_del(st.prev_acks, &gone[i]);
+	free(gone);
+}
+
 static void collect_acks(struct tcpstall_bpf *skel)
 {
 	int fd = bpf_map__fd(skel->maps.acks);
 	struct ts_key k, next, *prev = NULL;
-	struct ts_acks cur, *old;
-	bool created;
+	struct prev_acks *old;
+	struct ts_acks cur;
 
 	st.nrows = 0;
 	st.storms = st.cross = 0;
+	st.acks_present = 0;
+	st.report++;
 	st.epoch = skel->bss->epoch;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, &cur))
 			continue;
-		old = nm_htab_upsert(st.prev_acks, &k, &created);
+		st.acks_present++;
+		/* the table holds at most what the map holds: room is always there */
+		old = nm_htab_upsert(st.prev_acks, &k, NULL);
 		if (!old)
 			continue;
 		struct ts_acks d;
 
-		ts_acks_delta(old, &cur, &d);
-		*old = cur;
+		ts_acks_delta(&old->a, &cur, &d);
+		old->a = cur;
+		old->report = st.report;
 		st.acks_total += d.acks_out;
 		st.acks_owned_total += d.acks_owned;
 		st.segs_total += d.segs_in;
@@ -337,6 +390,7 @@ static void collect_acks(struct tcpstall_bpf *skel)
 	}
 	/* CPU masks restart for the next interval */
 	skel->bss->epoch = st.epoch + 1;
+	prune_prev_acks();
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -410,6 +464,8 @@ static void json_socket(const struct ts_key *k, const struct ts_sock *s, uint64_
 	nm_json_u64(&j, "wmem_alloc", x->wmem_alloc);
 	nm_json_u64(&j, "send_age_ms", x->send_age_ms);
 	nm_json_u64(&j, "cgroup_id", x->cgroup_id);
+	nm_json_u64(&j, "pid", x->pid);
+	nm_json_str(&j, "comm", x->pid ? x->comm : "");
 	nm_json_end(&j);
 }
 
@@ -428,6 +484,8 @@ static void json_acks(const struct ack_row *r)
 	nm_json_u64(&j, "segs_owned", r->delta.segs_owned);
 	nm_json_double(&j, "owned_ratio", r->j.owned_ratio);
 	nm_json_u64(&j, "backlog_drops", r->delta.backlog_drops);
+	nm_json_u64(&j, "pid", r->delta.pid);
+	nm_json_str(&j, "comm", r->delta.pid ? r->delta.comm : "");
 	nm_json_bool(&j, "storm", r->j.storm);
 	nm_json_str_array(&j, "causes", r->j.causes, r->j.ncauses);
 	nm_json_end(&j);
@@ -528,6 +586,29 @@ static void print_table(FILE *f, uint64_t now)
 	fflush(f);
 }
 
+/*
+ * Labels of a tcpstall metric: the state (or none), and the netns only when
+ * --prom-netns asks (one instance watches one netns; most users want none).
+ */
+static const char *const *labels(const char *state)
+{
+	static char ns[24];
+	static const char *l[5];
+	int n = 0;
+
+	if (state) {
+		l[n++] = "state";
+		l[n++] = state;
+	}
+	if (env.prom_netns) {
+		snprintf(ns, sizeof(ns), "%lu", env.o.netns_ino);
+		l[n++] = "netns";
+		l[n++] = ns;
+	}
+	l[n] = NULL;
+	return n ? l : NULL;
+}
+
 static void prom_totals(struct nm_prom *p, struct tcpstall_bpf *skel)
 {
 	uint32_t idx = TS_CNT_BACKLOG_DROPS;
@@ -542,36 +623,30 @@ static void prom_totals(struct nm_prom *p, struct tcpstall_bpf *skel)
 
 	nm_prom_family(p, "tcpstall_stalls_total", "counter", "Ended stalls by cause");
 	for (int s = 0; s < TS_NSTATES; s++) {
-		const char *l[] = { "state", ts_state_name(s), NULL };
-
-		nm_prom_sample(p, "tcpstall_stalls_total", l, st.tot.stalls[s]);
+		nm_prom_sample(p, "tcpstall_stalls_total", labels(ts_state_name(s)), st.tot.stalls[s]);
 	}
 	nm_prom_family(p, "tcpstall_sockets_stalled", "gauge", "Sockets stalled now, by cause");
 	for (int s = 0; s < TS_NSTATES; s++) {
-		const char *l[] = { "state", ts_state_name(s), NULL };
-
-		nm_prom_sample(p, "tcpstall_sockets_stalled", l, now_stalled[s]);
+		nm_prom_sample(p, "tcpstall_sockets_stalled", labels(ts_state_name(s)), now_stalled[s]);
 	}
 	nm_prom_family(p, "tcpstall_stall_seconds", "histogram", "Durations of ended stalls");
 	for (int s = 0; s < TS_NSTATES; s++) {
-		const char *l[] = { "state", ts_state_name(s), NULL };
-
 		if (st.tot.stalls[s])
-			nm_prom_log2_hist(p, "tcpstall_stall_seconds", l, st.tot.hist_us[s],
+			nm_prom_log2_hist(p, "tcpstall_stall_seconds", labels(ts_state_name(s)), st.tot.hist_us[s],
 					  NM_HIST_SLOTS, 1e-6, st.tot.stall_ns[s] / 1e9);
 	}
 	nm_prom_family(p, "tcpstall_ack_storm_flows", "gauge", "Flows in an ACK storm in the last interval");
-	nm_prom_sample(p, "tcpstall_ack_storm_flows", NULL, st.storms);
+	nm_prom_sample(p, "tcpstall_ack_storm_flows", labels(NULL), st.storms);
 	nm_prom_family(p, "tcpstall_acks_sent_total", "counter", "Pure ACKs transmitted by watched sockets");
-	nm_prom_sample(p, "tcpstall_acks_sent_total", NULL, st.acks_total);
+	nm_prom_sample(p, "tcpstall_acks_sent_total", labels(NULL), st.acks_total);
 	nm_prom_family(p, "tcpstall_acks_owned_total", "counter",
 		       "Pure ACKs transmitted while the user thread owned the socket (backlog)");
-	nm_prom_sample(p, "tcpstall_acks_owned_total", NULL, st.acks_owned_total);
+	nm_prom_sample(p, "tcpstall_acks_owned_total", labels(NULL), st.acks_owned_total);
 	nm_prom_family(p, "tcpstall_data_segments_total", "counter", "Data segments received by watched sockets");
-	nm_prom_sample(p, "tcpstall_data_segments_total", NULL, st.segs_total);
+	nm_prom_sample(p, "tcpstall_data_segments_total", labels(NULL), st.segs_total);
 	nm_prom_family(p, "tcpstall_backlog_drops_total", "counter",
 		       "Segments dropped because a socket backlog was full (SKB_DROP_REASON_SOCKET_BACKLOG)");
-	nm_prom_sample(p, "tcpstall_backlog_drops_total", NULL, drops);
+	nm_prom_sample(p, "tcpstall_backlog_drops_total", labels(NULL), drops);
 }
 
 static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
@@ -583,7 +658,11 @@ static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 		return;
 	prom_totals(p, skel);
 	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
-	nm_self_prom_map(p, TOOL, "acks", st.nrows, env.max_flows, 0);
+	uint32_t created = TS_CNT_ACK_FLOWS_CREATED;
+	uint64_t made = nm_percpu_u64(bpf_map__fd(skel->maps.counters), &created);
+
+	nm_self_prom_map(p, TOOL, "acks", st.acks_present, env.max_flows,
+			 made > st.acks_present ? made - st.acks_present : 0);
 	if (nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err)))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
 	nm_prom_free(p);
@@ -611,8 +690,73 @@ static void name_quickack_route(const struct ts_key *k)
 			*w++ = *r == '\t' ? ' ' : *r;
 		}
 		*w = 0;
-		nm_info(&env.o, "fix: the route to %s has quickack 1: %s (not changed; remove it with "
-			"'ip route change ... quickack 0' if it is not wanted)", addr, line);
+		nm_info(&env.o, "fix: the route to %s has quickack 1: %s%s", addr, line,
+			env.fix & FIX_ROUTES ? "" : " (not changed: --fix=routes drops it while tcpstall runs)");
+	}
+	pclose(f);
+}
+
+#define ROUTE_WORDS 48
+
+/* Splits an `ip route show` line into argv for `ip route replace`, without
+ * the flags ip prints but does not take back, and with or without quickack. */
+static int route_argv(char *line, const char **argv, bool keep_quickack)
+{
+	static const char *const flags[] = { "linkdown", "dead", "offload", "trap", "rt_offload",
+					     "rt_trap", "offload_failed", "rt_offload_failed" };
+	char *save, *w;
+	int n = 0;
+
+	argv[n++] = "ip";
+	argv[n++] = "route";
+	argv[n++] = "replace";
+	for (w = strtok_r(line, " \t\n", &save); w && n < ROUTE_WORDS - 2;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		bool skip = false;
+
+		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+			skip |= !strcmp(w, flags[i]);
+		if (!keep_quickack && !strcmp(w, "quickack")) {
+			strtok_r(NULL, " \t\n", &save);	/* its value */
+			continue;
+		}
+		if (!skip)
+			argv[n++] = w;
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+/*
+ * --fix=routes: replace every route carrying quickack 1 by the same route
+ * without it; the undo puts the original back (ip route replace, journaled).
+ */
+static void fix_routes(int family)
+{
+	char line[512], a[512], b[512], err[256];
+	const char *do_argv[ROUTE_WORDS], *undo_argv[ROUTE_WORDS];
+	FILE *f = popen(family == NM_AF_INET6 ? "ip -6 route show" : "ip -4 route show", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " quickack 1"))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(a, sizeof(a), "%s", line);
+		snprintf(b, sizeof(b), "%s", line);
+		route_argv(a, do_argv, false);
+		route_argv(b, undo_argv, true);
+		if (family == NM_AF_INET6) {
+			/* ip -6 route replace ... */
+			memmove(&do_argv[2], &do_argv[1], (ROUTE_WORDS - 2) * sizeof(*do_argv));
+			memmove(&undo_argv[2], &undo_argv[1], (ROUTE_WORDS - 2) * sizeof(*undo_argv));
+			do_argv[1] = undo_argv[1] = "-6";
+		}
+		if (nm_journal_run(st.journal, do_argv, undo_argv, err, sizeof(err)))
+			nm_err(&env.o, NM_EXIT_RUNTIME, "fix routes: %s", err);
+		else
+			nm_info(&env.o, "fix: route '%s' -> without quickack (restored at exit)", line);
 	}
 	pclose(f);
 }
@@ -635,6 +779,11 @@ static void fix_storm(const struct ack_row *r, uint8_t defer)
 	if (!named && r->delta.acks_quickack_route) {
 		named = true;
 		name_quickack_route(&r->key);
+	}
+	if ((env.fix & FIX_ROUTES) && !st.routes_set && r->delta.acks_quickack_route &&
+	    r->key.netns == env.o.netns_ino) {
+		st.routes_set = true;
+		fix_routes(r->key.family);
 	}
 	if (!(env.fix & FIX_DEFER) || st.defer_set)
 		return;
@@ -661,6 +810,20 @@ static void fix_tsq_idle(const struct ts_key *k)
 	set_sysctl("net.ipv4.tcp_autocorking", "/proc/sys/net/ipv4/tcp_autocorking", "0");
 }
 
+/* The number in a sysfs/sysctl file, or -1. */
+static long read_num(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 /*
  * rps_sock_flow_entries exists in the initial netns only: write it from
  * there, through a journal of its own, and come back.
@@ -675,7 +838,9 @@ static int set_global_flow_entries(void)
 			     strerror(errno));
 		goto out;
 	}
-	if (!st.global &&
+	if (read_num("/proc/sys/net/core/rps_sock_flow_entries") >= 32768)
+		nm_info(&env.o, "fix: net.core.rps_sock_flow_entries is already >= 32768: left as it is");
+	else if (!st.global &&
 	    nm_journal_open(&st.global, TOOL, "rfs-global", NULL, err, sizeof(err)))
 		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: %s", err);
 	else if (nm_journal_set_file(st.global, "/proc/sys/net/core/rps_sock_flow_entries", "32768",
@@ -706,6 +871,8 @@ static void set_flow_cnt(const char *dev)
 		if (strncmp(de->d_name, "rx-", 3))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/rps_flow_cnt", dir, de->d_name);
+		if (read_num(path) >= 4096)
+			continue;	/* already steering: leave the admin's value */
 		if (nm_journal_set_file(st.journal, path, "4096", old, sizeof(old), err, sizeof(err)))
 			nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: %s", err);
 		else
@@ -920,7 +1087,7 @@ int main(int argc, char **argv)
 	if (env.o.ndevs)
 		return nm_err(&env.o, NM_EXIT_USAGE, "--dev: tcpstall watches sockets; use --netns and --port");
 	st.socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), MAX_SOCKS);
-	st.prev_acks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_acks), env.max_flows);
+	st.prev_acks = nm_htab_new(sizeof(struct ts_key), sizeof(struct prev_acks), env.max_flows);
 	if (!st.socks || !st.prev_acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	ret = open_and_load(&skel, hooks);

@@ -50,6 +50,8 @@ struct ts_sample {
 	__u8 ca_state;
 	__u8 pad;
 	__u32 truesize1;	/* SKB_TRUESIZE(1) of this kernel: "nothing below TCP" is less */
+	__u32 pid;		/* last reader/writer, when the send/recv hooks saw one; else 0 */
+	char comm[16];
 };
 
 /* Per-flow ACK storm counters (cumulative; userspace takes per-interval deltas). */
@@ -67,7 +69,9 @@ struct ts_acks {
 	__u32 epoch;
 	__u32 rx_ifindex;	/* device the last data segment arrived on */
 	__u8 defer;		/* tcp_backlog_ack_defer of the netns: 0, 1, or TS_DEFER_ABSENT */
-	__u8 pad[7];
+	__u8 pad[3];
+	__u32 pid;		/* tgid of the last thread that read or wrote it (sock_*_length) */
+	char comm[16];
 };
 
 #define TS_DEFER_ABSENT		2	/* kernel < 6.7: no tcp_backlog_ack_defer */

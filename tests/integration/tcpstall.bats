@@ -147,14 +147,30 @@ storm_run() {
 	# RPS puts the receiver's softirq work on CPU 0; the reader runs on CPU 1
 	"$TS" up --quickack off --defer 1 --rps 1
 	flows=$(cat /proc/sys/net/core/rps_sock_flow_entries)
-	start_bg "$TMP/out" "$BIN/tcpstall" --netns $RCV --port 5301 --json -i 1 -c 5 --fix=rfs
-	"$TS" read 5 >/dev/null
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns $RCV --port 5301 --json -i 1 -c 6 --fix=rfs
+	"$TS" read 6 >/dev/null
 	wait_bg
 	run jq -c 'select(.type == "placement" and .sport == 5301)' "$TMP/out"
 	echo "$output"
-	[ "$(echo "$output" | head -1 | jq '.cross_cpu and .softirq_cpus == [0] and .app_cpus == [1]')" = true ]
+	# flagged while softirq ran on CPU 0 only and the reader on CPU 1 ...
+	echo "$output" | jq -c 'select(.cross_cpu and .softirq_cpus == [0] and .app_cpus == [1])' | grep -q .
+	# ... and once RFS steers, the flow's softirq work runs on the reader's CPU
 	[ "$(echo "$output" | tail -1 | jq '.cross_cpu == false and .softirq_cpus == [1]')" = true ]
 	grep -q "rps_flow_cnt 0 -> 4096" "$TMP/out.err"
 	assert_equal "$(cat /proc/sys/net/core/rps_sock_flow_entries)" "$flows"
 	assert_equal "$(lab_exec ts-rcv cat /sys/class/net/ts1/queues/rx-0/rps_flow_cnt)" 0
+}
+
+@test "tcpstall --fix=routes: the quickack route is dropped while it runs, the storm ends, the route is back" {
+	"$TS" up --quickack on --defer 0
+	storm_run "$TMP/out" 6 -i 1.5 -c 4 --fix=routes
+	run acks "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | head -1 | jq .storm)" = true ]
+	[ "$(echo "$output" | tail -1 | jq '.storm == false and (.causes | index("quickack_route") == null)')" = true ]
+	# who reads it: the lab's reader
+	[ "$(echo "$output" | tail -1 | jq -r .comm)" = nm-tcp ]
+	grep -q "without quickack" "$TMP/out.err"
+	[[ $(lab_exec ts-rcv ip route show 198.18.1.1) == *"quickack 1"* ]]
+	assert_equal "$(defer)" 0
 }
