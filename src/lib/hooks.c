@@ -214,6 +214,10 @@ const char *nm_hook_mode_name(const struct nm_hook *h)
 	const char *l = nm_hook_label(h);
 	size_t n = strcspn(l, "/");
 
+	/* a virtual rung: served by what another hook's program reads */
+	if (h->chosen >= 0 && !h->rungs[h->chosen].progs[0])
+		return "derived";
+
 	snprintf(mode, sizeof(mode), "%.*s", (int)n, l);
 	return mode;
 }
