@@ -323,6 +323,72 @@ int BPF_PROG(ts_release_exit, struct sock *sk)
 	return 0;
 }
 
+/* ---- stall side: tcp_push/tcp_wfree rung 1, where fexit is allowed ---- */
+
+/* key -> bpf_ktime_get_ns() when tcp_push() left the socket in the bug's state */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct ts_key);
+	__type(value, __u64);
+} tsq_marks SEC(".maps");
+
+static __always_inline __u32 truesize1(void)
+{
+	/* SKB_TRUESIZE(1), as tcp_small_queue_check compares against it */
+	return 1 + ((bpf_core_type_size(struct sk_buff) + 63) & ~63) +
+	       ((bpf_core_type_size(struct skb_shared_info) + 63) & ~63);
+}
+
+/* THROTTLED, no handler queued, nothing below TCP, data waiting. */
+static __always_inline bool throttled_idle(struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	unsigned long f = BPF_CORE_READ(sk, sk_tsq_flags);
+
+	return (f & TS_TSQ_THROTTLED) && !(f & TS_TSQ_QUEUED) &&
+	       BPF_CORE_READ(sk, sk_wmem_alloc.refs.counter) < truesize1() &&
+	       BPF_CORE_READ(tp, write_seq) != BPF_CORE_READ(tp, snd_nxt);
+}
+
+/*
+ * tcp_push() sets TSQ_THROTTLED and re-reads sk_wmem_alloc: if tcp_wfree()
+ * already ran, nothing below TCP will clear the throttle. That moment is
+ * the stall's exact start; the sweep uses it instead of lsndtime.
+ */
+SEC("fexit/tcp_push")
+int BPF_PROG(ts_push_exit, struct sock *sk, int flags, int mss_now, int nonagle, int size_goal)
+{
+	struct ts_key k = {};
+	__u64 now = bpf_ktime_get_ns();
+
+	sk_key(sk, &k);
+	if (!flow_match(&k))
+		return 0;
+	if (throttled_idle(sk)) {
+		if (!bpf_map_update_elem(&tsq_marks, &k, &now, BPF_NOEXIST))
+			count(TS_CNT_TSQ_MARKS);
+	} else {
+		bpf_map_delete_elem(&tsq_marks, &k);
+	}
+	return 0;
+}
+
+/* A later tcp_wfree() that leaves no such state ends the mark. */
+SEC("fexit/tcp_wfree")
+int BPF_PROG(ts_wfree_exit, struct sk_buff *skb)
+{
+	struct sock *sk = BPF_CORE_READ(skb, sk);
+	struct ts_key k = {};
+
+	if (!sk)
+		return 0;
+	sk_key(sk, &k);
+	if (!throttled_idle(sk))
+		bpf_map_delete_elem(&tsq_marks, &k);
+	return 0;
+}
+
 /* ---- stall side: the sweep ---- */
 
 static __always_inline __u32 jiffies_to_ms(__u32 j)
@@ -355,9 +421,7 @@ static __always_inline void fill_sample(struct ts_sample *s, struct sock *sk, st
 	s->ca_state = BPF_CORE_READ_BITFIELD_PROBED(icsk, icsk_ca_state);
 	s->state = BPF_CORE_READ(sk, __sk_common.skc_state);
 	s->cgroup_id = BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
-	/* SKB_TRUESIZE(1), as tcp_small_queue_check compares against it */
-	s->truesize1 = 1 + ((bpf_core_type_size(struct sk_buff) + 63) & ~63) +
-		       ((bpf_core_type_size(struct skb_shared_info) + 63) & ~63);
+	s->truesize1 = truesize1();
 }
 
 SEC("iter/tcp")
@@ -366,6 +430,7 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
 	struct sock_common *skc = ctx->sk_common;
 	struct ts_sample s = {};
 	struct ts_acks *a;
+	__u64 *mark;
 	struct tcp_sock *tp;
 	struct sock *sk;
 
@@ -399,6 +464,9 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
 		s.pid = a->pid;
 		__builtin_memcpy(s.comm, a->comm, sizeof(s.comm));
 	}
+	mark = bpf_map_lookup_elem(&tsq_marks, &s.key);
+	if (mark)
+		s.tsq_mark_ns = *mark;
 	count(TS_CNT_SAMPLES);
 	bpf_seq_write(ctx->meta->seq, &s, sizeof(s));
 	return 0;

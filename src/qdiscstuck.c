@@ -1153,7 +1153,8 @@ static void print_start(const struct nm_hook *hooks)
 	}
 }
 
-static int open_and_load(struct qdiscstuck_bpf **skelp, struct nm_hook *hooks)
+static int load_once(struct qdiscstuck_bpf **skelp, struct nm_hook *hooks,
+		     enum nm_hook_mode mode, bool last)
 {
 	struct qdiscstuck_bpf *skel;
 	char err[256];
@@ -1169,7 +1170,7 @@ static int open_and_load(struct qdiscstuck_bpf **skelp, struct nm_hook *hooks)
 	/* the sampler is run by test-run, never attached */
 	bpf_program__set_autoattach(skel->progs.qs_sample, false);
 	declare_hooks(skel, hooks);
-	ret = nm_hooks_choose(hooks, NR_HOOKS, env.o.hooks, env.o.btf_path, err, sizeof(err));
+	ret = nm_hooks_choose(hooks, NR_HOOKS, mode, env.o.btf_path, err, sizeof(err));
 	if (env.o.list_hooks) {
 		nm_hooks_list(stdout, hooks, NR_HOOKS);
 		return -1;
@@ -1177,12 +1178,32 @@ static int open_and_load(struct qdiscstuck_bpf **skelp, struct nm_hook *hooks)
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "%s", err);
 	ret = qdiscstuck_bpf__load(skel);
+	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
+		return NM_LOAD_RETRY;
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "loading BPF programs: %s (try -v)", strerror(-ret));
 	ret = qdiscstuck_bpf__attach(skel);
+	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
+		return NM_LOAD_RETRY;
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "attaching BPF programs: %s", strerror(-ret));
 	return 0;
+}
+
+/*
+ * With --hooks=auto, fentry/fexit programs that the probe allowed but the
+ * verifier refuses (an older kernel) fall back to the tracepoint rungs.
+ */
+static int open_and_load(struct qdiscstuck_bpf **skelp, struct nm_hook *hooks)
+{
+	int ret = load_once(skelp, hooks, env.o.hooks, env.o.hooks != NM_HOOKS_AUTO);
+
+	if (ret != NM_LOAD_RETRY)
+		return ret;
+	qdiscstuck_bpf__destroy(*skelp);
+	*skelp = NULL;
+	nm_info(&env.o, "warning: the fentry/fexit programs did not load (-v says why): using the tracepoint rungs");
+	return load_once(skelp, hooks, NM_HOOKS_TRACEPOINT, true);
 }
 
 /* Resolves --kick/--lock's DEV:QUEUE after --netns; usage error when absent. */

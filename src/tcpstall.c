@@ -198,9 +198,13 @@ enum { HOOK_PUSH, HOOK_RELEASE, HOOK_RCV, HOOK_ACK, HOOK_DROP, HOOK_APP, NR_HOOK
 static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 {
 	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
-	/* no fentry rung for tcp_push/tcp_wfree yet: the sweep serves both */
+	/*
+	 * The sweep always runs; where fexit is allowed, tcp_push/tcp_wfree
+	 * date a tsq_idle stall exactly, else its start comes from lsndtime.
+	 */
 	hooks[HOOK_PUSH].name = "tcp_push";
-	nm_hook_rung(&hooks[HOOK_PUSH], skel->progs.ts_sweep, NULL);
+	nm_hook_rung(&hooks[HOOK_PUSH], skel->progs.ts_push_exit, skel->progs.ts_wfree_exit);
+	nm_hook_rung_virtual(&hooks[HOOK_PUSH], "iter/tcp");
 	hooks[HOOK_RELEASE].name = "__release_sock";
 	nm_hook_rung(&hooks[HOOK_RELEASE], skel->progs.ts_release_enter, skel->progs.ts_release_exit);
 	nm_hook_rung_virtual(&hooks[HOOK_RELEASE], "sk_lock.owned@tcp_probe");
@@ -1013,7 +1017,8 @@ static void print_start(const struct nm_hook *hooks)
 	}
 }
 
-static int open_and_load(struct tcpstall_bpf **skelp, struct nm_hook *hooks)
+static int load_once(struct tcpstall_bpf **skelp, struct nm_hook *hooks,
+		     enum nm_hook_mode mode, bool last)
 {
 	struct tcpstall_bpf *skel;
 	char err[256];
@@ -1028,7 +1033,7 @@ static int open_and_load(struct tcpstall_bpf **skelp, struct nm_hook *hooks)
 	skel->rodata->targ_port = env.port;
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
 	declare_hooks(skel, hooks);
-	ret = nm_hooks_choose(hooks, NR_HOOKS, env.o.hooks, env.o.btf_path, err, sizeof(err));
+	ret = nm_hooks_choose(hooks, NR_HOOKS, mode, env.o.btf_path, err, sizeof(err));
 	if (env.o.list_hooks) {
 		nm_hooks_list(stdout, hooks, NR_HOOKS);
 		return -1;
@@ -1036,12 +1041,32 @@ static int open_and_load(struct tcpstall_bpf **skelp, struct nm_hook *hooks)
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "%s", err);
 	ret = tcpstall_bpf__load(skel);
+	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
+		return NM_LOAD_RETRY;
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "loading BPF programs: %s (try -v)", strerror(-ret));
 	ret = tcpstall_bpf__attach(skel);
+	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
+		return NM_LOAD_RETRY;
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "attaching BPF programs: %s", strerror(-ret));
 	return 0;
+}
+
+/*
+ * With --hooks=auto, fentry/fexit programs that the probe allowed but the
+ * verifier refuses (an older kernel) fall back to the tracepoint rungs.
+ */
+static int open_and_load(struct tcpstall_bpf **skelp, struct nm_hook *hooks)
+{
+	int ret = load_once(skelp, hooks, env.o.hooks, env.o.hooks != NM_HOOKS_AUTO);
+
+	if (ret != NM_LOAD_RETRY)
+		return ret;
+	tcpstall_bpf__destroy(*skelp);
+	*skelp = NULL;
+	nm_info(&env.o, "warning: the fentry/fexit programs did not load (-v says why): using the tracepoint rungs");
+	return load_once(skelp, hooks, NM_HOOKS_TRACEPOINT, true);
 }
 
 static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)

@@ -671,7 +671,8 @@ static int attach(struct xpsflap_bpf *skel)
 	return 0;
 }
 
-static int open_and_load(struct xpsflap_bpf **skelp, struct nm_hook *hooks, long max_flows)
+static int load_once(struct xpsflap_bpf **skelp, struct nm_hook *hooks, long max_flows,
+		     enum nm_hook_mode mode, bool last)
 {
 	struct xpsflap_bpf *skel;
 	char err[256];
@@ -687,7 +688,7 @@ static int open_and_load(struct xpsflap_bpf **skelp, struct nm_hook *hooks, long
 			  skel->rodata->targ_ifindex);
 	bpf_program__set_autoload(skel->progs.xf_pin_tc, env.pin);
 	declare_hooks(skel, hooks);
-	ret = nm_hooks_choose(hooks, NR_HOOKS, env.o.hooks, env.o.btf_path, err, sizeof(err));
+	ret = nm_hooks_choose(hooks, NR_HOOKS, mode, env.o.btf_path, err, sizeof(err));
 	if (env.o.list_hooks) {
 		nm_hooks_list(stdout, hooks, NR_HOOKS);
 		return -1;
@@ -695,9 +696,27 @@ static int open_and_load(struct xpsflap_bpf **skelp, struct nm_hook *hooks, long
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "%s", err);
 	ret = xpsflap_bpf__load(skel);
+	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
+		return NM_LOAD_RETRY;
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "loading BPF programs: %s (try -v)", strerror(-ret));
 	return 0;
+}
+
+/*
+ * With --hooks=auto, fentry/fexit programs that the probe allowed but the
+ * verifier refuses (an older kernel) fall back to the tracepoint rungs.
+ */
+static int open_and_load(struct xpsflap_bpf **skelp, struct nm_hook *hooks, long max_flows)
+{
+	int ret = load_once(skelp, hooks, max_flows, env.o.hooks, env.o.hooks != NM_HOOKS_AUTO);
+
+	if (ret != NM_LOAD_RETRY)
+		return ret;
+	xpsflap_bpf__destroy(*skelp);
+	*skelp = NULL;
+	nm_info(&env.o, "warning: the fentry/fexit programs did not load (-v says why): using the tracepoint rungs");
+	return load_once(skelp, hooks, max_flows, NM_HOOKS_TRACEPOINT, true);
 }
 
 int main(int argc, char **argv)

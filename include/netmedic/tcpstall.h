@@ -52,6 +52,8 @@ struct ts_sample {
 	__u32 truesize1;	/* SKB_TRUESIZE(1) of this kernel: "nothing below TCP" is less */
 	__u32 pid;		/* last reader/writer, when the send/recv hooks saw one; else 0 */
 	char comm[16];
+	__u64 tsq_mark_ns;	/* fexit/tcp_push rung: when tcp_push() left it throttled with
+				 * nothing below TCP (0: no such mark, or the rung is not loaded) */
 };
 
 /* Per-flow ACK storm counters (cumulative; userspace takes per-interval deltas). */
@@ -81,6 +83,7 @@ enum ts_counter {
 	TS_CNT_SAMPLES,
 	TS_CNT_ACK_FLOWS_CREATED,
 	TS_CNT_BACKLOG_DROPS,
+	TS_CNT_TSQ_MARKS,	/* fexit/tcp_push saw the throttled-with-nothing-below state */
 	TS_CNT_MAX,
 };
 

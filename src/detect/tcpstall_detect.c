@@ -109,6 +109,10 @@ bool ts_track(struct ts_sock *st, const struct ts_sample *s, uint32_t stall_ms, 
 	bool stalled = ts_stalled(s, stall_ms);
 	uint64_t start = s->now_ns - (uint64_t)s->send_age_ms * 1000000;
 
+	/* fexit/tcp_push saw the moment it went idle: better than lsndtime */
+	if (s->tsq_mark_ns && s->tsq_mark_ns <= s->now_ns && ts_classify(s, stall_ms) == TS_TSQ_IDLE)
+		start = s->tsq_mark_ns;
+
 	bool ended = false;
 
 	st->seen_sweep = sweep;

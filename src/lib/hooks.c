@@ -260,3 +260,11 @@ int nm_parse_hook_mode(const char *s, enum nm_hook_mode *mode)
 		return -1;
 	return 0;
 }
+
+bool nm_hooks_any_fentry(const struct nm_hook *hooks, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (hooks[i].chosen >= 0 && rung_is_fentry(&hooks[i].rungs[hooks[i].chosen]))
+			return true;
+	return false;
+}

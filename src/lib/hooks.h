@@ -63,4 +63,12 @@ void nm_hooks_list(FILE *f, const struct nm_hook *hooks, int n);
 
 int nm_parse_hook_mode(const char *s, enum nm_hook_mode *mode);
 
+/*
+ * True when a chosen rung is fentry/fexit: the probe proved the attach
+ * point, but the real programs may still fail the verifier of an older
+ * kernel. Loaders then retry once with NM_HOOKS_TRACEPOINT (auto only).
+ */
+bool nm_hooks_any_fentry(const struct nm_hook *hooks, int n);
+#define NM_LOAD_RETRY	(-1000)
+
 #endif

@@ -140,6 +140,26 @@ static void test_report_interleaving(void **state)
 	assert_int_equal(tot.hist_us[TS_TSQ_IDLE][nm_hist_slot(40000)], 1);
 }
 
+/* On the fexit rung, tcp_push's mark dates the stall, not lsndtime's jiffies. */
+static void test_tsq_mark_dates_the_stall(void **state)
+{
+	(void)state;
+	struct ts_totals tot = {};
+	struct ts_sock st = {};
+	struct ts_sample s = tsq_idle();
+	uint64_t ended = 0;
+
+	s.send_age_ms = 40;		/* lsndtime: 960 ms, jiffy-coarse */
+	s.tsq_mark_ns = 961300000;	/* tcp_push returned at 961.3 ms */
+	ts_track(&st, &s, 10, 1, &tot, &ended);
+	assert_int_equal(st.stall_start_ns, 961300000);
+	/* a mark on a socket that is not tsq_idle (window closed) is not used */
+	st = (struct ts_sock){};
+	s.snd_wnd = 0;
+	ts_track(&st, &s, 10, 1, &tot, &ended);
+	assert_int_equal(st.stall_start_ns, 960 * MS);
+}
+
 /* The same order with the barrier: tcp_wfree sees THROTTLED and queues the handler. */
 static void test_fixed_order_is_not_a_stall(void **state)
 {
@@ -282,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_legitimate_holds),
 		cmocka_unit_test(test_report_interleaving),
 		cmocka_unit_test(test_fixed_order_is_not_a_stall),
+		cmocka_unit_test(test_tsq_mark_dates_the_stall),
 		cmocka_unit_test(test_stall_between_sweeps_and_gone),
 		cmocka_unit_test(test_ack_storm_judgement),
 		cmocka_unit_test(test_acks_delta),
