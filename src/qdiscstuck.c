@@ -34,6 +34,7 @@
 #include "lib/output.h"
 #include "lib/rtnl.h"
 #include "lib/selfstats.h"
+#include "lib/skel.h"
 
 #define TOOL		"qdiscstuck"
 #define MAX_Q		QS_MAX_QDISCS
@@ -1153,58 +1154,35 @@ static void print_start(const struct nm_hook *hooks)
 	}
 }
 
-static int load_once(struct qdiscstuck_bpf **skelp, struct nm_hook *hooks,
-		     enum nm_hook_mode mode, bool last)
-{
-	struct qdiscstuck_bpf *skel;
-	char err[256];
-	int ret;
+/* ---- skeleton ---- */
 
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = env.o.btf_path);
-	skel = qdiscstuck_bpf__open_opts(&oo);
-	if (!skel)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "opening BPF object: %s", strerror(errno));
-	*skelp = skel;
+static void *skel_open(const struct bpf_object_open_opts *oo)
+{
+	return qdiscstuck_bpf__open_opts(oo);
+}
+
+static void skel_destroy(void *skel)
+{
+	qdiscstuck_bpf__destroy(skel);
+}
+
+static void skel_prepare(void *p, struct nm_hook *hooks)
+{
+	struct qdiscstuck_bpf *skel = p;
+
 	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
 			  skel->rodata->targ_ifindex);
 	/* the sampler is run by test-run, never attached */
 	bpf_program__set_autoattach(skel->progs.qs_sample, false);
 	declare_hooks(skel, hooks);
-	ret = nm_hooks_choose(hooks, NR_HOOKS, mode, env.o.btf_path, err, sizeof(err));
-	if (env.o.list_hooks) {
-		nm_hooks_list(stdout, hooks, NR_HOOKS);
-		return -1;
-	}
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "%s", err);
-	ret = qdiscstuck_bpf__load(skel);
-	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
-		return NM_LOAD_RETRY;
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "loading BPF programs: %s (try -v)", strerror(-ret));
-	ret = qdiscstuck_bpf__attach(skel);
-	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
-		return NM_LOAD_RETRY;
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "attaching BPF programs: %s", strerror(-ret));
-	return 0;
 }
 
-/*
- * With --hooks=auto, fentry/fexit programs that the probe allowed but the
- * verifier refuses (an older kernel) fall back to the tracepoint rungs.
- */
-static int open_and_load(struct qdiscstuck_bpf **skelp, struct nm_hook *hooks)
-{
-	int ret = load_once(skelp, hooks, env.o.hooks, env.o.hooks != NM_HOOKS_AUTO);
-
-	if (ret != NM_LOAD_RETRY)
-		return ret;
-	qdiscstuck_bpf__destroy(*skelp);
-	*skelp = NULL;
-	nm_info(&env.o, "warning: the fentry/fexit programs did not load (-v says why): using the tracepoint rungs");
-	return load_once(skelp, hooks, NM_HOOKS_TRACEPOINT, true);
-}
+static const struct nm_skel_ops skel_ops = {
+	.open = skel_open,
+	.destroy = skel_destroy,
+	.prepare = skel_prepare,
+	.nhooks = NR_HOOKS,
+};
 
 /* Resolves --kick/--lock's DEV:QUEUE after --netns; usage error when absent. */
 static int resolve_dev_queue(const char *arg, const char *opt, char *dev, unsigned int *ifindex,
@@ -1269,11 +1247,11 @@ int main(int argc, char **argv)
 	s = sweep_new();
 	if (!s)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
-	ret = open_and_load(&skel, hooks);
+	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
 	if (ret) {
 		qdiscstuck_bpf__destroy(skel);
 		sweep_free(s);
-		return env.o.list_hooks ? NM_EXIT_OK : ret;
+		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
 	}
 	nm_install_signals();
 	if (env.kick) {

@@ -29,6 +29,7 @@
 #include "lib/netns.h"
 #include "lib/output.h"
 #include "lib/selfstats.h"
+#include "lib/skel.h"
 
 #define TOOL		"tcpstall"
 #define MAX_SOCKS	65536
@@ -1017,57 +1018,34 @@ static void print_start(const struct nm_hook *hooks)
 	}
 }
 
-static int load_once(struct tcpstall_bpf **skelp, struct nm_hook *hooks,
-		     enum nm_hook_mode mode, bool last)
-{
-	struct tcpstall_bpf *skel;
-	char err[256];
-	int ret;
+/* ---- skeleton ---- */
 
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = env.o.btf_path);
-	skel = tcpstall_bpf__open_opts(&oo);
-	if (!skel)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "opening BPF object: %s", strerror(errno));
-	*skelp = skel;
+static void *skel_open(const struct bpf_object_open_opts *oo)
+{
+	return tcpstall_bpf__open_opts(oo);
+}
+
+static void skel_destroy(void *skel)
+{
+	tcpstall_bpf__destroy(skel);
+}
+
+static void skel_prepare(void *p, struct nm_hook *hooks)
+{
+	struct tcpstall_bpf *skel = p;
+
 	bpf_map__set_max_entries(skel->maps.acks, env.max_flows);
 	skel->rodata->targ_port = env.port;
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
 	declare_hooks(skel, hooks);
-	ret = nm_hooks_choose(hooks, NR_HOOKS, mode, env.o.btf_path, err, sizeof(err));
-	if (env.o.list_hooks) {
-		nm_hooks_list(stdout, hooks, NR_HOOKS);
-		return -1;
-	}
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "%s", err);
-	ret = tcpstall_bpf__load(skel);
-	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
-		return NM_LOAD_RETRY;
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "loading BPF programs: %s (try -v)", strerror(-ret));
-	ret = tcpstall_bpf__attach(skel);
-	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
-		return NM_LOAD_RETRY;
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "attaching BPF programs: %s", strerror(-ret));
-	return 0;
 }
 
-/*
- * With --hooks=auto, fentry/fexit programs that the probe allowed but the
- * verifier refuses (an older kernel) fall back to the tracepoint rungs.
- */
-static int open_and_load(struct tcpstall_bpf **skelp, struct nm_hook *hooks)
-{
-	int ret = load_once(skelp, hooks, env.o.hooks, env.o.hooks != NM_HOOKS_AUTO);
-
-	if (ret != NM_LOAD_RETRY)
-		return ret;
-	tcpstall_bpf__destroy(*skelp);
-	*skelp = NULL;
-	nm_info(&env.o, "warning: the fentry/fexit programs did not load (-v says why): using the tracepoint rungs");
-	return load_once(skelp, hooks, NM_HOOKS_TRACEPOINT, true);
-}
+static const struct nm_skel_ops skel_ops = {
+	.open = skel_open,
+	.destroy = skel_destroy,
+	.prepare = skel_prepare,
+	.nhooks = NR_HOOKS,
+};
 
 static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
@@ -1115,10 +1093,10 @@ int main(int argc, char **argv)
 	st.prev_acks = nm_htab_new(sizeof(struct ts_key), sizeof(struct prev_acks), env.max_flows);
 	if (!st.socks || !st.prev_acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
-	ret = open_and_load(&skel, hooks);
+	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
 	if (ret) {
 		tcpstall_bpf__destroy(skel);
-		return env.o.list_hooks ? NM_EXIT_OK : ret;
+		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
 	}
 	nm_install_signals();
 	if (env.o.bpf_stats)

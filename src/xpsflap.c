@@ -24,6 +24,7 @@
 #include "lib/netns.h"
 #include "lib/output.h"
 #include "lib/selfstats.h"
+#include "lib/skel.h"
 
 #define TOOL		"xpsflap"
 #define TABLE_ROWS	20
@@ -662,62 +663,36 @@ static void print_start(const struct nm_hook *hooks, long max_flows)
 	}
 }
 
-static int attach(struct xpsflap_bpf *skel)
-{
-	int err = xpsflap_bpf__attach(skel);
 
-	if (err)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "attaching BPF programs: %s", strerror(-err));
-	return 0;
+/* ---- skeleton ---- */
+
+static void *skel_open(const struct bpf_object_open_opts *oo)
+{
+	return xpsflap_bpf__open_opts(oo);
 }
 
-static int load_once(struct xpsflap_bpf **skelp, struct nm_hook *hooks, long max_flows,
-		     enum nm_hook_mode mode, bool last)
+static void skel_destroy(void *skel)
 {
-	struct xpsflap_bpf *skel;
-	char err[256];
-	int ret;
+	xpsflap_bpf__destroy(skel);
+}
 
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = env.o.btf_path);
-	skel = xpsflap_bpf__open_opts(&oo);
-	if (!skel)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "opening BPF object: %s", strerror(errno));
-	*skelp = skel;
-	bpf_map__set_max_entries(skel->maps.flows, max_flows);
+static void skel_prepare(void *p, struct nm_hook *hooks)
+{
+	struct xpsflap_bpf *skel = p;
+
+	bpf_map__set_max_entries(skel->maps.flows, env.max_flows);
 	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
 			  skel->rodata->targ_ifindex);
 	bpf_program__set_autoload(skel->progs.xf_pin_tc, env.pin);
 	declare_hooks(skel, hooks);
-	ret = nm_hooks_choose(hooks, NR_HOOKS, mode, env.o.btf_path, err, sizeof(err));
-	if (env.o.list_hooks) {
-		nm_hooks_list(stdout, hooks, NR_HOOKS);
-		return -1;
-	}
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "%s", err);
-	ret = xpsflap_bpf__load(skel);
-	if (ret && !last && nm_hooks_any_fentry(hooks, NR_HOOKS))
-		return NM_LOAD_RETRY;
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "loading BPF programs: %s (try -v)", strerror(-ret));
-	return 0;
 }
 
-/*
- * With --hooks=auto, fentry/fexit programs that the probe allowed but the
- * verifier refuses (an older kernel) fall back to the tracepoint rungs.
- */
-static int open_and_load(struct xpsflap_bpf **skelp, struct nm_hook *hooks, long max_flows)
-{
-	int ret = load_once(skelp, hooks, max_flows, env.o.hooks, env.o.hooks != NM_HOOKS_AUTO);
-
-	if (ret != NM_LOAD_RETRY)
-		return ret;
-	xpsflap_bpf__destroy(*skelp);
-	*skelp = NULL;
-	nm_info(&env.o, "warning: the fentry/fexit programs did not load (-v says why): using the tracepoint rungs");
-	return load_once(skelp, hooks, max_flows, NM_HOOKS_TRACEPOINT, true);
-}
+static const struct nm_skel_ops skel_ops = {
+	.open = skel_open,
+	.destroy = skel_destroy,
+	.prepare = skel_prepare,
+	.nhooks = NR_HOOKS,
+};
 
 int main(int argc, char **argv)
 {
@@ -739,16 +714,15 @@ int main(int argc, char **argv)
 	ret = nm_setup(&env.o);
 	if (ret)
 		return ret;
-	ret = open_and_load(&skel, hooks, max_flows);
+	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
 	if (ret) {
 		xpsflap_bpf__destroy(skel);
-		return env.o.list_hooks ? NM_EXIT_OK : ret;
+		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
 	}
 	nm_install_signals();
-	ret = attach(skel);
-	if (!ret && env.o.bpf_stats)
+	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);
-	if (!ret && env.pin)
+	if (env.pin)
 		ret = pin_start(skel, &ps);
 	if (!ret) {
 		print_start(hooks, max_flows);

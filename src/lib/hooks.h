@@ -69,6 +69,5 @@ int nm_parse_hook_mode(const char *s, enum nm_hook_mode *mode);
  * kernel. Loaders then retry once with NM_HOOKS_TRACEPOINT (auto only).
  */
 bool nm_hooks_any_fentry(const struct nm_hook *hooks, int n);
-#define NM_LOAD_RETRY	(-1000)
 
 #endif
