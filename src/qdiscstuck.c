@@ -1156,16 +1156,6 @@ static void print_start(const struct nm_hook *hooks)
 
 /* ---- skeleton ---- */
 
-static void *skel_open(const struct bpf_object_open_opts *oo)
-{
-	return qdiscstuck_bpf__open_opts(oo);
-}
-
-static void skel_destroy(void *skel)
-{
-	qdiscstuck_bpf__destroy(skel);
-}
-
 static void skel_prepare(void *p, struct nm_hook *hooks)
 {
 	struct qdiscstuck_bpf *skel = p;
@@ -1177,12 +1167,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	declare_hooks(skel, hooks);
 }
 
-static const struct nm_skel_ops skel_ops = {
-	.open = skel_open,
-	.destroy = skel_destroy,
-	.prepare = skel_prepare,
-	.nhooks = NR_HOOKS,
-};
+NM_SKEL_OPS(qdiscstuck, skel_prepare, NR_HOOKS);
 
 /* Resolves --kick/--lock's DEV:QUEUE after --netns; usage error when absent. */
 static int resolve_dev_queue(const char *arg, const char *opt, char *dev, unsigned int *ifindex,

@@ -1020,16 +1020,6 @@ static void print_start(const struct nm_hook *hooks)
 
 /* ---- skeleton ---- */
 
-static void *skel_open(const struct bpf_object_open_opts *oo)
-{
-	return tcpstall_bpf__open_opts(oo);
-}
-
-static void skel_destroy(void *skel)
-{
-	tcpstall_bpf__destroy(skel);
-}
-
 static void skel_prepare(void *p, struct nm_hook *hooks)
 {
 	struct tcpstall_bpf *skel = p;
@@ -1040,12 +1030,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	declare_hooks(skel, hooks);
 }
 
-static const struct nm_skel_ops skel_ops = {
-	.open = skel_open,
-	.destroy = skel_destroy,
-	.prepare = skel_prepare,
-	.nhooks = NR_HOOKS,
-};
+NM_SKEL_OPS(tcpstall, skel_prepare, NR_HOOKS);
 
 static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {

@@ -666,16 +666,6 @@ static void print_start(const struct nm_hook *hooks, long max_flows)
 
 /* ---- skeleton ---- */
 
-static void *skel_open(const struct bpf_object_open_opts *oo)
-{
-	return xpsflap_bpf__open_opts(oo);
-}
-
-static void skel_destroy(void *skel)
-{
-	xpsflap_bpf__destroy(skel);
-}
-
 static void skel_prepare(void *p, struct nm_hook *hooks)
 {
 	struct xpsflap_bpf *skel = p;
@@ -687,12 +677,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	declare_hooks(skel, hooks);
 }
 
-static const struct nm_skel_ops skel_ops = {
-	.open = skel_open,
-	.destroy = skel_destroy,
-	.prepare = skel_prepare,
-	.nhooks = NR_HOOKS,
-};
+NM_SKEL_OPS(xpsflap, skel_prepare, NR_HOOKS);
 
 int main(int argc, char **argv)
 {

@@ -20,6 +20,23 @@ struct nm_skel_ops {
 	int nhooks;
 };
 
+/* skel_ops for the skeleton NAME_bpf, with the tool's prepare function. */
+#define NM_SKEL_OPS(NAME, PREPARE, NHOOKS)					\
+	static void *NAME##_skel_open(const struct bpf_object_open_opts *oo)	\
+	{									\
+		return NAME##_bpf__open_opts(oo);				\
+	}									\
+	static void NAME##_skel_destroy(void *skel)				\
+	{									\
+		NAME##_bpf__destroy(skel);					\
+	}									\
+	static const struct nm_skel_ops skel_ops = {				\
+		.open = NAME##_skel_open,					\
+		.destroy = NAME##_skel_destroy,					\
+		.prepare = PREPARE,						\
+		.nhooks = NHOOKS,						\
+	}
+
 /*
  * Opens, chooses the rungs (--hooks), loads and attaches. With auto, if
  * fentry/fexit programs pass the attach probe but the verifier refuses them
