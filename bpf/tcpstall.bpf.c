@@ -77,12 +77,18 @@ static __always_inline void sk_key(const struct sock *sk, struct ts_key *k)
  * backlog in __release_sock (or from tcp_release_cb right after it). The
  * fentry rung marks __release_sock itself; elsewhere sk_lock.owned says it.
  */
+/* set by userspace once the fentry/fexit __release_sock rung is attached */
+__u32 release_rung = 0;
+
 static __always_inline bool sk_owned(const struct sock *sk)
 {
-	__u32 zero = 0, *depth = bpf_map_lookup_elem(&in_release, &zero);
+	__u32 zero = 0, *depth;
 
-	if (depth && *depth)
-		return true;
+	/* the rung sees the backlog run itself: only what happens inside it */
+	if (release_rung) {
+		depth = bpf_map_lookup_elem(&in_release, &zero);
+		return depth && *depth;
+	}
 	return BPF_CORE_READ(sk, sk_lock.owned) != 0;
 }
 

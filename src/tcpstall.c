@@ -1083,6 +1083,8 @@ int main(int argc, char **argv)
 		tcpstall_bpf__destroy(skel);
 		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
 	}
+	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
+	skel->bss->release_rung = hooks[HOOK_RELEASE].chosen == 0;
 	nm_install_signals();
 	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);
