@@ -10,7 +10,7 @@
 #            qa's TX queue (DRV_XOFF) and nothing wakes it. `burst 1000`
 #            leaves ~750 packets frozen in the pfifo (LAB.md).
 #   mq       the same recipe on a 2-queue qa with an mq root (handle 1:) and
-#            its default pfifo_fast (lockless) children; XPS sends CPU 0 to
+#            pfifo_fast (lockless) children; XPS sends CPU 0 to
 #            tx-0 and CPU 1 to tx-1. `burst 1000 1` (from CPU 1) stops tx-1
 #            only: the backlog sits in the child on parent 1:2, a child of
 #            mq that root-only views miss.
@@ -61,6 +61,10 @@ up() {
 		freeze_peer ;;
 	mq)
 		lab_exec $QS_NS_A tc qdisc replace dev $QS_DEV root handle 1: mq
+		# pfifo_fast children by name: the default qdisc differs by
+		# distribution (Debian's kernels default to fq_codel)
+		lab_exec $QS_NS_A tc qdisc replace dev $QS_DEV parent 1:1 pfifo_fast
+		lab_exec $QS_NS_A tc qdisc replace dev $QS_DEV parent 1:2 pfifo_fast
 		lab_xps $QS_NS_A $QS_DEV 0 1
 		lab_xps $QS_NS_A $QS_DEV 1 2
 		freeze_peer ;;
