@@ -36,7 +36,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all help deps test test-bins test-unit test-integration demo bench vmtest install clean
 
-all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp
+all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify
 
 help:
 	@echo "make deps              install the Debian packages netmedic needs (one list: tools/deps.txt)"
@@ -79,6 +79,11 @@ $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%.o $(LIB_OBJS)
 $(BUILD)/nm-tcp: tools/lab/nm-tcp.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@
+
+# loads every program of an object, fallback rungs included (tests)
+$(BUILD)/nm-verify: tools/verify.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)

@@ -31,11 +31,19 @@ struct nm_flow {
 };
 
 /*
+ * RD(btf, p, field): a direct load where p is a BTF-typed pointer (tp_btf,
+ * fentry: the verifier turns it into a fault-safe load, no helper call),
+ * BPF_CORE_READ where it is not (raw_tp). btf is a constant after inlining,
+ * so only one of the two reaches the verifier. Both are CO-RE relocated.
+ */
+#define RD(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
+/*
  * The L4 header follows the network header at a fixed offset for IPv4
  * (ihl) and for IPv6 without extension headers; anything else keeps ports 0.
  */
 static __always_inline int nm_parse_l4(const struct sk_buff *skb, unsigned char *head,
-				       __u32 l4off, struct nm_flow *f)
+				       __u32 l4off, struct nm_flow *f, const bool btf)
 {
 	struct {
 		__be16 source;
@@ -56,19 +64,20 @@ static __always_inline int nm_parse_l4(const struct sk_buff *skb, unsigned char 
 		return 0;
 	f->seq = bpf_ntohl(th.seq);
 	/* skb->len counts from skb->data (the MAC header here) */
-	data_off = (__u32)(BPF_CORE_READ(skb, data) - head);
-	len = BPF_CORE_READ(skb, len);
+	data_off = (__u32)(RD(btf, skb, data) - head);
+	len = RD(btf, skb, len);
 	hdr = l4off - data_off + (th.doff_res >> 4) * 4;
 	f->payload = len > hdr ? len - hdr : 0;
 	return 0;
 }
 
 /* Returns 0 when skb carries IPv4 or IPv6, -1 otherwise. */
-static __always_inline int nm_parse_skb(const struct sk_buff *skb, struct nm_flow *f)
+static __always_inline int nm_parse_skb_x(const struct sk_buff *skb, struct nm_flow *f,
+					  const bool btf)
 {
-	unsigned char *head = BPF_CORE_READ(skb, head);
-	__u16 proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
-	__u32 nh = BPF_CORE_READ(skb, network_header);
+	unsigned char *head = RD(btf, skb, head);
+	__u16 proto = bpf_ntohs(RD(btf, skb, protocol));
+	__u32 nh = RD(btf, skb, network_header);
 
 	if (proto == NM_ETH_P_IP) {
 		struct {
@@ -93,7 +102,7 @@ static __always_inline int nm_parse_skb(const struct sk_buff *skb, struct nm_flo
 		/* later fragments carry no L4 header */
 		if (bpf_ntohs(iph.frag_off) & 0x1fff)
 			return 0;
-		return nm_parse_l4(skb, head, nh + (iph.ver_ihl & 0xf) * 4, f);
+		return nm_parse_l4(skb, head, nh + (iph.ver_ihl & 0xf) * 4, f, btf);
 	}
 	if (proto == NM_ETH_P_IPV6) {
 		struct {
@@ -111,27 +120,43 @@ static __always_inline int nm_parse_skb(const struct sk_buff *skb, struct nm_flo
 		f->proto = ip6.nexthdr;
 		__builtin_memcpy(f->saddr, ip6.saddr, 16);
 		__builtin_memcpy(f->daddr, ip6.daddr, 16);
-		return nm_parse_l4(skb, head, nh + 40, f);
+		return nm_parse_l4(skb, head, nh + 40, f, btf);
 	}
 	return -1;
 }
 
-/* Segments on the wire for this skb: gso_segs for GSO skbs, else 1. */
-static __always_inline __u32 nm_skb_segs(const struct sk_buff *skb)
+static __always_inline int nm_parse_skb(const struct sk_buff *skb, struct nm_flow *f)
 {
-	unsigned char *head = BPF_CORE_READ(skb, head);
+	return nm_parse_skb_x(skb, f, false);
+}
+
+/* Segments on the wire for this skb: gso_segs for GSO skbs, else 1. */
+static __always_inline __u32 nm_skb_segs_x(const struct sk_buff *skb, const bool btf)
+{
+	unsigned char *head = RD(btf, skb, head);
 	struct skb_shared_info *shinfo;
 	__u16 segs;
 
-	shinfo = (struct skb_shared_info *)(head + BPF_CORE_READ(skb, end));
+	/* head + end is not a BTF pointer: a CO-RE probe read either way */
+	shinfo = (struct skb_shared_info *)(head + RD(btf, skb, end));
 	segs = BPF_CORE_READ(shinfo, gso_segs);
 	return segs ? segs : 1;
 }
 
+static __always_inline __u32 nm_skb_segs(const struct sk_buff *skb)
+{
+	return nm_skb_segs_x(skb, false);
+}
+
 /* Inode of the device's netns: identifies the device together with ifindex. */
+static __always_inline __u32 nm_dev_netns_x(const struct net_device *dev, const bool btf)
+{
+	return btf ? dev->nd_net.net->ns.inum : BPF_CORE_READ(dev, nd_net.net, ns.inum);
+}
+
 static __always_inline __u32 nm_dev_netns(const struct net_device *dev)
 {
-	return BPF_CORE_READ(dev, nd_net.net, ns.inum);
+	return nm_dev_netns_x(dev, false);
 }
 
 /* Serial number arithmetic (RFC 1982), as the kernel's before(). */

@@ -56,20 +56,31 @@ static __always_inline bool flow_match(const struct ts_key *k)
 	return !targ_port || k->lport == targ_port || k->rport == targ_port;
 }
 
-/* The socket's flow, local end first. */
-static __always_inline void sk_key(const struct sock *sk, struct ts_key *k)
+/*
+ * The socket's flow, local end first, filtered as it is read: the netns and
+ * ports come first, so flows of other namespaces or ports cost two loads.
+ * btf: sk is a BTF pointer (direct loads) rather than a raw_tp argument.
+ */
+static __always_inline bool sk_key_match(const struct sock *sk, struct ts_key *k, const bool btf)
 {
-	k->netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
-	k->family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	k->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
-	k->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	k->netns = btf ? sk->__sk_common.skc_net.net->ns.inum :
+			 BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	if (targ_netns_ino && k->netns != targ_netns_ino)
+		return false;
+	k->lport = RD(btf, sk, __sk_common.skc_num);
+	k->rport = bpf_ntohs(RD(btf, sk, __sk_common.skc_dport));
+	if (targ_port && k->lport != targ_port && k->rport != targ_port)
+		return false;
+	k->family = RD(btf, sk, __sk_common.skc_family);
 	if (k->family == NM_AF_INET6) {
-		BPF_CORE_READ_INTO(k->laddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
-		BPF_CORE_READ_INTO(k->raddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+		/* &array: the read takes sizeof(*dst), all 16 bytes */
+		BPF_CORE_READ_INTO(&k->laddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
+		BPF_CORE_READ_INTO(&k->raddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
 	} else {
-		BPF_CORE_READ_INTO((__u32 *)k->laddr, sk, __sk_common.skc_rcv_saddr);
-		BPF_CORE_READ_INTO((__u32 *)k->raddr, sk, __sk_common.skc_daddr);
+		*(__u32 *)k->laddr = RD(btf, sk, __sk_common.skc_rcv_saddr);
+		*(__u32 *)k->raddr = RD(btf, sk, __sk_common.skc_daddr);
 	}
+	return true;
 }
 
 /*
@@ -80,7 +91,7 @@ static __always_inline void sk_key(const struct sock *sk, struct ts_key *k)
 /* set by userspace once the fentry/fexit __release_sock rung is attached */
 __u32 release_rung = 0;
 
-static __always_inline bool sk_owned(const struct sock *sk)
+static __always_inline bool sk_owned(const struct sock *sk, const bool btf)
 {
 	__u32 zero = 0, *depth;
 
@@ -89,7 +100,7 @@ static __always_inline bool sk_owned(const struct sock *sk)
 		depth = bpf_map_lookup_elem(&in_release, &zero);
 		return depth && *depth;
 	}
-	return BPF_CORE_READ(sk, sk_lock.owned) != 0;
+	return RD(btf, sk, sk_lock.owned) != 0;
 }
 
 static __always_inline struct ts_acks *acks_get(const struct ts_key *k)
@@ -105,25 +116,25 @@ static __always_inline struct ts_acks *acks_get(const struct ts_key *k)
 }
 
 /* tcp_backlog_ack_defer of the socket's netns, read where the kernel has it (>= 6.7). */
-static __always_inline __u8 netns_defer(const struct sock *sk)
+static __always_inline __u8 netns_defer(const struct sock *sk, const bool btf)
 {
-	struct net *net = BPF_CORE_READ(sk, __sk_common.skc_net.net);
+	struct net *net = RD(btf, sk, __sk_common.skc_net.net);
 
 	if (!bpf_core_field_exists(net->ipv4.sysctl_tcp_backlog_ack_defer))
 		return TS_DEFER_ABSENT;
-	return BPF_CORE_READ(net, ipv4.sysctl_tcp_backlog_ack_defer);
+	return RD(btf, net, ipv4.sysctl_tcp_backlog_ack_defer);
 }
 
 /* Route attribute quickack 1 on the socket's cached route (RTAX_QUICKACK). */
-static __always_inline bool route_quickack(const struct sock *sk)
+static __always_inline bool route_quickack(const struct sock *sk, const bool btf)
 {
-	struct dst_entry *dst = BPF_CORE_READ(sk, sk_dst_cache);
+	struct dst_entry *dst = RD(btf, sk, sk_dst_cache);
 	unsigned long m;
 	__u32 q = 0;
 
 	if (!dst)
 		return false;
-	m = BPF_CORE_READ(dst, _metrics) & ~DST_METRICS_FLAGS;
+	m = RD(btf, dst, _metrics) & ~DST_METRICS_FLAGS;
 	if (!m || bpf_probe_read_kernel(&q, sizeof(q), (void *)(m + (RTAX_QUICKACK - 1) * 4)))
 		return false;
 	return q != 0;
@@ -148,38 +159,39 @@ static __always_inline void note_cpu(struct ts_acks *a, bool app)
 /* ---- ACK side ---- */
 
 /* A pure ACK leaves: skb->sk is its socket, truesize 2 marks it (skb_set_tcp_pure_ack). */
-static __always_inline void on_queue(const struct sk_buff *skb)
+static __always_inline void on_queue(const struct sk_buff *skb, const bool btf)
 {
-	const struct sock *sk = BPF_CORE_READ(skb, sk);
+	const struct sock *sk = RD(btf, skb, sk);
 	const struct inet_connection_sock *icsk = (const void *)sk;
 	struct ts_key k = {};
 	struct ts_acks *a;
 
-	if (!sk || BPF_CORE_READ(skb, truesize) != 2)
+	if (!sk || RD(btf, skb, truesize) != 2)
 		return;
-	if (BPF_CORE_READ(sk, sk_protocol) != NM_IPPROTO_TCP)
+	if (RD(btf, sk, sk_protocol) != NM_IPPROTO_TCP)
 		return;
-	sk_key(sk, &k);
-	if (!flow_match(&k))
+	if (!sk_key_match(sk, &k, btf))
 		return;
 	a = acks_get(&k);
 	if (!a)
 		return;
 	__sync_fetch_and_add(&a->acks_out, 1);
-	if (sk_owned(sk))
+	if (sk_owned(sk, btf))
 		__sync_fetch_and_add(&a->acks_owned, 1);
-	if (route_quickack(sk))
+	if (route_quickack(sk, btf))
 		__sync_fetch_and_add(&a->acks_quickack_route, 1);
+	/* icsk is a cast of sk: not a BTF pointer of its own type */
 	if (BPF_CORE_READ(icsk, icsk_ack.quick))
 		__sync_fetch_and_add(&a->acks_quick_mode, 1);
-	a->defer = netns_defer(sk);
+	a->defer = netns_defer(sk, btf);
 }
 
 /* A segment reaches tcp_rcv_established (tcp_probe fires at its top). */
-static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *skb)
+static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *skb,
+				   const bool btf)
 {
-	unsigned char *data = BPF_CORE_READ(skb, data);
-	__u32 len = BPF_CORE_READ(skb, len);
+	unsigned char *data = RD(btf, skb, data);
+	__u32 len = RD(btf, skb, len);
 	struct ts_key k = {};
 	struct ts_acks *a;
 	__u8 doff = 0;
@@ -188,20 +200,19 @@ static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *
 	/* skb->data is the TCP header here */
 	if (bpf_probe_read_kernel(&doff, 1, data + 12) || len <= (__u32)(doff >> 4) * 4)
 		return;	/* pure ACK or window update: not data */
-	sk_key(sk, &k);
-	if (!flow_match(&k))
+	if (!sk_key_match(sk, &k, btf))
 		return;
 	a = acks_get(&k);
 	if (!a)
 		return;
 	__sync_fetch_and_add(&a->segs_in, 1);
-	a->defer = netns_defer(sk);	/* a receiver that sends no pure ACK still names it right */
-	owned = sk_owned(sk);
+	a->defer = netns_defer(sk, btf);	/* a receiver that sends no pure ACK still names it right */
+	owned = sk_owned(sk, btf);
 	if (owned)
 		__sync_fetch_and_add(&a->segs_owned, 1);
 	/* from the backlog, the user thread's CPU processes it */
 	note_cpu(a, owned);
-	a->rx_ifindex = BPF_CORE_READ(skb, skb_iif);
+	a->rx_ifindex = RD(btf, skb, skb_iif);
 }
 
 /*
@@ -214,10 +225,9 @@ static __always_inline void on_app_io(const struct sock *sk, int ret, bool rx)
 	struct ts_key k = {};
 	struct ts_acks *a;
 
-	if (ret <= 0 || BPF_CORE_READ(sk, sk_protocol) != NM_IPPROTO_TCP)
+	if (ret <= 0 || sk->sk_protocol != NM_IPPROTO_TCP)
 		return;
-	sk_key(sk, &k);
-	if (!flow_match(&k))
+	if (!sk_key_match(sk, &k, true))
 		return;
 	a = acks_get(&k);
 	if (!a)
@@ -262,28 +272,28 @@ static __always_inline void on_drop(const struct sk_buff *skb, int reason)
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(ts_queue_tp, struct sk_buff *skb)
 {
-	on_queue(skb);
+	on_queue(skb, true);
 	return 0;
 }
 
 SEC("raw_tp/net_dev_queue")
 int BPF_PROG(ts_queue_raw, struct sk_buff *skb)
 {
-	on_queue(skb);
+	on_queue(skb, false);
 	return 0;
 }
 
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(ts_rcv_tp, struct sock *sk, struct sk_buff *skb)
 {
-	on_rcv(sk, skb);
+	on_rcv(sk, skb, true);
 	return 0;
 }
 
 SEC("raw_tp/tcp_probe")
 int BPF_PROG(ts_rcv_raw, struct sock *sk, struct sk_buff *skb)
 {
-	on_rcv(sk, skb);
+	on_rcv(sk, skb, false);
 	return 0;
 }
 
@@ -368,8 +378,7 @@ int BPF_PROG(ts_push_exit, struct sock *sk, int flags, int mss_now, int nonagle,
 	struct ts_key k = {};
 	__u64 now = bpf_ktime_get_ns();
 
-	sk_key(sk, &k);
-	if (!flow_match(&k))
+	if (!sk_key_match(sk, &k, true))
 		return 0;
 	if (throttled_idle(sk)) {
 		if (!bpf_map_update_elem(&tsq_marks, &k, &now, BPF_NOEXIST))
@@ -387,9 +396,8 @@ int BPF_PROG(ts_wfree_exit, struct sk_buff *skb)
 	struct sock *sk = BPF_CORE_READ(skb, sk);
 	struct ts_key k = {};
 
-	if (!sk)
+	if (!sk || !sk_key_match(sk, &k, true))
 		return 0;
-	sk_key(sk, &k);
 	if (!throttled_idle(sk))
 		bpf_map_delete_elem(&tsq_marks, &k);
 	return 0;
@@ -462,8 +470,7 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
 	fill_sample(&s, sk, tp);
 	if (!s.unsent && !s.packets_out)
 		return 0;	/* nothing to send: cannot be stalled */
-	sk_key(sk, &s.key);
-	if (!flow_match(&s.key))
+	if (!sk_key_match(sk, &s.key, true))
 		return 0;
 	a = bpf_map_lookup_elem(&acks, &s.key);
 	if (a) {

@@ -45,13 +45,13 @@ NM_COUNTERS(XF_CNT_MAX)
 
 /* Fills the key from the device and skb; false when not watched or not IP. */
 static __always_inline bool flow_key(const struct sk_buff *skb, const struct net_device *dev,
-				     struct xf_flow_key *k, struct nm_flow *f)
+				     struct xf_flow_key *k, struct nm_flow *f, const bool btf)
 {
-	k->netns = nm_dev_netns(dev);
-	k->ifindex = BPF_CORE_READ(dev, ifindex);
+	k->ifindex = RD(btf, dev, ifindex);
+	k->netns = nm_dev_netns_x(dev, btf);
 	if (!dev_watched(k->netns, k->ifindex))
 		return false;
-	if (nm_parse_skb(skb, f)) {
+	if (nm_parse_skb_x(skb, f, btf)) {
 		count(XF_CNT_NOT_IP);
 		return false;
 	}
@@ -95,7 +95,8 @@ static __always_inline struct xf_flow *flow_get(const struct xf_flow_key *k, __u
 }
 
 /* The queue was just picked for skb on dev: account the pick and any switch. */
-static __always_inline void on_pick(const struct sk_buff *skb, const struct net_device *dev)
+static __always_inline void on_pick(const struct sk_buff *skb, const struct net_device *dev,
+				    const bool btf)
 {
 	struct xf_flow_key k = {};
 	struct nm_flow f = {};
@@ -105,10 +106,10 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	__u64 now;
 	bool sw = false, risky = false;
 
-	if (!flow_key(skb, dev, &k, &f))
+	if (!flow_key(skb, dev, &k, &f, btf))
 		return;
-	queue = BPF_CORE_READ(skb, queue_mapping);
-	segs = nm_skb_segs(skb);
+	queue = RD(btf, skb, queue_mapping);
+	segs = nm_skb_segs_x(skb, btf);
 	now = bpf_ktime_get_ns();
 	fl = flow_get(&k, now, queue);
 	if (!fl)
@@ -135,16 +136,16 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	fl->last_ns = now;
 	fl->queues |= 1ULL << (queue < XF_MAX_QUEUE_BIT ? queue : XF_MAX_QUEUE_BIT);
 	fl->cpus |= 1ULL << (bpf_get_smp_processor_id() & 63);
-	fl->has_sk |= BPF_CORE_READ(skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK;
+	fl->has_sk |= RD(btf, skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK;
 	__sync_fetch_and_add(&fl->inflight[queue & (XF_INFLIGHT_SLOTS - 1)], segs);
 	__sync_fetch_and_add(&fl->packets, segs);
-	__sync_fetch_and_add(&fl->bytes, BPF_CORE_READ(skb, len));
+	__sync_fetch_and_add(&fl->bytes, RD(btf, skb, len));
 
 	ds = dev_stats_get(&k, queue);
 	if (!ds)
 		return;
 	ds->packets += segs;
-	ds->bytes += BPF_CORE_READ(skb, len);
+	ds->bytes += RD(btf, skb, len);
 	if (sw)
 		ds->switches++;
 	if (risky)
@@ -155,7 +156,8 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
  * The driver is handed skb: it left its queue. Release its in-flight count
  * and see whether its data is below what this flow already transmitted.
  */
-static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_device *dev)
+static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_device *dev,
+				    const bool btf)
 {
 	struct xf_flow_key k = {};
 	struct nm_flow f = {};
@@ -163,15 +165,15 @@ static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_
 	struct xf_flow *fl;
 	__u32 queue, segs, slot, end;
 
-	if (!flow_key(skb, dev, &k, &f))
+	if (!flow_key(skb, dev, &k, &f, btf))
 		return;
 	fl = bpf_map_lookup_elem(&flows, &k);
 	if (!fl) {
 		count(XF_CNT_XMIT_NO_FLOW);
 		return;
 	}
-	queue = BPF_CORE_READ(skb, queue_mapping);
-	segs = nm_skb_segs(skb);
+	queue = RD(btf, skb, queue_mapping);
+	segs = nm_skb_segs_x(skb, btf);
 	slot = queue & (XF_INFLIGHT_SLOTS - 1);
 	if (fl->inflight[slot] >= segs)
 		__sync_fetch_and_add(&fl->inflight[slot], -segs);
@@ -199,7 +201,7 @@ SEC("fexit/netdev_core_pick_tx")
 int BPF_PROG(xf_pick_fexit, struct net_device *dev, struct sk_buff *skb,
 	     struct net_device *sb_dev, struct netdev_queue *ret)
 {
-	on_pick(skb, dev);
+	on_pick(skb, dev, true);
 	return 0;
 }
 
@@ -207,14 +209,14 @@ int BPF_PROG(xf_pick_fexit, struct net_device *dev, struct sk_buff *skb,
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(xf_pick_tp, struct sk_buff *skb)
 {
-	on_pick(skb, BPF_CORE_READ(skb, dev));
+	on_pick(skb, skb->dev, true);
 	return 0;
 }
 
 SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(xf_xmit_tp, const struct sk_buff *skb, const struct net_device *dev)
 {
-	on_xmit(skb, dev);
+	on_xmit(skb, dev, true);
 	return 0;
 }
 
@@ -222,14 +224,14 @@ int BPF_PROG(xf_xmit_tp, const struct sk_buff *skb, const struct net_device *dev
 SEC("raw_tp/net_dev_queue")
 int BPF_PROG(xf_pick_raw, struct sk_buff *skb)
 {
-	on_pick(skb, BPF_CORE_READ(skb, dev));
+	on_pick(skb, BPF_CORE_READ(skb, dev), false);
 	return 0;
 }
 
 SEC("raw_tp/net_dev_start_xmit")
 int BPF_PROG(xf_xmit_raw, const struct sk_buff *skb, const struct net_device *dev)
 {
-	on_xmit(skb, dev);
+	on_xmit(skb, dev, false);
 	return 0;
 }
 
