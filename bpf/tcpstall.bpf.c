@@ -393,7 +393,8 @@ int BPF_PROG(ts_push_exit, struct sock *sk, int flags, int mss_now, int nonagle,
 SEC("fexit/tcp_wfree")
 int BPF_PROG(ts_wfree_exit, struct sk_buff *skb)
 {
-	struct sock *sk = BPF_CORE_READ(skb, sk);
+	/* a direct load keeps sk a BTF pointer, as sk_key_match() needs */
+	struct sock *sk = skb->sk;
 	struct ts_key k = {};
 
 	if (!sk || !sk_key_match(sk, &k, true))
