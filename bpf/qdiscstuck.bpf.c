@@ -218,6 +218,7 @@ int BPF_PROG(qs_run_fexit, struct Qdisc *q)
 	struct netdev_queue *txq = BPF_CORE_READ(q, dev_queue);
 	struct qs_qdisc *v = qd_get(q);
 	__u64 now = bpf_ktime_get_ns();
+	unsigned long state;
 
 	if (!v)
 		return 0;
@@ -225,11 +226,17 @@ int BPF_PROG(qs_run_fexit, struct Qdisc *q)
 		v->txq = (__u64)txq;
 		v->txq_index = txq_index(txq);
 	}
-	v->last_deq_ns = now;
-	v->null_txq_state = txq ? BPF_CORE_READ(txq, state) : 0;
-	v->last_was_null = v->null_txq_state != 0;
-	if (v->last_was_null)
+	/*
+	 * A run that ends on a stopped queue is the driver's doing. Otherwise
+	 * the dequeue tracepoint of this rung has already said whether the
+	 * qdisc gave nothing (a shaper's timer) or made progress.
+	 */
+	state = txq ? BPF_CORE_READ(txq, state) : 0;
+	if (state) {
+		v->null_txq_state = state;
+		v->last_was_null = 1;
 		v->last_null_ns = now;
+	}
 	return 0;
 }
 

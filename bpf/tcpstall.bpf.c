@@ -24,7 +24,8 @@
 #define RTAX_QUICKACK	15	/* uapi: include/uapi/linux/rtnetlink.h */
 #define DST_METRICS_FLAGS	0x3UL
 
-extern unsigned int CONFIG_HZ __kconfig __weak;
+/* CONFIG_HZ, from userspace (src/lib/kconfig.c): jiffies to ms */
+const volatile __u32 targ_hz = 250;
 
 const volatile __u16 targ_port = 0;	/* --port: local or remote port, 0 = all */
 /* the netns tcpstall runs in (--netns): the sweep sees only it, so do the hooks */
@@ -408,7 +409,7 @@ int BPF_PROG(ts_wfree_exit, struct sk_buff *skb)
 
 static __always_inline __u32 jiffies_to_ms(__u32 j)
 {
-	__u32 hz = CONFIG_HZ ? CONFIG_HZ : 250;
+	__u32 hz = targ_hz ? targ_hz : 250;
 
 	return (__u64)j * 1000 / hz;
 }

@@ -171,7 +171,12 @@ static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 {
 	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
 	hooks[HOOK_RUN].name = "__qdisc_run";
-	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_run_fentry, skel->progs.qs_run_fexit);
+	/*
+	 * The runs alone cannot tell a shaper's empty dequeue (timer armed)
+	 * from a stuck qdisc: rung 1 keeps the dequeue tracepoint beside them.
+	 */
+	nm_hook_rung3(&hooks[HOOK_RUN], skel->progs.qs_run_fentry, skel->progs.qs_run_fexit,
+		      skel->progs.qs_dequeue_tp);
 	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_tp, NULL);
 	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_raw, NULL);
 	hooks[HOOK_ENQ].name = "qdisc_enqueue";

@@ -26,6 +26,7 @@
 #include "lib/hist.h"
 #include "lib/htab.h"
 #include "lib/journal.h"
+#include "lib/kconfig.h"
 #include "lib/netns.h"
 #include "lib/output.h"
 #include "lib/selfstats.h"
@@ -46,6 +47,7 @@ static struct env {
 	long max_flows;
 	bool hist;
 	bool prom_netns;
+	unsigned int hz;	/* the kernel's CONFIG_HZ: lsndtime is in jiffies */
 	unsigned int fix;
 	struct ts_storm_cfg storm;
 } env = {
@@ -1027,6 +1029,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	bpf_map__set_max_entries(skel->maps.acks, env.max_flows);
 	skel->rodata->targ_port = env.port;
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
+	skel->rodata->targ_hz = env.hz;
 	declare_hooks(skel, hooks);
 }
 
@@ -1074,6 +1077,9 @@ int main(int argc, char **argv)
 		return ret;
 	if (env.o.ndevs)
 		return nm_err(&env.o, NM_EXIT_USAGE, "--dev: tcpstall watches sockets; use --netns and --port");
+	env.hz = nm_kconfig_long("CONFIG_HZ") > 0 ? nm_kconfig_long("CONFIG_HZ") : 0;
+	if (!env.hz)
+		nm_info(&env.o, "warning: CONFIG_HZ not found (/proc/config.gz, /boot/config-*): stall ages assume 250 Hz");
 	st.socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), MAX_SOCKS);
 	st.prev_acks = nm_htab_new(sizeof(struct ts_key), sizeof(struct prev_acks), env.max_flows);
 	if (!st.socks || !st.prev_acks)

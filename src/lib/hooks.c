@@ -27,6 +27,13 @@ void nm_hook_rung(struct nm_hook *h, struct bpf_program *p0, struct bpf_program 
 	h->chosen = -1;
 }
 
+void nm_hook_rung3(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1,
+		   struct bpf_program *p2)
+{
+	nm_hook_rung(h, p0, p1);
+	h->rungs[h->nrungs - 1].progs[2] = p2;
+}
+
 void nm_hook_rung_virtual(struct nm_hook *h, const char *label)
 {
 	nm_hook_rung(h, NULL, NULL);

@@ -36,6 +36,9 @@ struct nm_hook {
 
 /* Adds a rung of up to NM_RUNG_PROGS programs (NULL-terminated list) to hook. */
 void nm_hook_rung(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1);
+/* A rung of three programs (e.g. fentry + fexit + a tracepoint they need). */
+void nm_hook_rung3(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1,
+		   struct bpf_program *p2);
 /*
  * A rung served by other programs (e.g. the owner bit read at a tracepoint
  * another hook attaches): always available, named by label.
