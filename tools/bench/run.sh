@@ -1,0 +1,753 @@
+#!/usr/bin/env bash
+# make bench: what every netmedic CLI costs, beside what users would run
+# instead (bpftrace), on the netns labs of tools/lab. Prints a table and
+# writes docs/PERFORMANCE.md and docs/performance.png.
+#
+#   1. Per-event cost (bpf_stats: run_time_ns / run_cnt from each program's
+#      fdinfo) of every hot-path program, with empty tp_btf programs and
+#      empty bpftrace probes on the same hooks, and the bpftrace script a
+#      user would write for the same question, all attached at once and fed
+#      by the same lab traffic (median of NMB_REPS windows).
+#   2. Throughput A/B: iperf3 over the xpsflap lab path, no tool vs all
+#      three CLIs attached, alternating, NMB_PAIRS pairs; CPU and RSS of the
+#      CLIs meanwhile.
+#   3. Scale: tcpstall's sweep over idle established loopback sockets,
+#      qdiscstuck's netlink sweep over NMB_QDISCS qdiscs, xpsflap with
+#      NMB_FLOWS flows churning through its 65536-entry LRU.
+#
+# Run by `make bench` (NETMEDIC_BUILD = absolute build dir). Needs root.
+# Every namespace it makes starts with LAB_PREFIX (default nmb-) and is
+# removed at exit; kernel.bpf_stats_enabled is put back as found.
+#
+# Knobs (environment): NMB_REPS (3), NMB_SECS (4: seconds per traffic
+# window), NMB_PAIRS (6), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
+# NMB_FLOWS (100000), NMB_DOC (docs/PERFORMANCE.md; "-" writes no doc).
+set -u
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${NETMEDIC_BUILD:-$ROOT/build}
+BB=$BUILD/bench
+OUT=$BB/out
+LAB=$ROOT/tools/lab
+export LAB_PREFIX=${LAB_PREFIX:-nmb-}
+export NETMEDIC_BUILD=$BUILD
+export NETMEDIC_RUN_DIR=${NETMEDIC_RUN_DIR:-/run/netmedic-bench}
+REPS=${NMB_REPS:-3}
+SECS=${NMB_SECS:-4}
+PAIRS=${NMB_PAIRS:-8}
+ABSECS=${NMB_AB_SECS:-5}
+SOCKS=${NMB_SOCKS:-0 10000 50000}
+NQDISCS=${NMB_QDISCS:-1000}
+NFLOWS=${NMB_FLOWS:-100000}
+DOC=${NMB_DOC:-$ROOT/docs/PERFORMANCE.md}
+PNG=$ROOT/docs/performance.png
+CLK=$(getconf CLK_TCK)
+T0=$(date +%s)
+
+NS_SOCK=${LAB_PREFIX}sc-sock
+NS_QD=${LAB_PREFIX}sc-qd
+
+die() { echo "bench: $*" >&2; exit 1; }
+log() { echo "bench: [$(($(date +%s) - T0))s] $*" >&2; }
+
+[ "$(id -u)" = 0 ] || die "must run as root"
+for t in xpsflap tcpstall qdiscstuck nm-tcp; do
+	[ -x "$BUILD/$t" ] || die "$BUILD/$t is missing (make all)"
+done
+
+# ---- bench-only packages (not in tools/deps.txt) ----
+need=""
+command -v bpftrace >/dev/null || need="$need bpftrace"
+command -v gnuplot >/dev/null || need="$need gnuplot-nox"
+if [ -n "$need" ]; then
+	log "installing$need"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends $need >/dev/null ||
+		die "cannot install$need"
+fi
+
+# ---- cleanup: only what this run started or made ----
+PIDS=""
+STATS_OLD=""
+cleanup() {
+	local p
+	for p in $PIDS; do kill -TERM "$p" 2>/dev/null; done
+	sleep 0.5
+	for p in $PIDS; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	PIDS=""
+	if [ -n "$STATS_OLD" ]; then
+		sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
+		STATS_OLD=""
+	fi
+	"$LAB/xpsflap.sh" down >/dev/null 2>&1
+	"$LAB/tcpstall.sh" down >/dev/null 2>&1
+	"$LAB/qdiscstuck.sh" down >/dev/null 2>&1
+	ip netns del "$NS_SOCK" 2>/dev/null
+	ip netns del "$NS_QD" 2>/dev/null
+	rmdir "$NETMEDIC_RUN_DIR" 2>/dev/null	# empty: no remedy is used
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start NAME CMD...: run CMD in the background, output in $OUT/NAME.out;
+# its pid is in $LASTPID (and in PIDS, for cleanup).
+start() {
+	local name=$1
+	shift
+	"$@" >"$OUT/$name.out" 2>"$OUT/$name.err" &
+	LASTPID=$!
+	PIDS="$PIDS $LASTPID"
+}
+# stop PID...: SIGINT (the CLIs print and exit), then wait.
+stop() {
+	local p q
+	for p in "$@"; do kill -INT "$p" 2>/dev/null; done
+	for p in "$@"; do
+		for q in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+		PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$p" | tr '\n' ' ')
+	done
+	return 0
+}
+# wait_for FILE PATTERN PID: until FILE has PATTERN (15 s at most)
+wait_for() {
+	local i
+	for i in $(seq 150); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "bench: $1 never showed '$2':" >&2
+	tail -n 5 "$1" "${1%.out}.err" >&2
+	return 1
+}
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+now_s() { date +%s.%N; }
+median() { sort -g | awk '{a[NR] = $1} END {if (!NR) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+fmt() { awk -v v="$1" -v d="${2:-0}" 'BEGIN {if (v == "nan" || v == "") print "n/a"; else printf "%.*f\n", d, v}'; }
+
+# progs PID: "prog_id run_cnt run_time_ns" of every BPF program PID holds open
+progs() {
+	local f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = anon_inode:bpf-prog ] || continue
+		awk '/^prog_id:/ {i = $2} /^run_time_ns:/ {t = $2} /^run_cnt:/ {c = $2}
+		     END {if (i) print i, c, t}' "/proc/$1/fdinfo/${f##*/}" 2>/dev/null
+	done | sort -u
+}
+declare -A PNAME
+prog_name() {
+	[ -n "${PNAME[$1]:-}" ] || PNAME[$1]=$(bpftool prog show id "$1" -j 2>/dev/null | jq -r '.name // "?"')
+	echo "${PNAME[$1]}"
+}
+# hook_of NAME: the kernel hook a program runs at
+hook_of() {
+	case $1 in
+	e_ndq | xf_pick_tp | ts_queue_tp | qs_queue_tp | *net_dev_queue*) echo net_dev_queue ;;
+	e_xmit | xf_xmit_tp | qs_xmit_tp | *net_dev_start_xmit*) echo net_dev_start_xmit ;;
+	e_tcp_probe | ts_rcv_tp | *tcp_probe*) echo tcp_probe ;;
+	*net_dev_start_x*) echo net_dev_start_xmit ;;
+	e_send_len | ts_send_len_tp) echo sock_send_length ;;
+	e_recv_len | ts_recv_len_tp) echo sock_recv_length ;;
+	e_kfree_skb | ts_drop_tp) echo kfree_skb ;;
+	e_qdisc_deq | qs_dequeue_tp | *qdisc_dequeue*) echo qdisc_dequeue ;;
+	e_qdisc_enq | qs_enqueue_tp | *qdisc_enqueue*) echo qdisc_enqueue ;;
+	ts_sweep) echo iter/tcp ;;
+	*) echo other ;;
+	esac
+}
+# snap FILE LABEL PID [LABEL PID]...: "label id cnt ns" for each program
+snap() {
+	local f=$1
+	shift
+	: >"$f"
+	while [ $# -gt 1 ]; do
+		progs "$2" | sed "s/^/$1 /" >>"$f"
+		shift 2
+	done
+}
+# delta PHASE REP BEFORE AFTER: append "phase rep label hook name events ns_per_event" to cost.tsv
+delta() {
+	local phase=$1 rep=$2 label id cnt ns name
+	join -1 2 -2 2 <(sort -k2,2 "$3") <(sort -k2,2 "$4") |
+		awk '{dc = $6 - $3; dt = $7 - $4; if (dc > 0) print $2, $1, dc, dt / dc}' |
+		while read -r label id cnt ns; do
+			name=$(prog_name "$id")
+			echo "$phase $rep $label $(hook_of "$name") $name $cnt $ns"
+		done >>"$OUT/cost.tsv"
+}
+
+# get PHASE LABEL HOOK [NAME]: median ns/event (getev: events) from cost-median.tsv
+get() { awk -v p="$1" -v l="$2" -v h="$3" -v n="${4:-}" '$1 == p && $2 == l && $3 == h && (n == "" || $4 == n) {v = $6; exit} END {print (v == "" ? "nan" : v)}' "$OUT/cost-median.tsv"; }
+getev() { awk -v p="$1" -v l="$2" -v h="$3" -v n="${4:-}" '$1 == p && $2 == l && $3 == h && (n == "" || $4 == n) {v = $5; exit} END {print (v == "" ? "nan" : v)}' "$OUT/cost-median.tsv"; }
+REPORT_ONLY=${NMB_REPORT_ONLY:-0}	# 1: redo the report from the last run's $OUT
+if [ "$REPORT_ONLY" != 1 ]; then
+rm -rf "$OUT"
+mkdir -p "$OUT" "$NETMEDIC_RUN_DIR"
+
+# ---- helpers: empty programs and workload generators ----
+log "building bench helpers into $BB"
+clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"$BUILD" -c "$ROOT/tools/bench/empty.bpf.c" \
+	-o "$BB/empty.bpf.o" || die "cannot build empty.bpf.o"
+for h in nmb-load nmb-socks nmb-flows; do
+	gcc -O2 -Wall -Wextra -o "$BB/$h" "$ROOT/tools/bench/$h.c" -lbpf || die "cannot build $h"
+done
+
+fi
+KERNEL=$(uname -r)
+NCPU=$(nproc)
+CPUMODEL=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+MEM=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+BTV=$(bpftrace --version 2>/dev/null | awk '{print $2}')
+REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -n "$(git -C "$ROOT" status --porcelain -- src bpf include 2>/dev/null)" ] && REV="$REV+local changes"
+
+# =====================================================================
+# 1. Per-event cost, side by side
+# =====================================================================
+if [ "$REPORT_ONLY" != 1 ]; then
+STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=1
+: >"$OUT/cost.tsv"
+
+# cost_phase PHASE CLI-CMD... -- TRAFFIC-CMD...: the CLI, the empty
+# programs, empty bpftrace probes and PHASE.bt attached at once; REPS
+# traffic windows, a bpf_stats snapshot around each.
+cost_phase() {
+	local phase=$1 cli=() traffic=() r cpid epid bepid btpid
+	shift
+	while [ "$1" != -- ]; do cli+=("$1"); shift; done
+	shift
+	traffic=("$@")
+	start "$phase-cli" "${cli[@]}"; cpid=$LASTPID
+	start "$phase-empty" "$BB/nmb-load" "$BB/empty.bpf.o" 600; epid=$LASTPID
+	start "$phase-btempty" bpftrace "$ROOT/tools/bench/empty.bt"; bepid=$LASTPID
+	start "$phase-bt" bpftrace "$ROOT/tools/bench/$phase.bt"; btpid=$LASTPID
+	wait_for "$OUT/$phase-cli.out" '"type":"start"' $cpid &&
+		wait_for "$OUT/$phase-empty.out" '^ready' $epid &&
+		wait_for "$OUT/$phase-btempty.out" '^Attaching' $bepid &&
+		wait_for "$OUT/$phase-bt.out" '^Attaching' $btpid || die "cost phase $phase: a program did not attach"
+	sleep 1
+	for r in $(seq "$REPS"); do
+		snap "$OUT/snap0" netmedic $cpid empty_tp_btf $epid empty_bpftrace $bepid bpftrace $btpid
+		"${traffic[@]}" >"$OUT/$phase-traffic-$r.out" 2>&1
+		snap "$OUT/snap1" netmedic $cpid empty_tp_btf $epid empty_bpftrace $bepid bpftrace $btpid
+		delta "$phase" "$r" "$OUT/snap0" "$OUT/snap1"
+	done
+	stop $btpid $bepid $epid $cpid
+}
+
+log "cost: xpsflap lab (iperf3 through the bridge and the 2-queue veth), $REPS x ${SECS}s"
+"$LAB/xpsflap.sh" up >/dev/null || die "xpsflap lab up failed"
+cost_phase xpsflap "$BUILD/xpsflap" --netns ${LAB_PREFIX}xf-mid --json -i 1 -- \
+	"$LAB/xpsflap.sh" traffic "$SECS"
+"$LAB/xpsflap.sh" down
+
+log "cost: tcpstall lab (ACK storm: quickack route, backlog_ack_defer 0), $REPS x ${SECS}s"
+"$LAB/tcpstall.sh" up >/dev/null || die "tcpstall lab up failed"
+cost_phase tcpstall "$BUILD/tcpstall" --netns ${LAB_PREFIX}ts-rcv --json -i 1 -- \
+	"$LAB/tcpstall.sh" storm "$SECS"
+"$LAB/tcpstall.sh" down
+
+log "cost: qdiscstuck lab (busy, root replaced by a 20 Gbit/s tbf: iperf3), $REPS x ${SECS}s"
+"$LAB/qdiscstuck.sh" up busy >/dev/null || die "qdiscstuck lab up failed"
+# pfifo_fast sends by bypass while empty (no qdisc events); this kernel has no
+# fq_codel/fq/sfq/prio: a tbf far above the path's rate enqueues and dequeues
+# every packet without shaping it
+ip netns exec ${LAB_PREFIX}qs-a tc qdisc replace dev qa root tbf rate 20gbit burst 1mb latency 50ms ||
+	die "cannot set tbf on qa"
+cost_phase qdiscstuck "$BUILD/qdiscstuck" --netns ${LAB_PREFIX}qs-a --json -i 1 -- \
+	"$LAB/qdiscstuck.sh" traffic "$SECS"
+"$LAB/qdiscstuck.sh" down
+
+sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
+STATS_OLD=""
+
+# medians over the windows: "phase label hook name events(median) ns(median)"
+awk '{k = $1 " " $3 " " $4 " " $5; print k, $6, $7}' "$OUT/cost.tsv" | sort -k1,4 |
+	awk '{k = $1 " " $2 " " $3 " " $4; if (k != p && p != "") print p; p = k} END {print p}' |
+	while read -r ph lb hk nm; do
+		ev=$(awk -v k="$ph $lb $hk $nm" '$1 " " $3 " " $4 " " $5 == k {print $6}' "$OUT/cost.tsv" | median)
+		ns=$(awk -v k="$ph $lb $hk $nm" '$1 " " $3 " " $4 " " $5 == k {print $7}' "$OUT/cost.tsv" | median)
+		echo "$ph $lb $hk $nm $ev $ns"
+	done >"$OUT/cost-median.tsv"
+
+# =====================================================================
+# 2. Throughput A/B, all three CLIs attached
+# =====================================================================
+log "throughput A/B: $PAIRS pairs of ${ABSECS}s iperf3 runs, alternating"
+"$LAB/xpsflap.sh" up >/dev/null || die "xpsflap lab up failed"
+: >"$OUT/ab.tsv"
+: >"$OUT/clis.tsv"
+ab_run() {	# ab_run PAIR A|B
+	local gbps x t q c0x c0t c0q t0 t1
+	if [ "$2" = B ]; then
+		start ab-xpsflap "$BUILD/xpsflap" --netns ${LAB_PREFIX}xf-mid --json -i 1; x=$LASTPID
+		start ab-tcpstall "$BUILD/tcpstall" --netns ${LAB_PREFIX}xf-snd --json -i 1; t=$LASTPID
+		start ab-qdiscstuck "$BUILD/qdiscstuck" --netns ${LAB_PREFIX}xf-mid --json -i 1; q=$LASTPID
+		wait_for "$OUT/ab-xpsflap.out" '"type":"start"' $x &&
+			wait_for "$OUT/ab-tcpstall.out" '"type":"start"' $t &&
+			wait_for "$OUT/ab-qdiscstuck.out" '"type":"start"' $q || die "A/B: a CLI did not start"
+		sleep 0.5
+		c0x=$(cpu_ticks $x) c0t=$(cpu_ticks $t) c0q=$(cpu_ticks $q)
+	fi
+	t0=$(now_s)
+	gbps=$("$LAB/xpsflap.sh" traffic "$ABSECS" 2>/dev/null | jq -r '.end.sum_received.bits_per_second / 1e9' 2>/dev/null)
+	t1=$(now_s)
+	if [ "$2" = B ]; then
+		awk -v w="$(awk -v a="$t1" -v b="$t0" 'BEGIN {print a - b}')" -v k="$CLK" -v a="$(($(cpu_ticks $x) - c0x))" \
+			-v b="$(($(cpu_ticks $t) - c0t))" -v c="$(($(cpu_ticks $q) - c0q))" \
+			-v ra="$(rss_kb $x)" -v rb="$(rss_kb $t)" -v rc="$(rss_kb $q)" 'BEGIN {
+			print "xpsflap", 100 * a / k / w, ra; print "tcpstall", 100 * b / k / w, rb
+			print "qdiscstuck", 100 * c / k / w, rc }' >>"$OUT/clis.tsv"
+		stop $x $t $q
+	fi
+	echo "$1 $2 ${gbps:-nan}" >>"$OUT/ab.tsv"
+}
+for i in $(seq "$PAIRS"); do
+	if [ $((i % 2)) = 1 ]; then ab_run "$i" A; ab_run "$i" B; else ab_run "$i" B; ab_run "$i" A; fi
+done
+"$LAB/xpsflap.sh" down
+AB_A=$(awk '$2 == "A" {print $3}' "$OUT/ab.tsv" | median)
+AB_B=$(awk '$2 == "B" {print $3}' "$OUT/ab.tsv" | median)
+# ratio per pair (B/A), then the median of the ratios
+awk '{v[$1, $2] = $3; n = $1 > n ? $1 : n} END {for (i = 1; i <= n; i++) if (v[i, "A"] > 0) print v[i, "B"] / v[i, "A"]}' \
+	"$OUT/ab.tsv" >"$OUT/ab-ratio.txt"
+AB_RATIO=$(median <"$OUT/ab-ratio.txt")
+AB_MIN=$(sort -g "$OUT/ab-ratio.txt" | head -1)
+AB_MAX=$(sort -g "$OUT/ab-ratio.txt" | tail -1)
+for t in xpsflap tcpstall qdiscstuck; do
+	eval "LAB_CPU_$t=\$(awk -v t=$t '\$1 == t {print \$2}' \"\$OUT/clis.tsv\" | median)"
+	eval "LAB_RSS_$t=\$(awk -v t=$t '\$1 == t {print \$3}' \"\$OUT/clis.tsv\" | median)"
+done
+
+# =====================================================================
+# 3. Scale
+# =====================================================================
+# measure_cli NAME SECONDS CMD...: run a CLI, skip its first report, then
+# CPU% of one core, RSS, and its JSON interval records over SECONDS.
+# Sets M_CPU M_RSS M_HWM M_WALL and leaves its output in $OUT/NAME.out.
+measure_cli() {
+	local name=$1 secs=$2 p c0 t0 c1 t1
+	shift 2
+	start "$name" "$@"; p=$LASTPID
+	wait_for "$OUT/$name.out" '"type":"interval"' $p || die "$name did not report"
+	c0=$(cpu_ticks $p) t0=$(now_s)
+	cp "$OUT/$name.out" "$OUT/$name.out0"
+	sleep "$secs"
+	c1=$(cpu_ticks $p) t1=$(now_s)
+	cp "$OUT/$name.out" "$OUT/$name.out1"
+	M_RSS=$(rss_kb $p) M_HWM=$(hwm_kb $p)
+	M_WALL=$(awk -v a="$t1" -v b="$t0" 'BEGIN {print a - b}')
+	M_CPU=$(awk -v a=$((c1 - c0)) -v k="$CLK" -v w="$M_WALL" 'BEGIN {print 100 * a / k / w}')
+	stop $p
+}
+
+# --- tcpstall: idle established loopback sockets ---
+ip netns del "$NS_SOCK" 2>/dev/null
+ip netns add "$NS_SOCK" || die "cannot create $NS_SOCK"
+ip -n "$NS_SOCK" link set lo up
+ip -n "$NS_SOCK" addr add 198.18.3.1/32 dev lo
+ip netns exec "$NS_SOCK" sysctl -qw net.ipv4.ip_local_port_range="1024 60999" net.core.somaxconn=4096 \
+	net.ipv4.tcp_max_syn_backlog=4096
+: >"$OUT/socks.tsv"
+for n in $SOCKS; do
+	log "scale: tcpstall sweep over $n established loopback connections ($((2 * n)) sockets)"
+	# one process per 8000 connections: the hard limit of open files may be
+	# low (20000 here) and root may not raise it
+	sp="" left=$n k=0
+	while [ "$left" -gt 0 ]; do
+		m=$((left < 8000 ? left : 8000))
+		start "socks-$n-$k" ip netns exec "$NS_SOCK" "$BB/nmb-socks" 198.18.3.1 "$m" 180 $((61000 + k))
+		sp="$sp $LASTPID"
+		wait_for "$OUT/socks-$n-$k.out" '^ready' $LASTPID || die "cannot open $n connections"
+		left=$((left - m)) k=$((k + 1))
+	done
+	ESTAB=$(ip netns exec "$NS_SOCK" ss -Htn state established | wc -l)
+	echo "$n $ESTAB" >>"$OUT/socks-estab.txt"
+	measure_cli "ts-scale-$n" 8 "$BUILD/tcpstall" --netns "$NS_SOCK" --json -i 1
+	s0=$(grep '"type":"interval"' "$OUT/ts-scale-$n.out0" | tail -1 | jq .sweeps)
+	s1=$(grep '"type":"interval"' "$OUT/ts-scale-$n.out1" | tail -1 | jq .sweeps)
+	# the sweep count is read at report times: scale by the reports' own times
+	i0=$(grep -c '"type":"interval"' "$OUT/ts-scale-$n.out0")
+	i1=$(grep -c '"type":"interval"' "$OUT/ts-scale-$n.out1")
+	awk -v n="$n" -v s=$((s1 - s0)) -v iv=$((i1 - i0)) -v cpu="$M_CPU" -v rss="$M_RSS" 'BEGIN {
+		# sweeps per second from reports 1 s apart; CPU per sweep from CPU%
+		sps = iv > 0 ? s / iv : 0
+		period = sps > 0 ? 1000 / sps : 0
+		persweep = sps > 0 ? cpu * 10 / sps : 0
+		printf "%d %.1f %.2f %.1f %.2f %d\n", n, sps, period, cpu, persweep, rss }' >>"$OUT/socks.tsv"
+	[ -n "$sp" ] && stop $sp
+	sleep 1
+done
+ip netns del "$NS_SOCK"
+
+# --- qdiscstuck: NQDISCS qdiscs (veth ends with a pfifo root each) ---
+log "scale: qdiscstuck netlink sweep over $NQDISCS qdiscs ($NQDISCS veth ends with a pfifo root)"
+ip netns del "$NS_QD" 2>/dev/null
+ip netns add "$NS_QD" || die "cannot create $NS_QD"
+ip netns exec "$NS_QD" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1
+npairs=$(((NQDISCS + 1) / 2))
+for i in $(seq "$npairs"); do echo "link add v$i type veth peer name w$i"; done >"$OUT/qd-links.batch"
+for i in $(seq "$npairs"); do echo "link set v$i up"; echo "link set w$i up"; done >>"$OUT/qd-links.batch"
+ip -n "$NS_QD" -batch "$OUT/qd-links.batch" || die "cannot create the veths"
+for i in $(seq "$npairs"); do
+	echo "qdisc replace dev v$i root pfifo limit 1000"
+	echo "qdisc replace dev w$i root pfifo limit 1000"
+done | head -n "$NQDISCS" >"$OUT/qd-tc.batch"
+tc -n "$NS_QD" -batch "$OUT/qd-tc.batch" || die "cannot add the qdiscs"
+QD_COUNT=$(tc -n "$NS_QD" qdisc show | grep -c '^qdisc pfifo')
+measure_cli qd-scale-1 8 "$BUILD/qdiscstuck" --netns "$NS_QD" --json -i 1
+QD1_CPU=$M_CPU QD1_RSS=$M_RSS
+QD_SEEN=$(grep '"type":"interval"' "$OUT/qd-scale-1.out1" | tail -1 | jq .qdiscs)
+measure_cli qd-scale-fast 5 "$BUILD/qdiscstuck" --netns "$NS_QD" --json -i 0.1
+i0=$(grep -c '"type":"interval"' "$OUT/qd-scale-fast.out0")
+i1=$(grep -c '"type":"interval"' "$OUT/qd-scale-fast.out1")
+QDF_IV=$((i1 - i0)) QDF_CPU=$M_CPU QDF_RSS=$M_RSS
+# CPU ms per sweep: CPU seconds over the window / sweeps in it
+QD_MS=$(awk -v c="$M_CPU" -v w="$M_WALL" -v n="$QDF_IV" 'BEGIN {print (n > 0 ? c / 100 * w * 1000 / n : "nan")}')
+# the same without qdiscs: the tool's fixed cost per report
+ip netns del "$NS_QD"
+ip netns add "$NS_QD"
+measure_cli qd-scale-empty 5 "$BUILD/qdiscstuck" --netns "$NS_QD" --json -i 0.1
+i0=$(grep -c '"type":"interval"' "$OUT/qd-scale-empty.out0")
+i1=$(grep -c '"type":"interval"' "$OUT/qd-scale-empty.out1")
+QD0_MS=$(awk -v c="$M_CPU" -v w="$M_WALL" -v n="$((i1 - i0))" 'BEGIN {print (n > 0 ? c / 100 * w * 1000 / n : "nan")}')
+ip netns del "$NS_QD"
+
+# --- xpsflap: NFLOWS UDP flows through the lab path, LRU of 65536 ---
+log "scale: xpsflap with $NFLOWS flows churning through an LRU of 65536"
+"$LAB/xpsflap.sh" up >/dev/null || die "xpsflap lab up failed"
+start xf-scale "$BUILD/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm --max-flows 65536 --json -i 1
+xp=$LASTPID
+wait_for "$OUT/xf-scale.out" '"type":"interval"' $xp || die "xpsflap did not report"
+XF_RSS0=$(rss_kb $xp) XF_C0=$(cpu_ticks $xp) XF_T0=$(now_s)
+start xf-flows ip netns exec ${LAB_PREFIX}xf-snd "$BB/nmb-flows" 198.18.0.2 "$NFLOWS" 12
+fp=$LASTPID
+: >"$OUT/xf-rss.txt"
+for i in $(seq 14); do
+	sleep 1
+	echo "$i $(rss_kb $xp)" >>"$OUT/xf-rss.txt"
+done
+wait $fp 2>/dev/null
+PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$fp" | tr '\n' ' ')
+XF_C1=$(cpu_ticks $xp) XF_T1=$(now_s)
+XF_RSS1=$(rss_kb $xp) XF_HWM=$(hwm_kb $xp)
+stop $xp
+"$LAB/xpsflap.sh" down
+XF_CPU=$(awk -v a=$((XF_C1 - XF_C0)) -v k="$CLK" -v w="$(awk -v a="$XF_T1" -v b="$XF_T0" 'BEGIN {print a - b}')" 'BEGIN {print 100 * a / k / w}')
+XF_SENT=$(awk '{print $2}' "$OUT/xf-flows.out")
+XF_ROUNDS=$(awk '{print $4}' "$OUT/xf-flows.out")
+grep '"type":"interval"' "$OUT/xf-scale.out" >"$OUT/xf-intervals.json"
+XF_EVICT=$(tail -1 "$OUT/xf-intervals.json" | jq .evictions)
+XF_TRACKED=$(jq -s 'map(.flows_tracked) | max' "$OUT/xf-intervals.json")
+XF_ACTIVE=$(jq -s 'map(.flows_active) | max' "$OUT/xf-intervals.json")
+XF_RSS_MID=$(awk 'NR == 4 {print $2}' "$OUT/xf-rss.txt")
+XF_RSS_END=$(awk 'NR == 13 {print $2}' "$OUT/xf-rss.txt")
+XF_LINES=$(grep -c '"type":"flow"' "$OUT/xf-scale.out")
+XF_JSON_MB=$(du -m "$OUT/xf-scale.out" | awk '{print $1}')
+
+declare -p AB_A AB_B AB_RATIO AB_MIN AB_MAX LAB_CPU_xpsflap LAB_RSS_xpsflap LAB_CPU_tcpstall \
+	LAB_RSS_tcpstall LAB_CPU_qdiscstuck LAB_RSS_qdiscstuck QD_COUNT QD1_CPU QD1_RSS QD_SEEN QDF_IV \
+	QDF_CPU QDF_RSS QD_MS QD0_MS npairs XF_RSS0 XF_RSS1 XF_HWM XF_CPU XF_SENT XF_ROUNDS XF_EVICT \
+	XF_TRACKED XF_ACTIVE XF_RSS_MID XF_RSS_END XF_LINES XF_JSON_MB DATE T0 >"$OUT/vars.sh"
+else
+	. "$OUT/vars.sh"
+fi
+
+# =====================================================================
+# Report
+# =====================================================================
+TARGET_NS=150
+# row HOOK-LABEL PHASE HOOK NETMEDIC-PROG: one row of the side-by-side table
+ROWS=$OUT/rows.tsv
+: >"$ROWS"
+row() {
+	local ph=$1 hk=$2 nm=$3 e b be bt ev net bnet
+	ev=$(getev "$ph" netmedic "$hk" "$nm")
+	b=$(get "$ph" netmedic "$hk" "$nm")
+	e=$(get "$ph" empty_tp_btf "$hk")
+	be=$(get "$ph" empty_bpftrace "$hk")
+	bt=$(get "$ph" bpftrace "$hk")
+	echo "$ph $hk $nm ${ev:-nan} ${e:-nan} ${b:-nan} ${be:-nan} ${bt:-nan}" >>"$ROWS"
+}
+row xpsflap net_dev_queue xf_pick_tp
+row xpsflap net_dev_start_xmit xf_xmit_tp
+row tcpstall net_dev_queue ts_queue_tp
+row tcpstall tcp_probe ts_rcv_tp
+row tcpstall sock_recv_length ts_recv_len_tp
+row tcpstall kfree_skb ts_drop_tp
+row tcpstall sock_send_length ts_send_len_tp
+row qdiscstuck qdisc_dequeue qs_dequeue_tp
+row qdiscstuck qdisc_enqueue qs_enqueue_tp
+row qdiscstuck net_dev_start_xmit qs_xmit_tp
+row qdiscstuck net_dev_queue qs_queue_tp
+
+# per question: netmedic's programs that answer it vs the bpftrace script
+# (per packet: the sum of the per-hook costs, weighted by events per packet)
+qsum() {	# qsum PHASE LABEL HOOK...: sum over hooks of events*ns, and the events of the first hook
+	local ph=$1 lb=$2 tot=0 ev1="" h ev ns
+	shift 2
+	for h in "$@"; do
+		ev=$(getev "$ph" "$lb" "$h"); ns=$(get "$ph" "$lb" "$h")
+		[ -z "$ev" ] && continue
+		[ -z "$ev1" ] && ev1=$ev
+		tot=$(awk -v t="$tot" -v e="$ev" -v n="$ns" 'BEGIN {print t + e * n}')
+	done
+	awk -v t="$tot" -v e="${ev1:-0}" 'BEGIN {print (e > 0 ? t / e : "nan")}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b + 0 <= 0 || a == "" || b == "") print "nan"; else print a / b}'; }
+sub0() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || a == "" || b == "") print "nan"; else print a - b}'; }
+verdict() { awk -v v="$1" -v t="$2" -v d="${3:-le}" 'BEGIN {if (v == "nan" || v == "") print "n/a";
+	else if ((d == "le" && v <= t) || (d == "ge" && v >= t)) print "MET"; else print "MISSED"}'; }
+
+# question rows: "question netmedic_ns bpftrace_ns netmedic_net bpftrace_net"
+XQ_NM=$(get xpsflap netmedic net_dev_queue); XQ_BT=$(get xpsflap bpftrace net_dev_queue)
+XQ_NME=$(get xpsflap empty_tp_btf net_dev_queue); XQ_BTE=$(get xpsflap empty_bpftrace net_dev_queue)
+# xpsflap per packet: pick + xmit (one of each per segment, TSO is off on xqm)
+XP_NM=$(qsum xpsflap netmedic net_dev_queue net_dev_start_xmit)
+TQ_NM=$(qsum tcpstall netmedic net_dev_queue tcp_probe); TQ_BT=$(qsum tcpstall bpftrace net_dev_queue tcp_probe)
+TQ_NME=$(qsum tcpstall empty_tp_btf net_dev_queue tcp_probe); TQ_BTE=$(qsum tcpstall empty_bpftrace net_dev_queue tcp_probe)
+QQ_NM=$(qsum qdiscstuck netmedic qdisc_dequeue qdisc_enqueue); QQ_BT=$(qsum qdiscstuck bpftrace qdisc_dequeue qdisc_enqueue)
+QQ_NME=$(qsum qdiscstuck empty_tp_btf qdisc_dequeue qdisc_enqueue); QQ_BTE=$(qsum qdiscstuck empty_bpftrace qdisc_dequeue qdisc_enqueue)
+
+{
+	echo "question bpftrace_probe netmedic_ns bpftrace_ns ratio netmedic_net bpftrace_net ratio_net"
+	for q in "xpsflap_switches net_dev_queue $XQ_NM $XQ_BT $XQ_NME $XQ_BTE" \
+		"xpsflap_all_programs net_dev_queue+start_xmit $XP_NM $XQ_BT $(sub0 "$XP_NM" "$(qsum xpsflap empty_tp_btf net_dev_queue net_dev_start_xmit)") $XQ_BTE" \
+		"tcpstall_acks net_dev_queue+tcp_probe $TQ_NM $TQ_BT $TQ_NME $TQ_BTE" \
+		"qdiscstuck_dequeue qdisc_dequeue+enqueue $QQ_NM $QQ_BT $QQ_NME $QQ_BTE"; do
+		set -- $q
+		if [ "$1" = xpsflap_all_programs ]; then
+			nn=$5
+		else
+			nn=$(sub0 "$3" "$5")
+		fi
+		bn=$(sub0 "$4" "$6")
+		echo "$1 $2 $3 $4 $(ratio "$3" "$4") $nn $bn $(ratio "$nn" "$bn")"
+	done
+} >"$OUT/questions.tsv"
+
+# ---- the plot ----
+awk '{printf "\"%s\\n%s\" %s %s %s %s\n", $1, $2, $5, $6, $7, $8}' "$ROWS" |
+	sed 's/nan/0/g' >"$OUT/plot-cost.dat"
+awk '{print $1, $2, $3}' "$OUT/ab.tsv" >"$OUT/plot-ab.dat"
+gnuplot <<EOF 2>"$OUT/gnuplot.err" || log "gnuplot failed: $(cat "$OUT/gnuplot.err")"
+set terminal pngcairo size 1400,620 font ",10" noenhanced
+set output "$PNG"
+set multiplot layout 1,2 title "netmedic make bench - kernel $KERNEL, $NCPU CPUs, $DATE"
+set origin 0,0
+set size 0.68,0.95
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel "ns per event (bpf_stats run_time_ns / run_cnt, median)"
+set xtics rotate by -30 font ",8"
+set key top left
+set grid ytics
+set title "Per-event cost: netmedic vs empty tp_btf vs bpftrace (same hooks, same traffic)"
+plot "$OUT/plot-cost.dat" using 2:xtic(1) title "empty tp_btf", \
+     "" using 3 title "netmedic", \
+     "" using 4 title "empty bpftrace probe", \
+     "" using 5 title "bpftrace script (same question)", \
+     $TARGET_NS with lines lw 2 dt 2 lc rgb "red" title "target 150 ns"
+set origin 0.68,0
+set size 0.32,0.95
+set style data linespoints
+unset xtics
+set xtics 1
+set xlabel "pair"
+set ylabel "iperf3 Gbit/s (xpsflap lab)"
+set title sprintf("Throughput A/B: median ratio %.3f (target >= 0.97)", $AB_RATIO)
+set key bottom left
+set yrange [0:*]
+plot "< awk '\$2==\"A\"' $OUT/plot-ab.dat" using 1:3 pt 7 title "A: no tool", \
+     "< awk '\$2==\"B\"' $OUT/plot-ab.dat" using 1:3 pt 5 title "B: three CLIs attached"
+unset multiplot
+EOF
+
+# ---- the table (stdout) and docs/PERFORMANCE.md ----
+report() {
+	local ph hk nm ev e b be bt
+	cat <<EOF
+# netmedic performance
+
+Written by \`make bench\` (tools/bench/run.sh) on $DATE. Do not edit by hand: run \`make bench\` again.
+
+**Machine:** kernel $KERNEL, $NCPU CPUs ($CPUMODEL), $MEM RAM, a noisy VM. netmedic $REV, bpftrace $BTV.
+Figures are medians; ratios are steadier than absolute figures on this VM. Raw data of the run is in
+\`build/bench/out/\`.
+
+![per-event cost and throughput A/B](performance.png)
+
+## Targets
+
+| target | measured | verdict |
+|---|---|---|
+| xpsflap per-packet program at net_dev_queue <= $TARGET_NS ns/event | $(fmt "$XQ_NM") ns ($(fmt "$(sub0 "$XQ_NM" "$XQ_NME")") ns above the empty program) | $(verdict "$XQ_NM" $TARGET_NS) |
+| xpsflap per-packet program at net_dev_start_xmit <= $TARGET_NS ns/event | $(fmt "$(get xpsflap netmedic net_dev_start_xmit)") ns ($(fmt "$(sub0 "$(get xpsflap netmedic net_dev_start_xmit)" "$(get xpsflap empty_tp_btf net_dev_start_xmit)")") ns above empty) | $(verdict "$(get xpsflap netmedic net_dev_start_xmit)" $TARGET_NS) |
+| tcpstall per-packet program at net_dev_queue <= $TARGET_NS ns/event | $(fmt "$(get tcpstall netmedic net_dev_queue)") ns ($(fmt "$(sub0 "$(get tcpstall netmedic net_dev_queue)" "$(get tcpstall empty_tp_btf net_dev_queue)")") ns above empty) | $(verdict "$(get tcpstall netmedic net_dev_queue)" $TARGET_NS) |
+| tcpstall per-packet program at tcp_probe <= $TARGET_NS ns/event | $(fmt "$(get tcpstall netmedic tcp_probe)") ns ($(fmt "$(sub0 "$(get tcpstall netmedic tcp_probe)" "$(get tcpstall empty_tp_btf tcp_probe)")") ns above empty) | $(verdict "$(get tcpstall netmedic tcp_probe)" $TARGET_NS) |
+EOF
+	while read -r q p a b r an bn rn; do
+		[ "$q" = question ] && continue
+		echo "| $q: netmedic <= 0.3x bpftrace per event ($p) | $(fmt "$r" 2)x ($(fmt "$a") vs $(fmt "$b") ns); net of empty programs $(fmt "$rn" 2)x | $(verdict "$r" 0.3) (net: $(verdict "$rn" 0.3)) |"
+	done <"$OUT/questions.tsv"
+	cat <<EOF
+| iperf3 throughput with all three CLIs >= 0.97 of without | $(fmt "$AB_RATIO" 3) (pairs $(fmt "$AB_MIN" 3)-$(fmt "$AB_MAX" 3)) | $(verdict "$AB_RATIO" 0.97 ge) |
+
+A verdict is on the raw bpf_stats figure, which includes what the kernel spends calling a program with stats
+on (the empty program's figure); the figure "above empty" is the program's own work. Where a target is
+MISSED, the row says by how much: measured vs target.
+
+## 1. Per-event cost, side by side
+
+How: \`kernel.bpf_stats_enabled=1\` for this section only (restored to $(fmt "$(sysctl -n kernel.bpf_stats_enabled)") after).
+For each CLI, one lab, and attached at once to the same hooks: the CLI (\`--json -i 1\`, every device),
+empty \`tp_btf\` programs (tools/bench/empty.bpf.c, loaded by tools/bench/nmb-load.c), empty bpftrace
+probes (tools/bench/empty.bt, perf-event tracepoints) and the bpftrace script a user would write for the
+same question (tools/bench/*.bt). $REPS traffic windows of ${SECS} s each; around each window every
+program's \`run_time_ns\` and \`run_cnt\` are read from \`/proc/PID/fdinfo\` of the process that holds it;
+ns/event = delta run_time_ns / delta run_cnt, median of the windows. Events are the median count per window
+(every process's packets on the host fire these hooks, not only the lab's).
+
+- xpsflap lab: iperf3 from nmb-xf-snd through a bridge onto the 2-queue veth xqm (XPS on, TSO off).
+- tcpstall lab: nm-tcp ACK storm (quickack route, tcp_backlog_ack_defer=0, reader page-faulting while it owns
+  the socket); tcpstall in the receiver's netns.
+- qdiscstuck lab: iperf3 through qa, whose pfifo_fast root (the busy control) is replaced by a tbf at
+  20 Gbit/s (far above the path's rate, so not shaping): an empty pfifo_fast sends by bypass, without qdisc
+  events, and this kernel has no fq_codel, fq, sfq or prio.
+
+| CLI | hook | netmedic program | events/window | empty tp_btf ns | netmedic ns | empty bpftrace ns | bpftrace script ns |
+|---|---|---|---:|---:|---:|---:|---:|
+EOF
+	while read -r ph hk nm ev e b be bt; do
+		echo "| $ph | $hk | $nm | $(fmt "$ev") | $(fmt "$e") | $(fmt "$b") | $(fmt "$be") | $(fmt "$bt") |"
+	done <"$ROWS"
+	cat <<EOF
+
+Per question (netmedic's programs that answer it vs the bpftrace script; for two hooks, the cost per event
+of the first hook with the second's events added, weighted by their counts):
+
+| question | hooks | netmedic ns | bpftrace ns | ratio | netmedic above empty | bpftrace above empty | ratio above empty |
+|---|---|---:|---:|---:|---:|---:|---:|
+EOF
+	while read -r q p a b r an bn rn; do
+		[ "$q" = question ] && continue
+		echo "| $q | $p | $(fmt "$a") | $(fmt "$b") | $(fmt "$r" 2) | $(fmt "$an") | $(fmt "$bn") | $(fmt "$rn" 2) |"
+	done <"$OUT/questions.tsv"
+	cat <<EOF
+
+\`xpsflap_all_programs\` is all the time xpsflap's two programs spent (the pick at net_dev_queue and the
+reordering check at net_dev_start_xmit, which the bpftrace script has no equivalent of) divided by the
+net_dev_queue events: the ratio is then netmedic's total time over bpftrace's total time for the same traffic.
+net_dev_queue fires once per skb (a GSO skb on this path: TSO is on at the sender), net_dev_start_xmit once
+per segment (TSO is off on xqm), so there are many more xmit events than queue events. bpftrace's
+probes are perf-event tracepoints: the kernel first builds the trace record (net_dev_queue copies the device
+name, for one) and bpf_stats does not count that; tp_btf programs get the raw arguments. So the bpftrace
+figures here are a lower bound of what bpftrace costs per event.
+
+## 2. Throughput A/B
+
+How: the xpsflap lab; \`tools/lab/xpsflap.sh traffic $ABSECS\` (iperf3, one TCP flow, forwarded through the bridge
+and xqm) with no tool (A) and with xpsflap (every device), tcpstall (sender's netns, 10 ms sweep) and
+qdiscstuck (every device), each \`--json -i 1\`, started before and stopped after the B run. $PAIRS pairs,
+alternating (A B, B A, ...); the ratio is B/A per pair, the median of the pairs. bpf_stats off.
+
+| pair | A: no tool Gbit/s | B: three CLIs Gbit/s | B/A |
+|---:|---:|---:|---:|
+EOF
+	awk '{v[$1, $2] = $3; n = $1 > n ? $1 : n} END {for (i = 1; i <= n; i++)
+		printf "| %d | %.2f | %.2f | %.3f |\n", i, v[i, "A"], v[i, "B"], (v[i, "A"] > 0 ? v[i, "B"] / v[i, "A"] : 0)}' "$OUT/ab.tsv"
+	cat <<EOF
+
+Median A $(fmt "$AB_A" 2) Gbit/s, median B $(fmt "$AB_B" 2) Gbit/s; median of the pair ratios **$(fmt "$AB_RATIO" 3)**.
+
+CPU of the CLIs during the B runs (utime+stime from /proc/PID/stat over the iperf3 run, % of one core) and
+RSS at its end (VmRSS), medians over the $PAIRS B runs. /proc/PID/stat counts in ticks of 1/$CLK s: over a
+${ABSECS} s run, 0.0 means less than one tick (< $(awk -v k="$CLK" -v s="$ABSECS" 'BEGIN {printf "%.1f", 100 / k / s}') %).
+
+| CLI | CPU % of one core | RSS MiB |
+|---|---:|---:|
+| xpsflap | $(fmt "$LAB_CPU_xpsflap" 1) | $(awk -v r="$LAB_RSS_xpsflap" 'BEGIN {printf "%.1f", r / 1024}') |
+| tcpstall | $(fmt "$LAB_CPU_tcpstall" 1) | $(awk -v r="$LAB_RSS_tcpstall" 'BEGIN {printf "%.1f", r / 1024}') |
+| qdiscstuck | $(fmt "$LAB_CPU_qdiscstuck" 1) | $(awk -v r="$LAB_RSS_qdiscstuck" 'BEGIN {printf "%.1f", r / 1024}') |
+
+## 3. Scale
+
+### tcpstall: sweep over established loopback sockets
+
+How: tools/bench/nmb-socks.c opens N idle established connections over 198.18.3.1 on lo in a netns
+(2N sockets, both ends); \`tcpstall --netns ... --json -i 1\` with the default 10 ms sweep; after its first
+report, 8 s measured: sweeps per second from the JSON \`sweeps\` counter, CPU from /proc/PID/stat,
+RSS from VmRSS. CPU per sweep = CPU time / sweeps (the sweep's cost, mostly the iter/tcp read in the kernel).
+
+| connections (sockets) | sweeps/s | sweep period ms | CPU % of one core | CPU ms per sweep | RSS MiB |
+|---:|---:|---:|---:|---:|---:|
+EOF
+	awk '{printf "| %d (%d) | %.1f | %.2f | %.1f | %.2f | %.1f |\n", $1, 2 * $1, $2, $3, $4, $5, $6 / 1024}' "$OUT/socks.tsv"
+	cat <<EOF
+
+### qdiscstuck: netlink sweep over $NQDISCS qdiscs
+
+How: $npairs veth pairs in one netns ($QD_COUNT pfifo roots, the veths up, no traffic); this kernel has no
+dummy module. \`qdiscstuck --netns ... --json\`; qdiscs reported by the tool: $QD_SEEN.
+
+| run | figure |
+|---|---|
+| -i 1 (default), 8 s: CPU % of one core | $(fmt "$QD1_CPU" 1) |
+| -i 1: RSS MiB | $(awk -v r="$QD1_RSS" 'BEGIN {printf "%.1f", r / 1024}') |
+| -i 0.1, 5 s: reports | $QDF_IV |
+| -i 0.1: CPU ms per sweep (report) with $QD_COUNT qdiscs | $(fmt "$QD_MS" 2) |
+| -i 0.1: CPU ms per sweep in an empty netns | $(fmt "$QD0_MS" 2) |
+
+### xpsflap: $NFLOWS flows through an LRU of 65536
+
+How: the xpsflap lab; tools/bench/nmb-flows.c sends 1-byte UDP datagrams from nmb-xf-snd over $NFLOWS
+distinct 5-tuples, round after round, for 12 s ($XF_SENT datagrams, $XF_ROUNDS full rounds);
+\`xpsflap --dev xqm --max-flows 65536 --json -i 1\`; RSS sampled every second.
+
+| figure | value |
+|---|---|
+| flows tracked (max over reports) | $XF_TRACKED of 65536 |
+| flows active in one report (max) | $XF_ACTIVE |
+| evictions (JSON \`evictions\`, last report) | $XF_EVICT |
+| RSS before traffic / after 4 s / after 13 s (MiB) | $(awk -v a="$XF_RSS0" -v b="$XF_RSS_MID" -v c="$XF_RSS_END" 'BEGIN {printf "%.1f / %.1f / %.1f", a / 1024, b / 1024, c / 1024}') |
+| peak RSS (VmHWM, MiB) | $(awk -v r="$XF_HWM" 'BEGIN {printf "%.1f", r / 1024}') |
+| CPU % of one core during the churn | $(fmt "$XF_CPU" 1) |
+| JSON flow records written / MiB | $XF_LINES / $XF_JSON_MB |
+| RSS each second (KiB) | $(awk '{printf "%s%s", (NR > 1 ? " " : ""), $2}' "$OUT/xf-rss.txt") |
+
+\`flows_tracked\` and \`flows_active\` above 65536 are counted by walking the LRU map while it churns: a
+walk that loses its place (the current key evicted) starts again, so the counts are not reliable under churn.
+Evictions are flows created minus flows present.
+
+### CPU and RSS of each CLI
+
+| CLI | setting | CPU % of one core | RSS MiB |
+|---|---|---:|---:|
+| xpsflap | lab iperf3 flow (B runs) | $(fmt "$LAB_CPU_xpsflap" 1) | $(awk -v r="$LAB_RSS_xpsflap" 'BEGIN {printf "%.1f", r / 1024}') |
+| xpsflap | $NFLOWS-flow churn | $(fmt "$XF_CPU" 1) | $(awk -v r="$XF_RSS1" 'BEGIN {printf "%.1f", r / 1024}') |
+| tcpstall | lab iperf3 sender (B runs) | $(fmt "$LAB_CPU_tcpstall" 1) | $(awk -v r="$LAB_RSS_tcpstall" 'BEGIN {printf "%.1f", r / 1024}') |
+EOF
+	awk '{printf "| tcpstall | %d idle connections | %.1f | %.1f |\n", $1, $4, $6 / 1024}' "$OUT/socks.tsv"
+	cat <<EOF
+| qdiscstuck | lab (B runs) | $(fmt "$LAB_CPU_qdiscstuck" 1) | $(awk -v r="$LAB_RSS_qdiscstuck" 'BEGIN {printf "%.1f", r / 1024}') |
+| qdiscstuck | $QD_COUNT qdiscs, -i 1 | $(fmt "$QD1_CPU" 1) | $(awk -v r="$QD1_RSS" 'BEGIN {printf "%.1f", r / 1024}') |
+
+Whole run: $(($(date +%s) - T0)) s.
+EOF
+}
+report >"$OUT/report.md"
+cat "$OUT/report.md"
+if [ "$DOC" != - ]; then
+	cp "$OUT/report.md" "$DOC"
+	log "wrote $DOC and $PNG"
+fi
