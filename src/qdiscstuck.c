@@ -172,12 +172,15 @@ static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
 	hooks[HOOK_RUN].name = "__qdisc_run";
 	/*
-	 * The runs alone cannot tell a shaper's empty dequeue (timer armed)
-	 * from a stuck qdisc: rung 1 keeps the dequeue tracepoint beside them.
+	 * The dequeue tracepoint comes first: in the 6.1 VM the fentry/fexit
+	 * rung still called tbf/htb at a tiny rate stuck (a false alarm), so
+	 * it is used only when asked for (--hooks=fentry) until it tells a
+	 * shaper's empty dequeue from a stuck qdisc. It keeps the tracepoint
+	 * beside the runs for that evidence.
 	 */
+	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_tp, NULL);
 	nm_hook_rung3(&hooks[HOOK_RUN], skel->progs.qs_run_fentry, skel->progs.qs_run_fexit,
 		      skel->progs.qs_dequeue_tp);
-	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_tp, NULL);
 	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_raw, NULL);
 	hooks[HOOK_ENQ].name = "qdisc_enqueue";
 	nm_hook_rung(&hooks[HOOK_ENQ], skel->progs.qs_enqueue_tp, NULL);

@@ -186,9 +186,12 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 		snprintf(err, errlen, "hook %s: no rung can attach on this kernel (%s)", h->name, last);
 		return -1;
 	}
+	/* off for every rung, then on for the chosen one: rungs may share a program */
 	for (int i = 0; i < h->nrungs; i++)
 		for (int j = 0; j < NM_RUNG_PROGS && h->rungs[i].progs[j]; j++)
-			bpf_program__set_autoload(h->rungs[i].progs[j], i == h->chosen);
+			bpf_program__set_autoload(h->rungs[i].progs[j], false);
+	for (int j = 0; j < NM_RUNG_PROGS && h->rungs[h->chosen].progs[j]; j++)
+		bpf_program__set_autoload(h->rungs[h->chosen].progs[j], true);
 	return 0;
 }
 

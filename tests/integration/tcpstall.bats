@@ -101,7 +101,7 @@ storm_run() {
 	run jq -c 'select(.type == "interval")' "$TMP/out"
 	echo "$output"
 	# the sweep saw the sender working...
-	[ "$(echo "$output" | jq '.samples | add')" -gt 50 ]
+	[ "$(echo "$output" | jq '.samples | add')" -gt 10 ]
 	# ...and never in the bug's state
 	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
 	! grep -q tsq_idle <(jq -c 'select(.type == "socket")' "$TMP/out")
@@ -168,8 +168,10 @@ storm_run() {
 	echo "$output"
 	[ "$(echo "$output" | head -1 | jq .storm)" = true ]
 	[ "$(echo "$output" | tail -1 | jq '.storm == false and (.causes | index("quickack_route") == null)')" = true ]
-	# who reads it: the lab's reader
-	[ "$(echo "$output" | tail -1 | jq -r .comm)" = nm-tcp ]
+	# who reads it: the lab's reader (where the kernel has sock_recv_length, 6.3+)
+	if "$BIN/tcpstall" --list-hooks | grep -qE '^app_io +1 .* chosen$'; then
+		[ "$(echo "$output" | tail -1 | jq -r .comm)" = nm-tcp ]
+	fi
 	grep -q "without quickack" "$TMP/out.err"
 	[[ $(lab_exec ts-rcv ip route show 198.18.1.1) == *"quickack 1"* ]]
 	assert_equal "$(defer)" 0

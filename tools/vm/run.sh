@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# make vmtest: the integration suite inside qemu on Debian's 6.1 kernel.
+# See docs/KERNELS.md. Env: NETMEDIC_BUILD (absolute build dir, required),
+# VM_KERNEL_PKG, VM_TIMEOUT (s), VM_MEM (MiB), VM_ACCEL (kvm|tcg), VM_MODE_BUDGET
+# (s per hook mode, in the guest), VM_CMD (run that in the guest instead).
+set -u
+# all in one function: bash has read the whole of it before it runs, so an
+# edit of this file during a 10-minute run cannot derail that run
+main() {
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+: "${NETMEDIC_BUILD:?set NETMEDIC_BUILD to the (absolute) build directory}"
+case $NETMEDIC_BUILD in /*) ;; *) NETMEDIC_BUILD=$ROOT/$NETMEDIC_BUILD ;; esac
+# Debian 12's generic amd64 6.1 image (the -cloud- flavour has no 9p). The
+# exact name: `apt-cache depends linux-image-amd64` named it when written.
+KPKG=${VM_KERNEL_PKG:-linux-image-6.1.0-57-amd64-unsigned}
+VM_TIMEOUT=${VM_TIMEOUT:-1380}
+VM_MEM=${VM_MEM:-3072}
+VMDIR=$NETMEDIC_BUILD/vm
+
+t0=$(date +%s)
+closing() { echo "vmtest: $1 passed, $2 failed"; }
+fail() { echo "vmtest: FAILED: $*" >&2; closing 0 1; exit 1; }
+
+[ "$(id -u)" = 0 ] || fail "needs root (apt-get, qemu's 9p export of /)"
+for t in xpsflap tcpstall qdiscstuck; do
+	[ -x "$NETMEDIC_BUILD/$t" ] || fail "$NETMEDIC_BUILD/$t is not built (make all)"
+done
+
+# --- host packages: VM-only, so installed here and not by make deps
+need=()
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
+if [ ${#need[@]} -gt 0 ]; then
+	echo "vmtest: installing ${need[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null ||
+		{ apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends "${need[@]}" >/dev/null; } ||
+		fail "apt-get install ${need[*]} failed"
+fi
+
+mkdir -p "$VMDIR" || fail "cannot create $VMDIR"
+exec 9>"$VMDIR/.lock"
+flock 9 || fail "cannot lock $VMDIR"
+
+# --- the kernel package, cached: build/vm/<pkg>/{boot,lib/modules}
+KDIR=$VMDIR/$KPKG
+if [ ! -d "$KDIR/boot" ]; then
+	echo "vmtest: fetching $KPKG (apt-get download)"
+	rm -rf "$VMDIR/dl" "$KDIR.tmp"
+	mkdir -p "$VMDIR/dl" && chmod 0777 "$VMDIR/dl"
+	( cd "$VMDIR/dl" && { apt-get download -q "$KPKG" >/dev/null 2>&1 ||
+		{ apt-get update -q >/dev/null 2>&1; apt-get download -q "$KPKG" >/dev/null 2>&1; }; } ) ||
+		fail "apt-get download $KPKG failed (apt-cache search linux-image-6.1 lists what exists; set VM_KERNEL_PKG)"
+	deb=$(ls "$VMDIR"/dl/"${KPKG}"_*.deb 2>/dev/null | head -1)
+	[ -n "$deb" ] || fail "apt-get download $KPKG left no .deb"
+	dpkg -x "$deb" "$KDIR.tmp" || fail "dpkg -x $deb failed"
+	kv=$(ls "$KDIR.tmp/lib/modules")
+	depmod -b "$KDIR.tmp" "$kv" || fail "depmod for $kv failed"
+	cp "$deb" "$KDIR.tmp/" && mv "$KDIR.tmp" "$KDIR" && rm -rf "$VMDIR/dl" || fail "cannot store $KDIR"
+fi
+KVER=$(ls "$KDIR/lib/modules")
+VMLINUZ=$KDIR/boot/vmlinuz-$KVER
+[ -r "$VMLINUZ" ] || fail "no $VMLINUZ"
+
+# --- the initramfs: busybox-static, the virtio/9p/overlay modules, tools/vm/init
+INITRD=$VMDIR/initramfs-$KVER.cpio.gz
+if [ ! -s "$INITRD" ] || [ "$ROOT/tools/vm/init" -nt "$INITRD" ] || [ /bin/busybox -nt "$INITRD" ]; then
+	st=$(mktemp -d "$VMDIR/initrd.XXXXXX") || fail "mktemp"
+	mkdir -p "$st/bin" "$st/modules"
+	cp /bin/busybox "$st/bin/busybox" && cp "$ROOT/tools/vm/init" "$st/init" && chmod 0755 "$st/init" ||
+		fail "cannot stage the initramfs"
+	for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci \
+		 9pnet 9pnet_virtio netfs fscache 9p overlay; do
+		f=$(find "$KDIR/lib/modules/$KVER" -name "$m.ko" | head -1)
+		[ -n "$f" ] || fail "module $m.ko is not in $KPKG"
+		cp "$f" "$st/modules/"
+	done
+	( cd "$st" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 >"$INITRD.tmp" ) &&
+		mv "$INITRD.tmp" "$INITRD" || fail "cannot build $INITRD"
+	rm -rf "$st"
+fi
+flock -u 9
+
+# --- accelerator: KVM when /dev/kvm exists and qemu can open it, else TCG
+if [ -z "${VM_ACCEL:-}" ]; then
+	VM_ACCEL=tcg
+	if [ -e /dev/kvm ] && ! [ -d /sys/module/kvm_intel ] && ! [ -d /sys/module/kvm_amd ]; then
+		# e.g. PVM (kvm_pvm): /dev/kvm is there but runs only PVM-aware guests
+		echo "vmtest: /dev/kvm is not backed by kvm_intel or kvm_amd ($(cd /sys/module && echo kvm*)): using TCG"
+	elif [ -e /dev/kvm ] && echo quit | timeout 20 qemu-system-x86_64 -accel kvm -machine none -nodefaults \
+		-display none -monitor stdio >/dev/null 2>&1; then
+		VM_ACCEL=kvm
+	fi
+fi
+
+# --- the run's exchange share: the stage-2 script, its env, the exit code
+XFER=$(mktemp -d /tmp/netmedic-vmtest.XXXXXX) || fail "mktemp"
+QPID=
+cleanup() {
+	# $QPID is timeout(1): TERM makes it stop qemu; -k 15 kills a stuck one
+	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
+	rm -rf "$XFER"
+}
+trap cleanup EXIT
+trap 'echo "vmtest: interrupted" >&2; exit 130' INT TERM
+cp "$ROOT/tools/vm/guest.sh" "$XFER/guest.sh"
+{
+	printf 'VM_ROOT=%q\n' "$ROOT"
+	printf 'VM_MODULES=%q\n' "$KDIR/lib/modules/$KVER"
+	printf 'VM_KCONFIG=%q\n' "$KDIR/boot/config-$KVER"
+	printf 'VM_ACCEL=%q\n' "$VM_ACCEL"
+	printf 'export NETMEDIC_BUILD=%q\n' "$NETMEDIC_BUILD"
+	for v in VM_CMD VM_MODE_BUDGET; do
+		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
+	done
+} >"$XFER/env"
+
+echo "vmtest: $KPKG ($KVER), qemu $VM_ACCEL, 2 vCPUs, ${VM_MEM} MiB, timeout ${VM_TIMEOUT} s"
+echo "vmtest: host root $ROOT shared read-only (9p) under a tmpfs overlay; binaries from $NETMEDIC_BUILD"
+log=$XFER/console.log
+tb=$(date +%s)
+# boot ACCEL: start qemu in the background ($QPID is its timeout(1)), stream
+# the console, and give up on a guest whose init has not spoken in $2 s.
+boot() {
+	local a=$1 window=$2 tpid i
+	case $a in
+	kvm) accel=(-accel kvm -cpu host) ;;
+	tcg) accel=(-accel tcg,thread=multi -cpu max) ;;
+	*) fail "VM_ACCEL=$a: kvm or tcg" ;;
+	esac
+	: >"$log"
+	timeout -k 15 "$VM_TIMEOUT" qemu-system-x86_64 "${accel[@]}" -smp 2 -m "$VM_MEM" \
+		-nodefaults -no-user-config -display none -monitor none -serial "file:$log" -no-reboot \
+		-kernel "$VMLINUZ" -initrd "$INITRD" \
+		-append "console=ttyS0 rdinit=/init panic=-1 oops=panic loglevel=4 mitigations=off" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$XFER",mount_tag=xfer,security_model=none,multidevs=remap \
+		</dev/null >"$XFER/qemu.err" 2>&1 &
+	QPID=$!
+	tail -n +1 -s 0.5 -f --pid="$QPID" "$log" 2>/dev/null | sed -u 's/\r$//' &
+	tpid=$!
+	for ((i = 0; i < window; i++)); do
+		grep -q 'vmtest-init:' "$log" && break
+		kill -0 "$QPID" 2>/dev/null || break
+		sleep 1
+	done
+	if ! grep -q 'vmtest-init:' "$log" && kill -0 "$QPID" 2>/dev/null; then
+		kill "$QPID" 2>/dev/null
+		wait "$QPID" 2>/dev/null
+		wait "$tpid" 2>/dev/null
+		QPID=
+		return 125
+	fi
+	wait "$QPID"
+	qrc=$?
+	wait "$tpid" 2>/dev/null
+	QPID=
+	return 0
+}
+qrc=
+boot "$VM_ACCEL" "$([ "$VM_ACCEL" = kvm ] && echo 30 || echo 180)"
+if [ $? = 125 ]; then
+	if [ "$VM_ACCEL" = kvm ]; then
+		# e.g. a PVM host (kvm_pvm): /dev/kvm opens but runs no ordinary guest
+		echo "vmtest: KVM ran nothing for 30 s (a /dev/kvm that cannot run this guest); falling back to TCG"
+		VM_ACCEL=tcg
+		sed -i 's/^VM_ACCEL=.*/VM_ACCEL=tcg/' "$XFER/env"
+		boot tcg 180
+		[ $? = 125 ] && qrc=boot
+	else
+		qrc=boot
+	fi
+fi
+[ -s "$XFER/qemu.err" ] && sed 's/^/qemu: /' "$XFER/qemu.err" >&2
+tr -d '\r' <"$log" >"$log.txt" && mv "$log.txt" "$log"
+secs=$(( $(date +%s) - tb ))
+
+# --- the verdict: the guest's exit code, or why there is none
+sum() { awk -v k="$1" '$1 == "vmtest-mode:" { s += $(k) } END { print s + 0 }' "$log"; }
+pass=$(sum 3) failed=$(sum 5)
+if [ -r "$XFER/rc" ]; then
+	rc=$(cat "$XFER/rc")
+	echo "vmtest: guest exit code $rc after ${secs} s in qemu ($(( $(date +%s) - t0 )) s in all)"
+elif [ "$qrc" = boot ]; then
+	echo "vmtest: FAILED: boot failure: the guest's init printed nothing within the boot window; last console lines:" >&2
+	tail -5 "$log" >&2
+	rc=1
+elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "vmtest: FAILED: timeout: the guest did not finish within VM_TIMEOUT=${VM_TIMEOUT} s" >&2
+	rc=1
+elif grep -q 'Kernel panic' "$log"; then
+	echo "vmtest: FAILED: guest kernel panic:" >&2
+	grep -A3 'Kernel panic' "$log" | head -5 >&2
+	rc=1
+elif grep -q 'vmtest-init: FATAL' "$log"; then
+	echo "vmtest: FAILED: boot failure: $(grep -m1 'vmtest-init: FATAL' "$log")" >&2
+	rc=1
+elif ! grep -q 'vmtest-guest: up' "$log"; then
+	echo "vmtest: FAILED: boot failure: the guest never reached the test stage (qemu exit $qrc); last console lines:" >&2
+	tail -5 "$log" >&2
+	rc=1
+else
+	echo "vmtest: FAILED: the guest stopped without an exit code (qemu exit $qrc)" >&2
+	rc=1
+fi
+[ "$rc" = 0 ] || [ "$failed" -gt 0 ] || failed=1
+closing "$pass" "$failed"
+exit "$rc"
+}
+main "$@"
