@@ -357,7 +357,8 @@ static void collect_acks(struct tcpstall_bpf *skel)
 	st.acks_present = 0;
 	st.report++;
 	st.epoch = skel->bss->epoch;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	/* an evicted key restarts the walk: the map holds at most max_flows */
+	while (st.acks_present < (size_t)env.max_flows && !bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, &cur))

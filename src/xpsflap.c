@@ -332,12 +332,17 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static int read_flows(int fd, struct snapshot *s)
+/*
+ * The LRU can evict the key a walk stands on; get_next_key then starts
+ * over from the first key, so a walk under churn would read flows twice
+ * and never end. The map holds at most max entries: stop there.
+ */
+static int read_flows(int fd, struct snapshot *s, size_t max)
 {
 	struct xf_flow_key k, next, *prev = NULL;
 
 	s->n = 0;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	while (s->n < max && !bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
 		prev = &k;
 		if (s->n == s->cap) {
@@ -619,7 +624,7 @@ static void report(struct xpsflap_bpf *skel, struct snapshot *s, const struct nm
 	s->now_ns = mono_ns();
 	s->epoch = skel->bss->epoch;
 	read_counters(bpf_map__fd(skel->maps.counters), s);
-	if (read_flows(bpf_map__fd(skel->maps.flows), s))
+	if (read_flows(bpf_map__fd(skel->maps.flows), s, max_flows))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
 	rank(s);
 	if (env.o.json)
