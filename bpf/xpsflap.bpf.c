@@ -10,7 +10,9 @@
  * keep a queue until ooo_okay says no packet is in flight; forwarded skbs
  * have no such guard, and the switch reorders the flow.
  *
- * Per packet: one LRU lookup and one per-CPU hash lookup, no events.
+ * Per packet: one probe read of the headers and a direct-mapped slot of an
+ * array (the verifier inlines array lookups: no hash, no helper call), no
+ * events; per-queue totals go to a per-CPU array.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -27,30 +29,50 @@
  */
 __u32 epoch = 0;
 
+/* --max-flows - 1: the table size is a power of two */
+const volatile __u32 targ_flow_mask = 65535;
+
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);	/* --max-flows, resized before load */
-	__type(key, struct xf_flow_key);
-	__type(value, struct xf_flow);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* userspace reads it in place */
+	__uint(max_entries, 65536);		/* --max-flows, resized before load */
+	__type(key, __u32);
+	__type(value, struct xf_slot);
 } flows SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, XF_DEV_STATS_MAX);
-	__type(key, struct xf_dev_key);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XF_DEV_SLOTS);
+	__type(key, struct xf_dev_id);
+	__type(value, __u32);			/* slot in dev_stats */
+} devs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XF_DEV_SLOTS * XF_DEV_QUEUES);
+	__type(key, __u32);
 	__type(value, struct xf_dev_stats);
 } dev_stats SEC(".maps");
 
+__u32 dev_slots_used = 0;
+
 NM_COUNTERS(XF_CNT_MAX)
 
-/* Fills the key from the device and skb; false when not watched or not IP. */
+/*
+ * The flow's tuple from the skb; false when the device is not watched or
+ * the skb is not IP. The device's netns and ifindex are read only with a
+ * --dev filter: a slot names its device by address, and they are filled in
+ * when a slot is claimed.
+ */
 static __always_inline bool flow_key(const struct sk_buff *skb, const struct net_device *dev,
 				     struct xf_flow_key *k, struct nm_flow *f, const bool btf)
 {
-	k->ifindex = RD(btf, dev, ifindex);
-	k->netns = nm_dev_netns_x(dev, btf);
-	if (!dev_watched(k->netns, k->ifindex))
-		return false;
+	if (targ_ndevs) {
+		k->ifindex = RD(btf, dev, ifindex);
+		k->netns = nm_dev_netns_x(dev, btf);
+		if (!dev_watched(k->netns, k->ifindex))
+			return false;
+	}
 	if (nm_parse_skb_x(skb, f, btf)) {
 		count(XF_CNT_NOT_IP);
 		return false;
@@ -64,88 +86,187 @@ static __always_inline bool flow_key(const struct sk_buff *skb, const struct net
 	return true;
 }
 
-static __always_inline struct xf_dev_stats *dev_stats_get(const struct xf_flow_key *k, __u32 queue)
+/* The tuple part of two keys (everything after netns and ifindex), as 5 words. */
+static __always_inline bool tuple_eq(const struct xf_flow_key *a, const struct xf_flow_key *b)
 {
-	struct xf_dev_key dk = { .netns = k->netns, .ifindex = k->ifindex, .queue = queue };
-	struct xf_dev_stats zero = {}, *ds;
+	const __u64 *x = (const __u64 *)&a->family, *y = (const __u64 *)&b->family;
 
-	ds = bpf_map_lookup_elem(&dev_stats, &dk);
-	if (ds)
-		return ds;
-	bpf_map_update_elem(&dev_stats, &dk, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&dev_stats, &dk);
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4];
 }
 
-static __always_inline struct xf_flow *flow_get(const struct xf_flow_key *k, __u64 now, __u32 queue)
+/*
+ * The flow's first slot. The device's address is what a slot compares, but
+ * the verifier allows no arithmetic on a kernel pointer: its ifindex goes
+ * into the hash instead (one load of a cache line the stack just used).
+ */
+static __always_inline __u32 flow_index(const struct xf_flow_key *k, __u32 ifindex)
 {
-	struct xf_flow *fl, init = {};
+	const __u32 *s = (const __u32 *)k->saddr, *d = (const __u32 *)k->daddr;
+	__u32 h = ifindex ^ ((__u32)k->sport << 16 | k->dport) ^ k->proto;
 
-	fl = bpf_map_lookup_elem(&flows, k);
-	if (fl)
-		return fl;
-	init.first_ns = now;
-	init.last_ns = now;
-	init.last_queue = queue;
-	if (!bpf_map_update_elem(&flows, k, &init, BPF_NOEXIST))
-		count(XF_CNT_FLOWS_CREATED);
-	fl = bpf_map_lookup_elem(&flows, k);
-	if (!fl)
-		count(XF_CNT_FLOW_UPDATE_FAIL);
-	return fl;
+	h ^= nm_mix32(s[0] ^ s[1] ^ s[2] ^ s[3]);
+	h ^= d[0] ^ d[1] ^ d[2] ^ d[3];
+	return nm_mix32(h) & targ_flow_mask;
 }
 
-/* The queue was just picked for skb on dev: account the pick and any switch. */
+/* The device's slot of per-queue totals, given out on first use. */
+static __always_inline __u32 dev_slot_get(__u32 netns, __u32 ifindex)
+{
+	struct xf_dev_id id = { .netns = netns, .ifindex = ifindex };
+	__u32 *v = bpf_map_lookup_elem(&devs, &id), n;
+
+	if (v)
+		return *v;
+	n = __sync_fetch_and_add(&dev_slots_used, 1);
+	if (n >= XF_DEV_SLOTS) {
+		count(XF_CNT_DEVS_FULL);
+		return XF_NO_DEV_SLOT;
+	}
+	if (!bpf_map_update_elem(&devs, &id, &n, BPF_NOEXIST))
+		return n;
+	/* another CPU gave it one meanwhile: slot n stays unused */
+	v = bpf_map_lookup_elem(&devs, &id);
+	return v ? *v : XF_NO_DEV_SLOT;
+}
+
+static __always_inline struct xf_dev_stats *dev_stats_get(const struct xf_slot *s, __u32 queue)
+{
+	__u32 i;
+
+	if (s->dev_slot >= XF_DEV_SLOTS)
+		return NULL;
+	i = s->dev_slot * XF_DEV_QUEUES + (queue < XF_DEV_QUEUES ? queue : XF_DEV_QUEUES - 1);
+	return bpf_map_lookup_elem(&dev_stats, &i);
+}
+
+/*
+ * A free slot, or one whose flow was not picked in this interval or the one
+ * before, becomes the new flow's. The claim is a compare-and-swap to BUSY,
+ * so two CPUs never fill one slot; dev is published last.
+ */
+static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, struct xf_flow_key *k,
+						  const struct net_device *dev, __u32 queue,
+						  const bool btf)
+{
+	__u64 old = s->dev;
+
+	if (__sync_val_compare_and_swap(&s->dev, old, XF_SLOT_BUSY) != old)
+		return NULL;
+	if (old != XF_SLOT_FREE)
+		count(XF_CNT_EVICTED);
+	if (!targ_ndevs)
+		k->netns = nm_dev_netns_x(dev, btf);
+	s->key = *k;
+	__builtin_memset(&s->val, 0, sizeof(s->val));
+	s->val.first_ns = bpf_ktime_get_ns();
+	s->val.last_ns = s->val.first_ns;
+	s->val.last_queue = queue;
+	s->val.epoch = epoch;
+	s->dev_slot = dev_slot_get(k->netns, k->ifindex);
+	count(XF_CNT_FLOWS_CREATED);
+	/* the address as a value: privileged programs may store pointers */
+	s->dev = (__u64)dev;
+	return s;
+}
+
+/* The flow's slot: its own of the two, else (create) a claimed one. */
+static __always_inline struct xf_slot *flow_find(struct xf_flow_key *k, const struct net_device *dev,
+						 bool create, __u32 queue, const bool btf)
+{
+	__u32 i0, i1;
+	struct xf_slot *a, *b;
+
+	if (!targ_ndevs)
+		k->ifindex = RD(btf, dev, ifindex);
+	i0 = flow_index(k, k->ifindex);
+	i1 = i0 ^ 1;
+	a = bpf_map_lookup_elem(&flows, &i0);
+	if (!a)
+		return NULL;
+	if (a->dev == (__u64)dev && tuple_eq(&a->key, k))
+		return a;
+	b = bpf_map_lookup_elem(&flows, &i1);
+	if (!b)
+		return NULL;
+	if (b->dev == (__u64)dev && tuple_eq(&b->key, k))
+		return b;
+	if (!create)
+		return NULL;
+	if (a->dev == XF_SLOT_FREE || (a->dev != XF_SLOT_BUSY && a->val.epoch + 1 < epoch))
+		return flow_claim(a, k, dev, queue, btf);
+	if (b->dev == XF_SLOT_FREE || (b->dev != XF_SLOT_BUSY && b->val.epoch + 1 < epoch))
+		return flow_claim(b, k, dev, queue, btf);
+	count(XF_CNT_UNTRACKED);
+	return NULL;
+}
+
+static __always_inline void set_bits(__u64 *mask, __u64 bit)
+{
+	if (!(*mask & bit))
+		__sync_fetch_and_or(mask, bit);
+}
+
+/*
+ * The queue was just picked for skb on dev: account the pick and any switch.
+ * Only the in-flight count is atomic: pick and transmit of one flow run on
+ * different CPUs. The other per-flow counters are plain adds, exact unless
+ * two CPUs pick for the same flow in the same instant; per-queue totals are
+ * per CPU and exact.
+ */
 static __always_inline void on_pick(const struct sk_buff *skb, const struct net_device *dev,
 				    const bool btf)
 {
 	struct xf_flow_key k = {};
 	struct nm_flow f = {};
 	struct xf_dev_stats *ds;
+	struct xf_slot *s;
 	struct xf_flow *fl;
-	__u32 queue, segs, prev;
-	__u64 now;
+	__u32 queue, segs, prev, len;
 	bool sw = false, risky = false;
 
 	if (!flow_key(skb, dev, &k, &f, btf))
 		return;
 	queue = RD(btf, skb, queue_mapping);
-	segs = nm_skb_segs_x(skb, btf);
-	now = bpf_ktime_get_ns();
-	fl = flow_get(&k, now, queue);
-	if (!fl)
+	s = flow_find(&k, dev, true, queue, btf);
+	if (!s)
 		return;
+	fl = &s->val;
+	/* gso_segs needs a probe read: only non-linear skbs can be GSO */
+	segs = RD(btf, skb, data_len) ? nm_skb_segs_x(skb, btf) : 1;
+	len = RD(btf, skb, len);
 
-	/* a flow idle for long has no packet left in any queue (drops leak counts) */
-	if (now - fl->last_ns > XF_IDLE_RESET_NS)
-		__builtin_memset(fl->inflight, 0, sizeof(fl->inflight));
-	prev = fl->last_queue;
-	if (fl->packets && prev != queue) {
-		sw = true;
-		risky = fl->inflight[prev & (XF_INFLIGHT_SLOTS - 1)] > 0;
-		__sync_fetch_and_add(&fl->switches, 1);
-		if (risky)
-			__sync_fetch_and_add(&fl->risky_switches, 1);
-	}
 	if (fl->epoch != epoch) {
+		/* idle a whole interval: nothing left in any queue (drops leak counts) */
+		if (fl->epoch + 1 < epoch)
+			__builtin_memset(fl->inflight, 0, sizeof(fl->inflight));
 		fl->epoch = epoch;
 		fl->epoch_switches = 0;
+		fl->last_ns = bpf_ktime_get_ns();
 	}
-	if (sw)
+	prev = fl->last_queue;
+	if (prev != queue) {
+		sw = true;
+		risky = fl->inflight[prev & (XF_INFLIGHT_SLOTS - 1)] > 0;
+		fl->last_queue = queue;
+		fl->switches++;
 		fl->epoch_switches++;
-	fl->last_queue = queue;
-	fl->last_ns = now;
-	fl->queues |= 1ULL << (queue < XF_MAX_QUEUE_BIT ? queue : XF_MAX_QUEUE_BIT);
-	fl->cpus |= 1ULL << (bpf_get_smp_processor_id() & 63);
-	fl->has_sk |= RD(btf, skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK;
-	__sync_fetch_and_add(&fl->inflight[queue & (XF_INFLIGHT_SLOTS - 1)], segs);
-	__sync_fetch_and_add(&fl->packets, segs);
-	__sync_fetch_and_add(&fl->bytes, RD(btf, skb, len));
+		if (risky)
+			fl->risky_switches++;
+	}
+	set_bits(&fl->queues, 1ULL << (queue < XF_MAX_QUEUE_BIT ? queue : XF_MAX_QUEUE_BIT));
+	set_bits(&fl->cpus, 1ULL << (bpf_get_smp_processor_id() & 63));
+	if (!(fl->has_sk & (RD(btf, skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK)))
+		fl->has_sk |= RD(btf, skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK;
+	if (f.payload)
+		__sync_fetch_and_add(&fl->inflight[queue & (XF_INFLIGHT_SLOTS - 1)], f.payload);
+	fl->packets += segs;
+	fl->bytes += len;
 
-	ds = dev_stats_get(&k, queue);
+	ds = dev_stats_get(s, queue);
 	if (!ds)
 		return;
 	ds->packets += segs;
-	ds->bytes += RD(btf, skb, len);
+	ds->bytes += len;
 	if (sw)
 		ds->switches++;
 	if (risky)
@@ -153,7 +274,7 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 }
 
 /*
- * The driver is handed skb: it left its queue. Release its in-flight count
+ * The driver is handed skb: it left its queue. Release its in-flight bytes
  * and see whether its data is below what this flow already transmitted.
  */
 static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_device *dev,
@@ -162,30 +283,35 @@ static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_
 	struct xf_flow_key k = {};
 	struct nm_flow f = {};
 	struct xf_dev_stats *ds;
+	struct xf_slot *s;
 	struct xf_flow *fl;
-	__u32 queue, segs, slot, end;
+	__u32 queue, slot, end, *inflight;
 
 	if (!flow_key(skb, dev, &k, &f, btf))
 		return;
-	fl = bpf_map_lookup_elem(&flows, &k);
-	if (!fl) {
+	queue = RD(btf, skb, queue_mapping);
+	s = flow_find(&k, dev, false, queue, btf);
+	if (!s) {
 		count(XF_CNT_XMIT_NO_FLOW);
 		return;
 	}
-	queue = RD(btf, skb, queue_mapping);
-	segs = nm_skb_segs_x(skb, btf);
+	fl = &s->val;
 	slot = queue & (XF_INFLIGHT_SLOTS - 1);
-	if (fl->inflight[slot] >= segs)
-		__sync_fetch_and_add(&fl->inflight[slot], -segs);
+	inflight = &fl->inflight[slot];
+	if (*inflight >= f.payload)
+		__sync_fetch_and_add(inflight, -f.payload);
 	else
-		fl->inflight[slot] = 0;
+		*inflight = 0;
 
 	if (f.proto != NM_IPPROTO_TCP || !f.payload)
 		return;
 	end = f.seq + f.payload;
 	if (fl->seq_valid && nm_seq_before(f.seq, fl->max_seq_end) && fl->max_seq_queue != queue) {
+		/* f.payload spans this skb's segments: count them */
+		__u32 segs = RD(btf, skb, data_len) ? nm_skb_segs_x(skb, btf) : 1;
+
 		__sync_fetch_and_add(&fl->reordered, segs);
-		ds = dev_stats_get(&k, queue);
+		ds = dev_stats_get(s, queue);
 		if (ds)
 			ds->reordered += segs;
 	}
@@ -249,17 +375,6 @@ struct {
 	__type(value, __u32);	/* real TX queues */
 } pin_devs SEC(".maps");
 
-static __always_inline __u32 mix32(__u32 h)
-{
-	/* murmur3 finaliser: spreads nearby ports over the queues */
-	h ^= h >> 16;
-	h *= 0x85ebca6b;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35;
-	h ^= h >> 16;
-	return h;
-}
-
 SEC("tc")
 int xf_pin_tc(struct __sk_buff *skb)
 {
@@ -292,7 +407,7 @@ int xf_pin_tc(struct __sk_buff *skb)
 	words[9] = proto;
 	for (i = 0; i < 10; i++)
 		if (i < nwords || i >= 8)
-			h = mix32(h ^ words[i]);
+			h = nm_mix32(h ^ words[i]);
 	/*
 	 * The kernel skips a queue_mapping store whose 64-bit register value
 	 * is >= NO_QUEUE_MAPPING: mask so no stale upper bits survive the

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,7 +59,7 @@ static const char doc[] =
 static const struct argp_option options[] = {
 	{ "pin", OPT_PIN, NULL, 0,
 	  "Remedy: keep each flow on one queue of the --dev devices while running (undone at exit)", 0 },
-	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "Flows tracked at most, LRU (default 65536)", 0 },
+	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "Flow table slots, rounded up to a power of two (default 65536)", 0 },
 	{ "top", OPT_TOP, "N", 0, "Table rows (default 20)", 0 },
 	{ "min-switches", OPT_MIN_SWITCHES, "N", 0,
 	  "Queue switches in one interval that make a flow flapping (default 2)", 0 },
@@ -333,18 +334,18 @@ static uint64_t mono_ns(void)
 }
 
 /*
- * The LRU can evict the key a walk stands on; get_next_key then starts
- * over from the first key, so a walk under churn would read flows twice
- * and never end. The map holds at most max entries: stop there.
+ * The flow table is an mmap-ed array: one pass over it copies the slots
+ * that hold a flow, with no syscall per flow. The BPF side keeps writing
+ * meanwhile, so a slot is a moment's copy, as a map lookup would be.
  */
-static int read_flows(int fd, struct snapshot *s, size_t max)
+static int read_flows(const struct xf_slot *tab, size_t slots, struct snapshot *s)
 {
-	struct xf_flow_key k, next, *prev = NULL;
-
 	s->n = 0;
-	while (s->n < max && !bpf_map_get_next_key(fd, prev, &next)) {
-		k = next;
-		prev = &k;
+	for (size_t i = 0; i < slots; i++) {
+		const struct xf_slot *sl = &tab[i];
+
+		if (sl->dev == XF_SLOT_FREE || sl->dev == XF_SLOT_BUSY)
+			continue;
 		if (s->n == s->cap) {
 			size_t cap = s->cap ? s->cap * 2 : 1024;
 			void *p = realloc(s->e, cap * sizeof(*s->e));
@@ -354,11 +355,28 @@ static int read_flows(int fd, struct snapshot *s, size_t max)
 			s->e = p;
 			s->cap = cap;
 		}
-		if (bpf_map_lookup_elem(fd, &k, &s->e[s->n].val))
-			continue;	/* evicted meanwhile */
-		s->e[s->n++].key = k;
+		s->e[s->n].key = sl->key;
+		s->e[s->n].val = sl->val;
+		s->n++;
 	}
 	return 0;
+}
+
+/* Maps the flow table read-only; NULL (and a message) on failure. */
+static const struct xf_slot *map_flows(struct xpsflap_bpf *skel, size_t *len)
+{
+	const struct bpf_map *m = skel->maps.flows;
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	*len = (size_t)bpf_map__max_entries(m) * bpf_map__value_size(m);
+	*len = (*len + page - 1) / page * page;
+	p = mmap(NULL, *len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
+	if (p == MAP_FAILED) {
+		nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the flow table: %s", strerror(errno));
+		return NULL;
+	}
+	return p;
 }
 
 static void read_counters(int fd, struct snapshot *s)
@@ -433,7 +451,7 @@ static void print_table(FILE *f, struct snapshot *s, long max_flows)
 	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
 	fprintf(f, "\n%s  flows: %zu active, %zu flapping, %zu tracked of %ld, %llu evicted\n", ts,
 		s->active, s->flapping, s->n, max_flows,
-		(unsigned long long)xf_evictions(s->counters[XF_CNT_FLOWS_CREATED], s->n));
+		(unsigned long long)s->counters[XF_CNT_EVICTED]);
 	fprintf(f, "%-8s %-5s %6s %6s %6s %6s %-4s %s\n", "DEV", "QUEUE", "SWITCH", "RISKY",
 		"REORD", "PKTS", "CPUS", "FLOW (worst first)");
 	for (size_t i = 0; i < s->active && (int)i < rows; i++) {
@@ -491,40 +509,58 @@ static void print_json(struct snapshot *s, long max_flows)
 	nm_json_u64(&j, "flows_flapping", s->flapping);
 	nm_json_u64(&j, "flows_tracked", s->n);
 	nm_json_u64(&j, "max_flows", max_flows);
-	nm_json_u64(&j, "evictions", xf_evictions(s->counters[XF_CNT_FLOWS_CREATED], s->n));
+	nm_json_u64(&j, "evictions", s->counters[XF_CNT_EVICTED]);
+	/* packets of flows the table had no slot for (both of its slots live) */
+	nm_json_u64(&j, "untracked_picks", s->counters[XF_CNT_UNTRACKED]);
 	nm_json_end(&j);
 	for (size_t i = 0; i < s->active; i++)
 		json_flow(&s->e[i], s->epoch);
 }
 
-/* Per device and queue totals, summed over CPUs; at most XF_DEV_STATS_MAX. */
+/* Per device and queue totals, summed over CPUs. */
 struct dev_row {
-	struct xf_dev_key k;
+	struct xf_dev_id k;
+	uint32_t queue;
 	struct xf_dev_stats s;
 };
 
-static size_t read_dev_stats(int fd, struct dev_row *rows, size_t max)
+#define DEV_ROWS_MAX	(XF_DEV_SLOTS * XF_DEV_QUEUES)
+
+/* Every queue of every device with a slot that counted anything. */
+static size_t read_dev_stats(struct xpsflap_bpf *skel, struct dev_row *rows)
 {
+	int devs = bpf_map__fd(skel->maps.devs), stats = bpf_map__fd(skel->maps.dev_stats);
 	int ncpu = libbpf_num_possible_cpus();
-	struct xf_dev_stats vals[ncpu];
-	struct xf_dev_key k, next, *prev = NULL;
+	struct xf_dev_stats vals[ncpu], sum;
+	struct xf_dev_id id, next, *prev = NULL;
+	uint32_t slot;
 	size_t n = 0;
 
-	while (n < max && !bpf_map_get_next_key(fd, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, vals))
+	while (!bpf_map_get_next_key(devs, prev, &next)) {
+		id = next;
+		prev = &id;
+		if (bpf_map_lookup_elem(devs, &id, &slot) || slot >= XF_DEV_SLOTS)
 			continue;
-		memset(&rows[n], 0, sizeof(rows[n]));
-		rows[n].k = k;
-		for (int c = 0; c < ncpu; c++) {
-			rows[n].s.packets += vals[c].packets;
-			rows[n].s.bytes += vals[c].bytes;
-			rows[n].s.switches += vals[c].switches;
-			rows[n].s.risky_switches += vals[c].risky_switches;
-			rows[n].s.reordered += vals[c].reordered;
+		for (uint32_t q = 0; q < XF_DEV_QUEUES && n < DEV_ROWS_MAX; q++) {
+			uint32_t i = slot * XF_DEV_QUEUES + q;
+
+			if (bpf_map_lookup_elem(stats, &i, vals))
+				continue;
+			memset(&sum, 0, sizeof(sum));
+			for (int c = 0; c < ncpu; c++) {
+				sum.packets += vals[c].packets;
+				sum.bytes += vals[c].bytes;
+				sum.switches += vals[c].switches;
+				sum.risky_switches += vals[c].risky_switches;
+				sum.reordered += vals[c].reordered;
+			}
+			if (!sum.packets && !sum.reordered)
+				continue;
+			rows[n].k = id;
+			rows[n].queue = q;
+			rows[n].s = sum;
+			n++;
 		}
-		n++;
 	}
 	return n;
 }
@@ -554,7 +590,7 @@ static uint64_t field(const struct xf_dev_stats *s, size_t off)
 	return *(const uint64_t *)((const char *)s + off);
 }
 
-static bool same_dev(const struct xf_dev_key *a, const struct xf_dev_key *b)
+static bool same_dev(const struct xf_dev_id *a, const struct xf_dev_id *b)
 {
 	return a->netns == b->netns && a->ifindex == b->ifindex;
 }
@@ -573,7 +609,7 @@ static void prom_dev_metric(struct nm_prom *p, const struct dev_metric *m,
 		if (m->per_queue) {
 			const char *l[] = { "device", dev, "queue", queue, NULL };
 
-			snprintf(queue, sizeof(queue), "%u", rows[i].k.queue);
+			snprintf(queue, sizeof(queue), "%u", rows[i].queue);
 			nm_prom_sample(p, m->name, l, v);
 			continue;
 		}
@@ -593,8 +629,8 @@ static void prom_dev_metric(struct nm_prom *p, const struct dev_metric *m,
 static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct nm_hook *hooks,
 		      long max_flows)
 {
-	static struct dev_row rows[XF_DEV_STATS_MAX];
-	size_t n = read_dev_stats(bpf_map__fd(skel->maps.dev_stats), rows, XF_DEV_STATS_MAX);
+	static struct dev_row rows[DEV_ROWS_MAX];
+	size_t n = read_dev_stats(skel, rows);
 	struct nm_prom *p = nm_prom_new();
 	char err[256];
 	int ret;
@@ -609,8 +645,7 @@ static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct
 	for (size_t i = 0; i < sizeof(dev_metrics) / sizeof(dev_metrics[0]); i++)
 		prom_dev_metric(p, &dev_metrics[i], rows, n);
 	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
-	nm_self_prom_map(p, TOOL, "flows", s->n, max_flows,
-			 xf_evictions(s->counters[XF_CNT_FLOWS_CREATED], s->n));
+	nm_self_prom_map(p, TOOL, "flows", s->n, max_flows, s->counters[XF_CNT_EVICTED]);
 	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));
 	if (ret)
 		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
@@ -618,13 +653,13 @@ static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct
 	return ret;
 }
 
-static void report(struct xpsflap_bpf *skel, struct snapshot *s, const struct nm_hook *hooks,
-		   long max_flows)
+static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct snapshot *s,
+		   const struct nm_hook *hooks, long max_flows)
 {
 	s->now_ns = mono_ns();
 	s->epoch = skel->bss->epoch;
 	read_counters(bpf_map__fd(skel->maps.counters), s);
-	if (read_flows(bpf_map__fd(skel->maps.flows), s, max_flows))
+	if (read_flows(tab, max_flows, s))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
 	rank(s);
 	if (env.o.json)
@@ -676,6 +711,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	struct xpsflap_bpf *skel = p;
 
 	bpf_map__set_max_entries(skel->maps.flows, env.max_flows);
+	skel->rodata->targ_flow_mask = env.max_flows - 1;
 	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
 			  skel->rodata->targ_ifindex);
 	bpf_program__set_autoload(skel->progs.xf_pin_tc, env.pin);
@@ -690,6 +726,8 @@ int main(int argc, char **argv)
 	struct xpsflap_bpf *skel = NULL;
 	struct pin_state ps = {};
 	struct snapshot snap = {};
+	const struct xf_slot *tab = NULL;
+	size_t tab_len = 0;
 	long max_flows;
 	int stats_fd = -1, ret;
 
@@ -697,6 +735,7 @@ int main(int argc, char **argv)
 	env.max_flows = 65536;
 	env.min_switches = XF_MIN_SWITCHES_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	env.max_flows = xf_table_size(env.max_flows);
 	max_flows = env.max_flows;
 
 	if (env.o.cleanup)
@@ -712,7 +751,10 @@ int main(int argc, char **argv)
 	nm_install_signals();
 	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);
-	if (env.pin)
+	tab = map_flows(skel, &tab_len);
+	if (!tab)
+		ret = NM_EXIT_RUNTIME;
+	if (!ret && env.pin)
 		ret = pin_start(skel, &ps);
 	if (!ret) {
 		print_start(hooks, max_flows);
@@ -721,12 +763,14 @@ int main(int argc, char **argv)
 	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
 		/* a signal cuts the interval short; its report is still printed */
 		nm_sleep(env.o.interval);
-		report(skel, &snap, hooks, max_flows);
+		report(skel, tab, &snap, hooks, max_flows);
 	}
 	if (pin_stop(&ps) && !ret)
 		ret = NM_EXIT_RUNTIME;
 	if (stats_fd >= 0)
 		close(stats_fd);
+	if (tab)
+		munmap((void *)tab, tab_len);
 	xpsflap_bpf__destroy(skel);
 	free(snap.e);
 	return ret;

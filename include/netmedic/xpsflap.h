@@ -2,8 +2,9 @@
 /*
  * xpsflap: map keys and values shared by bpf/xpsflap.bpf.c and src/xpsflap.c.
  *
- * One LRU entry per flow and device. The BPF side only counts; every decision
- * (flapping, risky, worst first) is made in userspace from these counters.
+ * One slot per flow and device in a direct-mapped table (two ways). The BPF
+ * side only counts; every decision (flapping, risky, worst first) is made in
+ * userspace from these counters.
  */
 #ifndef NETMEDIC_XPSFLAP_H
 #define NETMEDIC_XPSFLAP_H
@@ -11,10 +12,11 @@
 #include "netmedic/common.h"
 
 #define XF_MAX_DEVS		8	/* --dev filters, resolved before load */
-#define XF_INFLIGHT_SLOTS	16	/* per-queue in-flight counters (queue & 15) */
+#define XF_INFLIGHT_SLOTS	8	/* per-queue in-flight counters (queue & 7): one cache line */
 #define XF_MAX_QUEUE_BIT	63	/* queues >= 63 share the last bitmap bit */
-#define XF_IDLE_RESET_NS	1000000000ULL	/* in-flight counts older than this are stale */
-#define XF_DEV_STATS_MAX	4096
+#define XF_DEV_SLOTS		32	/* devices with per-queue totals */
+#define XF_DEV_QUEUES		64	/* per-queue totals; queues >= 63 share the last */
+#define XF_NO_DEV_SLOT		0xffffffffU
 
 /* has_sk bits: whether the flow's skbs carried a socket when the queue was picked */
 #define XF_SEEN_WITH_SK		1
@@ -30,20 +32,30 @@ struct xf_flow_key {
 	__u16 pad;
 	__u8 saddr[16];		/* network order; IPv4 uses the first 4 bytes */
 	__u8 daddr[16];
-};
+} __attribute__((aligned(8)));	/* compared 8 bytes at a time */
 
+/*
+ * Laid out by who writes it: the first cache line is read by every pick and
+ * written on a switch or a new interval; the second is written by every pick
+ * and every transmit, so a flow that moves between CPUs moves one line.
+ */
 struct xf_flow {
-	__u64 packets;		/* segments queued (GSO skbs count gso_segs) */
-	__u64 bytes;
 	__u64 queues;		/* bitmap of TX queues the flow was queued on */
 	__u64 cpus;		/* bitmap of CPUs that picked its queue (cpu & 63) */
 	__u64 first_ns;
-	__u64 last_ns;		/* last pick */
+	__u64 last_ns;		/* first pick of the latest interval it was picked in */
 	__u32 epoch;		/* report interval of the last pick (see xpsflap.bpf.c) */
 	__u32 epoch_switches;	/* switches in that interval */
 	__u32 last_queue;
 	__u32 switches;		/* picks that chose another queue than the previous one */
 	__u32 risky_switches;	/* ... while the previous queue still held the flow's packets */
+	__u8 has_sk;		/* XF_SEEN_* bits */
+	__u8 pad[3];
+
+	__u64 packets __attribute__((aligned(64)));	/* segments queued (GSO: gso_segs) */
+	__u64 bytes;
+	/* TCP/UDP payload bytes picked for each queue (queue & 7), not yet transmitted */
+	__u32 inflight[XF_INFLIGHT_SLOTS];
 	/*
 	 * Data segments transmitted below the highest sequence the flow already
 	 * sent, from another queue than the one that sent it: the reordering a
@@ -54,15 +66,33 @@ struct xf_flow {
 	__u32 max_seq_end;	/* highest TCP end sequence transmitted */
 	__u16 max_seq_queue;	/* the queue that transmitted it */
 	__u8 seq_valid;
-	__u8 has_sk;		/* XF_SEEN_* bits */
-	__u32 inflight[XF_INFLIGHT_SLOTS];	/* segments picked, not yet transmitted */
+	__u8 pad2;
+} __attribute__((aligned(64)));
+
+/*
+ * One slot of the flow table (an mmap-able array): dev is the net_device's
+ * address while the slot holds a flow, 0 while it is free, 1 while a CPU
+ * fills it. The flow is dev and key's tuple; key's netns and ifindex are
+ * filled in when the slot is claimed, for userspace.
+ */
+#define XF_SLOT_FREE	0
+#define XF_SLOT_BUSY	1
+struct xf_slot {
+	__u64 dev;
+	struct xf_flow_key key;
+	__u32 dev_slot;		/* index into dev_stats / XF_DEV_QUEUES, or XF_NO_DEV_SLOT */
+	__u32 pad;
+	struct xf_flow val;	/* from the second cache line on */
 };
 
-/* Per device and queue totals: they survive flow eviction, so counters stay monotonic. */
-struct xf_dev_key {
+/*
+ * Per device and queue totals, per CPU: they survive flow eviction, so
+ * counters stay monotonic. A device gets a slot (devs map) with its first
+ * flow; its queue q is entry slot * XF_DEV_QUEUES + min(q, XF_DEV_QUEUES - 1).
+ */
+struct xf_dev_id {
 	__u32 netns;
 	__u32 ifindex;
-	__u32 queue;
 };
 
 struct xf_dev_stats {
@@ -80,11 +110,13 @@ struct xf_dev_stats {
 #define XF_PIN_TC_HANDLE	0x5f
 
 enum xf_counter {
-	XF_CNT_FLOWS_CREATED,	/* evictions = created - present */
+	XF_CNT_FLOWS_CREATED,	/* slots claimed for a new flow */
 	XF_CNT_NOT_IP,		/* skbs on watched devices that are not IPv4/IPv6 */
-	XF_CNT_FLOW_UPDATE_FAIL,
+	XF_CNT_UNTRACKED,	/* picks not tracked: both slots of the flow held live flows */
 	XF_CNT_XMIT_NO_FLOW,	/* transmitted skbs whose flow had been evicted */
 	XF_CNT_PINNED,		/* skbs the pin program gave a queue */
+	XF_CNT_EVICTED,		/* flows whose slot another flow took (idle a whole interval) */
+	XF_CNT_DEVS_FULL,	/* flows on a device beyond XF_DEV_SLOTS: no per-queue totals */
 	XF_CNT_MAX,
 };
 

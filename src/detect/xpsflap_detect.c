@@ -55,9 +55,13 @@ int xf_cmp_worst(const void *a, const void *b)
 	return c;
 }
 
-uint64_t xf_evictions(uint64_t created, uint64_t present)
+long xf_table_size(long n)
 {
-	return created > present ? created - present : 0;
+	long size = 2;
+
+	while (size < n)
+		size <<= 1;
+	return size;
 }
 
 const char *xf_proto_name(uint8_t proto, char *buf, size_t len)

@@ -29,8 +29,11 @@ bool xf_flapping(const struct xf_flow *f, uint32_t epoch, uint32_t min_switches)
 uint32_t xf_interval_switches(const struct xf_flow *f, uint32_t epoch);
 /* qsort order: most switches first, then risky switches, reordered, packets. */
 int xf_cmp_worst(const void *a, const void *b);
-/* Flows the LRU evicted: created minus those still present (never negative). */
-uint64_t xf_evictions(uint64_t created, uint64_t present);
+/*
+ * Slots of the flow table for --max-flows n: the next power of two (the slot
+ * is the flow's hash masked by the size), and at least 2 (two ways).
+ */
+long xf_table_size(long n);
 /* "tcp", "udp", or the protocol number. */
 const char *xf_proto_name(uint8_t proto, char *buf, size_t len);
 /* An XPS mask as sysfs prints it ("00000000,00000003"): true when any CPU bit is set. */
