@@ -6,7 +6,9 @@
  *
  * The stall side is a sweep: iter/tcp emits a compact sample for every
  * socket with unsent data or packets out, and userspace classifies it. The
- * ACK side counts per flow at tracepoints, no events.
+ * ACK side counts per socket at tracepoints, no events: the map is keyed by
+ * the socket's address (an 8-byte key, hashed cheaply), the flow's tuple is
+ * read once, when the entry is made.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -36,9 +38,17 @@ __u32 epoch = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);	/* --max-flows, resized before load */
-	__type(key, struct ts_key);
+	__type(key, __u64);		/* the socket's address */
 	__type(value, struct ts_acks);
 } acks SEC(".maps");
+
+/* tuple -> socket address, for the one hook that sees a packet, not a socket (drops) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);	/* --max-flows */
+	__type(key, struct ts_key);
+	__type(value, __u64);
+} ack_index SEC(".maps");
 
 NM_COUNTERS(TS_CNT_MAX)
 
@@ -57,6 +67,22 @@ static __always_inline bool flow_match(const struct ts_key *k)
 	return !targ_port || k->lport == targ_port || k->rport == targ_port;
 }
 
+/* The filters that need no more than the netns and ports: every hook applies them first. */
+static __always_inline bool sk_watched(const struct sock *sk, __u16 *lport, __u16 *rport,
+				       const bool btf)
+{
+	if (targ_netns_ino) {
+		__u32 ino = btf ? sk->__sk_common.skc_net.net->ns.inum :
+				  BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+
+		if (ino != targ_netns_ino)
+			return false;
+	}
+	*lport = RD(btf, sk, __sk_common.skc_num);
+	*rport = bpf_ntohs(RD(btf, sk, __sk_common.skc_dport));
+	return !targ_port || *lport == targ_port || *rport == targ_port;
+}
+
 /*
  * The socket's flow, local end first, filtered as it is read: the netns and
  * ports come first, so flows of other namespaces or ports cost two loads.
@@ -64,14 +90,10 @@ static __always_inline bool flow_match(const struct ts_key *k)
  */
 static __always_inline bool sk_key_match(const struct sock *sk, struct ts_key *k, const bool btf)
 {
+	if (!sk_watched(sk, &k->lport, &k->rport, btf))
+		return false;
 	k->netns = btf ? sk->__sk_common.skc_net.net->ns.inum :
 			 BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
-	if (targ_netns_ino && k->netns != targ_netns_ino)
-		return false;
-	k->lport = RD(btf, sk, __sk_common.skc_num);
-	k->rport = bpf_ntohs(RD(btf, sk, __sk_common.skc_dport));
-	if (targ_port && k->lport != targ_port && k->rport != targ_port)
-		return false;
 	k->family = RD(btf, sk, __sk_common.skc_family);
 	if (k->family == NM_AF_INET6) {
 		/* &array: the read takes sizeof(*dst), all 16 bytes */
@@ -104,16 +126,46 @@ static __always_inline bool sk_owned(const struct sock *sk, const bool btf)
 	return RD(btf, sk, sk_lock.owned) != 0;
 }
 
-static __always_inline struct ts_acks *acks_get(const struct ts_key *k)
+/*
+ * The socket's entry. A socket freed and another one allocated at the same
+ * address would find the old entry: the ports tell them apart (a 4-tuple
+ * reused at the same address at once is not told apart), and the entry
+ * starts again.
+ */
+static __always_inline struct ts_acks *acks_get(const struct sock *sk, const bool btf)
 {
-	struct ts_acks zero = {}, *a;
+	/* privileged programs may use a pointer's value as a key */
+	__u64 addr = (__u64)sk;
+	struct ts_acks *a;
+	__u16 lport, rport;
 
-	a = bpf_map_lookup_elem(&acks, k);
-	if (a)
+	if (!sk_watched(sk, &lport, &rport, btf))
+		return NULL;
+	a = bpf_map_lookup_elem(&acks, &addr);
+	if (a && a->key.lport == lport && a->key.rport == rport)
 		return a;
-	if (!bpf_map_update_elem(&acks, k, &zero, BPF_NOEXIST))
+	return NULL;
+}
+
+static __always_inline struct ts_acks *acks_make(const struct sock *sk, const bool btf)
+{
+	struct ts_acks zero = {};
+	__u64 addr = (__u64)sk;
+
+	if (!sk_key_match(sk, &zero.key, btf))
+		return NULL;
+	if (!bpf_map_update_elem(&acks, &addr, &zero, BPF_ANY))
 		count(TS_CNT_ACK_FLOWS_CREATED);
-	return bpf_map_lookup_elem(&acks, k);
+	bpf_map_update_elem(&ack_index, &zero.key, &addr, BPF_ANY);
+	return bpf_map_lookup_elem(&acks, &addr);
+}
+
+/* acks_get, else a new entry if the socket is watched */
+static __always_inline struct ts_acks *acks_get_make(const struct sock *sk, const bool btf)
+{
+	struct ts_acks *a = acks_get(sk, btf);
+
+	return a ? a : acks_make(sk, btf);
 }
 
 /* tcp_backlog_ack_defer of the socket's netns, read where the kernel has it (>= 6.7). */
@@ -126,8 +178,12 @@ static __always_inline __u8 netns_defer(const struct sock *sk, const bool btf)
 	return RD(btf, net, ipv4.sysctl_tcp_backlog_ack_defer);
 }
 
-/* Route attribute quickack 1 on the socket's cached route (RTAX_QUICKACK). */
-static __always_inline bool route_quickack(const struct sock *sk, const bool btf)
+/*
+ * Route attribute quickack 1 on the socket's cached route (RTAX_QUICKACK).
+ * The metrics need a probe read: it is done once per route the socket
+ * caches (a changed route is a new dst), not per ACK.
+ */
+static __always_inline bool route_quickack(const struct sock *sk, struct ts_acks *a, const bool btf)
 {
 	struct dst_entry *dst = RD(btf, sk, sk_dst_cache);
 	unsigned long m;
@@ -135,10 +191,32 @@ static __always_inline bool route_quickack(const struct sock *sk, const bool btf
 
 	if (!dst)
 		return false;
+	if (a->route_dst == (__u64)dst)
+		return a->route_quickack;
 	m = RD(btf, dst, _metrics) & ~DST_METRICS_FLAGS;
-	if (!m || bpf_probe_read_kernel(&q, sizeof(q), (void *)(m + (RTAX_QUICKACK - 1) * 4)))
-		return false;
+	if (m)
+		bpf_probe_read_kernel(&q, sizeof(q), (void *)(m + (RTAX_QUICKACK - 1) * 4));
+	a->route_dst = (__u64)dst;
+	a->route_quickack = q != 0;
 	return q != 0;
+}
+
+/*
+ * quick-ack mode: icsk_ack.quick of the socket. A probe read: skb->sk is an
+ * RCU pointer that bpf_skc_to_tcp_sock() does not take, and icsk_ack lies
+ * past struct sock for a direct load.
+ */
+static __always_inline bool ack_quick(const struct sock *sk)
+{
+	const struct inet_connection_sock *icsk = (const void *)sk;
+
+	return BPF_CORE_READ(icsk, icsk_ack.quick) != 0;
+}
+
+static __always_inline void set_bits(__u64 *mask, __u64 bit)
+{
+	if (!(*mask & bit))
+		__sync_fetch_and_or(mask, bit);
 }
 
 /* CPU placement: masks of the current report interval only. */
@@ -151,10 +229,7 @@ static __always_inline void note_cpu(struct ts_acks *a, bool app)
 		a->softirq_cpus = 0;
 		a->app_cpus = 0;
 	}
-	if (app)
-		a->app_cpus |= cpu;
-	else
-		a->softirq_cpus |= cpu;
+	set_bits(app ? &a->app_cpus : &a->softirq_cpus, cpu);
 }
 
 /* ---- ACK side ---- */
@@ -163,78 +238,97 @@ static __always_inline void note_cpu(struct ts_acks *a, bool app)
 static __always_inline void on_queue(const struct sk_buff *skb, const bool btf)
 {
 	const struct sock *sk = RD(btf, skb, sk);
-	const struct inet_connection_sock *icsk = (const void *)sk;
-	struct ts_key k = {};
 	struct ts_acks *a;
+	__u8 defer;
 
 	if (!sk || RD(btf, skb, truesize) != 2)
 		return;
 	if (RD(btf, sk, sk_protocol) != NM_IPPROTO_TCP)
 		return;
-	if (!sk_key_match(sk, &k, btf))
-		return;
-	a = acks_get(&k);
+	a = acks_get_make(sk, btf);
 	if (!a)
 		return;
-	__sync_fetch_and_add(&a->acks_out, 1);
+	a->acks_out++;
 	if (sk_owned(sk, btf))
-		__sync_fetch_and_add(&a->acks_owned, 1);
-	if (route_quickack(sk, btf))
-		__sync_fetch_and_add(&a->acks_quickack_route, 1);
-	/* icsk is a cast of sk: not a BTF pointer of its own type */
-	if (BPF_CORE_READ(icsk, icsk_ack.quick))
-		__sync_fetch_and_add(&a->acks_quick_mode, 1);
-	a->defer = netns_defer(sk, btf);
+		a->acks_owned++;
+	if (route_quickack(sk, a, btf))
+		a->acks_quickack_route++;
+	if (ack_quick(sk))
+		a->acks_quick_mode++;
+	defer = netns_defer(sk, btf);
+	if (a->defer != defer)
+		a->defer = defer;
 }
 
-/* A segment reaches tcp_rcv_established (tcp_probe fires at its top). */
+/*
+ * A segment reaches tcp_rcv_established (tcp_probe fires at its top). Its
+ * control block has seq and end_seq already: a data segment is one whose
+ * end_seq is past seq by more than a FIN. No probe read of the header.
+ */
+static __always_inline bool data_segment(const struct sk_buff *skb, const bool btf)
+{
+	const struct tcp_skb_cb *cb = (const void *)&skb->cb[0];
+	__u32 seq, end;
+	__u8 flags;
+
+	if (btf) {
+		seq = cb->seq;
+		end = cb->end_seq;
+		flags = cb->tcp_flags;
+	} else {
+		seq = BPF_CORE_READ(cb, seq);
+		end = BPF_CORE_READ(cb, end_seq);
+		flags = BPF_CORE_READ(cb, tcp_flags);
+	}
+	return end - seq > (flags & 0x01 ? 1u : 0u);	/* TCPHDR_FIN */
+}
+
 static __always_inline void on_rcv(const struct sock *sk, const struct sk_buff *skb,
 				   const bool btf)
 {
-	unsigned char *data = RD(btf, skb, data);
-	__u32 len = RD(btf, skb, len);
-	struct ts_key k = {};
 	struct ts_acks *a;
-	__u8 doff = 0;
+	__u32 iif;
+	__u8 defer;
 	bool owned;
 
-	/* skb->data is the TCP header here */
-	if (bpf_probe_read_kernel(&doff, 1, data + 12) || len <= (__u32)(doff >> 4) * 4)
+	if (!data_segment(skb, btf))
 		return;	/* pure ACK or window update: not data */
-	if (!sk_key_match(sk, &k, btf))
-		return;
-	a = acks_get(&k);
+	a = acks_get_make(sk, btf);
 	if (!a)
 		return;
-	__sync_fetch_and_add(&a->segs_in, 1);
-	a->defer = netns_defer(sk, btf);	/* a receiver that sends no pure ACK still names it right */
+	a->segs_in++;
+	/* a receiver that sends no pure ACK still names it right */
+	defer = netns_defer(sk, btf);
+	if (a->defer != defer)
+		a->defer = defer;
 	owned = sk_owned(sk, btf);
 	if (owned)
-		__sync_fetch_and_add(&a->segs_owned, 1);
+		a->segs_owned++;
 	/* from the backlog, the user thread's CPU processes it */
 	note_cpu(a, owned);
-	a->rx_ifindex = RD(btf, skb, skb_iif);
+	iif = RD(btf, skb, skb_iif);
+	if (a->rx_ifindex != iif)
+		a->rx_ifindex = iif;
 }
 
 /*
  * The application reads or writes (sock_recv_length / sock_send_length,
  * 6.3+): its CPU, and who it is. comm is copied only when the owner changes.
+ * This runs without the socket lock: the CPU masks take atomic ORs.
  */
 static __always_inline void on_app_io(const struct sock *sk, int ret, bool rx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct ts_key k = {};
 	struct ts_acks *a;
+	__u32 tgid;
 
 	if (ret <= 0 || sk->sk_protocol != NM_IPPROTO_TCP)
 		return;
-	if (!sk_key_match(sk, &k, true))
-		return;
-	a = acks_get(&k);
+	a = acks_get_make(sk, true);
 	if (!a)
 		return;
 	if (rx)
 		note_cpu(a, true);
+	tgid = bpf_get_current_pid_tgid() >> 32;
 	if (a->pid != tgid) {
 		a->pid = tgid;
 		bpf_get_current_comm(a->comm, sizeof(a->comm));
@@ -248,6 +342,7 @@ static __always_inline void on_drop(const struct sk_buff *skb, int reason)
 	struct ts_key k = {};
 	struct ts_acks *a;
 	const struct net_device *dev;
+	__u64 *addr;
 
 	if (!bpf_core_enum_value_exists(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG) ||
 	    reason != bpf_core_enum_value(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG))
@@ -265,8 +360,12 @@ static __always_inline void on_drop(const struct sk_buff *skb, int reason)
 	if (!flow_match(&k))
 		return;
 	count(TS_CNT_BACKLOG_DROPS);
-	a = bpf_map_lookup_elem(&acks, &k);
-	if (a)
+	/* the skb has no socket here: find it by its tuple */
+	addr = bpf_map_lookup_elem(&ack_index, &k);
+	if (!addr)
+		return;
+	a = bpf_map_lookup_elem(&acks, addr);
+	if (a && a->key.lport == k.lport && a->key.rport == k.rport)
 		__sync_fetch_and_add(&a->backlog_drops, 1);
 }
 
@@ -474,7 +573,7 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
 		return 0;	/* nothing to send: cannot be stalled */
 	if (!sk_key_match(sk, &s.key, true))
 		return 0;
-	a = bpf_map_lookup_elem(&acks, &s.key);
+	a = acks_get(sk, true);
 	if (a) {
 		s.pid = a->pid;
 		__builtin_memcpy(s.comm, a->comm, sizeof(s.comm));

@@ -229,6 +229,7 @@ static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 
 struct ack_row {
 	struct ts_key key;
+	uint64_t sk;			/* key of the BPF acks map: the socket's address */
 	struct ts_acks delta;
 	struct ts_storm j;
 	struct ts_placement place;
@@ -236,7 +237,7 @@ struct ack_row {
 
 static struct state {
 	struct nm_htab *socks;		/* ts_key -> ts_sock */
-	struct nm_htab *prev_acks;	/* ts_key -> struct prev_acks */
+	struct nm_htab *prev_acks;	/* socket address -> struct prev_acks */
 	uint64_t report;		/* reports so far: marks the prev_acks seen */
 	size_t acks_present;		/* entries in the BPF acks map at the last report */
 	struct ts_totals tot;
@@ -324,7 +325,7 @@ struct prev_acks {
 /* Forgets flows the LRU evicted, so the table never fills with the dead. */
 static void prune_prev_acks(void)
 {
-	struct ts_key *gone = NULL;
+	uint64_t *gone = NULL;
 	size_t pos = 0, n = 0, cap = 0;
 	void *k, *v;
 
@@ -338,7 +339,7 @@ static void prune_prev_acks(void)
 				break;
 			gone = p;
 		}
-		gone[n++] = *(struct ts_key *)k;
+		gone[n++] = *(uint64_t *)k;
 	}
 	for (size_t i = 0; i < n; i++)
 		nm_htab_del(st.prev_acks, &gone[i]);
@@ -348,7 +349,7 @@ static void prune_prev_acks(void)
 static void collect_acks(struct tcpstall_bpf *skel)
 {
 	int fd = bpf_map__fd(skel->maps.acks);
-	struct ts_key k, next, *prev = NULL;
+	uint64_t k, next, *prev = NULL;	/* socket addresses */
 	struct prev_acks *old;
 	struct ts_acks cur;
 
@@ -389,7 +390,8 @@ static void collect_acks(struct tcpstall_bpf *skel)
 		}
 		struct ack_row *r = &st.rows[st.nrows++];
 
-		r->key = k;
+		r->key = cur.key;
+		r->sk = k;
 		r->delta = d;
 		ts_judge_acks(&d, cur.defer, &env.storm, &r->j);
 		ts_judge_placement(&d, st.epoch, env.storm.min_segs, &r->place);
@@ -923,7 +925,7 @@ static void apply_fixes(struct tcpstall_bpf *skel)
 	for (size_t i = 0; i < st.nrows; i++) {
 		struct ts_acks cur;
 
-		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.acks), &st.rows[i].key, &cur))
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.acks), &st.rows[i].sk, &cur))
 			continue;
 		if (st.rows[i].j.storm)
 			fix_storm(&st.rows[i], cur.defer);
@@ -1028,6 +1030,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	struct tcpstall_bpf *skel = p;
 
 	bpf_map__set_max_entries(skel->maps.acks, env.max_flows);
+	bpf_map__set_max_entries(skel->maps.ack_index, env.max_flows);
 	skel->rodata->targ_port = env.port;
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
 	skel->rodata->targ_hz = env.hz;
@@ -1082,7 +1085,7 @@ int main(int argc, char **argv)
 	if (!env.hz)
 		nm_info(&env.o, "warning: CONFIG_HZ not found (/proc/config.gz, /boot/config-*): stall ages assume 250 Hz");
 	st.socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), MAX_SOCKS);
-	st.prev_acks = nm_htab_new(sizeof(struct ts_key), sizeof(struct prev_acks), env.max_flows);
+	st.prev_acks = nm_htab_new(sizeof(uint64_t), sizeof(struct prev_acks), env.max_flows);
 	if (!st.socks || !st.prev_acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);

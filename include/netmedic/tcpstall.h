@@ -56,8 +56,14 @@ struct ts_sample {
 				 * nothing below TCP (0: no such mark, or the rung is not loaded) */
 };
 
-/* Per-flow ACK storm counters (cumulative; userspace takes per-interval deltas). */
+/*
+ * Per-socket ACK counters, keyed by the socket's address (cumulative;
+ * userspace takes per-interval deltas). Updated under the socket lock, so
+ * plain adds, except the CPU masks and the owner (sock_*_length runs
+ * unlocked).
+ */
 struct ts_acks {
+	struct ts_key key;	/* the socket's flow, filled in when the entry is made */
 	__u64 acks_out;		/* pure ACKs transmitted */
 	__u64 acks_owned;	/* ... while the user thread owned the socket (backlog run) */
 	__u64 acks_quickack_route;	/* ... on a route with quickack 1 */
@@ -71,7 +77,9 @@ struct ts_acks {
 	__u32 epoch;
 	__u32 rx_ifindex;	/* device the last data segment arrived on */
 	__u8 defer;		/* tcp_backlog_ack_defer of the netns: 0, 1, or TS_DEFER_ABSENT */
-	__u8 pad[3];
+	__u8 route_quickack;	/* RTAX_QUICKACK of route_dst */
+	__u8 pad[2];
+	__u64 route_dst;	/* the socket's cached route when route_quickack was read */
 	__u32 pid;		/* tgid of the last thread that read or wrote it (sock_*_length) */
 	char comm[16];
 };
