@@ -11,8 +11,8 @@
  * scheduled". Backlog comes from rtnetlink, which sums the per-CPU queue
  * lengths of lockless qdiscs (q.qlen does not).
  *
- * Per packet: one LRU hash lookup at enqueue, dequeue and start_xmit; no
- * events, no strings.
+ * Per packet: one LRU lookup keyed by the qdisc's address at enqueue and
+ * dequeue, a clock read at most once per jiffy; no events, no strings.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -26,7 +26,7 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, QS_MAX_QDISCS);
-	__type(key, struct qs_qdisc_key);
+	__type(key, __u64);		/* the qdisc's address */
 	__type(value, struct qs_qdisc);
 } qdiscs SEC(".maps");
 
@@ -76,84 +76,93 @@ static __always_inline __u32 txq_index(const struct netdev_queue *txq)
 	return (t - base) / bpf_core_type_size(struct netdev_queue);
 }
 
+/*
+ * The qdisc's entry; made on first sight, with its identity read then. A
+ * qdisc of an unwatched device gets an entry too, marked ignored, so its
+ * later events cost one lookup.
+ */
 static __always_inline struct qs_qdisc *qd_get(struct Qdisc *q)
 {
-	struct qs_qdisc_key k = {};
+	/* privileged programs may use a pointer's value as a key */
+	__u64 addr = (__u64)q;
 	struct qs_qdisc init = {}, *v;
 
-	if (!qdisc_key(q, &k))
-		return NULL;
-	v = bpf_map_lookup_elem(&qdiscs, &k);
+	v = bpf_map_lookup_elem(&qdiscs, &addr);
 	if (v)
-		return v;
+		return v->ignored ? NULL : v;
+	if (!qdisc_key(q, &init.key))
+		init.ignored = 1;
 	init.qdisc = (__u64)q;
 	init.txq_index = QS_NO_TXQ;
 	init.flags = BPF_CORE_READ(q, flags);
-	bpf_map_update_elem(&qdiscs, &k, &init, BPF_NOEXIST);
-	v = bpf_map_lookup_elem(&qdiscs, &k);
+	bpf_map_update_elem(&qdiscs, &addr, &init, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&qdiscs, &addr);
 	if (!v)
 		count(QS_CNT_QDISC_UPDATE_FAIL);
-	return v;
+	return v && !v->ignored ? v : NULL;
 }
 
-/* A run of the qdisc asked it for a packet: skb is NULL when it had none to give. */
-static __always_inline void on_dequeue(struct Qdisc *q, const struct netdev_queue *txq,
-				       int packets, const struct sk_buff *skb)
+/* the clock, read once per jiffy per qdisc: a dequeue's time to 1/HZ */
+static __always_inline void note_deq(struct qs_qdisc *v)
 {
-	struct qs_qdisc *v = qd_get(q);
-	__u64 now = bpf_ktime_get_ns();
+	__u64 j = bpf_jiffies64();
 
-	if (!v)
-		return;
-	v->last_run_ns = now;
-	v->runs++;
+	if (v->last_deq_jiffies != j) {
+		v->last_deq_jiffies = j;
+		v->last_deq_ns = bpf_ktime_get_ns();
+	}
+}
+
+static __always_inline void note_txq(struct qs_qdisc *v, const struct netdev_queue *txq)
+{
 	if (txq && v->txq != (__u64)txq) {
 		v->txq = (__u64)txq;
 		v->txq_index = txq_index(txq);
 	}
-	v->qdisc = (__u64)q;
-	if (!skb) {
-		/* the empty dequeue is where a stopped queue or a shaper shows */
-		v->last_null_ns = now;
-		v->null_dequeues++;
-		v->last_was_null = 1;
-		v->null_txq_state = txq ? BPF_CORE_READ(txq, state) : 0;
-		return;
-	}
-	v->last_was_null = 0;
-	v->last_deq_ns = now;
-	v->dequeued += packets > 0 ? packets : 1;
 }
 
-static __always_inline void on_enqueue(struct Qdisc *q)
+/* A run of the qdisc asked it for a packet: skb is NULL when it had none to give. */
+static __always_inline void on_dequeue(struct Qdisc *q, const struct netdev_queue *txq,
+				       const struct sk_buff *skb, const bool btf)
 {
 	struct qs_qdisc *v = qd_get(q);
 
 	if (!v)
 		return;
-	v->last_enq_ns = bpf_ktime_get_ns();
-	v->enqueued++;
+	note_txq(v, txq);
+	if (!skb) {
+		/* the empty dequeue is where a stopped queue or a shaper shows */
+		v->last_was_null = 1;
+		v->null_txq_state = txq ? RD(btf, txq, state) : 0;
+		return;
+	}
+	if (v->last_was_null)
+		v->last_was_null = 0;
+	note_deq(v);
+}
+
+/* An enqueue makes the qdisc known to the sampler: a stuck qdisc dequeues nothing. */
+static __always_inline void on_enqueue(struct Qdisc *q)
+{
+	qd_get(q);
 }
 
 static __always_inline void on_reset(struct Qdisc *q)
 {
-	struct qs_qdisc_key k = {};
-	struct qs_qdisc *v;
+	__u64 addr = (__u64)q;
+	struct qs_qdisc *v = bpf_map_lookup_elem(&qdiscs, &addr);
 
-	if (!qdisc_key(q, &k))
-		return;
-	v = bpf_map_lookup_elem(&qdiscs, &k);
 	if (v)
 		v->last_reset_ns = bpf_ktime_get_ns();
 }
 
 static __always_inline void on_destroy(struct Qdisc *q)
 {
-	struct qs_qdisc_key k = {};
+	__u64 addr = (__u64)q;
+	struct qs_qdisc *v = bpf_map_lookup_elem(&qdiscs, &addr);
+	bool counted = v && !v->ignored;
 
-	if (!qdisc_key(q, &k))
-		return;
-	if (!bpf_map_delete_elem(&qdiscs, &k))
+	if (!bpf_map_delete_elem(&qdiscs, &addr) && counted)
 		count(QS_CNT_DESTROYED);
 }
 
@@ -174,22 +183,13 @@ static __always_inline struct qs_txq *txq_get(const struct sk_buff *skb, const s
 	return bpf_map_lookup_elem(&txqs, &k);
 }
 
-static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_device *dev)
-{
-	struct qs_txq *t = txq_get(skb, dev);
-
-	if (!t)
-		return;
-	t->last_xmit_ns = bpf_ktime_get_ns();
-	t->xmits++;
-}
-
 /* net_dev_queue fires after the TX queue was picked: count the kick frames where they went. */
-static __always_inline void on_queue(const struct sk_buff *skb)
+static __always_inline void on_queue(const struct sk_buff *skb, const bool btf)
 {
 	struct qs_txq *t;
 
-	if (BPF_CORE_READ(skb, mark) != QS_KICK_MARK)
+	/* every packet of the host comes here: one load, and out */
+	if (RD(btf, skb, mark) != QS_KICK_MARK)
 		return;
 	t = txq_get(skb, BPF_CORE_READ(skb, dev));
 	if (t)
@@ -201,13 +201,7 @@ static __always_inline void on_queue(const struct sk_buff *skb)
 SEC("fentry/__qdisc_run")
 int BPF_PROG(qs_run_fentry, struct Qdisc *q)
 {
-	struct qs_qdisc *v = qd_get(q);
-
-	if (v) {
-		v->last_run_ns = bpf_ktime_get_ns();
-		v->runs++;
-		v->qdisc = (__u64)q;
-	}
+	qd_get(q);
 	return 0;
 }
 
@@ -217,15 +211,11 @@ int BPF_PROG(qs_run_fexit, struct Qdisc *q)
 {
 	struct netdev_queue *txq = BPF_CORE_READ(q, dev_queue);
 	struct qs_qdisc *v = qd_get(q);
-	__u64 now = bpf_ktime_get_ns();
 	unsigned long state;
 
 	if (!v)
 		return 0;
-	if (txq && v->txq != (__u64)txq) {
-		v->txq = (__u64)txq;
-		v->txq_index = txq_index(txq);
-	}
+	note_txq(v, txq);
 	/*
 	 * A run that ends on a stopped queue is the driver's doing. Otherwise
 	 * the dequeue tracepoint of this rung has already said whether the
@@ -235,7 +225,6 @@ int BPF_PROG(qs_run_fexit, struct Qdisc *q)
 	if (state) {
 		v->null_txq_state = state;
 		v->last_was_null = 1;
-		v->last_null_ns = now;
 	}
 	return 0;
 }
@@ -244,7 +233,7 @@ SEC("tp_btf/qdisc_dequeue")
 int BPF_PROG(qs_dequeue_tp, struct Qdisc *q, const struct netdev_queue *txq, int packets,
 	     struct sk_buff *skb)
 {
-	on_dequeue(q, txq, packets, skb);
+	on_dequeue(q, txq, skb, true);
 	return 0;
 }
 
@@ -252,7 +241,7 @@ SEC("raw_tp/qdisc_dequeue")
 int BPF_PROG(qs_dequeue_raw, struct Qdisc *q, const struct netdev_queue *txq, int packets,
 	     struct sk_buff *skb)
 {
-	on_dequeue(q, txq, packets, skb);
+	on_dequeue(q, txq, skb, false);
 	return 0;
 }
 
@@ -302,33 +291,19 @@ int BPF_PROG(qs_destroy_raw, struct Qdisc *q)
 	return 0;
 }
 
-/* ---- hook net_dev_start_xmit (with net_dev_queue for the kick frames) ---- */
-
-SEC("tp_btf/net_dev_start_xmit")
-int BPF_PROG(qs_xmit_tp, const struct sk_buff *skb, const struct net_device *dev)
-{
-	on_xmit(skb, dev);
-	return 0;
-}
+/* ---- hook kick_queue: net_dev_queue, for the kick frames ---- */
 
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(qs_queue_tp, struct sk_buff *skb)
 {
-	on_queue(skb);
-	return 0;
-}
-
-SEC("raw_tp/net_dev_start_xmit")
-int BPF_PROG(qs_xmit_raw, const struct sk_buff *skb, const struct net_device *dev)
-{
-	on_xmit(skb, dev);
+	on_queue(skb, true);
 	return 0;
 }
 
 SEC("raw_tp/net_dev_queue")
 int BPF_PROG(qs_queue_raw, struct sk_buff *skb)
 {
-	on_queue(skb);
+	on_queue(skb, false);
 	return 0;
 }
 
@@ -339,14 +314,14 @@ struct sample_ctx {
 	__u32 n;
 };
 
-static long sample_one(struct bpf_map *map, struct qs_qdisc_key *key, struct qs_qdisc *v,
+static long sample_one(struct bpf_map *map, __u64 *key, struct qs_qdisc *v,
 		       struct sample_ctx *c)
 {
 	struct Qdisc *q = (struct Qdisc *)v->qdisc;
 	struct netdev_queue *txq = (struct netdev_queue *)v->txq;
 	__u32 running = 0;
 
-	if (!q)
+	if (!q || v->ignored)
 		return 0;
 	/*
 	 * Probe reads: the qdisc may be going away (its entry is deleted at

@@ -29,6 +29,7 @@
 #include "qdiscstuck.skel.h"
 #include "detect/qdiscstuck_detect.h"
 #include "lib/cli.h"
+#include "lib/htab.h"
 #include "lib/journal.h"
 #include "lib/netns.h"
 #include "lib/output.h"
@@ -165,7 +166,7 @@ static const struct argp argp = {
 
 /* ---- hooks ---- */
 
-enum { HOOK_RUN, HOOK_ENQ, HOOK_RESET, HOOK_XMIT, NR_HOOKS };
+enum { HOOK_RUN, HOOK_ENQ, HOOK_RESET, HOOK_KICK, NR_HOOKS };
 
 static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 {
@@ -188,9 +189,10 @@ static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 	hooks[HOOK_RESET].name = "qdisc_reset";
 	nm_hook_rung(&hooks[HOOK_RESET], skel->progs.qs_reset_tp, skel->progs.qs_destroy_tp);
 	nm_hook_rung(&hooks[HOOK_RESET], skel->progs.qs_reset_raw, skel->progs.qs_destroy_raw);
-	hooks[HOOK_XMIT].name = "net_dev_start_xmit";
-	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.qs_xmit_tp, skel->progs.qs_queue_tp);
-	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.qs_xmit_raw, skel->progs.qs_queue_raw);
+	/* where the kick frames of --kick/--fix=kick are seen: their queue */
+	hooks[HOOK_KICK].name = "kick_queue";
+	nm_hook_rung(&hooks[HOOK_KICK], skel->progs.qs_queue_tp, NULL);
+	nm_hook_rung(&hooks[HOOK_KICK], skel->progs.qs_queue_raw, NULL);
 }
 
 /* ---- the sweep ---- */
@@ -307,8 +309,40 @@ static int ntxq(unsigned int ifindex)
  * the root): that one has the events; the leaves of a classful qdisc have
  * none of their own. A shaper anywhere on the way makes the backlog shaped.
  */
+/*
+ * The BPF map is keyed by qdisc address; the join needs (netns, ifindex,
+ * parent, handle): one pass over the map indexes it so.
+ */
+static struct nm_htab *index_bpf(int bpf_fd)
+{
+	struct nm_htab *h = nm_htab_new(sizeof(struct qs_qdisc_key), sizeof(struct qs_qdisc),
+					QS_MAX_QDISCS);
+	uint64_t k, next, *prev = NULL;
+	struct qs_qdisc v, *slot;
+	size_t n = 0;
+
+	if (!h)
+		return NULL;
+	/* an evicted key restarts the walk: the map holds at most QS_MAX_QDISCS */
+	while (n++ < QS_MAX_QDISCS && !bpf_map_get_next_key(bpf_fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(bpf_fd, &k, &v) || v.ignored)
+			continue;
+		slot = nm_htab_upsert(h, &v.key, NULL);
+		if (slot)
+			*slot = v;
+	}
+	return h;
+}
+
 static void join(struct sweep *s, int bpf_fd)
 {
+	struct nm_htab *idx = index_bpf(bpf_fd);
+	struct qs_qdisc *v;
+
+	if (!idx)
+		nm_info(&env.o, "warning: out of memory: qdiscs judged without their events");
 	for (size_t i = 0; i < s->n; i++) {
 		struct qrow *r = &s->rows[i], *p = r, *up;
 		struct qs_qdisc_key k = { .netns = env.o.netns_ino };
@@ -322,7 +356,8 @@ static void join(struct sweep *s, int bpf_fd)
 			k.ifindex = p->nl.ifindex;
 			k.parent = p->nl.parent;
 			k.handle = p->nl.handle;
-			if (!r->have_bpf && !bpf_map_lookup_elem(bpf_fd, &k, &r->bpf)) {
+			if (!r->have_bpf && idx && (v = nm_htab_get(idx, &k))) {
+				r->bpf = *v;
 				r->have_bpf = true;
 				r->own_bpf = p == r;
 			}
@@ -332,6 +367,7 @@ static void join(struct sweep *s, int bpf_fd)
 		if (r->txq < 0 && ntxq(r->nl.ifindex) == 1)
 			r->txq = 0;
 	}
+	nm_htab_free(idx);
 }
 
 static struct qs_track *track_of(struct sweep *s, const struct qrow *r)

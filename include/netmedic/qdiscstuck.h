@@ -44,22 +44,24 @@ struct qs_qdisc_key {
 	__u32 handle;		/* 0 for the default children mq creates */
 };
 
+/*
+ * One entry per qdisc, keyed by the qdisc's address: the hooks get the
+ * qdisc, and the key needs no reads. Its identity (key) is read once, when
+ * the entry is made.
+ */
 struct qs_qdisc {
+	struct qs_qdisc_key key;
 	__u64 qdisc;		/* struct Qdisc *, for the sampler only (never dereferenced in userspace) */
 	__u64 txq;		/* struct netdev_queue * of the last run */
-	__u64 last_run_ns;	/* last __qdisc_run / dequeue attempt (bpf_ktime_get_ns) */
-	__u64 last_deq_ns;	/* last dequeue that returned a packet */
-	__u64 last_null_ns;	/* last dequeue that returned nothing */
-	__u64 last_enq_ns;
+	__u64 last_deq_ns;	/* a dequeue that returned a packet, in the latest jiffy that had one */
+	__u64 last_deq_jiffies;	/* that jiffy: the clock is read once per jiffy, not per packet */
 	__u64 last_reset_ns;
-	__u64 runs;		/* dequeue attempts (or __qdisc_run calls on the fentry rung) */
-	__u64 dequeued;		/* packets */
-	__u64 null_dequeues;
-	__u64 enqueued;
 	__u32 txq_index;	/* QS_NO_TXQ until known */
 	__u32 flags;		/* qdisc->flags (TCQ_F_*) */
 	__u32 null_txq_state;	/* txq->state at the last NULL dequeue */
-	__u32 last_was_null;	/* the last dequeue attempt returned nothing */
+	__u8 last_was_null;	/* the last dequeue attempt returned nothing */
+	__u8 ignored;		/* not on a --dev device: the entry only makes its events cheap */
+	__u8 pad[2];
 	/* filled by the sampler program, run by userspace before each report */
 	__u64 sample_ns;
 	__u32 s_state;		/* qdisc->state (QS_Q_*) */
@@ -68,7 +70,7 @@ struct qs_qdisc {
 	__u32 s_qlen;		/* q.qlen (not the length of a lockless qdisc) */
 };
 
-/* Per device and TX queue: transmissions, and the kick frames that reached it. */
+/* Per device and TX queue: the kick frames that reached it. */
 struct qs_txq_key {
 	__u32 netns;
 	__u32 ifindex;
@@ -77,8 +79,6 @@ struct qs_txq_key {
 };
 
 struct qs_txq {
-	__u64 last_xmit_ns;	/* last skb handed to the driver */
-	__u64 xmits;
 	__u64 kicks;		/* QS_KICK_MARK frames queued on this queue */
 };
 
