@@ -67,6 +67,33 @@ static __always_inline bool flow_match(const struct ts_key *k)
 	return !targ_port || k->lport == targ_port || k->rport == targ_port;
 }
 
+/*
+ * Sockets the fast sweep walks: those that sent (sock_send_length) or that
+ * the full sweep found with something to send. Socket-local storage dies
+ * with its socket; a socket with nothing to send for TS_UNTAG_SWEEPS fast
+ * sweeps is untagged.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);	/* fast sweeps in a row with nothing to send */
+} tagged SEC(".maps");
+
+/* set by userspace once the fast sweep's iterator is attached: tag sockets */
+__u32 tagging = 0;
+
+static __always_inline void tag(struct sock *sk)
+{
+	__u32 *idle;
+
+	if (!tagging)
+		return;
+	idle = bpf_sk_storage_get(&tagged, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (idle && *idle)
+		*idle = 0;
+}
+
 /* The filters that need no more than the netns and ports: every hook applies them first. */
 static __always_inline bool sk_watched(const struct sock *sk, __u16 *lport, __u16 *rport,
 				       const bool btf)
@@ -328,6 +355,8 @@ static __always_inline void on_app_io(const struct sock *sk, int ret, bool rx)
 		return;
 	if (rx)
 		note_cpu(a, true);
+	else
+		tag((struct sock *)sk);
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	if (a->pid != tgid) {
 		a->pid = tgid;
@@ -513,39 +542,85 @@ static __always_inline __u32 jiffies_to_ms(__u32 j)
 	return (__u64)j * 1000 / hz;
 }
 
-static __always_inline void fill_sample(struct ts_sample *s, struct sock *sk, struct tcp_sock *tp)
+/*
+ * The sample, from direct loads: the iterators hand a BTF pointer to the
+ * whole tcp_sock (bpf_skc_to_tcp_sock), so no probe read is needed.
+ */
+static __always_inline void fill_sample(struct ts_sample *s, struct tcp_sock *tp,
+					__u32 write_seq, __u32 snd_nxt)
 {
-	struct inet_connection_sock *icsk = (void *)tp;
-	__u32 write_seq = BPF_CORE_READ(tp, write_seq), snd_nxt = BPF_CORE_READ(tp, snd_nxt);
+	struct inet_connection_sock *icsk = &tp->inet_conn;
+	struct sock *sk = &icsk->icsk_inet.sk;
+	struct cgroup *cg = sk->sk_cgrp_data.cgroup;
 
 	s->now_ns = bpf_ktime_get_ns();
 	s->unsent = write_seq - snd_nxt;
-	s->in_flight = snd_nxt - BPF_CORE_READ(tp, snd_una);
-	s->packets_out = BPF_CORE_READ(tp, packets_out);
-	s->snd_cwnd = BPF_CORE_READ(tp, snd_cwnd);
-	s->snd_wnd = BPF_CORE_READ(tp, snd_wnd);
-	s->mss = BPF_CORE_READ(tp, mss_cache);
-	s->send_age_ms = jiffies_to_ms((__u32)bpf_jiffies64() - BPF_CORE_READ(tp, lsndtime));
-	s->tsq_flags = BPF_CORE_READ(sk, sk_tsq_flags);
-	s->wmem_alloc = BPF_CORE_READ(sk, sk_wmem_alloc.refs.counter);
-	s->wmem_queued = BPF_CORE_READ(sk, sk_wmem_queued);
-	s->sndbuf = BPF_CORE_READ(sk, sk_sndbuf);
-	s->pacing_status = BPF_CORE_READ(sk, sk_pacing_status);
-	s->wstamp_ns = BPF_CORE_READ(tp, tcp_wstamp_ns);
-	s->nonagle = BPF_CORE_READ_BITFIELD_PROBED(tp, nonagle);
-	s->ca_state = BPF_CORE_READ_BITFIELD_PROBED(icsk, icsk_ca_state);
-	s->state = BPF_CORE_READ(sk, __sk_common.skc_state);
-	s->cgroup_id = BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
+	s->in_flight = snd_nxt - tp->snd_una;
+	s->packets_out = tp->packets_out;
+	s->snd_cwnd = tp->snd_cwnd;
+	s->snd_wnd = tp->snd_wnd;
+	s->mss = tp->mss_cache;
+	s->send_age_ms = jiffies_to_ms((__u32)bpf_jiffies64() - tp->lsndtime);
+	s->tsq_flags = sk->sk_tsq_flags;
+	s->wmem_alloc = sk->sk_wmem_alloc.refs.counter;
+	s->wmem_queued = sk->sk_wmem_queued;
+	s->sndbuf = sk->sk_sndbuf;
+	s->pacing_status = sk->sk_pacing_status;
+	s->wstamp_ns = tp->tcp_wstamp_ns;
+	s->nonagle = BPF_CORE_READ_BITFIELD(tp, nonagle);
+	s->ca_state = BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state);
+	s->state = sk->__sk_common.skc_state;
+	s->cgroup_id = cg ? cg->kn->id : 0;
 	s->truesize1 = truesize1();
 }
 
+/*
+ * One socket of a sweep: a sample when it has something to send and is
+ * watched. Returns whether it had something to send.
+ */
+static __always_inline bool sweep_sock(struct seq_file *seq, struct sock *sk, struct tcp_sock *tp)
+{
+	struct ts_sample s = {};
+	struct ts_acks *a;
+	__u32 write_seq, snd_nxt;
+	__u64 *mark;
+
+	/* the states that can still hold data to send */
+	switch (sk->__sk_common.skc_state) {
+	case TCP_ESTABLISHED:
+	case TCP_CLOSE_WAIT:
+	case TCP_FIN_WAIT1:
+	case TCP_LAST_ACK:
+	case TCP_CLOSING:
+		break;
+	default:
+		return false;
+	}
+	write_seq = tp->write_seq;
+	snd_nxt = tp->snd_nxt;
+	if (write_seq == snd_nxt && !tp->packets_out)
+		return false;	/* nothing to send: cannot be stalled */
+	if (!sk_key_match(sk, &s.key, true))
+		return true;
+	fill_sample(&s, tp, write_seq, snd_nxt);
+	a = acks_get(sk, true);
+	if (a) {
+		s.pid = a->pid;
+		__builtin_memcpy(s.comm, a->comm, sizeof(s.comm));
+	}
+	mark = bpf_map_lookup_elem(&tsq_marks, &s.key);
+	if (mark)
+		s.tsq_mark_ns = *mark;
+	count(TS_CNT_SAMPLES);
+	bpf_seq_write(seq, &s, sizeof(s));
+	return true;
+}
+
+/* The full sweep: every TCP socket of the host's hash tables (userspace: every second). */
 SEC("iter/tcp")
 int ts_sweep(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
-	struct ts_sample s = {};
-	struct ts_acks *a;
-	__u64 *mark;
 	struct tcp_sock *tp;
 	struct sock *sk;
 
@@ -557,32 +632,32 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
 	if (!tp)
 		return 0;	/* listener, request or timewait socket */
 	sk = (struct sock *)tp;
-	/* the states that can still hold data to send */
-	switch (BPF_CORE_READ(sk, __sk_common.skc_state)) {
-	case TCP_ESTABLISHED:
-	case TCP_CLOSE_WAIT:
-	case TCP_FIN_WAIT1:
-	case TCP_LAST_ACK:
-	case TCP_CLOSING:
-		break;
-	default:
+	if (sweep_sock(ctx->meta->seq, sk, tp))
+		tag(sk);
+	return 0;
+}
+
+/* The fast sweep (every --sweep ms): the tagged sockets only. */
+SEC("iter/bpf_sk_storage_map")
+int ts_sweep_tagged(struct bpf_iter__bpf_sk_storage_map *ctx)
+{
+	struct sock *sk = ctx->sk;
+	__u32 *idle = ctx->value;
+	struct tcp_sock *tp;
+
+	if (!ctx->meta->seq_num)
+		count(TS_CNT_SWEEPS);
+	if (!sk || !idle)
+		return 0;
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!tp)
+		return 0;
+	if (sweep_sock(ctx->meta->seq, sk, tp)) {
+		*idle = 0;
 		return 0;
 	}
-	fill_sample(&s, sk, tp);
-	if (!s.unsent && !s.packets_out)
-		return 0;	/* nothing to send: cannot be stalled */
-	if (!sk_key_match(sk, &s.key, true))
-		return 0;
-	a = acks_get(sk, true);
-	if (a) {
-		s.pid = a->pid;
-		__builtin_memcpy(s.comm, a->comm, sizeof(s.comm));
-	}
-	mark = bpf_map_lookup_elem(&tsq_marks, &s.key);
-	if (mark)
-		s.tsq_mark_ns = *mark;
-	count(TS_CNT_SAMPLES);
-	bpf_seq_write(ctx->meta->seq, &s, sizeof(s));
+	if (++*idle >= TS_UNTAG_SWEEPS)
+		bpf_sk_storage_delete(&tagged, sk);
 	return 0;
 }
 

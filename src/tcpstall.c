@@ -32,6 +32,8 @@
 #include "lib/selfstats.h"
 #include "lib/skel.h"
 
+/* the full sweep's period: it finds sockets the fast sweep does not follow yet */
+#define FULL_SWEEP_MS	1000
 #define TOOL		"tcpstall"
 #define MAX_SOCKS	65536
 #define TABLE_ROWS	10
@@ -252,20 +254,30 @@ static struct state {
 	struct nm_journal *global;	/* init netns: rps_sock_flow_entries */
 	int home_fd;			/* the netns the tool started in (init, for RFS) */
 	bool defer_set, autocork_set, rfs_set, routes_set;
+	struct bpf_link *fast;		/* the fast sweep's iterator, NULL: full sweeps only */
+	uint64_t full_sweeps;
 } st = { .home_fd = -1 };
 
 /* ---- sweep ---- */
 
-static int sweep(struct tcpstall_bpf *skel)
+/*
+ * One sweep. The full one walks every TCP socket of the host (its cost is
+ * the size of the established hash table, not the number of sockets: about
+ * a millisecond here); the fast one walks only the tagged sockets, those
+ * that sent or had something to send lately.
+ */
+static int sweep(struct tcpstall_bpf *skel, bool full)
 {
 	static struct ts_sample buf[256];
-	int fd = bpf_iter_create(bpf_link__fd(skel->links.ts_sweep));
+	struct bpf_link *l = full || !st.fast ? skel->links.ts_sweep : st.fast;
+	int fd = bpf_iter_create(bpf_link__fd(l));
 	uint64_t ended;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
 	st.sweep++;
+	st.full_sweeps += full || !st.fast;
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		for (size_t i = 0; i < (size_t)n / sizeof(buf[0]); i++) {
 			struct ts_sock *s = nm_htab_upsert(st.socks, &buf[i].key, NULL);
@@ -277,6 +289,29 @@ static int sweep(struct tcpstall_bpf *skel)
 	}
 	close(fd);
 	return n < 0 ? -errno : 0;
+}
+
+/*
+ * The fast sweep's iterator, over the socket storage map of tagged sockets.
+ * Without it every sweep is a full one (and the tool says so).
+ */
+static void attach_fast_sweep(struct tcpstall_bpf *skel)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info li = {};
+	struct bpf_link *l;
+
+	li.map.map_fd = bpf_map__fd(skel->maps.tagged);
+	opts.link_info = &li;
+	opts.link_info_len = sizeof(li);
+	l = bpf_program__attach_iter(skel->progs.ts_sweep_tagged, &opts);
+	if (!l) {
+		nm_info(&env.o, "warning: no iterator over socket storage here (%s): every sweep walks every socket",
+			strerror(errno));
+		return;
+	}
+	st.fast = l;
+	skel->bss->tagging = 1;
 }
 
 static uint64_t mono_ns(void)
@@ -1011,14 +1046,15 @@ static void print_start(const struct nm_hook *hooks)
 		nm_json_u64(&j, "netns", env.o.netns_ino);
 		nm_json_u64(&j, "threshold_ms", env.threshold_ms);
 		nm_json_u64(&j, "sweep_ms", env.sweep_ms);
+		nm_json_u64(&j, "full_sweep_ms", st.fast ? FULL_SWEEP_MS : env.sweep_ms);
 		nm_json_end(&j);
 	}
 	if (env.o.table) {
 		FILE *f = env.o.json ? stderr : stdout;
 
-		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums, netns %lu%s\n",
-			nm_kernel_release(), sum, env.o.interval, env.sweep_ms, env.o.netns_ino,
-			env.fix ? ", --fix" : "");
+		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums (all sockets every %ums), netns %lu%s\n",
+			nm_kernel_release(), sum, env.o.interval, env.sweep_ms,
+			st.fast ? FULL_SWEEP_MS : env.sweep_ms, env.o.netns_ino, env.fix ? ", --fix" : "");
 		fflush(f);
 	}
 }
@@ -1031,6 +1067,8 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 
 	bpf_map__set_max_entries(skel->maps.acks, env.max_flows);
 	bpf_map__set_max_entries(skel->maps.ack_index, env.max_flows);
+	/* a map iterator needs its map: attached by hand after the others */
+	bpf_program__set_autoattach(skel->progs.ts_sweep_tagged, false);
 	skel->rodata->targ_port = env.port;
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
 	skel->rodata->targ_hz = env.hz;
@@ -1045,9 +1083,12 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 	long reports = 0;
 	int ret;
 
+	/* a full sweep first, then every FULL_SWEEP_MS: it tags what the fast ones follow */
+	uint64_t full_every = FULL_SWEEP_MS / env.sweep_ms ? FULL_SWEEP_MS / env.sweep_ms : 1, i = 0;
+
 	print_start(hooks);
 	while (!nm_exiting) {
-		ret = sweep(skel);
+		ret = sweep(skel, i++ % full_every == 0);
 		if (ret)
 			return nm_err(&env.o, NM_EXIT_RUNTIME, "socket sweep: %s", strerror(-ret));
 		sweep_gone();
@@ -1095,6 +1136,7 @@ int main(int argc, char **argv)
 	}
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = hooks[HOOK_RELEASE].chosen == 0;
+	attach_fast_sweep(skel);
 	nm_install_signals();
 	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);
@@ -1105,6 +1147,7 @@ int main(int argc, char **argv)
 		ret = NM_EXIT_RUNTIME;
 	if (stats_fd >= 0)
 		close(stats_fd);
+	bpf_link__destroy(st.fast);
 	tcpstall_bpf__destroy(skel);
 	nm_htab_free(st.socks);
 	nm_htab_free(st.prev_acks);

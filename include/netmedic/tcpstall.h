@@ -85,6 +85,8 @@ struct ts_acks {
 };
 
 #define TS_DEFER_ABSENT		2	/* kernel < 6.7: no tcp_backlog_ack_defer */
+/* a socket with nothing to send for this many fast sweeps leaves the fast sweep */
+#define TS_UNTAG_SWEEPS		200
 
 enum ts_counter {
 	TS_CNT_SWEEPS,
