@@ -28,6 +28,7 @@ struct nm_flow {
 	/* TCP only */
 	__u32 seq;
 	__u32 payload;		/* TCP or UDP payload bytes in this skb (all segments of a GSO skb) */
+	__u32 hdrlen;		/* TCP/UDP: bytes of skb->len before the payload (MAC to L4 header) */
 };
 
 /*
@@ -105,6 +106,7 @@ static __always_inline void nm_parse_l4(const struct sk_buff *skb, unsigned char
 		hdr += 8;
 	}
 	f->payload = len > hdr ? len - hdr : 0;
+	f->hdrlen = hdr;
 }
 
 /* Returns 0 when skb carries IPv4 or IPv6, -1 otherwise. */

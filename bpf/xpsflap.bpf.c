@@ -54,6 +54,20 @@ struct {
 	__type(value, struct xf_dev_stats);
 } dev_stats SEC(".maps");
 
+/*
+ * skb->hash (and ifindex) -> the flow's slot: finds the flow of an skb that
+ * carries a hash with no parse at all. The slot's own hash and device are
+ * checked; a miss (no hash, a new flow, a rehash) takes the parse and mends
+ * the index. Two flows of one device with one 32-bit hash would be counted
+ * as one.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 65536);		/* as flows */
+	__type(key, __u32);
+	__type(value, __u32);
+} hidx SEC(".maps");
+
 __u32 dev_slots_used = 0;
 
 NM_COUNTERS(XF_CNT_MAX)
@@ -157,6 +171,7 @@ static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, struct xf_f
 	if (!targ_ndevs)
 		k->netns = nm_dev_netns_x(dev, btf);
 	s->key = *k;
+	s->hash = 0;	/* the old flow's hash no longer leads here */
 	__builtin_memset(&s->val, 0, sizeof(s->val));
 	s->val.first_ns = bpf_ktime_get_ns();
 	s->val.last_ns = s->val.first_ns;
@@ -171,7 +186,7 @@ static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, struct xf_f
 
 /* The flow's slot: its own of the two, else (create) a claimed one. */
 static __always_inline struct xf_slot *flow_find(struct xf_flow_key *k, const struct net_device *dev,
-						 bool create, __u32 queue, const bool btf)
+						 bool create, __u32 queue, __u32 *idx, const bool btf)
 {
 	__u32 i0, i1;
 	struct xf_slot *a, *b;
@@ -183,21 +198,76 @@ static __always_inline struct xf_slot *flow_find(struct xf_flow_key *k, const st
 	a = bpf_map_lookup_elem(&flows, &i0);
 	if (!a)
 		return NULL;
+	*idx = i0;
 	if (a->dev == (__u64)dev && tuple_eq(&a->key, k))
 		return a;
 	b = bpf_map_lookup_elem(&flows, &i1);
 	if (!b)
 		return NULL;
+	*idx = i1;
 	if (b->dev == (__u64)dev && tuple_eq(&b->key, k))
 		return b;
 	if (!create)
 		return NULL;
+	*idx = i0;
 	if (a->dev == XF_SLOT_FREE || (a->dev != XF_SLOT_BUSY && a->val.epoch + 1 < epoch))
 		return flow_claim(a, k, dev, queue, btf);
+	*idx = i1;
 	if (b->dev == XF_SLOT_FREE || (b->dev != XF_SLOT_BUSY && b->val.epoch + 1 < epoch))
 		return flow_claim(b, k, dev, queue, btf);
 	count(XF_CNT_UNTRACKED);
 	return NULL;
+}
+
+static __always_inline __u32 hidx_index(__u32 hash, const struct net_device *dev, const bool btf)
+{
+	return (hash ^ nm_mix32(RD(btf, dev, ifindex))) & targ_flow_mask;
+}
+
+/* The flow of an skb with a hash, through the hash index: no parse. */
+static __always_inline struct xf_slot *flow_by_hash(__u32 hash, const struct net_device *dev,
+						    const bool btf)
+{
+	__u32 hi, *si;
+	struct xf_slot *s;
+
+	if (!hash)
+		return NULL;
+	hi = hidx_index(hash, dev, btf);
+	si = bpf_map_lookup_elem(&hidx, &hi);
+	if (!si)
+		return NULL;
+	s = bpf_map_lookup_elem(&flows, si);
+	if (!s || s->dev != (__u64)dev || s->hash != hash)
+		return NULL;
+	return s;
+}
+
+/* After a parse found the flow's slot: the index points there for this hash. */
+static __always_inline void hidx_set(struct xf_slot *s, __u32 idx, __u32 hash,
+				     const struct net_device *dev, const struct nm_flow *f,
+				     const bool btf)
+{
+	__u32 hi, *si;
+
+	if (f->proto == NM_IPPROTO_TCP || f->proto == NM_IPPROTO_UDP)
+		s->val.hdrlen = f->hdrlen;
+	if (!hash)
+		return;
+	hi = hidx_index(hash, dev, btf);
+	si = bpf_map_lookup_elem(&hidx, &hi);
+	if (si && *si != idx)
+		*si = idx;
+	if (s->hash != hash)
+		s->hash = hash;
+}
+
+/* TCP/UDP payload of skb from the header length its flow's last parse saw */
+static __always_inline __u32 payload_of(const struct xf_slot *s, __u32 len)
+{
+	if (s->key.proto != NM_IPPROTO_TCP && s->key.proto != NM_IPPROTO_UDP)
+		return 0;
+	return len > s->val.hdrlen ? len - s->val.hdrlen : 0;
 }
 
 static __always_inline void set_bits(__u64 *mask, __u64 bit)
@@ -221,19 +291,27 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	struct xf_dev_stats *ds;
 	struct xf_slot *s;
 	struct xf_flow *fl;
-	__u32 queue, segs, prev, len;
+	__u32 queue, segs, prev, len, hash, idx = 0, payload;
 	bool sw = false, risky = false;
 
-	if (!flow_key(skb, dev, &k, &f, btf))
-		return;
 	queue = RD(btf, skb, queue_mapping);
-	s = flow_find(&k, dev, true, queue, btf);
-	if (!s)
-		return;
+	len = RD(btf, skb, len);
+	hash = RD(btf, skb, hash);
+	s = flow_by_hash(hash, dev, btf);
+	if (s) {
+		payload = payload_of(s, len);
+	} else {
+		if (!flow_key(skb, dev, &k, &f, btf))
+			return;
+		s = flow_find(&k, dev, true, queue, &idx, btf);
+		if (!s)
+			return;
+		hidx_set(s, idx, hash, dev, &f, btf);
+		payload = f.payload;
+	}
 	fl = &s->val;
 	/* gso_segs needs a probe read: only non-linear skbs can be GSO */
 	segs = RD(btf, skb, data_len) ? nm_skb_segs_x(skb, btf) : 1;
-	len = RD(btf, skb, len);
 
 	if (fl->epoch != epoch) {
 		/* idle a whole interval: nothing left in any queue (drops leak counts) */
@@ -257,8 +335,8 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	set_bits(&fl->cpus, 1ULL << (bpf_get_smp_processor_id() & 63));
 	if (!(fl->has_sk & (RD(btf, skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK)))
 		fl->has_sk |= RD(btf, skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK;
-	if (f.payload)
-		__sync_fetch_and_add(&fl->inflight[queue & (XF_INFLIGHT_SLOTS - 1)], f.payload);
+	if (payload)
+		__sync_fetch_and_add(&fl->inflight[queue & (XF_INFLIGHT_SLOTS - 1)], payload);
 	fl->packets += segs;
 	fl->bytes += len;
 
@@ -285,25 +363,43 @@ static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_
 	struct xf_dev_stats *ds;
 	struct xf_slot *s;
 	struct xf_flow *fl;
-	__u32 queue, slot, end, *inflight;
+	__u32 queue, slot, end, *inflight, hash, idx = 0, payload;
+	bool parsed = false;
 
-	if (!flow_key(skb, dev, &k, &f, btf))
-		return;
 	queue = RD(btf, skb, queue_mapping);
-	s = flow_find(&k, dev, false, queue, btf);
-	if (!s) {
-		count(XF_CNT_XMIT_NO_FLOW);
-		return;
+	hash = RD(btf, skb, hash);
+	s = flow_by_hash(hash, dev, btf);
+	if (s) {
+		payload = payload_of(s, RD(btf, skb, len));
+	} else {
+		if (!flow_key(skb, dev, &k, &f, btf))
+			return;
+		s = flow_find(&k, dev, false, queue, &idx, btf);
+		if (!s) {
+			count(XF_CNT_XMIT_NO_FLOW);
+			return;
+		}
+		hidx_set(s, idx, hash, dev, &f, btf);
+		payload = f.payload;
+		parsed = true;
 	}
 	fl = &s->val;
 	slot = queue & (XF_INFLIGHT_SLOTS - 1);
 	inflight = &fl->inflight[slot];
-	if (*inflight >= f.payload)
-		__sync_fetch_and_add(inflight, -f.payload);
+	if (*inflight >= payload)
+		__sync_fetch_and_add(inflight, -payload);
 	else
 		*inflight = 0;
 
-	if (f.proto != NM_IPPROTO_TCP || !f.payload)
+	/*
+	 * Reordering needs the sequence, so a parse; a flow that was only ever
+	 * queued on one queue cannot be reordered by a switch: no parse for it.
+	 */
+	if (s->key.proto != NM_IPPROTO_TCP || !(fl->queues & (fl->queues - 1)))
+		return;
+	if (!parsed && nm_parse_skb_x(skb, &f, btf))
+		return;
+	if (!f.payload)
 		return;
 	end = f.seq + f.payload;
 	if (fl->seq_valid && nm_seq_before(f.seq, fl->max_seq_end) && fl->max_seq_queue != queue) {

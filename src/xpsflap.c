@@ -711,6 +711,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	struct xpsflap_bpf *skel = p;
 
 	bpf_map__set_max_entries(skel->maps.flows, env.max_flows);
+	bpf_map__set_max_entries(skel->maps.hidx, env.max_flows);
 	skel->rodata->targ_flow_mask = env.max_flows - 1;
 	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
 			  skel->rodata->targ_ifindex);

@@ -50,7 +50,8 @@ struct xf_flow {
 	__u32 switches;		/* picks that chose another queue than the previous one */
 	__u32 risky_switches;	/* ... while the previous queue still held the flow's packets */
 	__u8 has_sk;		/* XF_SEEN_* bits */
-	__u8 pad[3];
+	__u8 pad;
+	__u16 hdrlen;		/* TCP/UDP: header bytes before the payload, at the last parse */
 
 	__u64 packets __attribute__((aligned(64)));	/* segments queued (GSO: gso_segs) */
 	__u64 bytes;
@@ -81,7 +82,7 @@ struct xf_slot {
 	__u64 dev;
 	struct xf_flow_key key;
 	__u32 dev_slot;		/* index into dev_stats / XF_DEV_QUEUES, or XF_NO_DEV_SLOT */
-	__u32 pad;
+	__u32 hash;		/* skb->hash of the flow's last parsed skb: the hash index's check */
 	struct xf_flow val;	/* from the second cache line on */
 };
 

@@ -41,10 +41,15 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 
 @test "xpsflap: the bridged flow is flagged on two queues, with switches and reordering" {
 	"$XF" up --queues 2 --xps on
-	measure "$TMP/out"
-	run flow "$TMP/out"
-	assert_success
-	echo "$output"
+	# reordering needs two CPUs to transmit the flow at the same moment: the
+	# lab makes that likely in 4 s, not certain, so a second run is allowed
+	for try in 1 2; do
+		measure "$TMP/out"
+		run flow "$TMP/out"
+		assert_success
+		echo "run $try: $output"
+		[ "$(echo "$output" | jq '.reordered')" -gt 0 ] && break
+	done
 	[ "$(echo "$output" | jq '.queues | length')" -ge 2 ]
 	[ "$(echo "$output" | jq '.switches')" -gt 0 ]
 	[ "$(echo "$output" | jq '.reordered')" -gt 0 ]
@@ -79,19 +84,23 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	[ "$(jq 'select(.type == "interval") | .flows_flapping' "$TMP/out")" = 0 ]
 }
 
-@test "xpsflap --pin: switches fall to 0, reordering falls, XPS restored at exit" {
+@test "xpsflap --pin: switches and reordering fall to 0, XPS restored at exit" {
 	"$XF" up --queues 2 --xps on
 	measure "$TMP/before"
 	before=$(flow "$TMP/before")
 	echo "without --pin: $before"
 	[ "$(echo "$before" | jq '.switches')" -gt 0 ]
-	[ "$(echo "$before" | jq '.reordered')" -gt 0 ]
+	# switches while the old queue held data: what reorders (whether this run
+	# caught a reordered segment is the race of the test above)
+	[ "$(echo "$before" | jq '.risky_switches + .reordered')" -gt 0 ]
 
 	measure "$TMP/after" --pin
 	after=$(flow "$TMP/after")
 	echo "with --pin: $after"
+	# one queue: no switch, so nothing to reorder
 	[ "$(echo "$after" | jq '.switches')" = 0 ]
-	[ "$(echo "$after" | jq '.reordered')" -lt "$(echo "$before" | jq '.reordered')" ]
+	[ "$(echo "$after" | jq '.risky_switches')" = 0 ]
+	[ "$(echo "$after" | jq '.reordered')" = 0 ]
 	grep -q "xps_cpus 1 -> 0" "$TMP/after.err"
 	# the tool says plainly which lever the kernel offers
 	if zcat /proc/config.gz 2>/dev/null | grep -qE '^CONFIG_NET_ACT_SKBEDIT=[ym]'; then
