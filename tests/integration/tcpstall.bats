@@ -174,5 +174,8 @@ storm_run() {
 	fi
 	grep -q "without quickack" "$TMP/out.err"
 	[[ $(lab_exec ts-rcv ip route show 198.18.1.1) == *"quickack 1"* ]]
-	assert_equal "$(defer)" 0
+	# --fix=routes leaves tcp_backlog_ack_defer alone (where the kernel has it: 6.7+)
+	if [ -e /proc/sys/net/ipv4/tcp_backlog_ack_defer ]; then
+		assert_equal "$(defer)" 0
+	fi
 }
