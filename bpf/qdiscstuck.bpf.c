@@ -196,7 +196,10 @@ static __always_inline void on_queue(const struct sk_buff *skb, const bool btf)
 		__sync_fetch_and_add(&t->kicks, 1);
 }
 
-/* ---- hook __qdisc_run: rung 1 where fentry/fexit load, else the dequeue tracepoint ---- */
+/*
+ * ---- hook __qdisc_run: rung 1 where fentry/fexit load (the runs, the
+ * watchdog arms and the dequeue tracepoint), else the dequeue tracepoint ----
+ */
 
 SEC("fentry/__qdisc_run")
 int BPF_PROG(qs_run_fentry, struct Qdisc *q)
@@ -226,6 +229,31 @@ int BPF_PROG(qs_run_fexit, struct Qdisc *q)
 		v->null_txq_state = state;
 		v->last_was_null = 1;
 	}
+	return 0;
+}
+
+/*
+ * A shaper arms its watchdog when it holds packets back (tbf, htb, fq, netem,
+ * cake, cbs... through qdisc_watchdog_schedule_ns, an inline wrapper of this
+ * one): the timer says when it will run again. With it a shaped backlog is
+ * told from one that nothing will run: a timer that is due, or a timer that
+ * was due long ago without a run since. Its expiry is comparable with
+ * bpf_ktime_get_ns() only on CLOCK_MONOTONIC (etf: TAI).
+ */
+SEC("fentry/qdisc_watchdog_schedule_range_ns")
+int BPF_PROG(qs_wd_arm_fentry, struct qdisc_watchdog *wd, u64 expires, u64 delta_ns)
+{
+	struct Qdisc *q = BPF_CORE_READ(wd, qdisc);
+	struct qs_qdisc *v;
+
+	if (!q)
+		return 0;
+	v = qd_get(q);
+	if (!v)
+		return 0;
+	v->wd_armed_ns = bpf_ktime_get_ns();
+	v->wd_expires_ns = BPF_CORE_READ(wd, timer.base, clockid) == 1 /* CLOCK_MONOTONIC */ ?
+			   expires : 0;
 	return 0;
 }
 

@@ -52,11 +52,17 @@ struct {
 
 NM_COUNTERS(TS_CNT_MAX)
 
-/* fentry/fexit __release_sock rung: depth of backlog runs on this CPU */
+/*
+ * fentry/fexit __release_sock rung: the sockets whose backlog is being run
+ * now. Keyed by socket, not by CPU: softirqs run nested in a backlog run
+ * (its spin_unlock_bh, its transmits) and deliver to other sockets on that
+ * CPU, which a per-CPU flag took for owned (in the 6.1 guest the sender's
+ * backlog runs made the receiver's softirq CPU look like its reader's).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);	/* struct sock * */
 	__type(value, __u32);
 } in_release SEC(".maps");
 
@@ -143,13 +149,11 @@ __u32 release_rung = 0;
 
 static __always_inline bool sk_owned(const struct sock *sk, const bool btf)
 {
-	__u32 zero = 0, *depth;
+	__u64 key = (__u64)sk;
 
 	/* the rung sees the backlog run itself: only what happens inside it */
-	if (release_rung) {
-		depth = bpf_map_lookup_elem(&in_release, &zero);
-		return depth && *depth;
-	}
+	if (release_rung)
+		return bpf_map_lookup_elem(&in_release, &key) != NULL;
 	return RD(btf, sk, sk_lock.owned) != 0;
 }
 
@@ -451,20 +455,19 @@ int BPF_PROG(ts_drop_tp, struct sk_buff *skb, void *location, int reason)
 SEC("fentry/__release_sock")
 int BPF_PROG(ts_release_enter, struct sock *sk)
 {
-	__u32 zero = 0, *depth = bpf_map_lookup_elem(&in_release, &zero);
+	__u64 key = (__u64)sk;
+	__u32 one = 1;
 
-	if (depth)
-		*depth += 1;
+	bpf_map_update_elem(&in_release, &key, &one, BPF_ANY);
 	return 0;
 }
 
 SEC("fexit/__release_sock")
 int BPF_PROG(ts_release_exit, struct sock *sk)
 {
-	__u32 zero = 0, *depth = bpf_map_lookup_elem(&in_release, &zero);
+	__u64 key = (__u64)sk;
 
-	if (depth && *depth)
-		*depth -= 1;
+	bpf_map_delete_elem(&in_release, &key);
 	return 0;
 }
 

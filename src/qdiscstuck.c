@@ -173,15 +173,14 @@ static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
 	hooks[HOOK_RUN].name = "__qdisc_run";
 	/*
-	 * The dequeue tracepoint comes first: in the 6.1 VM the fentry/fexit
-	 * rung still called tbf/htb at a tiny rate stuck (a false alarm), so
-	 * it is used only when asked for (--hooks=fentry) until it tells a
-	 * shaper's empty dequeue from a stuck qdisc. It keeps the tracepoint
-	 * beside the runs for that evidence.
+	 * Rung 1: the runs (fentry/fexit), the dequeue tracepoint for what each
+	 * dequeue gave, and the watchdog arms, which tell a shaper holding its
+	 * backlog until a due time from one that nothing will run again.
 	 */
-	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_tp, NULL);
 	nm_hook_rung3(&hooks[HOOK_RUN], skel->progs.qs_run_fentry, skel->progs.qs_run_fexit,
 		      skel->progs.qs_dequeue_tp);
+	nm_hook_rung_add(&hooks[HOOK_RUN], skel->progs.qs_wd_arm_fentry);
+	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_tp, NULL);
 	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_raw, NULL);
 	hooks[HOOK_ENQ].name = "qdisc_enqueue";
 	nm_hook_rung(&hooks[HOOK_ENQ], skel->progs.qs_enqueue_tp, NULL);
@@ -442,6 +441,7 @@ static void observe(const struct qrow *r, uint64_t now, struct qs_obs *o)
 	o->last_deq_ns = r->own_bpf ? r->bpf.last_deq_ns : 0;
 	o->last_was_null = r->bpf.last_was_null;
 	o->null_txq_state = r->bpf.null_txq_state;
+	o->wd_expires_ns = r->bpf.wd_expires_ns;
 	o->sampled = r->bpf.sample_ns != 0;
 	o->q_state = r->bpf.s_state;
 	o->running = r->bpf.s_running;
@@ -632,6 +632,12 @@ static void json_row(const struct qrow *r, uint64_t now)
 		nm_json_bool(&j, "scheduled", r->bpf.s_state & QS_Q_SCHED);
 		nm_json_bool(&j, "missed", r->bpf.s_state & QS_Q_MISSED);
 		nm_json_bool(&j, "running", r->bpf.s_running);
+	}
+	/* ms until the shaper's watchdog fires (negative: overdue); null where not seen */
+	if (r->have_bpf && r->bpf.wd_expires_ns) {
+		nm_json_i64(&j, "watchdog_ms", ((int64_t)r->bpf.wd_expires_ns - (int64_t)now) / 1000000);
+	} else {
+		nm_json_str(&j, "watchdog_ms", NULL);
 	}
 	nm_json_end(&j);
 }

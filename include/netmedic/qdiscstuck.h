@@ -62,6 +62,13 @@ struct qs_qdisc {
 	__u8 last_was_null;	/* the last dequeue attempt returned nothing */
 	__u8 ignored;		/* not on a --dev device: the entry only makes its events cheap */
 	__u8 pad[2];
+	/*
+	 * fentry rung only: the qdisc's watchdog (the timer of tbf, htb, fq,
+	 * netem...) asked to fire at wd_expires_ns (CLOCK_MONOTONIC, as
+	 * bpf_ktime_get_ns; 0 when its clock is another one, e.g. TAI).
+	 */
+	__u64 wd_armed_ns;	/* last qdisc_watchdog_schedule_range_ns; 0: never seen */
+	__u64 wd_expires_ns;
 	/* filled by the sampler program, run by userspace before each report */
 	__u64 sample_ns;
 	__u32 s_state;		/* qdisc->state (QS_Q_*) */

@@ -86,13 +86,26 @@ static enum qs_state classify(struct qs_track *t, const struct qs_obs *o, bool m
 		return moved ? QS_OK : QS_IDLE;
 	if (t->txq_state & QS_TXQ_STOPPED)
 		return age >= threshold_ns ? QS_DRIVER_STOPPED : QS_OK;
-	/*
-	 * A shaper that answered its last dequeue with nothing, on a queue
-	 * that can take packets, has armed its watchdog: that is what the
-	 * kernel's timer shapers do when they hold a backlog.
-	 */
-	if (o->shaper && ((o->have_events && o->last_was_null) || age < threshold_ns))
-		return QS_SHAPED;
+	if (o->shaper) {
+		/*
+		 * Seen arming its watchdog (fentry rung): shaped while the timer
+		 * is due, or due less than the threshold ago (its run may be
+		 * late). A timer due long ago with no progress since means
+		 * nothing ran the shaper when it fired: judged below.
+		 */
+		if (o->wd_expires_ns && o->now_ns < o->wd_expires_ns + threshold_ns)
+			return QS_SHAPED;
+		/*
+		 * Without the timer in view: a shaper that answered its last
+		 * dequeue with nothing, on a queue that can take packets, has
+		 * armed its watchdog (what the kernel's timer shapers do when
+		 * they hold a backlog).
+		 */
+		if (!o->wd_expires_ns && o->have_events && o->last_was_null)
+			return QS_SHAPED;
+		if (age < threshold_ns)
+			return QS_SHAPED;
+	}
 	if (age < threshold_ns)
 		return QS_OK;
 	/* scheduled or running: NET_TX will dequeue it (late, but not stuck) */

@@ -38,6 +38,13 @@ struct qs_obs {
 	uint64_t last_deq_ns;		/* 0: none seen */
 	bool last_was_null;		/* its last dequeue attempt gave nothing */
 	uint32_t null_txq_state;	/* txq->state at that empty dequeue */
+	/*
+	 * The watchdog of that qdisc (fentry rung): when it was last asked to
+	 * fire, on the same clock as now_ns. 0: not seen (the tracepoint
+	 * rungs, a shaper that never armed it, or a clock other than
+	 * CLOCK_MONOTONIC).
+	 */
+	uint64_t wd_expires_ns;
 	/* the sampler's snapshot of that qdisc, taken just before the sweep */
 	bool sampled;
 	uint32_t q_state;		/* QS_Q_* */

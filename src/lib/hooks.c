@@ -34,6 +34,20 @@ void nm_hook_rung3(struct nm_hook *h, struct bpf_program *p0, struct bpf_program
 	h->rungs[h->nrungs - 1].progs[2] = p2;
 }
 
+void nm_hook_rung_add(struct nm_hook *h, struct bpf_program *p)
+{
+	struct nm_rung *r;
+
+	if (!h->nrungs)
+		return;
+	r = &h->rungs[h->nrungs - 1];
+	for (int i = 0; i < NM_RUNG_PROGS; i++)
+		if (!r->progs[i]) {
+			r->progs[i] = p;
+			return;
+		}
+}
+
 void nm_hook_rung_virtual(struct nm_hook *h, const char *label)
 {
 	nm_hook_rung(h, NULL, NULL);

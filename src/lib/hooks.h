@@ -39,6 +39,8 @@ void nm_hook_rung(struct nm_hook *h, struct bpf_program *p0, struct bpf_program 
 /* A rung of three programs (e.g. fentry + fexit + a tracepoint they need). */
 void nm_hook_rung3(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1,
 		   struct bpf_program *p2);
+/* One more program in the hook's last rung (up to NM_RUNG_PROGS in all). */
+void nm_hook_rung_add(struct nm_hook *h, struct bpf_program *p);
 /*
  * A rung served by other programs (e.g. the owner bit read at a tracepoint
  * another hook attaches): always available, named by label.

@@ -166,13 +166,19 @@ storm_run() {
 	storm_run "$TMP/out" 6 -i 1.5 -c 4 --fix=routes
 	run acks "$TMP/out"
 	echo "$output"
-	[ "$(echo "$output" | head -1 | jq .storm)" = true ]
-	[ "$(echo "$output" | tail -1 | jq '.storm == false and (.causes | index("quickack_route") == null)')" = true ]
+	# the first interval with enough segments to judge (200; under TCG the
+	# first one may hold only the flow's start) is a storm, the fix follows
+	[ "$(echo "$output" | jq -s 'map(select(.data_segs_in >= 200)) | .[0].storm')" = true ]
+	# and the last, with the flow still running, is none, without the route
+	[ "$(echo "$output" | tail -1 | jq '.data_segs_in >= 200 and .storm == false and (.causes | index("quickack_route") == null)')" = true ]
 	# who reads it: the lab's reader (where the kernel has sock_recv_length, 6.3+)
 	if "$BIN/tcpstall" --list-hooks | grep -qE '^app_io +1 .* chosen$'; then
 		[ "$(echo "$output" | tail -1 | jq -r .comm)" = nm-tcp ]
 	fi
 	grep -q "without quickack" "$TMP/out.err"
 	[[ $(lab_exec ts-rcv ip route show 198.18.1.1) == *"quickack 1"* ]]
-	assert_equal "$(defer)" 0
+	# --fix=routes leaves tcp_backlog_ack_defer alone (where the kernel has it: 6.7+)
+	if [ -e /proc/sys/net/ipv4/tcp_backlog_ack_defer ]; then
+		assert_equal "$(defer)" 0
+	fi
 }

@@ -27,6 +27,7 @@ struct rec {
 	int running;
 	uint32_t txq_state;
 	int last_was_null;
+	uint64_t wd_expires_ms;	/* the watchdog seen armed for then (fentry rung); 0: not seen */
 	enum qs_state want;
 };
 
@@ -40,6 +41,7 @@ static struct qs_obs obs(const struct rec *r, bool shaper)
 		.last_was_null = r->last_was_null, .null_txq_state = r->txq_state,
 		.sampled = true, .q_state = r->q_state, .running = r->running,
 		.txq_state = r->txq_state,
+		.wd_expires_ns = r->wd_expires_ms ? T0 + r->wd_expires_ms * MS : 0,
 	};
 	return o;
 }
@@ -203,6 +205,54 @@ static void test_shaper_is_shaped_never_stuck(void **state)
 	assert_int_equal(t.entered[QS_SHAPED], 1);
 }
 
+/*
+ * tbf at 8 kbit on the fentry rung: the watchdog is seen armed for the next
+ * packet a second ahead. Shaped at every sweep, even one that lands between
+ * a dequeue that gave a packet and the next, empty, one.
+ */
+static void test_shaper_with_watchdog_due_is_shaped(void **state)
+{
+	(void)state;
+	struct rec recs[12];
+	struct qs_track t;
+
+	for (int i = 0; i < 12; i++) {
+		uint64_t at = i * 250, sec = at / 1000;
+		struct rec r = { .at_ms = at, .qlen = 30 - sec, .packets = 3 + sec,
+				 .last_deq_ms = 1 + sec * 1000, .last_was_null = i & 1,
+				 .wd_expires_ms = 1 + (sec + 1) * 1000, .want = QS_SHAPED };
+		recs[i] = r;
+	}
+	replay(recs, 12, true, &t);
+	assert_int_equal(t.entered[QS_SHAPED], 1);
+}
+
+/*
+ * A shaper whose timer was due long ago and that has not dequeued since:
+ * nothing ran it when the timer fired. Its last empty dequeue no longer
+ * makes it shaped: stuck once the timer is overdue by the threshold.
+ */
+static void test_shaper_with_overdue_watchdog_is_stuck(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 20, .packets = 10, .last_deq_ms = 1, .last_was_null = 1,
+		  .wd_expires_ms = 1001, .want = QS_SHAPED },
+		/* due 50 ms ago: the run may be late */
+		{ .at_ms = 1050, .qlen = 20, .packets = 10, .last_deq_ms = 1, .last_was_null = 1,
+		  .wd_expires_ms = 1001, .want = QS_SHAPED },
+		{ .at_ms = 1150, .qlen = 20, .packets = 10, .last_deq_ms = 1, .last_was_null = 1,
+		  .wd_expires_ms = 1001, .want = QS_STUCK },
+		/* it ran again: a packet left and the timer is armed for the next one */
+		{ .at_ms = 1400, .qlen = 19, .packets = 11, .last_deq_ms = 1390, .last_was_null = 1,
+		  .wd_expires_ms = 2390, .want = QS_SHAPED },
+	};
+	struct qs_track t;
+
+	replay(recs, 4, true, &t);
+	assert_int_equal(t.entered[QS_STUCK], 1);
+}
+
 /* The same backlog on a non-shaper with no progress is stuck. */
 static void test_no_progress_without_shaper_is_stuck(void **state)
 {
@@ -311,6 +361,8 @@ int main(void)
 		cmocka_unit_test(test_bql_and_frozen_are_driver_stopped),
 		cmocka_unit_test(test_recovery_from_driver_stopped),
 		cmocka_unit_test(test_shaper_is_shaped_never_stuck),
+		cmocka_unit_test(test_shaper_with_watchdog_due_is_shaped),
+		cmocka_unit_test(test_shaper_with_overdue_watchdog_is_stuck),
 		cmocka_unit_test(test_no_progress_without_shaper_is_stuck),
 		cmocka_unit_test(test_busy_flow_is_ok),
 		cmocka_unit_test(test_without_events_judged_by_counters),

@@ -53,7 +53,13 @@ up() {
 	lab_veth $QS_NS_A $QS_DEV $QS_NS_B $QS_PEER $q
 	lab_addr $QS_NS_A $QS_DEV $QS_SRC/24
 	lab_addr $QS_NS_B $QS_PEER $QS_DST/24
-	# the neighbour entry first: the burst must not wait in the ARP queue
+	# static neighbours both ways: the burst must not wait in the ARP queue,
+	# and no ARP may cross later (qb's unicast probe ~5 s after the ping,
+	# answered by qa, lands on a TX queue that the tests count)
+	lab_exec $QS_NS_A ip neigh replace $QS_DST dev $QS_DEV nud permanent \
+		lladdr "$(lab_exec $QS_NS_B cat /sys/class/net/$QS_PEER/address)"
+	lab_exec $QS_NS_B ip neigh replace $QS_SRC dev $QS_PEER nud permanent \
+		lladdr "$(lab_exec $QS_NS_A cat /sys/class/net/$QS_DEV/address)"
 	lab_wait_ping $QS_NS_A $QS_DST
 	case $sc in
 	stopped)
