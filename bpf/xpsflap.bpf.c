@@ -10,9 +10,10 @@
  * keep a queue until ooo_okay says no packet is in flight; forwarded skbs
  * have no such guard, and the switch reorders the flow.
  *
- * Per packet: one probe read of the headers and a direct-mapped slot of an
- * array (the verifier inlines array lookups: no hash, no helper call), no
- * events; per-queue totals go to a per-CPU array.
+ * Per packet: a direct-mapped slot of an array, found through an index of
+ * skb->hash (the verifier inlines array lookups: no hash map, no helper
+ * call), a parse only on an index miss; no events; per-queue totals go to a
+ * per-CPU array.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
