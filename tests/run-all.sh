@@ -4,6 +4,15 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 p=0 f=0
+res=$(mktemp)
+trap 'rm -f "$res"' EXIT
+# run CMD...: its output on stdout as it comes, its closing line counted.
+# (tee to a file, not tee /dev/stderr: when stderr is a log file,
+# reopening it through /dev/stderr truncates what was written before)
+run() {
+	"$@" | tee "$res"
+	tally "$(tail -1 "$res")"
+}
 tally() {
 	local line=$1
 	p=$((p + $(echo "$line" | sed -n 's/.* \([0-9]*\) passed.*/\1/p')))
@@ -12,9 +21,9 @@ tally() {
 for b in "$@"; do
 	b=$(cd "$b" && pwd) || { echo "no build directory $b"; f=$((f + 1)); continue; }
 	echo "== unit tests ($b)"
-	tally "$("$here/run-unit.sh" "$b"/tests/test_* | tee /dev/stderr | tail -1)"
+	run "$here/run-unit.sh" "$b"/tests/test_*
 	echo "== integration tests ($b)"
-	tally "$(NETMEDIC_BUILD=$b "$here/run-integration.sh" | tee /dev/stderr | tail -1)"
+	NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 done
 echo "netmedic: $p passed, $f failed"
 [ "$f" = 0 ]
