@@ -163,17 +163,17 @@ static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, struct xf_f
 						  const struct net_device *dev, __u32 queue,
 						  const bool btf)
 {
-	__u64 old = s->dev;
+	__u64 old = s->val.dev;
 
-	if (__sync_val_compare_and_swap(&s->dev, old, XF_SLOT_BUSY) != old)
+	if (__sync_val_compare_and_swap(&s->val.dev, old, XF_SLOT_BUSY) != old)
 		return NULL;
 	if (old != XF_SLOT_FREE)
 		count(XF_CNT_EVICTED);
 	if (!targ_ndevs)
 		k->netns = nm_dev_netns_x(dev, btf);
 	s->key = *k;
-	s->hash = 0;	/* the old flow's hash no longer leads here */
-	__builtin_memset(&s->val, 0, sizeof(s->val));
+	/* all but dev, which stays BUSY: the old flow's hash no longer leads here */
+	__builtin_memset((char *)&s->val + sizeof(s->val.dev), 0, sizeof(s->val) - sizeof(s->val.dev));
 	s->val.first_ns = bpf_ktime_get_ns();
 	s->val.last_ns = s->val.first_ns;
 	s->val.last_queue = queue;
@@ -181,7 +181,7 @@ static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, struct xf_f
 	s->dev_slot = dev_slot_get(k->netns, k->ifindex);
 	count(XF_CNT_FLOWS_CREATED);
 	/* the address as a value: privileged programs may store pointers */
-	s->dev = (__u64)dev;
+	s->val.dev = (__u64)dev;
 	return s;
 }
 
@@ -200,21 +200,21 @@ static __always_inline struct xf_slot *flow_find(struct xf_flow_key *k, const st
 	if (!a)
 		return NULL;
 	*idx = i0;
-	if (a->dev == (__u64)dev && tuple_eq(&a->key, k))
+	if (a->val.dev == (__u64)dev && tuple_eq(&a->key, k))
 		return a;
 	b = bpf_map_lookup_elem(&flows, &i1);
 	if (!b)
 		return NULL;
 	*idx = i1;
-	if (b->dev == (__u64)dev && tuple_eq(&b->key, k))
+	if (b->val.dev == (__u64)dev && tuple_eq(&b->key, k))
 		return b;
 	if (!create)
 		return NULL;
 	*idx = i0;
-	if (a->dev == XF_SLOT_FREE || (a->dev != XF_SLOT_BUSY && a->val.epoch + 1 < epoch))
+	if (a->val.dev == XF_SLOT_FREE || (a->val.dev != XF_SLOT_BUSY && a->val.epoch + 1 < epoch))
 		return flow_claim(a, k, dev, queue, btf);
 	*idx = i1;
-	if (b->dev == XF_SLOT_FREE || (b->dev != XF_SLOT_BUSY && b->val.epoch + 1 < epoch))
+	if (b->val.dev == XF_SLOT_FREE || (b->val.dev != XF_SLOT_BUSY && b->val.epoch + 1 < epoch))
 		return flow_claim(b, k, dev, queue, btf);
 	count(XF_CNT_UNTRACKED);
 	return NULL;
@@ -239,7 +239,7 @@ static __always_inline struct xf_slot *flow_by_hash(__u32 hash, const struct net
 	if (!si)
 		return NULL;
 	s = bpf_map_lookup_elem(&flows, si);
-	if (!s || s->dev != (__u64)dev || s->hash != hash)
+	if (!s || s->val.dev != (__u64)dev || s->val.hash != hash)
 		return NULL;
 	return s;
 }
@@ -259,8 +259,8 @@ static __always_inline void hidx_set(struct xf_slot *s, __u32 idx, __u32 hash,
 	si = bpf_map_lookup_elem(&hidx, &hi);
 	if (si && *si != idx)
 		*si = idx;
-	if (s->hash != hash)
-		s->hash = hash;
+	if (s->val.hash != hash)
+		s->val.hash = hash;
 }
 
 /* TCP/UDP payload of skb from the header length its flow's last parse saw */

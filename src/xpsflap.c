@@ -344,7 +344,7 @@ static int read_flows(const struct xf_slot *tab, size_t slots, struct snapshot *
 	for (size_t i = 0; i < slots; i++) {
 		const struct xf_slot *sl = &tab[i];
 
-		if (sl->dev == XF_SLOT_FREE || sl->dev == XF_SLOT_BUSY)
+		if (sl->val.dev == XF_SLOT_FREE || sl->val.dev == XF_SLOT_BUSY)
 			continue;
 		if (s->n == s->cap) {
 			size_t cap = s->cap ? s->cap * 2 : 1024;

@@ -35,16 +35,21 @@ struct xf_flow_key {
 } __attribute__((aligned(8)));	/* compared 8 bytes at a time */
 
 /*
- * Laid out by who writes it: the first cache line is read by every pick and
- * written on a switch or a new interval; the second is written by every pick
- * and every transmit, so a flow that moves between CPUs moves one line.
+ * Laid out by who touches it: the first cache line is all a pick or a
+ * transmit reads to know the flow (written on a switch or a new interval);
+ * the second is written by every pick and every transmit, so a flow that
+ * moves between CPUs moves one line; the third is cold.
  */
 struct xf_flow {
+	/*
+	 * The slot's owner: the net_device's address while the slot holds a
+	 * flow, 0 while it is free, 1 while a CPU fills it (XF_SLOT_*).
+	 */
+	__u64 dev;
+	__u32 hash;		/* skb->hash of the flow's last parsed skb: the hash index's check */
+	__u32 epoch;		/* report interval of the last pick (see xpsflap.bpf.c) */
 	__u64 queues;		/* bitmap of TX queues the flow was queued on */
 	__u64 cpus;		/* bitmap of CPUs that picked its queue (cpu & 63) */
-	__u64 first_ns;
-	__u64 last_ns;		/* first pick of the latest interval it was picked in */
-	__u32 epoch;		/* report interval of the last pick (see xpsflap.bpf.c) */
 	__u32 epoch_switches;	/* switches in that interval */
 	__u32 last_queue;
 	__u32 switches;		/* picks that chose another queue than the previous one */
@@ -68,21 +73,21 @@ struct xf_flow {
 	__u16 max_seq_queue;	/* the queue that transmitted it */
 	__u8 seq_valid;
 	__u8 pad2;
+
+	__u64 first_ns __attribute__((aligned(64)));
+	__u64 last_ns;		/* first pick of the latest interval it was picked in */
 } __attribute__((aligned(64)));
 
 /*
- * One slot of the flow table (an mmap-able array): dev is the net_device's
- * address while the slot holds a flow, 0 while it is free, 1 while a CPU
- * fills it. The flow is dev and key's tuple; key's netns and ifindex are
- * filled in when the slot is claimed, for userspace.
+ * One slot of the flow table (an mmap-able array). The flow is val.dev and
+ * key's tuple; key's netns and ifindex are filled in when the slot is
+ * claimed, for userspace.
  */
 #define XF_SLOT_FREE	0
 #define XF_SLOT_BUSY	1
 struct xf_slot {
-	__u64 dev;
 	struct xf_flow_key key;
 	__u32 dev_slot;		/* index into dev_stats / XF_DEV_QUEUES, or XF_NO_DEV_SLOT */
-	__u32 hash;		/* skb->hash of the flow's last parsed skb: the hash index's check */
 	struct xf_flow val;	/* from the second cache line on */
 };
 
