@@ -100,33 +100,25 @@ static __always_inline void tag(struct sock *sk)
 		*idle = 0;
 }
 
-/* The filters that need no more than the netns and ports: every hook applies them first. */
-static __always_inline bool sk_watched(const struct sock *sk, __u16 *lport, __u16 *rport,
-				       const bool btf)
-{
-	if (targ_netns_ino) {
-		__u32 ino = btf ? sk->__sk_common.skc_net.net->ns.inum :
-				  BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
-
-		if (ino != targ_netns_ino)
-			return false;
-	}
-	*lport = RD(btf, sk, __sk_common.skc_num);
-	*rport = bpf_ntohs(RD(btf, sk, __sk_common.skc_dport));
-	return !targ_port || *lport == targ_port || *rport == targ_port;
-}
-
 /*
- * The socket's flow, local end first, filtered as it is read: the netns and
- * ports come first, so flows of other namespaces or ports cost two loads.
- * btf: sk is a BTF pointer (direct loads) rather than a raw_tp argument.
+ * The socket's netns and ports, and whether the filters (--netns, --port)
+ * take it: every hook asks this first, so flows of other namespaces or
+ * ports cost these loads only.
  */
-static __always_inline bool sk_key_match(const struct sock *sk, struct ts_key *k, const bool btf)
+static __always_inline bool sk_watched(const struct sock *sk, struct ts_key *k, const bool btf)
 {
-	if (!sk_watched(sk, &k->lport, &k->rport, btf))
-		return false;
 	k->netns = btf ? sk->__sk_common.skc_net.net->ns.inum :
 			 BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	if (targ_netns_ino && k->netns != targ_netns_ino)
+		return false;
+	k->lport = RD(btf, sk, __sk_common.skc_num);
+	k->rport = bpf_ntohs(RD(btf, sk, __sk_common.skc_dport));
+	return !targ_port || k->lport == targ_port || k->rport == targ_port;
+}
+
+/* The rest of the flow key of a watched socket: its addresses, local end first. */
+static __always_inline void sk_key_addrs(const struct sock *sk, struct ts_key *k, const bool btf)
+{
 	k->family = RD(btf, sk, __sk_common.skc_family);
 	if (k->family == NM_AF_INET6) {
 		/* &array: the read takes sizeof(*dst), all 16 bytes */
@@ -136,6 +128,14 @@ static __always_inline bool sk_key_match(const struct sock *sk, struct ts_key *k
 		*(__u32 *)k->laddr = RD(btf, sk, __sk_common.skc_rcv_saddr);
 		*(__u32 *)k->raddr = RD(btf, sk, __sk_common.skc_daddr);
 	}
+}
+
+/* The socket's flow key, if the filters take it. btf: sk is a BTF pointer (direct loads). */
+static __always_inline bool sk_key_match(const struct sock *sk, struct ts_key *k, const bool btf)
+{
+	if (!sk_watched(sk, k, btf))
+		return false;
+	sk_key_addrs(sk, k, btf);
 	return true;
 }
 
@@ -158,45 +158,50 @@ static __always_inline bool sk_owned(const struct sock *sk, const bool btf)
 }
 
 /*
- * The socket's entry. A socket freed and another one allocated at the same
- * address would find the old entry: the ports tell them apart (a 4-tuple
- * reused at the same address at once is not told apart), and the entry
- * starts again.
+ * The entry of a watched socket (k: its netns and ports). A socket freed
+ * and another one allocated at the same address would find the old entry:
+ * the ports tell them apart (a 4-tuple reused at the same address at once
+ * is not told apart), and the entry starts again.
  */
-static __always_inline struct ts_acks *acks_get(const struct sock *sk, const bool btf)
+static __always_inline struct ts_acks *acks_lookup(const struct sock *sk, const struct ts_key *k)
 {
 	/* privileged programs may use a pointer's value as a key */
 	__u64 addr = (__u64)sk;
-	struct ts_acks *a;
-	__u16 lport, rport;
+	struct ts_acks *a = bpf_map_lookup_elem(&acks, &addr);
 
-	if (!sk_watched(sk, &lport, &rport, btf))
-		return NULL;
-	a = bpf_map_lookup_elem(&acks, &addr);
-	if (a && a->key.lport == lport && a->key.rport == rport)
+	if (a && a->key.lport == k->lport && a->key.rport == k->rport)
 		return a;
 	return NULL;
 }
 
-static __always_inline struct ts_acks *acks_make(const struct sock *sk, const bool btf)
+/* A new entry for a watched socket (k: its netns and ports): the tuple is read once, here. */
+static __always_inline struct ts_acks *acks_make(const struct sock *sk, const struct ts_key *k,
+						 const bool btf)
 {
 	struct ts_acks zero = {};
 	__u64 addr = (__u64)sk;
 
-	if (!sk_key_match(sk, &zero.key, btf))
-		return NULL;
+	zero.key.netns = k->netns;
+	zero.key.lport = k->lport;
+	zero.key.rport = k->rport;
+	sk_key_addrs(sk, &zero.key, btf);
 	if (!bpf_map_update_elem(&acks, &addr, &zero, BPF_ANY))
 		count(TS_CNT_ACK_FLOWS_CREATED);
 	bpf_map_update_elem(&ack_index, &zero.key, &addr, BPF_ANY);
 	return bpf_map_lookup_elem(&acks, &addr);
 }
 
-/* acks_get, else a new entry if the socket is watched */
+/* The socket's entry, made on first use if the filters take the socket. */
 static __always_inline struct ts_acks *acks_get_make(const struct sock *sk, const bool btf)
 {
-	struct ts_acks *a = acks_get(sk, btf);
+	/* only netns and ports are written and read on the way to the lookup */
+	struct ts_key k;
+	struct ts_acks *a;
 
-	return a ? a : acks_make(sk, btf);
+	if (!sk_watched(sk, &k, btf))
+		return NULL;
+	a = acks_lookup(sk, &k);
+	return a ? a : acks_make(sk, &k, btf);
 }
 
 /* tcp_backlog_ack_defer of the socket's netns, read where the kernel has it (>= 6.7). */
@@ -606,7 +611,7 @@ static __always_inline bool sweep_sock(struct seq_file *seq, struct sock *sk, st
 	if (!sk_key_match(sk, &s.key, true))
 		return true;
 	fill_sample(&s, tp, write_seq, snd_nxt);
-	a = acks_get(sk, true);
+	a = acks_lookup(sk, &s.key);
 	if (a) {
 		s.pid = a->pid;
 		__builtin_memcpy(s.comm, a->comm, sizeof(s.comm));
