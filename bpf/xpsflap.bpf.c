@@ -294,6 +294,7 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	struct xf_flow *fl;
 	__u32 queue, segs, prev, len, hash, idx = 0, payload;
 	bool sw = false, risky = false;
+	__u8 seen;
 
 	queue = RD(btf, skb, queue_mapping);
 	len = RD(btf, skb, len);
@@ -334,8 +335,9 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	}
 	set_bits(&fl->queues, 1ULL << (queue < XF_MAX_QUEUE_BIT ? queue : XF_MAX_QUEUE_BIT));
 	set_bits(&fl->cpus, 1ULL << (bpf_get_smp_processor_id() & 63));
-	if (!(fl->has_sk & (RD(btf, skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK)))
-		fl->has_sk |= RD(btf, skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK;
+	seen = RD(btf, skb, sk) ? XF_SEEN_WITH_SK : XF_SEEN_WITHOUT_SK;
+	if (!(fl->has_sk & seen))
+		fl->has_sk |= seen;
 	if (payload)
 		__sync_fetch_and_add(&fl->inflight[queue & (XF_INFLIGHT_SLOTS - 1)], payload);
 	fl->packets += segs;
