@@ -152,17 +152,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = {
-	{ &nm_common_argp, 0, "Common options:", 1 },
-	{},
-};
-
-static const struct argp argp = {
-	.options = options,
-	.parser = parse_arg,
-	.doc = doc,
-	.children = children,
-};
+NM_ARGP(options, parse_arg, doc);
 
 /* ---- hooks ---- */
 
@@ -1113,6 +1103,19 @@ static void explain_stopped(const struct qrow *r, uint64_t now)
 		qs_txq_state_str(r->t->txq_state, st, sizeof(st)), who);
 }
 
+/* Explains a driver_stopped queue once per episode: again only after it left that state. */
+static void tell_stopped(const struct qrow *r, struct track_ent *e, uint64_t now)
+{
+	if (r->t->state != QS_DRIVER_STOPPED) {
+		e->told = false;
+		return;
+	}
+	if (!e->told) {
+		explain_stopped(r, now);
+		e->told = true;
+	}
+}
+
 static void remedies(struct qdiscstuck_bpf *skel, struct sweep *s, struct lock_state *ls)
 {
 	char dev[IF_NAMESIZE + 8];
@@ -1124,12 +1127,7 @@ static void remedies(struct qdiscstuck_bpf *skel, struct sweep *s, struct lock_s
 		if (!r->t)
 			continue;
 		e = track_ent_of(r->t);
-		if (r->t->state != QS_DRIVER_STOPPED)
-			e->told = false;
-		if (r->t->state == QS_DRIVER_STOPPED && !e->told) {
-			explain_stopped(r, s->now_ns);
-			e->told = true;
-		}
+		tell_stopped(r, e, s->now_ns);
 		if (r->t->state != QS_STUCK || r->txq < 0)
 			continue;
 		if (s->now_ns - e->last_kick_ns < KICK_RETRY_NS)
@@ -1159,17 +1157,10 @@ static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm
 		write_prom(skel, s, hooks);
 	if (env.fix)
 		remedies(skel, s, ls);
-	else
-		for (size_t i = 0; i < s->n; i++) {
-			struct qrow *r = &s->rows[i];
-			struct track_ent *e;
-
-			if (!r->t)
-				continue;
-			e = track_ent_of(r->t);
-			if (r->t->state == QS_DRIVER_STOPPED && !e->told && env.o.verbose)
-				explain_stopped(r, s->now_ns), e->told = true;
-		}
+	else if (env.o.verbose)
+		for (size_t i = 0; i < s->n; i++)
+			if (s->rows[i].t)
+				tell_stopped(&s->rows[i], track_ent_of(s->rows[i].t), s->now_ns);
 }
 
 static void print_start(const struct nm_hook *hooks)
