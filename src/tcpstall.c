@@ -184,17 +184,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child children[] = {
-	{ &nm_common_argp, 0, "Common options:", 1 },
-	{},
-};
-
-static const struct argp argp = {
-	.options = options,
-	.parser = parse_arg,
-	.doc = doc,
-	.children = children,
-};
+NM_ARGP(options, parse_arg, doc);
 
 /* ---- hooks ---- */
 

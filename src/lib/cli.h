@@ -43,6 +43,19 @@ struct nm_opts {
 /* The common options; add as a child of each tool's argp with input = struct nm_opts *. */
 extern const struct argp nm_common_argp;
 
+/* A CLI's argp, named argp: its options, parser and doc, the common options as a child. */
+#define NM_ARGP(opts, parser_fn, doc_str)					\
+	static const struct argp_child nm_argp_children[] = {			\
+		{ &nm_common_argp, 0, "Common options:", 1 },			\
+		{},								\
+	};									\
+	static const struct argp argp = {					\
+		.options = opts,						\
+		.parser = parser_fn,						\
+		.doc = doc_str,							\
+		.children = nm_argp_children,					\
+	}
+
 void nm_opts_init(struct nm_opts *o, const char *tool);
 
 /* "TOOL: error: ..." on stderr, one line. Returns code for `return nm_err(...)`. */
