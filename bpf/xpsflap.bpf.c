@@ -251,8 +251,12 @@ static __always_inline void hidx_set(struct xf_slot *s, __u32 idx, __u32 hash,
 {
 	__u32 hi, *si;
 
-	if (f->proto == NM_IPPROTO_TCP || f->proto == NM_IPPROTO_UDP)
+	if ((f->proto == NM_IPPROTO_TCP || f->proto == NM_IPPROTO_UDP) &&
+	    (f->payload || !s->val.hdr_ok)) {
 		s->val.hdrlen = f->hdrlen;
+		if (f->payload && !s->val.hdr_ok)
+			s->val.hdr_ok = 1;
+	}
 	if (!hash)
 		return;
 	hi = hidx_index(hash, dev, btf);
@@ -261,6 +265,16 @@ static __always_inline void hidx_set(struct xf_slot *s, __u32 idx, __u32 hash,
 		*si = idx;
 	if (s->val.hash != hash)
 		s->val.hash = hash;
+}
+
+/*
+ * The flow the hash index found can give skb's payload without a parse:
+ * its header length came from a data skb, or skb is no longer than the
+ * header it knows (a pure ACK after the SYN).
+ */
+static __always_inline bool hdr_known(const struct xf_slot *s, __u32 len)
+{
+	return s->val.hdr_ok || len <= s->val.hdrlen;
 }
 
 /* TCP/UDP payload of skb from the header length its flow's last parse saw */
@@ -275,6 +289,33 @@ static __always_inline void set_bits(__u64 *mask, __u64 bit)
 {
 	if (!(*mask & bit))
 		__sync_fetch_and_or(mask, bit);
+}
+
+/*
+ * A risky switch: the old queue still holds the flow's bytes, so segments
+ * of the new queue may leave before them. Transmit tracks the sequence
+ * from here; the highest sequence it kept before is stale (not tracked
+ * while no window was open), so it starts again.
+ */
+static __always_inline void watch_open(struct xf_flow *fl)
+{
+	__u32 w = fl->watch;
+
+	fl->risky_switches++;
+	if (!w)
+		fl->seq_valid = 0;
+	fl->watch = w + 1 ? w + 1 : 1;
+}
+
+/* Nothing of the flow is in flight on a queue other than its current one. */
+static __always_inline bool others_drained(const struct xf_flow *fl)
+{
+	__u32 cur = fl->last_queue & (XF_INFLIGHT_SLOTS - 1);
+
+	for (__u32 i = 0; i < XF_INFLIGHT_SLOTS; i++)
+		if (i != cur && fl->inflight[i])
+			return false;
+	return true;
 }
 
 /*
@@ -300,7 +341,7 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	len = RD(btf, skb, len);
 	hash = RD(btf, skb, hash);
 	s = flow_by_hash(hash, dev, btf);
-	if (s) {
+	if (s && hdr_known(s, len)) {
 		payload = payload_of(s, len);
 	} else {
 		if (!flow_key(skb, dev, &k, &f, btf))
@@ -317,8 +358,10 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 
 	if (fl->epoch != epoch) {
 		/* idle a whole interval: nothing left in any queue (drops leak counts) */
-		if (fl->epoch + 1 < epoch)
+		if (fl->epoch + 1 < epoch) {
 			__builtin_memset(fl->inflight, 0, sizeof(fl->inflight));
+			fl->watch = 0;
+		}
 		fl->epoch = epoch;
 		fl->epoch_switches = 0;
 		fl->last_ns = bpf_ktime_get_ns();
@@ -331,7 +374,7 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 		fl->switches++;
 		fl->epoch_switches++;
 		if (risky)
-			fl->risky_switches++;
+			watch_open(fl);
 	}
 	set_bits(&fl->queues, 1ULL << (queue < XF_MAX_QUEUE_BIT ? queue : XF_MAX_QUEUE_BIT));
 	set_bits(&fl->cpus, 1ULL << (bpf_get_smp_processor_id() & 63));
@@ -366,14 +409,15 @@ static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_
 	struct xf_dev_stats *ds;
 	struct xf_slot *s;
 	struct xf_flow *fl;
-	__u32 queue, slot, end, *inflight, hash, idx = 0, payload;
+	__u32 queue, slot, end, *inflight, hash, idx = 0, payload, w, len;
 	bool parsed = false;
 
 	queue = RD(btf, skb, queue_mapping);
 	hash = RD(btf, skb, hash);
+	len = RD(btf, skb, len);
 	s = flow_by_hash(hash, dev, btf);
-	if (s) {
-		payload = payload_of(s, RD(btf, skb, len));
+	if (s && hdr_known(s, len)) {
+		payload = payload_of(s, len);
 	} else {
 		if (!flow_key(skb, dev, &k, &f, btf))
 			return;
@@ -395,13 +439,17 @@ static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_
 		*inflight = 0;
 
 	/*
-	 * Reordering needs the sequence, so a parse; a flow that was only ever
-	 * queued on one queue cannot be reordered by a switch: no parse for it.
+	 * Reordering needs the sequence, so a parse: only inside a window that
+	 * a risky switch opened. Outside one, every queue but the current one
+	 * is empty of the flow, and a queue is FIFO: nothing can be reordered.
 	 */
-	if (s->key.proto != NM_IPPROTO_TCP || !(fl->queues & (fl->queues - 1)))
+	w = fl->watch;
+	if (!w || s->key.proto != NM_IPPROTO_TCP)
 		return;
 	if (!parsed && nm_parse_skb_x(skb, &f, btf))
 		return;
+	if (others_drained(fl))
+		__sync_val_compare_and_swap(&fl->watch, w, 0);
 	if (!f.payload)
 		return;
 	end = f.seq + f.payload;

@@ -482,6 +482,7 @@ static void json_flow(const struct xf_entry *e, uint32_t epoch)
 	nm_json_u64(&j, "last_queue", e->val.last_queue);
 	nm_json_u64(&j, "switches", e->val.switches);
 	nm_json_u64(&j, "risky_switches", e->val.risky_switches);
+	nm_json_u64(&j, "in_flight_bytes", xf_in_flight(&e->val));
 	nm_json_u64(&j, "reordered", e->val.reordered);
 	nm_json_u32_array(&j, "cpus", c, nc);
 	nm_json_u64(&j, "interval_switches", xf_interval_switches(&e->val, epoch));

@@ -55,7 +55,12 @@ struct xf_flow {
 	__u32 switches;		/* picks that chose another queue than the previous one */
 	__u32 risky_switches;	/* ... while the previous queue still held the flow's packets */
 	__u8 has_sk;		/* XF_SEEN_* bits */
-	__u8 pad;
+	/*
+	 * hdrlen was read from an skb that carried payload. A SYN's options make
+	 * its header longer than the data segments' that follow: a length
+	 * learned from it would leave each data segment's in-flight count short.
+	 */
+	__u8 hdr_ok;
 	__u16 hdrlen;		/* TCP/UDP: header bytes before the payload, at the last parse */
 
 	__u64 packets __attribute__((aligned(64)));	/* segments queued (GSO: gso_segs) */
@@ -73,6 +78,14 @@ struct xf_flow {
 	__u16 max_seq_queue;	/* the queue that transmitted it */
 	__u8 seq_valid;
 	__u8 pad2;
+	/*
+	 * Nonzero while a reordering is possible: from a risky switch until
+	 * every queue but the flow's current one has transmitted its in-flight
+	 * bytes. Only then does transmit read the sequence. Bumped by each
+	 * risky switch, so that a transmit closing a window it saw does not
+	 * close one opened since.
+	 */
+	__u32 watch;
 
 	__u64 first_ns __attribute__((aligned(64)));
 	__u64 last_ns;		/* first pick of the latest interval it was picked in */

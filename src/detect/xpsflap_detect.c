@@ -28,6 +28,15 @@ uint32_t xf_interval_switches(const struct xf_flow *f, uint32_t epoch)
 	return f->epoch == epoch ? f->epoch_switches : 0;
 }
 
+uint64_t xf_in_flight(const struct xf_flow *f)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < XF_INFLIGHT_SLOTS; i++)
+		n += f->inflight[i];
+	return n;
+}
+
 bool xf_flapping(const struct xf_flow *f, uint32_t epoch, uint32_t min_switches)
 {
 	return xf_nqueues(f->queues) >= 2 && xf_interval_switches(f, epoch) >= min_switches &&

@@ -27,6 +27,8 @@ bool xf_active(const struct xf_flow *f, uint64_t since_ns);
 bool xf_flapping(const struct xf_flow *f, uint32_t epoch, uint32_t min_switches);
 /* Switches in the report interval 'epoch'. */
 uint32_t xf_interval_switches(const struct xf_flow *f, uint32_t epoch);
+/* Payload bytes of the flow queued and not yet transmitted, over all its queues. */
+uint64_t xf_in_flight(const struct xf_flow *f);
 /* qsort order: most switches first, then risky switches, reordered, packets. */
 int xf_cmp_worst(const void *a, const void *b);
 /*

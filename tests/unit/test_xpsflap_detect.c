@@ -36,6 +36,18 @@ static void test_flapping_needs_switches_in_this_interval(void **state)
 	assert_false(xf_flapping(&f, 7, 2));
 }
 
+static void test_in_flight_sums_every_slot(void **state)
+{
+	(void)state;
+	struct xf_flow f = flow(0x3, 7, 5, 2000);
+
+	assert_int_equal(xf_in_flight(&f), 0);
+	f.inflight[0] = 4000000000u;	/* per slot a u32: the sum must not wrap */
+	f.inflight[1] = 1448;
+	f.inflight[XF_INFLIGHT_SLOTS - 1] = 2000000000u;
+	assert_true(xf_in_flight(&f) == 6000001448ull);
+}
+
 static void test_active(void **state)
 {
 	(void)state;
@@ -112,6 +124,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flapping_needs_switches_in_this_interval),
+		cmocka_unit_test(test_in_flight_sums_every_slot),
 		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_bits_and_queues),
 		cmocka_unit_test(test_worst_first),
