@@ -92,6 +92,7 @@ static __always_inline bool flow_key(const struct sk_buff *skb, const struct net
 		count(XF_CNT_NOT_IP);
 		return false;
 	}
+	count(XF_CNT_PARSED);
 	k->family = f->family;
 	k->proto = f->proto;
 	k->sport = f->sport;
@@ -111,13 +112,13 @@ static __always_inline bool tuple_eq(const struct xf_flow_key *a, const struct x
 
 /*
  * The flow's first slot. The device's address is what a slot compares, but
- * the verifier allows no arithmetic on a kernel pointer: its ifindex goes
- * into the hash instead (one load of a cache line the stack just used).
+ * the verifier allows no arithmetic on a kernel pointer: its ifindex and
+ * netns (dev_id) go into the hash instead.
  */
-static __always_inline __u32 flow_index(const struct xf_flow_key *k, __u32 ifindex)
+static __always_inline __u32 flow_index(const struct xf_flow_key *k, __u32 dev_id)
 {
 	const __u32 *s = (const __u32 *)k->saddr, *d = (const __u32 *)k->daddr;
-	__u32 h = ifindex ^ ((__u32)k->sport << 16 | k->dport) ^ k->proto;
+	__u32 h = dev_id ^ ((__u32)k->sport << 16 | k->dport) ^ k->proto;
 
 	h ^= nm_mix32(s[0] ^ s[1] ^ s[2] ^ s[3]);
 	h ^= d[0] ^ d[1] ^ d[2] ^ d[3];
@@ -169,8 +170,6 @@ static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, struct xf_f
 		return NULL;
 	if (old != XF_SLOT_FREE)
 		count(XF_CNT_EVICTED);
-	if (!targ_ndevs)
-		k->netns = nm_dev_netns_x(dev, btf);
 	s->key = *k;
 	/* all but dev, which stays BUSY: the old flow's hash no longer leads here */
 	__builtin_memset((char *)&s->val + sizeof(s->val.dev), 0, sizeof(s->val) - sizeof(s->val.dev));
@@ -192,9 +191,11 @@ static __always_inline struct xf_slot *flow_find(struct xf_flow_key *k, const st
 	__u32 i0, i1;
 	struct xf_slot *a, *b;
 
-	if (!targ_ndevs)
+	if (!targ_ndevs) {
 		k->ifindex = RD(btf, dev, ifindex);
-	i0 = flow_index(k, k->ifindex);
+		k->netns = nm_dev_netns_x(dev, btf);
+	}
+	i0 = flow_index(k, k->ifindex ^ k->netns);
 	i1 = i0 ^ 1;
 	a = bpf_map_lookup_elem(&flows, &i0);
 	if (!a)
@@ -220,9 +221,15 @@ static __always_inline struct xf_slot *flow_find(struct xf_flow_key *k, const st
 	return NULL;
 }
 
+/*
+ * A flow's hash-index entry is per device: an ACK keeps its skb->hash
+ * through veths and a bridge, and devices in two netns often share an
+ * ifindex, so the netns goes in too (else the two devices would take the
+ * entry from each other on every packet, and every packet would parse).
+ */
 static __always_inline __u32 hidx_index(__u32 hash, const struct net_device *dev, const bool btf)
 {
-	return (hash ^ nm_mix32(RD(btf, dev, ifindex))) & targ_flow_mask;
+	return (hash ^ nm_mix32(RD(btf, dev, ifindex) ^ nm_dev_netns_x(dev, btf))) & targ_flow_mask;
 }
 
 /* The flow of an skb with a hash, through the hash index: no parse. */

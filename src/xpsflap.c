@@ -503,6 +503,8 @@ static void print_json(struct snapshot *s, long max_flows)
 	nm_json_u64(&j, "evictions", s->counters[XF_CNT_EVICTED]);
 	/* packets of flows the table had no slot for (both of its slots live) */
 	nm_json_u64(&j, "untracked_picks", s->counters[XF_CNT_UNTRACKED]);
+	/* the hot path's misses: a flow is found without a parse once indexed */
+	nm_json_u64(&j, "parsed_skbs", s->counters[XF_CNT_PARSED]);
 	nm_json_end(&j);
 	for (size_t i = 0; i < s->active; i++)
 		json_flow(&s->e[i], s->epoch);

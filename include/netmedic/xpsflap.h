@@ -136,6 +136,7 @@ enum xf_counter {
 	XF_CNT_PINNED,		/* skbs the pin program gave a queue */
 	XF_CNT_EVICTED,		/* flows whose slot another flow took (idle a whole interval) */
 	XF_CNT_DEVS_FULL,	/* flows on a device beyond XF_DEV_SLOTS: no per-queue totals */
+	XF_CNT_PARSED,		/* skbs whose flow was found by parsing headers: hash index misses */
 	XF_CNT_MAX,
 };
 

@@ -63,6 +63,23 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	[ "$(echo "$output" | jq '.risky_switches < .switches')" = true ]
 }
 
+@test "xpsflap: every device watched, flows are found through the hash index, not by parsing" {
+	"$XF" up --queues 2 --xps on
+	# no --dev: the ACKs cross xq0 and xsm, one ifindex in two netns, and
+	# the data crosses xs0 and xqm; each device's entry is its own
+	start_bg "$TMP/out" "$BIN/xpsflap" --json -i 7 -c 1
+	"$XF" traffic 4 >"$TMP/iperf.json"
+	wait_bg
+	run flow "$TMP/out"
+	assert_success
+	packets=$(echo "$output" | jq '.packets')
+	parsed=$(jq -s 'map(select(.type == "interval")) | last | .parsed_skbs' "$TMP/out")
+	echo "bulk flow packets $packets, parsed_skbs $parsed"
+	[ "$packets" -gt 10000 ]
+	# a few skbs per flow and device parse; before, every ACK did
+	[ "$parsed" -lt $((packets / 100)) ]
+}
+
 @test "xpsflap: negative control, one TX queue: nothing flaps" {
 	"$XF" up --queues 1
 	measure "$TMP/out"
