@@ -8,10 +8,10 @@
 #      empty bpftrace probes on the same hooks, and the bpftrace script a
 #      user would write for the same question, all attached at once and fed
 #      by the same lab traffic (median of NMB_REPS windows).
-#   2. Throughput A/B/C: iperf3 over the xpsflap lab path with no tool (A),
-#      all three CLIs attached (B), and empty programs on the same hooks (C,
-#      the floor), in rotating order, NMB_PAIRS rounds; CPU and RSS of the
-#      CLIs meanwhile.
+#   2. Throughput A/B/C/D: iperf3 over the xpsflap lab path with no tool (A),
+#      all three CLIs attached (B), empty programs on the same hooks (C, the
+#      floor) and no tool again (D, the VM's noise), in rotating order,
+#      NMB_PAIRS rounds; CPU and RSS of the CLIs meanwhile.
 #   3. Scale: tcpstall's sweep over idle established loopback sockets,
 #      qdiscstuck's netlink sweep over NMB_QDISCS qdiscs, xpsflap with
 #      NMB_FLOWS flows churning through its 65536-slot flow table.
@@ -21,7 +21,8 @@
 # removed at exit; kernel.bpf_stats_enabled is put back as found.
 #
 # Knobs (environment): NMB_REPS (3), NMB_SECS (4: seconds per traffic
-# window), NMB_PAIRS (8: rounds of the throughput A/B/C), NMB_AB_SECS (8: seconds per run), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
+# window), NMB_PAIRS (8: rounds of the throughput A/B/C/D), NMB_AB_SECS (8:
+# seconds per iperf3 run), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
 # NMB_FLOWS (100000), NMB_DOC (docs/PERFORMANCE.md; "-" writes no doc).
 set -u
 export LC_ALL=C
@@ -286,12 +287,13 @@ awk '{k = $1 " " $3 " " $4 " " $5; print k, $6, $7}' "$OUT/cost.tsv" | sort -k1,
 # =====================================================================
 # 2. Throughput A/B, all three CLIs attached
 # =====================================================================
-log "throughput A/B/C: $PAIRS rounds of three ${ABSECS}s iperf3 runs, in rotating order"
+log "throughput A/B/C/D: $PAIRS rounds of four ${ABSECS}s iperf3 runs, in rotating order"
 "$LAB/xpsflap.sh" up >/dev/null || die "xpsflap lab up failed"
 : >"$OUT/ab.tsv"
 : >"$OUT/clis.tsv"
 ab_run() {	# ab_run ROUND A|B|C
 	local gbps x t q c0x c0t c0q t0 t1 f
+	# D: no tool, like A
 	if [ "$2" = C ]; then
 		start ab-floor "$BB/nmb-load" "$BB/floor.bpf.o" 600; f=$LASTPID
 		wait_for "$OUT/ab-floor.out" '^ready' $f || die "A/B: the floor programs did not attach"
@@ -321,12 +323,15 @@ ab_run() {	# ab_run ROUND A|B|C
 	[ "$2" = C ] && stop $f
 	echo "$1 $2 ${gbps:-nan}" >>"$OUT/ab.tsv"
 }
-# the order rotates (ABC, BCA, CAB, ...) so that no arm always runs first
+# D is a second run with no tool: D/A is what the ratios look like with no
+# difference at all, this VM's noise. The order rotates (A B C D, B C D A,
+# ...) so that no arm always runs first.
 for i in $(seq "$PAIRS"); do
-	case $((i % 3)) in
-	1) ab_run "$i" A; ab_run "$i" B; ab_run "$i" C ;;
-	2) ab_run "$i" B; ab_run "$i" C; ab_run "$i" A ;;
-	0) ab_run "$i" C; ab_run "$i" A; ab_run "$i" B ;;
+	case $((i % 4)) in
+	1) ab_run "$i" A; ab_run "$i" B; ab_run "$i" C; ab_run "$i" D ;;
+	2) ab_run "$i" B; ab_run "$i" C; ab_run "$i" D; ab_run "$i" A ;;
+	3) ab_run "$i" C; ab_run "$i" D; ab_run "$i" A; ab_run "$i" B ;;
+	0) ab_run "$i" D; ab_run "$i" A; ab_run "$i" B; ab_run "$i" C ;;
 	esac
 done
 "$LAB/xpsflap.sh" down
@@ -340,6 +345,7 @@ round_ratio() {
 }
 round_ratio B A >"$OUT/ab-ratio.txt"
 round_ratio C A >"$OUT/ac-ratio.txt"
+round_ratio D A >"$OUT/ad-ratio.txt"
 round_ratio B C >"$OUT/bc-ratio.txt"
 AB_RATIO=$(median <"$OUT/ab-ratio.txt")
 AB_MIN=$(sort -g "$OUT/ab-ratio.txt" | head -1)
@@ -348,6 +354,9 @@ AC_RATIO=$(median <"$OUT/ac-ratio.txt")
 AC_MIN=$(sort -g "$OUT/ac-ratio.txt" | head -1)
 AC_MAX=$(sort -g "$OUT/ac-ratio.txt" | tail -1)
 BC_RATIO=$(median <"$OUT/bc-ratio.txt")
+AD_RATIO=$(median <"$OUT/ad-ratio.txt")
+AD_MIN=$(sort -g "$OUT/ad-ratio.txt" | head -1)
+AD_MAX=$(sort -g "$OUT/ad-ratio.txt" | tail -1)
 for t in xpsflap tcpstall qdiscstuck; do
 	eval "LAB_CPU_$t=\$(awk -v t=$t '\$1 == t {print \$2}' \"\$OUT/clis.tsv\" | median)"
 	eval "LAB_RSS_$t=\$(awk -v t=$t '\$1 == t {print \$3}' \"\$OUT/clis.tsv\" | median)"
@@ -480,7 +489,7 @@ XF_LINES=$(grep -c '"type":"flow"' "$OUT/xf-scale.out")
 XF_JSON_MB=$(du -m "$OUT/xf-scale.out" | awk '{print $1}')
 
 RUN_S=$(($(date +%s) - T0))	# the measuring run's length, for a report redone later
-declare -p RUN_S AB_A AB_B AB_C AB_RATIO AB_MIN AB_MAX AC_RATIO AC_MIN AC_MAX BC_RATIO LAB_CPU_xpsflap LAB_RSS_xpsflap LAB_CPU_tcpstall \
+declare -p RUN_S AB_A AB_B AB_C AB_RATIO AB_MIN AB_MAX AC_RATIO AC_MIN AC_MAX BC_RATIO AD_RATIO AD_MIN AD_MAX LAB_CPU_xpsflap LAB_RSS_xpsflap LAB_CPU_tcpstall \
 	LAB_RSS_tcpstall LAB_CPU_qdiscstuck LAB_RSS_qdiscstuck QD_COUNT QD1_CPU QD1_RSS QD_SEEN QDF_IV \
 	QDF_CPU QDF_RSS QD_MS QD0_MS npairs XF_RSS0 XF_RSS1 XF_HWM XF_CPU XF_SENT XF_ROUNDS XF_EVICT \
 	XF_TRACKED XF_ACTIVE XF_RSS_MID XF_RSS_END XF_LINES XF_JSON_MB DATE T0 >"$OUT/vars.sh"
@@ -595,7 +604,8 @@ set key bottom left
 set yrange [0:*]
 plot "< awk '\$2==\"A\"' $OUT/plot-ab.dat" using 1:3 pt 7 title "A: no tool", \
      "< awk '\$2==\"B\"' $OUT/plot-ab.dat" using 1:3 pt 5 title "B: three CLIs attached", \
-     "< awk '\$2==\"C\"' $OUT/plot-ab.dat" using 1:3 pt 9 title "C: empty programs, same hooks"
+     "< awk '\$2==\"C\"' $OUT/plot-ab.dat" using 1:3 pt 9 title "C: empty programs, same hooks", \
+     "< awk '\$2==\"D\"' $OUT/plot-ab.dat" using 1:3 pt 6 title "D: no tool again (noise)"
 unset multiplot
 EOF
 
@@ -629,7 +639,7 @@ EOF
 		echo "| $q: netmedic <= 0.3x bpftrace per event ($p) | $(fmt "$r" 2)x ($(fmt "$a") vs $(fmt "$b") ns); net of empty programs $(fmt "$rn" 2)x | $(verdict "$r" 0.3) (net: $(verdict "$rn" 0.3)) |"
 	done <"$OUT/questions.tsv"
 	cat <<EOF
-| iperf3 throughput with all three CLIs >= 0.97 of without | $(fmt "$AB_RATIO" 3) (rounds $(fmt "$AB_MIN" 3)-$(fmt "$AB_MAX" 3)); empty programs on the same hooks alone (C/A): $(fmt "$AC_RATIO" 3); the CLIs' own work above them (B/C): $(fmt "$BC_RATIO" 3) | $(verdict "$AB_RATIO" 0.97 ge)$(awk -v c="$AC_RATIO" 'BEGIN {if (c != "nan" && c < 0.97) print ": the floor alone is below the target"}') |
+| iperf3 throughput with all three CLIs >= 0.97 of without | $(fmt "$AB_RATIO" 3) (rounds $(fmt "$AB_MIN" 3)-$(fmt "$AB_MAX" 3)); empty programs on the same hooks alone (C/A): $(fmt "$AC_RATIO" 3); no tool at all (D/A, this VM's noise): $(fmt "$AD_RATIO" 3) (rounds $(fmt "$AD_MIN" 3)-$(fmt "$AD_MAX" 3)) | $(verdict "$AB_RATIO" 0.97 ge) |
 
 A verdict is on the raw bpf_stats figure, which includes what the kernel spends calling a program with stats
 on (the empty program's figure); the figure "above empty" is the program's own work. Where a target is
@@ -688,22 +698,24 @@ How: the xpsflap lab; \`tools/lab/xpsflap.sh traffic $ABSECS\` (iperf3, one TCP 
 and xqm) with no tool (A), with xpsflap (every device), tcpstall (sender's netns, 10 ms sweep) and
 qdiscstuck (every device), each \`--json -i 1\`, started before and stopped after the run (B), and with
 empty \`tp_btf\` programs on the tracepoints the three CLIs attach here, as many times as they attach them
-(C: tools/bench/floor.bpf.c; net_dev_queue three times). C is the floor: what any tool observing these
-hooks costs before it does any work. $PAIRS rounds of the three runs, the order rotating (A B C, B C A,
-C A B, ...); each ratio is taken within a round, then the median of the rounds. bpf_stats off.
+(C: tools/bench/floor.bpf.c; net_dev_queue three times), and once more with no tool (D). C is the floor:
+what any tool observing these hooks costs before it does any work. D/A is a ratio with no difference
+behind it: how far this VM alone moves a ratio. $PAIRS rounds of the four runs, the order rotating (A B C
+D, B C D A, ...); each ratio is taken within a round, then the median of the rounds. bpf_stats off.
 
-| round | A: no tool Gbit/s | B: three CLIs Gbit/s | C: empty programs Gbit/s | B/A | C/A |
-|---:|---:|---:|---:|---:|---:|
+| round | A: no tool Gbit/s | B: three CLIs Gbit/s | C: empty programs Gbit/s | D: no tool Gbit/s | B/A | C/A | D/A |
+|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
-	awk '{v[$1, $2] = $3; n = $1 > n ? $1 : n} END {for (i = 1; i <= n; i++)
-		printf "| %d | %.2f | %.2f | %.2f | %.3f | %.3f |\n", i, v[i, "A"], v[i, "B"], v[i, "C"],
-			(v[i, "A"] > 0 ? v[i, "B"] / v[i, "A"] : 0), (v[i, "A"] > 0 ? v[i, "C"] / v[i, "A"] : 0)}' "$OUT/ab.tsv"
+	awk '{v[$1, $2] = $3; n = $1 > n ? $1 : n} END {for (i = 1; i <= n; i++) if (v[i, "A"] > 0)
+		printf "| %d | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.3f |\n", i, v[i, "A"], v[i, "B"], v[i, "C"],
+			v[i, "D"], v[i, "B"] / v[i, "A"], v[i, "C"] / v[i, "A"], v[i, "D"] / v[i, "A"]}' "$OUT/ab.tsv"
 	cat <<EOF
 
 Medians: A $(fmt "$AB_A" 2), B $(fmt "$AB_B" 2), C $(fmt "$AB_C" 2) Gbit/s. Median of the round ratios: **B/A $(fmt "$AB_RATIO" 3)**
-(rounds $(fmt "$AB_MIN" 3)-$(fmt "$AB_MAX" 3)), **C/A $(fmt "$AC_RATIO" 3)** (rounds $(fmt "$AC_MIN" 3)-$(fmt "$AC_MAX" 3)), B/C $(fmt "$BC_RATIO" 3).
-C/A is the part of the CLIs' cost paid for calling programs on these hooks at all; B/C is the CLIs' own
-work above it.
+(rounds $(fmt "$AB_MIN" 3)-$(fmt "$AB_MAX" 3)), **C/A $(fmt "$AC_RATIO" 3)** (rounds $(fmt "$AC_MIN" 3)-$(fmt "$AC_MAX" 3)), B/C $(fmt "$BC_RATIO" 3),
+**D/A $(fmt "$AD_RATIO" 3)** (rounds $(fmt "$AD_MIN" 3)-$(fmt "$AD_MAX" 3)). C/A is the part of the CLIs' cost paid for calling programs on
+these hooks at all, B/C the CLIs' own work above it; a ratio inside D/A's range of rounds cannot be told
+from no difference by this run.
 
 The flow is not CPU-bound here (in an A run both CPUs are about a quarter idle): its throughput is set by
 the serial path each segment takes, so every nanosecond added per segment (net_dev_start_xmit and
