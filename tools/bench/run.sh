@@ -692,6 +692,29 @@ probes are perf-event tracepoints: the kernel first builds the trace record (net
 name, for one) and bpf_stats does not count that; tp_btf programs get the raw arguments. So the bpftrace
 figures here are a lower bound of what bpftrace costs per event.
 
+CPU time, from the same windows: each CLI's programs' run time per second of its lab's traffic (events x
+ns/event, summed over its programs, iterators and samplers included), the share of one CPU, and what the
+empty programs cost for the same events (the part any tool on these hooks pays). bpf_stats is on, so
+both include its clock reads. These figures move by about a tenth between runs on this VM; the throughput
+A/B below moves by more than the effect it measures.
+
+| CLI | programs' time, ms per s | % of one CPU | empty programs for the same events, ms per s |
+|---|---:|---:|---:|
+EOF
+	for ph in xpsflap tcpstall qdiscstuck; do
+		awk -v ph="$ph" -v secs="$SECS" '
+			$1 == ph && $2 == "empty_tp_btf" {empty[$3] = $6}
+			$1 == ph && $2 == "netmedic" {n++; hook[n] = $3; ev[n] = $5; ns[n] = $6}
+			END {
+				for (i = 1; i <= n; i++) {
+					t += ev[i] * ns[i]
+					if (hook[i] in empty) e += ev[i] * empty[hook[i]]
+				}
+				printf "| %s | %.1f | %.1f | %.1f |\n", ph, t / secs / 1e6, t / secs / 1e7, e / secs / 1e6
+			}' "$OUT/cost-median.tsv"
+	done
+	cat <<EOF
+
 ## 2. Throughput A/B
 
 How: the xpsflap lab; \`tools/lab/xpsflap.sh traffic $ABSECS\` (iperf3, one TCP flow, forwarded through the bridge
