@@ -23,7 +23,8 @@
 # Knobs (environment): NMB_REPS (3), NMB_SECS (4: seconds per traffic
 # window), NMB_PAIRS (8: rounds of the throughput A/B/C/D), NMB_AB_SECS (8:
 # seconds per iperf3 run), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
-# NMB_FLOWS (100000), NMB_DOC (docs/PERFORMANCE.md; "-" writes no doc).
+# NMB_FLOWS (100000), NMB_DOC (docs/PERFORMANCE.md; "-" writes no doc, and
+# the plot into build/bench/out).
 set -u
 export LC_ALL=C
 
@@ -43,7 +44,8 @@ SOCKS=${NMB_SOCKS:-0 10000 50000}
 NQDISCS=${NMB_QDISCS:-1000}
 NFLOWS=${NMB_FLOWS:-100000}
 DOC=${NMB_DOC:-$ROOT/docs/PERFORMANCE.md}
-PNG=$ROOT/docs/performance.png
+# the plot goes beside the doc (its link is relative); with no doc, into $OUT
+if [ "$DOC" = - ]; then PNG=$OUT/performance.png; else PNG=$(dirname "$DOC")/performance.png; fi
 CLK=$(getconf CLK_TCK)
 T0=$(date +%s)
 
