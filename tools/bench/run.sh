@@ -129,6 +129,8 @@ wait_for() {
 	return 1
 }
 
+# cpu_idle: "idle total" jiffies of all CPUs (idle and iowait count as idle)
+cpu_idle() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit}' /proc/stat; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 hwm_kb() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
@@ -293,9 +295,8 @@ log "throughput A/B/C/D: $PAIRS rounds of four ${ABSECS}s iperf3 runs, in rotati
 "$LAB/xpsflap.sh" up >/dev/null || die "xpsflap lab up failed"
 : >"$OUT/ab.tsv"
 : >"$OUT/clis.tsv"
-ab_run() {	# ab_run ROUND A|B|C
-	local gbps x t q c0x c0t c0q t0 t1 f
-	# D: no tool, like A
+ab_run() {	# ab_run ROUND A|B|C|D (A and D: no tool)
+	local gbps x t q c0x c0t c0q t0 t1 f s0 s1
 	if [ "$2" = C ]; then
 		start ab-floor "$BB/nmb-load" "$BB/floor.bpf.o" 600; f=$LASTPID
 		wait_for "$OUT/ab-floor.out" '^ready' $f || die "A/B: the floor programs did not attach"
@@ -311,9 +312,11 @@ ab_run() {	# ab_run ROUND A|B|C
 		sleep 0.5
 		c0x=$(cpu_ticks $x) c0t=$(cpu_ticks $t) c0q=$(cpu_ticks $q)
 	fi
-	t0=$(now_s)
+	t0=$(now_s) s0=$(cpu_idle)
 	gbps=$("$LAB/xpsflap.sh" traffic "$ABSECS" 2>/dev/null | jq -r '.end.sum_received.bits_per_second / 1e9' 2>/dev/null)
-	t1=$(now_s)
+	t1=$(now_s) s1=$(cpu_idle)
+	# how idle the CPUs were: a CPU-bound flow would leave none
+	[ "$2" = A ] && echo "$s0 $s1" | awk '{print 100 * ($3 - $1) / ($4 - $2)}' >>"$OUT/ab-idle.txt"
 	if [ "$2" = B ]; then
 		awk -v w="$(awk -v a="$t1" -v b="$t0" 'BEGIN {print a - b}')" -v k="$CLK" -v a="$(($(cpu_ticks $x) - c0x))" \
 			-v b="$(($(cpu_ticks $t) - c0t))" -v c="$(($(cpu_ticks $q) - c0q))" \
@@ -340,25 +343,21 @@ done
 AB_A=$(awk '$2 == "A" {print $3}' "$OUT/ab.tsv" | median)
 AB_B=$(awk '$2 == "B" {print $3}' "$OUT/ab.tsv" | median)
 AB_C=$(awk '$2 == "C" {print $3}' "$OUT/ab.tsv" | median)
-# ratio X/Y per round, one per line
+# round_ratio VAR X Y: X/Y per round into $OUT/VAR.txt; VAR_RATIO (median), VAR_MIN, VAR_MAX
 round_ratio() {
-	awk -v x="$1" -v y="$2" '{v[$1, $2] = $3; n = $1 > n ? $1 : n}
-		END {for (i = 1; i <= n; i++) if (v[i, y] > 0 && v[i, x] != "") print v[i, x] / v[i, y]}' "$OUT/ab.tsv"
+	local f=$OUT/$1.txt
+	awk -v x="$2" -v y="$3" '{v[$1, $2] = $3; n = $1 > n ? $1 : n}
+		END {for (i = 1; i <= n; i++) if (v[i, y] > 0 && v[i, x] != "") print v[i, x] / v[i, y]}' \
+		"$OUT/ab.tsv" >"$f"
+	printf -v "$1_RATIO" '%s' "$(median <"$f")"
+	printf -v "$1_MIN" '%s' "$(sort -g "$f" | head -1)"
+	printf -v "$1_MAX" '%s' "$(sort -g "$f" | tail -1)"
 }
-round_ratio B A >"$OUT/ab-ratio.txt"
-round_ratio C A >"$OUT/ac-ratio.txt"
-round_ratio D A >"$OUT/ad-ratio.txt"
-round_ratio B C >"$OUT/bc-ratio.txt"
-AB_RATIO=$(median <"$OUT/ab-ratio.txt")
-AB_MIN=$(sort -g "$OUT/ab-ratio.txt" | head -1)
-AB_MAX=$(sort -g "$OUT/ab-ratio.txt" | tail -1)
-AC_RATIO=$(median <"$OUT/ac-ratio.txt")
-AC_MIN=$(sort -g "$OUT/ac-ratio.txt" | head -1)
-AC_MAX=$(sort -g "$OUT/ac-ratio.txt" | tail -1)
-BC_RATIO=$(median <"$OUT/bc-ratio.txt")
-AD_RATIO=$(median <"$OUT/ad-ratio.txt")
-AD_MIN=$(sort -g "$OUT/ad-ratio.txt" | head -1)
-AD_MAX=$(sort -g "$OUT/ad-ratio.txt" | tail -1)
+round_ratio AB B A
+round_ratio AC C A
+round_ratio AD D A
+round_ratio BC B C
+AB_IDLE=$(median <"$OUT/ab-idle.txt")
 for t in xpsflap tcpstall qdiscstuck; do
 	eval "LAB_CPU_$t=\$(awk -v t=$t '\$1 == t {print \$2}' \"\$OUT/clis.tsv\" | median)"
 	eval "LAB_RSS_$t=\$(awk -v t=$t '\$1 == t {print \$3}' \"\$OUT/clis.tsv\" | median)"
@@ -491,7 +490,7 @@ XF_LINES=$(grep -c '"type":"flow"' "$OUT/xf-scale.out")
 XF_JSON_MB=$(du -m "$OUT/xf-scale.out" | awk '{print $1}')
 
 RUN_S=$(($(date +%s) - T0))	# the measuring run's length, for a report redone later
-declare -p RUN_S AB_A AB_B AB_C AB_RATIO AB_MIN AB_MAX AC_RATIO AC_MIN AC_MAX BC_RATIO AD_RATIO AD_MIN AD_MAX LAB_CPU_xpsflap LAB_RSS_xpsflap LAB_CPU_tcpstall \
+declare -p RUN_S AB_A AB_B AB_C AB_RATIO AB_MIN AB_MAX AC_RATIO AC_MIN AC_MAX BC_RATIO AD_RATIO AD_MIN AD_MAX AB_IDLE LAB_CPU_xpsflap LAB_RSS_xpsflap LAB_CPU_tcpstall \
 	LAB_RSS_tcpstall LAB_CPU_qdiscstuck LAB_RSS_qdiscstuck QD_COUNT QD1_CPU QD1_RSS QD_SEEN QDF_IV \
 	QDF_CPU QDF_RSS QD_MS QD0_MS npairs XF_RSS0 XF_RSS1 XF_HWM XF_CPU XF_SENT XF_ROUNDS XF_EVICT \
 	XF_TRACKED XF_ACTIVE XF_RSS_MID XF_RSS_END XF_LINES XF_JSON_MB DATE T0 >"$OUT/vars.sh"
@@ -697,8 +696,7 @@ figures here are a lower bound of what bpftrace costs per event.
 CPU time, from the same windows: each CLI's programs' run time per second of its lab's traffic (events x
 ns/event, summed over its programs, iterators and samplers included), the share of one CPU, and what the
 empty programs cost for the same events (the part any tool on these hooks pays). bpf_stats is on, so
-both include its clock reads. These figures move by about a tenth between runs on this VM; the throughput
-A/B below moves by more than the effect it measures.
+both include its clock reads. They do not hang on one flow's timing, as the throughput A/B below does.
 
 | CLI | programs' time, ms per s | % of one CPU | empty programs for the same events, ms per s |
 |---|---:|---:|---:|
@@ -742,10 +740,10 @@ Medians: A $(fmt "$AB_A" 2), B $(fmt "$AB_B" 2), C $(fmt "$AB_C" 2) Gbit/s. Medi
 these hooks at all, B/C the CLIs' own work above it; a ratio inside D/A's range of rounds cannot be told
 from no difference by this run.
 
-The flow is not CPU-bound here (in an A run both CPUs are about a quarter idle): its throughput is set by
-the serial path each segment takes, so every nanosecond added per segment (net_dev_start_xmit and
-tcp_probe fire once per segment) shows in it, more than the CPU time the programs take. On this VM the
-run-to-run spread of one arm is of the order of the effect measured: read the rounds, not one ratio.
+The CPUs were $(fmt "${AB_IDLE:-nan}" 0) % idle during the A runs (median, /proc/stat). While they have idle time, the
+flow is not CPU-bound: its throughput is set by the serial path each segment takes, so every nanosecond
+added per segment (net_dev_start_xmit and tcp_probe fire once per segment) shows in it, more than the CPU
+time the programs take. Read the rounds and D/A, not one ratio.
 
 CPU of the CLIs during the B runs (utime+stime from /proc/PID/stat over the iperf3 run, % of one core) and
 RSS at its end (VmRSS), medians over the $PAIRS B runs. /proc/PID/stat counts in ticks of 1/$CLK s: over a
