@@ -308,7 +308,6 @@ static __always_inline void watch_open(struct xf_flow *fl)
 {
 	__u32 w = fl->watch;
 
-	fl->risky_switches++;
 	if (!w)
 		fl->seq_valid = 0;
 	fl->watch = w + 1 ? w + 1 : 1;
@@ -380,8 +379,10 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 		fl->last_queue = queue;
 		fl->switches++;
 		fl->epoch_switches++;
-		if (risky)
+		if (risky) {
+			fl->risky_switches++;
 			watch_open(fl);
+		}
 	}
 	set_bits(&fl->queues, 1ULL << (queue < XF_MAX_QUEUE_BIT ? queue : XF_MAX_QUEUE_BIT));
 	set_bits(&fl->cpus, 1ULL << (bpf_get_smp_processor_id() & 63));
