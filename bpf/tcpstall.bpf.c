@@ -88,6 +88,13 @@ struct {
 
 /* set by userspace once the fast sweep's iterator is attached: tag sockets */
 __u32 tagging = 0;
+/*
+ * Set by userspace where neither sock_send_length (6.3) nor fexit/tcp_push
+ * tags a sending socket: its data skbs at net_dev_queue do. Without a tag
+ * the full sweep must catch the socket with data in flight, and a sender
+ * that is often idle between writes (1 s apart) can go unsampled.
+ */
+__u32 tag_on_queue = 0;
 
 static __always_inline void tag(struct sock *sk)
 {
@@ -270,6 +277,16 @@ static __always_inline void note_cpu(struct ts_acks *a, bool app)
 
 /* ---- ACK side ---- */
 
+/* A data skb leaves a watched TCP socket: tag it for the fast sweep. */
+static __always_inline void tag_sender(const struct sock *sk)
+{
+	struct ts_key k = {};
+
+	if (sk->sk_protocol != NM_IPPROTO_TCP || !sk_watched(sk, &k, true))
+		return;
+	tag((struct sock *)sk);
+}
+
 /* A pure ACK leaves: skb->sk is its socket, truesize 2 marks it (skb_set_tcp_pure_ack). */
 static __always_inline void on_queue(const struct sk_buff *skb, const bool btf)
 {
@@ -277,8 +294,13 @@ static __always_inline void on_queue(const struct sk_buff *skb, const bool btf)
 	struct ts_acks *a;
 	__u8 defer;
 
-	if (!sk || RD(btf, skb, truesize) != 2)
+	if (!sk)
 		return;
+	if (RD(btf, skb, truesize) != 2) {
+		if (btf && tag_on_queue)
+			tag_sender(sk);
+		return;
+	}
 	if (RD(btf, sk, sk_protocol) != NM_IPPROTO_TCP)
 		return;
 	a = acks_get_make(sk, btf);
@@ -517,6 +539,8 @@ int BPF_PROG(ts_push_exit, struct sock *sk, int flags, int mss_now, int nonagle,
 
 	if (!sk_key_match(sk, &k, true))
 		return 0;
+	/* it sends: the fast sweep follows it (sock_send_length does so on 6.3+) */
+	tag(sk);
 	if (throttled_idle(sk)) {
 		if (!bpf_map_update_elem(&tsq_marks, &k, &now, BPF_NOEXIST))
 			count(TS_CNT_TSQ_MARKS);

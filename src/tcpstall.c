@@ -245,6 +245,7 @@ static struct state {
 	int home_fd;			/* the netns the tool started in (init, for RFS) */
 	bool defer_set, autocork_set, rfs_set, routes_set;
 	struct bpf_link *fast;		/* the fast sweep's iterator, NULL: full sweeps only */
+	const char *tag_source;		/* what tags a sender for the fast sweep */
 	uint64_t full_sweeps;
 } st = { .home_fd = -1 };
 
@@ -302,6 +303,27 @@ static void attach_fast_sweep(struct tcpstall_bpf *skel)
 	}
 	st.fast = l;
 	skel->bss->tagging = 1;
+}
+
+/*
+ * What tags a sending socket for the fast sweep, the first rung that runs:
+ * each write (sock_send_length, 6.3+), each push (fexit/tcp_push), its data
+ * skbs (tp_btf/net_dev_queue); else only a full sweep that finds it with
+ * data to send does.
+ */
+static const char *tag_source(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+{
+	if (!st.fast)
+		return "none";
+	if (hooks[HOOK_APP].chosen == 0)
+		return "sock_send_length";
+	if (hooks[HOOK_PUSH].chosen == 0)
+		return "tcp_push";
+	if (hooks[HOOK_ACK].chosen == 0) {
+		skel->bss->tag_on_queue = 1;
+		return "net_dev_queue";
+	}
+	return "full_sweep";
 }
 
 static uint64_t mono_ns(void)
@@ -1037,14 +1059,16 @@ static void print_start(const struct nm_hook *hooks)
 		nm_json_u64(&j, "threshold_ms", env.threshold_ms);
 		nm_json_u64(&j, "sweep_ms", env.sweep_ms);
 		nm_json_u64(&j, "full_sweep_ms", st.fast ? FULL_SWEEP_MS : env.sweep_ms);
+		nm_json_str(&j, "senders_tagged_by", st.tag_source);
 		nm_json_end(&j);
 	}
 	if (env.o.table) {
 		FILE *f = env.o.json ? stderr : stdout;
 
-		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums (all sockets every %ums), netns %lu%s\n",
+		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums (all sockets every %ums, senders tagged by %s), netns %lu%s\n",
 			nm_kernel_release(), sum, env.o.interval, env.sweep_ms,
-			st.fast ? FULL_SWEEP_MS : env.sweep_ms, env.o.netns_ino, env.fix ? ", --fix" : "");
+			st.fast ? FULL_SWEEP_MS : env.sweep_ms, st.tag_source, env.o.netns_ino,
+			env.fix ? ", --fix" : "");
 		fflush(f);
 	}
 }
@@ -1127,6 +1151,7 @@ int main(int argc, char **argv)
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = hooks[HOOK_RELEASE].chosen == 0;
 	attach_fast_sweep(skel);
+	st.tag_source = tag_source(skel, hooks);
 	nm_install_signals();
 	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);

@@ -30,6 +30,8 @@ load helpers
 	run "$BIN/tcpstall" -c 1 -i 0.2
 	assert_success
 	assert_line --index 0 --regexp "^tcpstall: kernel $(uname -r), hooks tcp_push=iter/tcp __release_sock=[^ ]+ tcp_rcv=[a-z_]+/tcp_probe"
+	# 6.3+: each write tags the socket for the fast sweep
+	assert_line --index 0 --partial "(all sockets every 1000ms, senders tagged by sock_send_length)"
 	run "$BIN/tcpstall" --list-hooks
 	assert_success
 	assert_line --regexp '^__release_sock +1 +fentry/__release_sock +(chosen|fentry/__release_sock: .+)$'

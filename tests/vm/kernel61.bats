@@ -65,6 +65,28 @@ rung1_chosen() {
 	echo "${lines[0]}" | jq -e '.hooks.__qdisc_run == "fentry/__qdisc_run"'
 }
 
+# 6.1 has no sock_send_length: without another tag a sender reaches the
+# fast sweep only when a full sweep (1 s apart) finds it with data to send,
+# and under TCG the iperf3 sender is often between writes (one run in six
+# of the host's bulk test then had 0 samples).
+@test "6.1: a bulk sender is tagged by fexit/tcp_push, or by net_dev_queue without fentry, and sampled" {
+	local mode want
+	"$LAB/tcpstall.sh" up --quickack off --defer 1
+	for mode in fentry tracepoint; do
+		want=tcp_push
+		[ $mode = tracepoint ] && want=net_dev_queue
+		start_bg "$TMP/out" env NETMEDIC_HOOKS=$mode "$BIN/tcpstall" --netns nm-ts-snd --json -i 4 -c 1
+		"$LAB/tcpstall.sh" bulk 3
+		wait_bg
+		echo "$mode: $(head -1 "$TMP/out" | jq -c '{senders_tagged_by, hooks}')"
+		head -1 "$TMP/out" | jq -e --arg w $want '.senders_tagged_by == $w'
+		run jq -c 'select(.type == "interval") | .samples' "$TMP/out"
+		echo "$output"
+		[ "$(echo "$output" | jq 'add')" -gt 10 ]
+		[ "$(echo "$output" | jq '.tsq_idle')" = 0 ]
+	done
+}
+
 # xf_measure OUT [xpsflap args]: xpsflap over one 4 s iperf3 flow; the
 # lab starts iperf3's client 0.3 s after its server, which under TCG is
 # sometimes too soon (the flow is then a lone SYN): measure again once.
