@@ -21,8 +21,8 @@
 # removed at exit; kernel.bpf_stats_enabled is put back as found.
 #
 # Knobs (environment): NMB_REPS (3), NMB_SECS (4: seconds per traffic
-# window), NMB_PAIRS (8: rounds of the throughput A/B/C/D), NMB_AB_SECS (8:
-# seconds per iperf3 run), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
+# window), NMB_PAIRS (8: rounds of the throughput A/B/C/D), NMB_TSO_ROUNDS
+# (6: rounds of A/B/D with TSO on), NMB_AB_SECS (8: seconds per iperf3 run), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
 # NMB_FLOWS (100000), NMB_DOC (docs/PERFORMANCE.md; "-" writes no doc, and
 # the plot into build/bench/out).
 set -u
@@ -39,6 +39,7 @@ export NETMEDIC_RUN_DIR=${NETMEDIC_RUN_DIR:-/run/netmedic-bench}
 REPS=${NMB_REPS:-3}
 SECS=${NMB_SECS:-4}
 PAIRS=${NMB_PAIRS:-8}
+TSO_ROUNDS=${NMB_TSO_ROUNDS:-6}
 ABSECS=${NMB_AB_SECS:-8}
 SOCKS=${NMB_SOCKS:-0 10000 50000}
 NQDISCS=${NMB_QDISCS:-1000}
@@ -293,9 +294,7 @@ awk '{k = $1 " " $3 " " $4 " " $5; print k, $6, $7}' "$OUT/cost.tsv" | sort -k1,
 # =====================================================================
 log "throughput A/B/C/D: $PAIRS rounds of four ${ABSECS}s iperf3 runs, in rotating order"
 "$LAB/xpsflap.sh" up >/dev/null || die "xpsflap lab up failed"
-: >"$OUT/ab.tsv"
-: >"$OUT/clis.tsv"
-ab_run() {	# ab_run ROUND A|B|C|D (A and D: no tool)
+ab_run() {	# ab_run ROUND A|B|C|D (A and D: no tool), into $AB_TSV (ROUND ARM Gbit/s)
 	local gbps x t q c0x c0t c0q t0 t1 f s0 s1
 	if [ "$2" = C ]; then
 		start ab-floor "$BB/nmb-load" "$BB/floor.bpf.o" 600; f=$LASTPID
@@ -316,39 +315,55 @@ ab_run() {	# ab_run ROUND A|B|C|D (A and D: no tool)
 	gbps=$("$LAB/xpsflap.sh" traffic "$ABSECS" 2>/dev/null | jq -r '.end.sum_received.bits_per_second / 1e9' 2>/dev/null)
 	t1=$(now_s) s1=$(cpu_idle)
 	# how idle the CPUs were: a CPU-bound flow would leave none
-	[ "$2" = A ] && echo "$s0 $s1" | awk '{print 100 * ($3 - $1) / ($4 - $2)}' >>"$OUT/ab-idle.txt"
+	[ "$2" = A ] && echo "$s0 $s1" | awk '{print 100 * ($3 - $1) / ($4 - $2)}' >>"${AB_TSV%.tsv}-idle.txt"
 	if [ "$2" = B ]; then
 		awk -v w="$(awk -v a="$t1" -v b="$t0" 'BEGIN {print a - b}')" -v k="$CLK" -v a="$(($(cpu_ticks $x) - c0x))" \
 			-v b="$(($(cpu_ticks $t) - c0t))" -v c="$(($(cpu_ticks $q) - c0q))" \
 			-v ra="$(rss_kb $x)" -v rb="$(rss_kb $t)" -v rc="$(rss_kb $q)" 'BEGIN {
 			print "xpsflap", 100 * a / k / w, ra; print "tcpstall", 100 * b / k / w, rb
-			print "qdiscstuck", 100 * c / k / w, rc }' >>"$OUT/clis.tsv"
+			print "qdiscstuck", 100 * c / k / w, rc }' >>"${AB_TSV%.tsv}-clis.tsv"
 		stop $x $t $q
 	fi
 	[ "$2" = C ] && stop $f
-	echo "$1 $2 ${gbps:-nan}" >>"$OUT/ab.tsv"
+	echo "$1 $2 ${gbps:-nan}" >>"$AB_TSV"
+}
+# ab_rounds NAME ROUNDS ARM...: ROUNDS rounds of the arms into $OUT/NAME.tsv,
+# the order rotating (A B C D, B C D A, ...) so that no arm always runs first
+ab_rounds() {
+	local n=$2 i j arms m
+	AB_TSV=$OUT/$1.tsv
+	: >"$AB_TSV"
+	: >"${AB_TSV%.tsv}-idle.txt"
+	: >"${AB_TSV%.tsv}-clis.tsv"
+	shift 2
+	arms=("$@")
+	m=$#
+	for i in $(seq "$n"); do
+		for j in $(seq 0 $((m - 1))); do
+			ab_run "$i" "${arms[(i - 1 + j) % m]}"
+		done
+	done
 }
 # D is a second run with no tool: D/A is what the ratios look like with no
-# difference at all, this VM's noise. The order rotates (A B C D, B C D A,
-# ...) so that no arm always runs first.
-for i in $(seq "$PAIRS"); do
-	case $((i % 4)) in
-	1) ab_run "$i" A; ab_run "$i" B; ab_run "$i" C; ab_run "$i" D ;;
-	2) ab_run "$i" B; ab_run "$i" C; ab_run "$i" D; ab_run "$i" A ;;
-	3) ab_run "$i" C; ab_run "$i" D; ab_run "$i" A; ab_run "$i" B ;;
-	0) ab_run "$i" D; ab_run "$i" A; ab_run "$i" B; ab_run "$i" C ;;
-	esac
-done
+# difference at all, this VM's noise.
+ab_rounds ab "$PAIRS" A B C D
+"$LAB/xpsflap.sh" down
+# The same path with veth's default TSO on xqm: one event per GSO skb
+# instead of one per segment, as on a NIC with TSO. No C arm, for time.
+log "throughput with TSO on: $TSO_ROUNDS rounds of three ${ABSECS}s iperf3 runs (A B D)"
+"$LAB/xpsflap.sh" up --tso on >/dev/null || die "xpsflap lab up --tso on failed"
+ab_rounds abt "$TSO_ROUNDS" A B D
 "$LAB/xpsflap.sh" down
 AB_A=$(awk '$2 == "A" {print $3}' "$OUT/ab.tsv" | median)
 AB_B=$(awk '$2 == "B" {print $3}' "$OUT/ab.tsv" | median)
 AB_C=$(awk '$2 == "C" {print $3}' "$OUT/ab.tsv" | median)
-# round_ratio VAR X Y: X/Y per round into $OUT/VAR.txt; VAR_RATIO (median), VAR_MIN, VAR_MAX
+# round_ratio VAR X Y [SET]: X/Y per round of $OUT/SET.tsv (ab) into $OUT/VAR.txt;
+# VAR_RATIO (median), VAR_MIN, VAR_MAX
 round_ratio() {
 	local f=$OUT/$1.txt
 	awk -v x="$2" -v y="$3" '{v[$1, $2] = $3; n = $1 > n ? $1 : n}
 		END {for (i = 1; i <= n; i++) if (v[i, y] > 0 && v[i, x] != "") print v[i, x] / v[i, y]}' \
-		"$OUT/ab.tsv" >"$f"
+		"$OUT/${4:-ab}.tsv" >"$f"
 	printf -v "$1_RATIO" '%s' "$(median <"$f")"
 	printf -v "$1_MIN" '%s' "$(sort -g "$f" | head -1)"
 	printf -v "$1_MAX" '%s' "$(sort -g "$f" | tail -1)"
@@ -357,10 +372,15 @@ round_ratio AB B A
 round_ratio AC C A
 round_ratio AD D A
 round_ratio BC B C
+round_ratio TB B A abt
+round_ratio TD D A abt
+TSO_A=$(awk '$2 == "A" {print $3}' "$OUT/abt.tsv" | median)
+TSO_B=$(awk '$2 == "B" {print $3}' "$OUT/abt.tsv" | median)
 AB_IDLE=$(median <"$OUT/ab-idle.txt")
+TSO_IDLE=$(median <"$OUT/abt-idle.txt")
 for t in xpsflap tcpstall qdiscstuck; do
-	eval "LAB_CPU_$t=\$(awk -v t=$t '\$1 == t {print \$2}' \"\$OUT/clis.tsv\" | median)"
-	eval "LAB_RSS_$t=\$(awk -v t=$t '\$1 == t {print \$3}' \"\$OUT/clis.tsv\" | median)"
+	eval "LAB_CPU_$t=\$(awk -v t=$t '\$1 == t {print \$2}' \"\$OUT/ab-clis.tsv\" | median)"
+	eval "LAB_RSS_$t=\$(awk -v t=$t '\$1 == t {print \$3}' \"\$OUT/ab-clis.tsv\" | median)"
 done
 
 # =====================================================================
@@ -490,7 +510,8 @@ XF_LINES=$(grep -c '"type":"flow"' "$OUT/xf-scale.out")
 XF_JSON_MB=$(du -m "$OUT/xf-scale.out" | awk '{print $1}')
 
 RUN_S=$(($(date +%s) - T0))	# the measuring run's length, for a report redone later
-declare -p RUN_S AB_A AB_B AB_C AB_RATIO AB_MIN AB_MAX AC_RATIO AC_MIN AC_MAX BC_RATIO AD_RATIO AD_MIN AD_MAX AB_IDLE LAB_CPU_xpsflap LAB_RSS_xpsflap LAB_CPU_tcpstall \
+declare -p RUN_S AB_A AB_B AB_C AB_RATIO AB_MIN AB_MAX AC_RATIO AC_MIN AC_MAX BC_RATIO AD_RATIO AD_MIN AD_MAX AB_IDLE \
+	TB_RATIO TB_MIN TB_MAX TD_RATIO TD_MIN TD_MAX TSO_A TSO_B TSO_IDLE LAB_CPU_xpsflap LAB_RSS_xpsflap LAB_CPU_tcpstall \
 	LAB_RSS_tcpstall LAB_CPU_qdiscstuck LAB_RSS_qdiscstuck QD_COUNT QD1_CPU QD1_RSS QD_SEEN QDF_IV \
 	QDF_CPU QDF_RSS QD_MS QD0_MS npairs XF_RSS0 XF_RSS1 XF_HWM XF_CPU XF_SENT XF_ROUNDS XF_EVICT \
 	XF_TRACKED XF_ACTIVE XF_RSS_MID XF_RSS_END XF_LINES XF_JSON_MB DATE T0 >"$OUT/vars.sh"
@@ -641,6 +662,7 @@ EOF
 	done <"$OUT/questions.tsv"
 	cat <<EOF
 | iperf3 throughput with all three CLIs >= 0.97 of without | $(fmt "$AB_RATIO" 3) (rounds $(fmt "$AB_MIN" 3)-$(fmt "$AB_MAX" 3)); empty programs on the same hooks alone (C/A): $(fmt "$AC_RATIO" 3); no tool at all (D/A, this VM's noise): $(fmt "$AD_RATIO" 3) (rounds $(fmt "$AD_MIN" 3)-$(fmt "$AD_MAX" 3)) | $(verdict "$AB_RATIO" 0.97 ge) |
+| the same, TSO on at xqm (veth's default; one event per GSO skb, as with a NIC's TSO) | $(fmt "$TB_RATIO" 3) (rounds $(fmt "$TB_MIN" 3)-$(fmt "$TB_MAX" 3)); no tool at all (D/A): $(fmt "$TD_RATIO" 3) (rounds $(fmt "$TD_MIN" 3)-$(fmt "$TD_MAX" 3)) | $(verdict "$TB_RATIO" 0.97 ge) |
 
 A verdict is on the raw bpf_stats figure, which includes what the kernel spends calling a program with stats
 on (the empty program's figure); the figure "above empty" is the program's own work. Where a target is
@@ -744,6 +766,20 @@ The CPUs were $(fmt "${AB_IDLE:-nan}" 0) % idle during the A runs (median, /proc
 flow is not CPU-bound: its throughput is set by the serial path each segment takes, so every nanosecond
 added per segment (net_dev_start_xmit and tcp_probe fire once per segment) shows in it, more than the CPU
 time the programs take. Read the rounds and D/A, not one ratio.
+
+**With TSO on.** The lab turns TSO off on xqm so that xpsflap's tests see every segment on the two
+queues; that is the worst case for per-packet programs. \`tools/lab/xpsflap.sh up --tso on\` keeps veth's
+default instead: the GSO skb leaves xqm whole, so net_dev_start_xmit and the receiver's tcp_probe fire once
+per skb of up to 64 KiB, as with a NIC that segments. $TSO_ROUNDS rounds of A, B and D, the order rotating:
+
+| round | A: no tool Gbit/s | B: three CLIs Gbit/s | D: no tool Gbit/s | B/A | D/A |
+|---:|---:|---:|---:|---:|---:|
+$(awk '{v[$1, $2] = $3; n = $1 > n ? $1 : n} END {for (i = 1; i <= n; i++) if (v[i, "A"] > 0)
+	printf "| %d | %.2f | %.2f | %.2f | %.3f | %.3f |\n", i, v[i, "A"], v[i, "B"], v[i, "D"],
+		v[i, "B"] / v[i, "A"], v[i, "D"] / v[i, "A"]}' "$OUT/abt.tsv")
+
+Medians: A $(fmt "$TSO_A" 2), B $(fmt "$TSO_B" 2) Gbit/s; **B/A $(fmt "$TB_RATIO" 3)** (rounds $(fmt "$TB_MIN" 3)-$(fmt "$TB_MAX" 3)),
+**D/A $(fmt "$TD_RATIO" 3)** (rounds $(fmt "$TD_MIN" 3)-$(fmt "$TD_MAX" 3)); the CPUs were $(fmt "${TSO_IDLE:-nan}" 0) % idle during the A runs.
 
 CPU of the CLIs during the B runs (utime+stime from /proc/PID/stat over the iperf3 run, % of one core) and
 RSS at its end (VmRSS), medians over the $PAIRS B runs. /proc/PID/stat counts in ticks of 1/$CLK s: over a

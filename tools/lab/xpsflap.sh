@@ -16,7 +16,7 @@
 # that queue then stalls. The xpsflap tests do not use it; it reproduces
 # qdiscstuck's driver_stopped state.
 #
-# usage: xpsflap.sh up [--queues 1|2] [--xps on|off] [--napi] | traffic SECONDS | down
+# usage: xpsflap.sh up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS | down
 #        xpsflap.sh env     (names for scripts: XF_NS, XF_DEV, ...)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -25,12 +25,13 @@ XF_NS_SND=xf-snd XF_NS_MID=xf-mid XF_NS_RCV=xf-rcv
 XF_DEV=xqm XF_SRC=198.18.0.1 XF_DST=198.18.0.2
 
 up() {
-	local queues=2 xps=on napi=off
+	local queues=2 xps=on napi=off tso=off
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--queues) queues=$2; shift ;;
 		--xps) xps=$2; shift ;;
 		--napi) napi=on ;;
+		--tso) tso=$2; shift; case $tso in on | off) ;; *) lab_die "up: --tso on or off" ;; esac ;;
 		*) lab_die "up: unknown option $1" ;;
 		esac
 		shift
@@ -44,7 +45,9 @@ up() {
 	lab_bridge $XF_NS_MID br0 xsm $XF_DEV
 	lab_addr $XF_NS_SND xs0 $XF_SRC/24
 	lab_addr $XF_NS_RCV xq0 $XF_DST/24
-	lab_exec $XF_NS_MID ethtool -K $XF_DEV tso off >/dev/null
+	# TSO off: xqm segments, so every segment is a packet of its own on the
+	# two queues (--tso on keeps veth's default: one GSO skb per 64 KiB)
+	lab_exec $XF_NS_MID ethtool -K $XF_DEV tso $tso >/dev/null
 	lab_exec $XF_NS_RCV ethtool -K xq0 gro $napi >/dev/null
 	if [ "$queues" -gt 1 ]; then
 		lab_exec $XF_NS_MID tc qdisc replace dev $XF_DEV root handle 1: mq
@@ -64,5 +67,5 @@ up) shift; up "$@" ;;
 down) lab_down xf- ;;
 traffic) lab_iperf $XF_NS_RCV $XF_DST $XF_NS_SND "${2:-5}" ;;
 env) echo "XF_NS=$LAB_PREFIX$XF_NS_MID XF_DEV=$XF_DEV XF_NS_RCV=$LAB_PREFIX$XF_NS_RCV XF_NS_SND=$LAB_PREFIX$XF_NS_SND" ;;
-*) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] | traffic SECONDS | down | env" >&2; exit 2 ;;
+*) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS | down | env" >&2; exit 2 ;;
 esac
