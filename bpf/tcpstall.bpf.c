@@ -90,9 +90,10 @@ struct {
 __u32 tagging = 0;
 /*
  * Set by userspace where neither sock_send_length (6.3) nor fexit/tcp_push
- * tags a sending socket: its data skbs at net_dev_queue do. Without a tag
- * the full sweep must catch the socket with data in flight, and a sender
- * that is often idle between writes (1 s apart) can go unsampled.
+ * tags a sending socket: its data skbs at net_dev_queue do. Without a tag,
+ * only a full sweep (1 s apart) that catches the socket with data to send
+ * has the fast sweep follow it, and a sender often idle between its writes
+ * can go unsampled.
  */
 __u32 tag_on_queue = 0;
 

@@ -311,7 +311,7 @@ static void attach_fast_sweep(struct tcpstall_bpf *skel)
  * skbs (tp_btf/net_dev_queue); else only a full sweep that finds it with
  * data to send does.
  */
-static const char *tag_source(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+static const char *tag_source(const struct nm_hook *hooks)
 {
 	if (!st.fast)
 		return "none";
@@ -319,10 +319,8 @@ static const char *tag_source(struct tcpstall_bpf *skel, const struct nm_hook *h
 		return "sock_send_length";
 	if (hooks[HOOK_PUSH].chosen == 0)
 		return "tcp_push";
-	if (hooks[HOOK_ACK].chosen == 0) {
-		skel->bss->tag_on_queue = 1;
+	if (hooks[HOOK_ACK].chosen == 0)
 		return "net_dev_queue";
-	}
 	return "full_sweep";
 }
 
@@ -1151,7 +1149,9 @@ int main(int argc, char **argv)
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = hooks[HOOK_RELEASE].chosen == 0;
 	attach_fast_sweep(skel);
-	st.tag_source = tag_source(skel, hooks);
+	st.tag_source = tag_source(hooks);
+	/* only where nothing else sees a send: it costs every data skb a branch */
+	skel->bss->tag_on_queue = !strcmp(st.tag_source, "net_dev_queue");
 	nm_install_signals();
 	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);

@@ -67,8 +67,8 @@ rung1_chosen() {
 
 # 6.1 has no sock_send_length: without another tag a sender reaches the
 # fast sweep only when a full sweep (1 s apart) finds it with data to send,
-# and under TCG the iperf3 sender is often between writes (one run in six
-# of the host's bulk test then had 0 samples).
+# and under TCG the iperf3 sender is often between writes (one guest run in
+# six of tcpstall.bats's bulk test then had 0 samples).
 @test "6.1: a bulk sender is tagged by fexit/tcp_push, or by net_dev_queue without fentry, and sampled" {
 	local mode want
 	"$LAB/tcpstall.sh" up --quickack off --defer 1
