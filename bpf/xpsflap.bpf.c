@@ -156,6 +156,25 @@ static __always_inline struct xf_dev_stats *dev_stats_get(const struct xf_slot *
 }
 
 /*
+ * The flow leaves queue (a switch, or its slot goes to another flow): what
+ * it queued there since it last left one goes into the queue's totals.
+ * Until then userspace adds it from the flow (packets - packets_flushed),
+ * so the common pick does not touch the per-CPU totals.
+ */
+static __always_inline void queue_flush(struct xf_slot *s, __u32 queue)
+{
+	struct xf_flow *fl = &s->val;
+	struct xf_dev_stats *ds = dev_stats_get(s, queue);
+
+	if (ds) {
+		ds->packets += fl->packets - fl->packets_flushed;
+		ds->bytes += fl->bytes - fl->bytes_flushed;
+	}
+	fl->packets_flushed = fl->packets;
+	fl->bytes_flushed = fl->bytes;
+}
+
+/*
  * A free slot, or one whose flow was not picked in this interval or the one
  * before, becomes the new flow's. The claim is a compare-and-swap to BUSY,
  * so two CPUs never fill one slot; dev is published last.
@@ -168,8 +187,10 @@ static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, struct xf_f
 
 	if (__sync_val_compare_and_swap(&s->val.dev, old, XF_SLOT_BUSY) != old)
 		return NULL;
-	if (old != XF_SLOT_FREE)
+	if (old != XF_SLOT_FREE) {
 		count(XF_CNT_EVICTED);
+		queue_flush(s, s->val.last_queue);
+	}
 	s->key = *k;
 	/* all but dev, which stays BUSY: the old flow's hash no longer leads here */
 	__builtin_memset((char *)&s->val + sizeof(s->val.dev), 0, sizeof(s->val) - sizeof(s->val.dev));
@@ -328,8 +349,9 @@ static __always_inline bool others_drained(const struct xf_flow *fl)
  * The queue was just picked for skb on dev: account the pick and any switch.
  * Only the in-flight count is atomic: pick and transmit of one flow run on
  * different CPUs. The other per-flow counters are plain adds, exact unless
- * two CPUs pick for the same flow in the same instant; per-queue totals are
- * per CPU and exact.
+ * two CPUs pick for the same flow in the same instant. Per-queue totals are
+ * per CPU: a switch counts there, and the flow's packets and bytes reach
+ * them when it leaves the queue (queue_flush).
  */
 static __always_inline void on_pick(const struct sk_buff *skb, const struct net_device *dev,
 				    const bool btf)
@@ -340,7 +362,7 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	struct xf_slot *s;
 	struct xf_flow *fl;
 	__u32 queue, segs, prev, len, hash, idx = 0, payload;
-	bool sw = false, risky = false;
+	bool risky = false;
 	__u8 seen;
 
 	queue = RD(btf, skb, queue_mapping);
@@ -374,14 +396,20 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	}
 	prev = fl->last_queue;
 	if (prev != queue) {
-		sw = true;
 		risky = fl->inflight[prev & (XF_INFLIGHT_SLOTS - 1)] > 0;
+		queue_flush(s, prev);
 		fl->last_queue = queue;
 		fl->switches++;
 		fl->epoch_switches++;
 		if (risky) {
 			fl->risky_switches++;
 			watch_open(fl);
+		}
+		ds = dev_stats_get(s, queue);
+		if (ds) {
+			ds->switches++;
+			if (risky)
+				ds->risky_switches++;
 		}
 	}
 	set_bits(&fl->queues, 1ULL << (queue < XF_MAX_QUEUE_BIT ? queue : XF_MAX_QUEUE_BIT));
@@ -393,16 +421,6 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 		__sync_fetch_and_add(&fl->inflight[queue & (XF_INFLIGHT_SLOTS - 1)], payload);
 	fl->packets += segs;
 	fl->bytes += len;
-
-	ds = dev_stats_get(s, queue);
-	if (!ds)
-		return;
-	ds->packets += segs;
-	ds->bytes += len;
-	if (sw)
-		ds->switches++;
-	if (risky)
-		ds->risky_switches++;
 }
 
 /*

@@ -323,12 +323,38 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* Per device slot and queue totals (--prom-file): the BPF ones summed over CPUs, then flows'. */
+static struct xf_dev_stats totals[XF_DEV_SLOTS][XF_DEV_QUEUES];
+
+/*
+ * A flow's packets and bytes not yet flushed to its queue's totals, from v,
+ * a copy of sl made after switches0 was read. If the flow switched queue or
+ * lost its slot meanwhile, the copy's queue and counts may not go together
+ * (counts of one queue put on another, which a counter that never goes
+ * back would keep): it adds nothing, and the next report has it.
+ */
+static void add_unflushed(const struct xf_slot *sl, const struct xf_flow *v, uint32_t switches0)
+{
+	uint64_t packets, bytes;
+	struct xf_dev_stats *t;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&sl->val.switches, __ATOMIC_RELAXED) != switches0 || v->switches != switches0 ||
+	    __atomic_load_n(&sl->val.dev, __ATOMIC_RELAXED) != v->dev || sl->dev_slot >= XF_DEV_SLOTS ||
+	    !xf_unflushed(v, &packets, &bytes))
+		return;
+	t = &totals[sl->dev_slot][v->last_queue < XF_DEV_QUEUES ? v->last_queue : XF_DEV_QUEUES - 1];
+	t->packets += packets;
+	t->bytes += bytes;
+}
+
 /*
  * The flow table is an mmap-ed array: one pass over it copies the slots
  * that hold a flow, with no syscall per flow. The BPF side keeps writing
- * meanwhile, so a slot is a moment's copy, as a map lookup would be.
+ * meanwhile, so a slot is a moment's copy, as a map lookup would be. With
+ * unflushed, each flow's part of its queue's totals goes into totals.
  */
-static int read_flows(const struct xf_slot *tab, size_t slots, struct snapshot *s)
+static int read_flows(const struct xf_slot *tab, size_t slots, struct snapshot *s, bool unflushed)
 {
 	s->n = 0;
 	for (size_t i = 0; i < slots; i++) {
@@ -345,8 +371,12 @@ static int read_flows(const struct xf_slot *tab, size_t slots, struct snapshot *
 			s->e = p;
 			s->cap = cap;
 		}
+		uint32_t switches0 = __atomic_load_n(&sl->val.switches, __ATOMIC_ACQUIRE);
+
 		s->e[s->n].key = sl->key;
 		s->e[s->n].val = sl->val;
+		if (unflushed)
+			add_unflushed(sl, &s->e[s->n].val, switches0);
 		s->n++;
 	}
 	return 0;
@@ -519,12 +549,46 @@ struct dev_row {
 
 #define DEV_ROWS_MAX	(XF_DEV_SLOTS * XF_DEV_QUEUES)
 
-/* Every queue of every device with a slot that counted anything. */
-static size_t read_dev_stats(struct xpsflap_bpf *skel, struct dev_row *rows)
+/*
+ * The BPF per-queue totals, summed over CPUs, into totals. Read before the
+ * flows: a flush in between then makes the sum short, never double.
+ */
+static void read_dev_totals(struct xpsflap_bpf *skel)
 {
 	int devs = bpf_map__fd(skel->maps.devs), stats = bpf_map__fd(skel->maps.dev_stats);
 	int ncpu = libbpf_num_possible_cpus();
-	struct xf_dev_stats vals[ncpu], sum;
+	struct xf_dev_stats vals[ncpu];
+	struct xf_dev_id id, next, *prev = NULL;
+	uint32_t slot;
+
+	memset(totals, 0, sizeof(totals));
+	while (!bpf_map_get_next_key(devs, prev, &next)) {
+		id = next;
+		prev = &id;
+		if (bpf_map_lookup_elem(devs, &id, &slot) || slot >= XF_DEV_SLOTS)
+			continue;
+		for (uint32_t q = 0; q < XF_DEV_QUEUES; q++) {
+			uint32_t i = slot * XF_DEV_QUEUES + q;
+			struct xf_dev_stats *t = &totals[slot][q];
+
+			if (bpf_map_lookup_elem(stats, &i, vals))
+				continue;
+			for (int c = 0; c < ncpu; c++) {
+				t->packets += vals[c].packets;
+				t->bytes += vals[c].bytes;
+				t->switches += vals[c].switches;
+				t->risky_switches += vals[c].risky_switches;
+				t->reordered += vals[c].reordered;
+			}
+		}
+	}
+}
+
+/* Every queue of every device with a slot that counted anything: totals, never going back. */
+static size_t dev_rows(struct xpsflap_bpf *skel, struct dev_row *rows)
+{
+	static struct xf_dev_stats shown[XF_DEV_SLOTS][XF_DEV_QUEUES];
+	int devs = bpf_map__fd(skel->maps.devs);
 	struct xf_dev_id id, next, *prev = NULL;
 	uint32_t slot;
 	size_t n = 0;
@@ -535,23 +599,18 @@ static size_t read_dev_stats(struct xpsflap_bpf *skel, struct dev_row *rows)
 		if (bpf_map_lookup_elem(devs, &id, &slot) || slot >= XF_DEV_SLOTS)
 			continue;
 		for (uint32_t q = 0; q < XF_DEV_QUEUES && n < DEV_ROWS_MAX; q++) {
-			uint32_t i = slot * XF_DEV_QUEUES + q;
+			struct xf_dev_stats *t = &totals[slot][q], *sh = &shown[slot][q];
 
-			if (bpf_map_lookup_elem(stats, &i, vals))
-				continue;
-			memset(&sum, 0, sizeof(sum));
-			for (int c = 0; c < ncpu; c++) {
-				sum.packets += vals[c].packets;
-				sum.bytes += vals[c].bytes;
-				sum.switches += vals[c].switches;
-				sum.risky_switches += vals[c].risky_switches;
-				sum.reordered += vals[c].reordered;
-			}
-			if (!sum.packets && !sum.reordered)
+			sh->packets = xf_monotonic(sh->packets, t->packets);
+			sh->bytes = xf_monotonic(sh->bytes, t->bytes);
+			sh->switches = t->switches;
+			sh->risky_switches = t->risky_switches;
+			sh->reordered = t->reordered;
+			if (!sh->packets && !sh->reordered)
 				continue;
 			rows[n].k = id;
 			rows[n].queue = q;
-			rows[n].s = sum;
+			rows[n].s = *sh;
 			n++;
 		}
 	}
@@ -623,7 +682,7 @@ static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct
 		      long max_flows)
 {
 	static struct dev_row rows[DEV_ROWS_MAX];
-	size_t n = read_dev_stats(skel, rows);
+	size_t n = dev_rows(skel, rows);
 	struct nm_prom *p = nm_prom_new();
 	char err[256];
 	int ret;
@@ -652,7 +711,9 @@ static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct s
 	s->now_ns = mono_ns();
 	s->epoch = skel->bss->epoch;
 	read_counters(bpf_map__fd(skel->maps.counters), s);
-	if (read_flows(tab, max_flows, s))
+	if (env.o.prom_file)
+		read_dev_totals(skel);
+	if (read_flows(tab, max_flows, s, env.o.prom_file != NULL))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
 	rank(s);
 	if (env.o.json)

@@ -89,6 +89,14 @@ struct xf_flow {
 
 	__u64 first_ns __attribute__((aligned(64)));
 	__u64 last_ns;		/* first pick of the latest interval it was picked in */
+	/*
+	 * packets and bytes already added to the per-queue totals (dev_stats),
+	 * when the flow last left a queue or lost its slot. What came since
+	 * belongs to last_queue; userspace adds it when it reads the totals.
+	 * So a pick adds to a per-queue total only on a switch.
+	 */
+	__u64 packets_flushed;
+	__u64 bytes_flushed;
 } __attribute__((aligned(64)));
 
 /*
@@ -108,6 +116,8 @@ struct xf_slot {
  * Per device and queue totals, per CPU: they survive flow eviction, so
  * counters stay monotonic. A device gets a slot (devs map) with its first
  * flow; its queue q is entry slot * XF_DEV_QUEUES + min(q, XF_DEV_QUEUES - 1).
+ * packets and bytes are a flow's, added when it leaves the queue or its
+ * slot (see xf_flow.packets_flushed); the other counters as they happen.
  */
 struct xf_dev_id {
 	__u32 netns;

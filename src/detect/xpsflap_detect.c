@@ -37,6 +37,20 @@ uint64_t xf_in_flight(const struct xf_flow *f)
 	return n;
 }
 
+bool xf_unflushed(const struct xf_flow *f, uint64_t *packets, uint64_t *bytes)
+{
+	if (f->packets < f->packets_flushed || f->bytes < f->bytes_flushed)
+		return false;
+	*packets = f->packets - f->packets_flushed;
+	*bytes = f->bytes - f->bytes_flushed;
+	return true;
+}
+
+uint64_t xf_monotonic(uint64_t prev, uint64_t now)
+{
+	return now > prev ? now : prev;
+}
+
 bool xf_flapping(const struct xf_flow *f, uint32_t epoch, uint32_t min_switches)
 {
 	return xf_nqueues(f->queues) >= 2 && xf_interval_switches(f, epoch) >= min_switches &&

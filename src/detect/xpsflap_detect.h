@@ -29,6 +29,19 @@ bool xf_flapping(const struct xf_flow *f, uint32_t epoch, uint32_t min_switches)
 uint32_t xf_interval_switches(const struct xf_flow *f, uint32_t epoch);
 /* Payload bytes of the flow queued and not yet transmitted, over all its queues. */
 uint64_t xf_in_flight(const struct xf_flow *f);
+/*
+ * What the flow queued on its current queue since it last left one, which
+ * the per-queue totals do not hold yet. False for a slot read while a CPU
+ * was claiming it (counts behind what was flushed).
+ */
+bool xf_unflushed(const struct xf_flow *f, uint64_t *packets, uint64_t *bytes);
+/*
+ * A per-queue total shown before (prev) and read now: totals and flows are
+ * read apart, and a flush between the two reads takes a flow's part out of
+ * one before the other has it, so a read can come out short. A counter
+ * never goes back: it shows prev until the total passes it.
+ */
+uint64_t xf_monotonic(uint64_t prev, uint64_t now);
 /* qsort order: most switches first, then risky switches, reordered, packets. */
 int xf_cmp_worst(const void *a, const void *b);
 /*

@@ -209,6 +209,53 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	grep -E '^node_textfile_scrape_error 0' "$TMP/scrape"
 }
 
+# mq_pkts Q: packets the kernel counted on xqm's TX queue Q (its mq class 1:Q+1)
+mq_pkts() {
+	ip netns exec $NS tc -s class show dev $DEV |
+		awk -v c="1:$(($1 + 1))" '$1 == "class" && $3 == c {f = 1; next} f && $1 == "Sent" {print $4; exit}'
+}
+
+# mq_vs_prom SLACK: one iperf3 flow; xpsflap_packets_total of each queue of
+# xqm against its mq class's count over the run. Per queue they may differ
+# by SLACK (1/100 of the count + SLACK); the device's total by what has no
+# flow (an ARP) or is an add two CPUs made to one counter at one instant.
+mq_vs_prom() {
+	local slack=$1 q before after got want sum_got=0 sum_want=0
+	before=("$(mq_pkts 0)" "$(mq_pkts 1)")
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV -i 1 --prom-file "$TMP/xpsflap.prom"
+	"$XF" traffic 3 >/dev/null
+	# a report after the flow ended: its packets since it last changed
+	# queue are not in the BPF totals, xpsflap adds them from the flow table
+	sleep 1.5
+	stop_bg TERM
+	for q in 0 1; do
+		after=$(mq_pkts $q)
+		want=$((after - ${before[q]}))
+		got=$(awk -v l="xpsflap_packets_total{device=\"$DEV\",queue=\"$q\"}" '$1 == l {print $2}' "$TMP/xpsflap.prom")
+		got=${got:-0}
+		echo "queue $q: xpsflap $got, mq class $want"
+		[ $((got - want)) -le $((slack ? want / 100 + slack : 5)) ]
+		[ $((want - got)) -le $((slack ? want / 100 + slack : 5)) ]
+		sum_got=$((sum_got + got)) sum_want=$((sum_want + want))
+	done
+	[ "$sum_want" -gt 10000 ]
+	[ $((sum_got - sum_want)) -le 5 ]
+	[ $((sum_want - sum_got)) -le $((sum_want / 1000 + 5)) ]
+}
+
+@test "xpsflap: per-queue packet totals of a flow on one queue equal the kernel's (mq class stats)" {
+	# XPS off: the queue comes from the flow's hash, the flow never switches
+	"$XF" up --queues 2 --xps off
+	mq_vs_prom 0
+}
+
+@test "xpsflap: per-queue packet totals of a flapping flow match the kernel's (mq class stats)" {
+	"$XF" up --queues 2 --xps on
+	# two CPUs picking for the flow at one instant, one switching, can put
+	# an skb of the other (up to 45 segments here) on the new queue's side
+	mq_vs_prom 100
+}
+
 @test "xpsflap --max-flows: the table stays bounded; untracked picks and evictions are counted" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 1 -c 5 --max-flows 64

@@ -48,6 +48,30 @@ static void test_in_flight_sums_every_slot(void **state)
 	assert_true(xf_in_flight(&f) == 6000001448ull);
 }
 
+static void test_unflushed_and_monotonic(void **state)
+{
+	(void)state;
+	struct xf_flow f = flow(0x3, 7, 5, 2000);
+	uint64_t p = 7, b = 7;
+
+	f.packets = 100;
+	f.bytes = 150000;
+	f.packets_flushed = 60;
+	f.bytes_flushed = 90000;
+	assert_true(xf_unflushed(&f, &p, &b));
+	assert_true(p == 40 && b == 60000);
+	/* a slot caught mid-claim: counts zeroed, flushed not yet */
+	f.packets = 0;
+	assert_false(xf_unflushed(&f, &p, &b));
+	f.packets = 100;
+	f.bytes = 0;
+	assert_false(xf_unflushed(&f, &p, &b));
+	/* a short read never takes a counter back */
+	assert_true(xf_monotonic(500, 480) == 500);
+	assert_true(xf_monotonic(500, 520) == 520);
+	assert_true(xf_monotonic(0, 0) == 0);
+}
+
 static void test_active(void **state)
 {
 	(void)state;
@@ -125,6 +149,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flapping_needs_switches_in_this_interval),
 		cmocka_unit_test(test_in_flight_sums_every_slot),
+		cmocka_unit_test(test_unflushed_and_monotonic),
 		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_bits_and_queues),
 		cmocka_unit_test(test_worst_first),
