@@ -325,6 +325,9 @@ static uint64_t mono_ns(void)
 
 /* Per device slot and queue totals (--prom-file): the BPF ones summed over CPUs, then flows'. */
 static struct xf_dev_stats totals[XF_DEV_SLOTS][XF_DEV_QUEUES];
+/* The device of each slot in use, as read with totals. */
+static struct xf_dev_id slot_dev[XF_DEV_SLOTS];
+static bool slot_used[XF_DEV_SLOTS];
 
 /*
  * A flow's packets and bytes not yet flushed to its queue's totals, from v,
@@ -550,8 +553,9 @@ struct dev_row {
 #define DEV_ROWS_MAX	(XF_DEV_SLOTS * XF_DEV_QUEUES)
 
 /*
- * The BPF per-queue totals, summed over CPUs, into totals. Read before the
- * flows: a flush in between then makes the sum short, never double.
+ * The BPF per-queue totals, summed over CPUs, into totals, and the device
+ * of each slot. Read before the flows: a flush in between then makes the
+ * sum short, never double.
  */
 static void read_dev_totals(struct xpsflap_bpf *skel)
 {
@@ -567,6 +571,8 @@ static void read_dev_totals(struct xpsflap_bpf *skel)
 		prev = &id;
 		if (bpf_map_lookup_elem(devs, &id, &slot) || slot >= XF_DEV_SLOTS)
 			continue;
+		slot_dev[slot] = id;
+		slot_used[slot] = true;
 		for (uint32_t q = 0; q < XF_DEV_QUEUES; q++) {
 			uint32_t i = slot * XF_DEV_QUEUES + q;
 			struct xf_dev_stats *t = &totals[slot][q];
@@ -585,18 +591,13 @@ static void read_dev_totals(struct xpsflap_bpf *skel)
 }
 
 /* Every queue of every device with a slot that counted anything: totals, never going back. */
-static size_t dev_rows(struct xpsflap_bpf *skel, struct dev_row *rows)
+static size_t dev_rows(struct dev_row *rows)
 {
 	static struct xf_dev_stats shown[XF_DEV_SLOTS][XF_DEV_QUEUES];
-	int devs = bpf_map__fd(skel->maps.devs);
-	struct xf_dev_id id, next, *prev = NULL;
-	uint32_t slot;
 	size_t n = 0;
 
-	while (!bpf_map_get_next_key(devs, prev, &next)) {
-		id = next;
-		prev = &id;
-		if (bpf_map_lookup_elem(devs, &id, &slot) || slot >= XF_DEV_SLOTS)
+	for (uint32_t slot = 0; slot < XF_DEV_SLOTS; slot++) {
+		if (!slot_used[slot])
 			continue;
 		for (uint32_t q = 0; q < XF_DEV_QUEUES && n < DEV_ROWS_MAX; q++) {
 			struct xf_dev_stats *t = &totals[slot][q], *sh = &shown[slot][q];
@@ -608,7 +609,7 @@ static size_t dev_rows(struct xpsflap_bpf *skel, struct dev_row *rows)
 			sh->reordered = t->reordered;
 			if (!sh->packets && !sh->reordered)
 				continue;
-			rows[n].k = id;
+			rows[n].k = slot_dev[slot];
 			rows[n].queue = q;
 			rows[n].s = *sh;
 			n++;
@@ -682,7 +683,7 @@ static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct
 		      long max_flows)
 {
 	static struct dev_row rows[DEV_ROWS_MAX];
-	size_t n = dev_rows(skel, rows);
+	size_t n = dev_rows(rows);
 	struct nm_prom *p = nm_prom_new();
 	char err[256];
 	int ret;

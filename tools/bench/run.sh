@@ -22,7 +22,8 @@
 #
 # Knobs (environment): NMB_REPS (3), NMB_SECS (4: seconds per traffic
 # window), NMB_PAIRS (8: rounds of the throughput A/B/C/D), NMB_TSO_ROUNDS
-# (6: rounds of A/B/D with TSO on), NMB_AB_SECS (8: seconds per iperf3 run), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
+# (6: rounds of A/B/D with TSO on), NMB_AB_SECS (8: seconds per iperf3
+# run), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
 # NMB_FLOWS (100000), NMB_DOC (docs/PERFORMANCE.md; "-" writes no doc, and
 # the plot into build/bench/out).
 set -u
