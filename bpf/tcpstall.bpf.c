@@ -6,9 +6,10 @@
  *
  * The stall side is a sweep: iter/tcp emits a compact sample for every
  * socket with unsent data or packets out, and userspace classifies it. The
- * ACK side counts per socket at tracepoints, no events: the map is keyed by
- * the socket's address (an 8-byte key, hashed cheaply), the flow's tuple is
- * read once, when the entry is made.
+ * ACK side counts per socket at tracepoints, no events: in a slot of a
+ * direct-mapped array (the verifier inlines its lookup: no hash map, no
+ * helper call per segment), found from the socket's own ehash; the flow's
+ * tuple is read once, when the slot is claimed.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -20,6 +21,7 @@
 
 #define TCP_ESTABLISHED	1
 #define TCP_FIN_WAIT1	4
+#define TCP_CLOSE	7
 #define TCP_CLOSE_WAIT	8
 #define TCP_LAST_ACK	9
 #define TCP_CLOSING	11
@@ -35,19 +37,23 @@ const volatile __u32 targ_netns_ino = 0;
 /* report interval, bumped by userspace: CPU masks restart with each one */
 __u32 epoch = 0;
 
+/* --max-flows - 1: the table size is a power of two */
+const volatile __u32 targ_flow_mask = 65535;
+
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);	/* --max-flows, resized before load */
-	__type(key, __u64);		/* the socket's address */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* userspace reads it in place */
+	__uint(max_entries, 65536);		/* --max-flows, resized before load */
+	__type(key, __u32);
 	__type(value, struct ts_acks);
 } acks SEC(".maps");
 
-/* tuple -> socket address, for the one hook that sees a packet, not a socket (drops) */
+/* tuple -> slot in acks, for the one hook that sees a packet, not a socket (drops) */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);	/* --max-flows */
 	__type(key, struct ts_key);
-	__type(value, __u64);
+	__type(value, __u32);
 } ack_index SEC(".maps");
 
 NM_COUNTERS(TS_CNT_MAX)
@@ -166,40 +172,91 @@ static __always_inline bool sk_owned(const struct sock *sk, const bool btf)
 }
 
 /*
- * The entry of a watched socket (k: its netns and ports). A socket freed
- * and another one allocated at the same address would find the old entry:
- * the ports tell them apart (a 4-tuple reused at the same address at once
- * is not told apart), and the entry starts again.
+ * The slot is the socket's (k: its netns and ports). A socket freed and
+ * another one allocated at the same address would find the old slot: the
+ * ports tell them apart (a 4-tuple reused at the same address at once is
+ * not told apart). Privileged programs may compare a pointer's value.
  */
-static __always_inline struct ts_acks *acks_lookup(const struct sock *sk, const struct ts_key *k)
+static __always_inline bool acks_mine(const struct ts_acks *a, const struct sock *sk,
+				      const struct ts_key *k)
 {
-	/* privileged programs may use a pointer's value as a key */
-	__u64 addr = (__u64)sk;
-	struct ts_acks *a = bpf_map_lookup_elem(&acks, &addr);
+	return a->sk == (__u64)sk && a->key.lport == k->lport && a->key.rport == k->rport;
+}
 
-	if (a && a->key.lport == k->lport && a->key.rport == k->rport)
+/*
+ * A slot a new socket may take: never used, or its socket closed, or had
+ * no event in this interval or the one before, or it was this address's
+ * previous socket (freed, since the address is now this one's).
+ */
+static __always_inline bool acks_free(const struct ts_acks *a, const struct sock *sk)
+{
+	if (a->sk == TS_SLOT_BUSY)
+		return false;
+	return a->sk == TS_SLOT_FREE || a->closed || a->sk == (__u64)sk || a->epoch + 1 < epoch;
+}
+
+/*
+ * Slot i becomes the socket's. The claim is a compare-and-swap to BUSY, so
+ * two CPUs never fill one slot; the address is published last. The tuple
+ * is read once, here.
+ */
+static __always_inline struct ts_acks *acks_claim(struct ts_acks *a, __u32 i, const struct sock *sk,
+						  const struct ts_key *k, const bool btf)
+{
+	__u64 old = a->sk;
+
+	if (__sync_val_compare_and_swap(&a->sk, old, TS_SLOT_BUSY) != old)
+		return NULL;
+	if (old != TS_SLOT_FREE)
+		count(TS_CNT_ACK_FLOWS_EVICTED);
+	__builtin_memset((char *)a + sizeof(a->sk), 0, sizeof(*a) - sizeof(a->sk));
+	a->key.netns = k->netns;
+	a->key.lport = k->lport;
+	a->key.rport = k->rport;
+	sk_key_addrs(sk, &a->key, btf);
+	a->epoch = epoch;
+	bpf_map_update_elem(&ack_index, &a->key, &i, BPF_ANY);
+	count(TS_CNT_ACK_FLOWS_CREATED);
+	a->sk = (__u64)sk;
+	return a;
+}
+
+/*
+ * The socket's slot: one of two, from its ehash (the verifier allows no
+ * arithmetic on its address, and skc_hash is one load next to the ports).
+ * create: claim one if neither is the socket's.
+ */
+static __always_inline struct ts_acks *acks_find(const struct sock *sk, const struct ts_key *k,
+						 bool create, const bool btf)
+{
+	__u32 i0 = RD(btf, sk, __sk_common.skc_hash) & targ_flow_mask, i1 = i0 ^ 1;
+	struct ts_acks *a, *b;
+
+	a = bpf_map_lookup_elem(&acks, &i0);
+	if (!a)
+		return NULL;
+	if (acks_mine(a, sk, k))
 		return a;
+	b = bpf_map_lookup_elem(&acks, &i1);
+	if (!b)
+		return NULL;
+	if (acks_mine(b, sk, k))
+		return b;
+	if (!create)
+		return NULL;
+	if (acks_free(a, sk))
+		return acks_claim(a, i0, sk, k, btf);
+	if (acks_free(b, sk))
+		return acks_claim(b, i1, sk, k, btf);
+	count(TS_CNT_ACK_UNTRACKED);
 	return NULL;
 }
 
-/* A new entry for a watched socket (k: its netns and ports): the tuple is read once, here. */
-static __always_inline struct ts_acks *acks_make(const struct sock *sk, const struct ts_key *k,
-						 const bool btf)
-{
-	struct ts_acks zero = {};
-	__u64 addr = (__u64)sk;
-
-	zero.key.netns = k->netns;
-	zero.key.lport = k->lport;
-	zero.key.rport = k->rport;
-	sk_key_addrs(sk, &zero.key, btf);
-	if (!bpf_map_update_elem(&acks, &addr, &zero, BPF_ANY))
-		count(TS_CNT_ACK_FLOWS_CREATED);
-	bpf_map_update_elem(&ack_index, &zero.key, &addr, BPF_ANY);
-	return bpf_map_lookup_elem(&acks, &addr);
-}
-
-/* The socket's entry, made on first use if the filters take the socket. */
+/*
+ * The socket's slot, claimed on first use if the filters take the socket.
+ * A new interval (epoch) restarts the CPU masks: the first event in it
+ * clears them, so the array needs no reset.
+ */
 static __always_inline struct ts_acks *acks_get_make(const struct sock *sk, const bool btf)
 {
 	/* only netns and ports are written and read on the way to the lookup */
@@ -208,8 +265,13 @@ static __always_inline struct ts_acks *acks_get_make(const struct sock *sk, cons
 
 	if (!sk_watched(sk, &k, btf))
 		return NULL;
-	a = acks_lookup(sk, &k);
-	return a ? a : acks_make(sk, &k, btf);
+	a = acks_find(sk, &k, true, btf);
+	if (a && a->epoch != epoch) {
+		a->epoch = epoch;
+		a->softirq_cpus = 0;
+		a->app_cpus = 0;
+	}
+	return a;
 }
 
 /* tcp_backlog_ack_defer of the socket's netns, read where the kernel has it (>= 6.7). */
@@ -263,16 +325,11 @@ static __always_inline void set_bits(__u64 *mask, __u64 bit)
 		__sync_fetch_and_or(mask, bit);
 }
 
-/* CPU placement: masks of the current report interval only. */
+/* CPU placement: masks of the current report interval only (acks_get_make). */
 static __always_inline void note_cpu(struct ts_acks *a, bool app)
 {
 	__u64 cpu = 1ULL << (bpf_get_smp_processor_id() & 63);
 
-	if (a->epoch != epoch) {
-		a->epoch = epoch;
-		a->softirq_cpus = 0;
-		a->app_cpus = 0;
-	}
 	set_bits(app ? &a->app_cpus : &a->softirq_cpus, cpu);
 }
 
@@ -396,6 +453,42 @@ static __always_inline void on_app_io(const struct sock *sk, int ret, bool rx)
 	}
 }
 
+/*
+ * A socket closes: its slot may go to the next socket at once, so short
+ * connections do not hold the table for two intervals. Its counts stay
+ * readable until then. The slot is found by address alone: by now
+ * inet_put_port() has cleared the local port, and whichever socket a slot
+ * with this address names is gone.
+ */
+static __always_inline void on_state(const struct sock *sk, int newstate, const bool btf)
+{
+	__u32 i0, i1;
+	struct ts_acks *a;
+
+	if (newstate != TCP_CLOSE || RD(btf, sk, sk_protocol) != NM_IPPROTO_TCP)
+		return;
+	i0 = RD(btf, sk, __sk_common.skc_hash) & targ_flow_mask;
+	i1 = i0 ^ 1;
+	a = bpf_map_lookup_elem(&acks, &i0);
+	if (a && a->sk == (__u64)sk)
+		a->closed = 1;
+	a = bpf_map_lookup_elem(&acks, &i1);
+	if (a && a->sk == (__u64)sk)
+		a->closed = 1;
+}
+
+/* Two flow keys, word by word (both zeroed before they were filled: the padding is equal). */
+static __always_inline bool key_eq(const struct ts_key *a, const struct ts_key *b)
+{
+	const __u32 *x = (const __u32 *)a, *y = (const __u32 *)b;
+
+#pragma unroll
+	for (int i = 0; i < sizeof(*a) / 4; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
 /* Backlog full: tcp_add_backlog drops with SKB_DROP_REASON_SOCKET_BACKLOG. */
 static __always_inline void on_drop(const struct sk_buff *skb, int reason)
 {
@@ -403,7 +496,7 @@ static __always_inline void on_drop(const struct sk_buff *skb, int reason)
 	struct ts_key k = {};
 	struct ts_acks *a;
 	const struct net_device *dev;
-	__u64 *addr;
+	__u32 *slot;
 
 	if (!bpf_core_enum_value_exists(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG) ||
 	    reason != bpf_core_enum_value(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG))
@@ -421,12 +514,12 @@ static __always_inline void on_drop(const struct sk_buff *skb, int reason)
 	if (!flow_match(&k))
 		return;
 	count(TS_CNT_BACKLOG_DROPS);
-	/* the skb has no socket here: find it by its tuple */
-	addr = bpf_map_lookup_elem(&ack_index, &k);
-	if (!addr)
+	/* the skb has no socket here: find its slot by its tuple */
+	slot = bpf_map_lookup_elem(&ack_index, &k);
+	if (!slot)
 		return;
-	a = bpf_map_lookup_elem(&acks, addr);
-	if (a && a->key.lport == k.lport && a->key.rport == k.rport)
+	a = bpf_map_lookup_elem(&acks, slot);
+	if (a && a->sk != TS_SLOT_BUSY && key_eq(&a->key, &k))
 		__sync_fetch_and_add(&a->backlog_drops, 1);
 }
 
@@ -455,6 +548,20 @@ SEC("raw_tp/tcp_probe")
 int BPF_PROG(ts_rcv_raw, struct sock *sk, struct sk_buff *skb)
 {
 	on_rcv(sk, skb, false);
+	return 0;
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(ts_state_tp, struct sock *sk, int oldstate, int newstate)
+{
+	on_state(sk, newstate, true);
+	return 0;
+}
+
+SEC("raw_tp/inet_sock_set_state")
+int BPF_PROG(ts_state_raw, struct sock *sk, int oldstate, int newstate)
+{
+	on_state(sk, newstate, false);
 	return 0;
 }
 
@@ -636,7 +743,7 @@ static __always_inline bool sweep_sock(struct seq_file *seq, struct sock *sk, st
 	if (!sk_key_match(sk, &s.key, true))
 		return true;
 	fill_sample(&s, tp, write_seq, snd_nxt);
-	a = acks_lookup(sk, &s.key);
+	a = acks_find(sk, &s.key, false, true);
 	if (a) {
 		s.pid = a->pid;
 		__builtin_memcpy(s.comm, a->comm, sizeof(s.comm));

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,7 +84,7 @@ static const struct argp_option options[] = {
 	{ "threshold", OPT_THRESHOLD, "MS", 0, "Unsent data not moving this long is a stall (default 10)", 0 },
 	{ "sweep", OPT_SWEEP, "MS", 0, "Socket sweep period (default 10)", 0 },
 	{ "port", OPT_PORT, "PORT", 0, "Only flows with this local or remote port", 0 },
-	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "ACK flows tracked at most, LRU (default 65536)", 0 },
+	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "Slots of the ACK flow table, rounded up to a power of two (default 65536)", 0 },
 	{ "histogram", 'H', NULL, 0, "Print log2 histograms of stall durations", 0 },
 	{ "fix", OPT_FIX, "WHAT", OPTION_ARG_OPTIONAL,
 	  "Remedies while running, undone at exit: defer (ACK storms: tcp_backlog_ack_defer=1), "
@@ -204,8 +205,9 @@ static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 	nm_hook_rung(&hooks[HOOK_RELEASE], skel->progs.ts_release_enter, skel->progs.ts_release_exit);
 	nm_hook_rung_virtual(&hooks[HOOK_RELEASE], "sk_lock.owned@tcp_probe");
 	hooks[HOOK_RCV].name = "tcp_rcv";
-	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_tp, NULL);
-	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_raw, NULL);
+	/* with it, a closing socket gives its ACK slot back */
+	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_tp, skel->progs.ts_state_tp);
+	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_raw, skel->progs.ts_state_raw);
 	hooks[HOOK_ACK].name = "ack_xmit";
 	nm_hook_rung(&hooks[HOOK_ACK], skel->progs.ts_queue_tp, NULL);
 	nm_hook_rung(&hooks[HOOK_ACK], skel->progs.ts_queue_raw, NULL);
@@ -221,7 +223,8 @@ static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 
 struct ack_row {
 	struct ts_key key;
-	uint64_t sk;			/* key of the BPF acks map: the socket's address */
+	uint64_t sk;			/* the socket's address: key of prev_acks */
+	uint32_t slot;			/* its slot in the acks array */
 	struct ts_acks delta;
 	struct ts_storm j;
 	struct ts_placement place;
@@ -231,7 +234,10 @@ static struct state {
 	struct nm_htab *socks;		/* ts_key -> ts_sock */
 	struct nm_htab *prev_acks;	/* socket address -> struct prev_acks */
 	uint64_t report;		/* reports so far: marks the prev_acks seen */
-	size_t acks_present;		/* entries in the BPF acks map at the last report */
+	const struct ts_acks *acks;	/* the BPF acks array, mapped read-only */
+	size_t acks_len;
+	size_t acks_present;		/* slots holding a socket at the last report */
+	uint64_t acks_untracked;	/* events of sockets that found both their slots held */
 	struct ts_totals tot;
 	uint64_t sweep;
 	uint64_t acks_total, acks_owned_total, segs_total;
@@ -367,7 +373,7 @@ struct prev_acks {
 	uint64_t report;
 };
 
-/* Forgets flows the LRU evicted, so the table never fills with the dead. */
+/* Forgets flows whose slot went to another socket, so the table never fills with the dead. */
 static void prune_prev_acks(void)
 {
 	uint64_t *gone = NULL;
@@ -391,10 +397,25 @@ static void prune_prev_acks(void)
 	free(gone);
 }
 
+/*
+ * One slot's socket, copied: false when the slot holds none, or changed
+ * hands during the copy (the BPF side keeps writing; a copy is a moment's,
+ * as a map lookup would be).
+ */
+static bool read_slot(uint32_t i, struct ts_acks *cur)
+{
+	const struct ts_acks *a = &st.acks[i];
+	uint64_t sk = __atomic_load_n(&a->sk, __ATOMIC_ACQUIRE);
+
+	if (sk == TS_SLOT_FREE || sk == TS_SLOT_BUSY)
+		return false;
+	*cur = *a;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&a->sk, __ATOMIC_RELAXED) == sk && cur->sk == sk;
+}
+
 static void collect_acks(struct tcpstall_bpf *skel)
 {
-	int fd = bpf_map__fd(skel->maps.acks);
-	uint64_t k, next, *prev = NULL;	/* socket addresses */
 	struct prev_acks *old;
 	struct ts_acks cur;
 
@@ -403,15 +424,16 @@ static void collect_acks(struct tcpstall_bpf *skel)
 	st.acks_present = 0;
 	st.report++;
 	st.epoch = skel->bss->epoch;
-	/* an evicted key restarts the walk: the map holds at most max_flows */
-	while (st.acks_present < (size_t)env.max_flows && !bpf_map_get_next_key(fd, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &cur))
+	uint32_t untracked = TS_CNT_ACK_UNTRACKED;
+
+	st.acks_untracked = nm_percpu_u64(bpf_map__fd(skel->maps.counters), &untracked);
+	/* the array is read in place: one pass, no syscall per flow */
+	for (uint32_t i = 0; i < (uint32_t)env.max_flows; i++) {
+		if (!read_slot(i, &cur))
 			continue;
 		st.acks_present++;
-		/* the table holds at most what the map holds: room is always there */
-		old = nm_htab_upsert(st.prev_acks, &k, NULL);
+		/* the table holds at most what the array holds: room is always there */
+		old = nm_htab_upsert(st.prev_acks, &cur.sk, NULL);
 		if (!old)
 			continue;
 		struct ts_acks d;
@@ -436,7 +458,8 @@ static void collect_acks(struct tcpstall_bpf *skel)
 		struct ack_row *r = &st.rows[st.nrows++];
 
 		r->key = cur.key;
-		r->sk = k;
+		r->sk = cur.sk;
+		r->slot = i;
 		r->delta = d;
 		ts_judge_acks(&d, cur.defer, &env.storm, &r->j);
 		ts_judge_placement(&d, st.epoch, env.storm.min_segs, &r->place);
@@ -576,6 +599,7 @@ static void print_json(uint64_t now)
 	nm_json_u64(&j, "sweeps", st.sweep);
 	nm_json_u64(&j, "sockets_stalled", stalled);
 	nm_json_u64(&j, "ack_flows", st.nrows);
+	nm_json_u64(&j, "ack_untracked_events", st.acks_untracked);
 	nm_json_u64(&j, "ack_storm_flows", st.storms);
 	nm_json_u64(&j, "cross_cpu_flows", st.cross);
 	/* what the swept sockets were doing: samples by state over the interval */
@@ -713,11 +737,10 @@ static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 		return;
 	prom_totals(p, skel);
 	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
-	uint32_t created = TS_CNT_ACK_FLOWS_CREATED;
-	uint64_t made = nm_percpu_u64(bpf_map__fd(skel->maps.counters), &created);
+	uint32_t evicted = TS_CNT_ACK_FLOWS_EVICTED;
 
 	nm_self_prom_map(p, TOOL, "acks", st.acks_present, env.max_flows,
-			 made > st.acks_present ? made - st.acks_present : 0);
+			 nm_percpu_u64(bpf_map__fd(skel->maps.counters), &evicted));
 	if (nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err)))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
 	nm_prom_free(p);
@@ -962,7 +985,7 @@ static void fix_rfs(const struct ack_row *r, unsigned int rx_ifindex)
 	set_flow_cnt(dev);
 }
 
-static void apply_fixes(struct tcpstall_bpf *skel)
+static void apply_fixes(void)
 {
 	size_t pos = 0;
 	void *k, *v;
@@ -970,7 +993,7 @@ static void apply_fixes(struct tcpstall_bpf *skel)
 	for (size_t i = 0; i < st.nrows; i++) {
 		struct ts_acks cur;
 
-		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.acks), &st.rows[i].sk, &cur))
+		if (!read_slot(st.rows[i].slot, &cur) || cur.sk != st.rows[i].sk)
 			continue;
 		if (st.rows[i].j.storm)
 			fix_storm(&st.rows[i], cur.defer);
@@ -1030,7 +1053,7 @@ static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 	if (st.nrows)
 		qsort(st.rows, st.nrows, sizeof(*st.rows), cmp_rows);
 	if (env.fix)
-		apply_fixes(skel);
+		apply_fixes();
 	if (env.o.json)
 		print_json(now);
 	if (env.o.table)
@@ -1079,6 +1102,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 
 	bpf_map__set_max_entries(skel->maps.acks, env.max_flows);
 	bpf_map__set_max_entries(skel->maps.ack_index, env.max_flows);
+	skel->rodata->targ_flow_mask = env.max_flows - 1;
 	/* a map iterator needs its map: attached by hand after the others */
 	bpf_program__set_autoattach(skel->progs.ts_sweep_tagged, false);
 	skel->rodata->targ_port = env.port;
@@ -1125,6 +1149,7 @@ int main(int argc, char **argv)
 
 	nm_opts_init(&env.o, TOOL);
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	env.max_flows = nm_table_size(env.max_flows);
 	/* before --netns moves us: RFS's global sysctl lives here */
 	st.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (env.o.cleanup)
@@ -1146,6 +1171,12 @@ int main(int argc, char **argv)
 		tcpstall_bpf__destroy(skel);
 		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
 	}
+	st.acks = nm_map_mmap(skel->maps.acks, &st.acks_len);
+	if (!st.acks) {
+		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the ACK flow table: %s", strerror(errno));
+		tcpstall_bpf__destroy(skel);
+		return ret;
+	}
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = hooks[HOOK_RELEASE].chosen == 0;
 	attach_fast_sweep(skel);
@@ -1163,6 +1194,7 @@ int main(int argc, char **argv)
 	if (stats_fd >= 0)
 		close(stats_fd);
 	bpf_link__destroy(st.fast);
+	munmap((void *)st.acks, st.acks_len);
 	tcpstall_bpf__destroy(skel);
 	nm_htab_free(st.socks);
 	nm_htab_free(st.prev_acks);

@@ -388,17 +388,10 @@ static int read_flows(const struct xf_slot *tab, size_t slots, struct snapshot *
 /* Maps the flow table read-only; NULL (and a message) on failure. */
 static const struct xf_slot *map_flows(struct xpsflap_bpf *skel, size_t *len)
 {
-	const struct bpf_map *m = skel->maps.flows;
-	size_t page = sysconf(_SC_PAGESIZE);
-	void *p;
+	const struct xf_slot *p = nm_map_mmap(skel->maps.flows, len);
 
-	*len = (size_t)bpf_map__max_entries(m) * bpf_map__value_size(m);
-	*len = (*len + page - 1) / page * page;
-	p = mmap(NULL, *len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
-	if (p == MAP_FAILED) {
+	if (!p)
 		nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the flow table: %s", strerror(errno));
-		return NULL;
-	}
 	return p;
 }
 
@@ -791,7 +784,7 @@ int main(int argc, char **argv)
 	env.max_flows = 65536;
 	env.min_switches = XF_MIN_SWITCHES_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	env.max_flows = xf_table_size(env.max_flows);
+	env.max_flows = nm_table_size(env.max_flows);
 	max_flows = env.max_flows;
 
 	if (env.o.cleanup)

@@ -57,12 +57,12 @@ struct ts_sample {
 };
 
 /*
- * Per-socket ACK counters, keyed by the socket's address (cumulative;
- * userspace takes per-interval deltas). Updated under the socket lock, so
- * plain adds, except the CPU masks and the owner (sock_*_length runs
- * unlocked).
+ * Per-socket ACK counters, a slot of the acks array (cumulative; userspace
+ * takes per-interval deltas). Updated under the socket lock, so plain adds,
+ * except the CPU masks and the owner (sock_*_length runs unlocked).
  */
 struct ts_acks {
+	__u64 sk;		/* the socket's address; TS_SLOT_FREE, TS_SLOT_BUSY: no socket */
 	struct ts_key key;	/* the socket's flow, filled in when the entry is made */
 	__u64 acks_out;		/* pure ACKs transmitted */
 	__u64 acks_owned;	/* ... while the user thread owned the socket (backlog run) */
@@ -74,16 +74,19 @@ struct ts_acks {
 	/* CPU placement in report interval 'epoch' (restarts when the epoch moves on) */
 	__u64 softirq_cpus;	/* CPUs that processed segments in softirq */
 	__u64 app_cpus;		/* CPUs of the thread reading the socket or running its backlog */
-	__u32 epoch;
+	__u32 epoch;		/* the last report interval the socket had an event in */
 	__u32 rx_ifindex;	/* device the last data segment arrived on */
 	__u8 defer;		/* tcp_backlog_ack_defer of the netns: 0, 1, or TS_DEFER_ABSENT */
 	__u8 route_quickack;	/* RTAX_QUICKACK of route_dst */
-	__u8 pad[2];
+	__u8 closed;		/* the socket reached TCP_CLOSE: a new socket may take the slot */
+	__u8 pad;
 	__u64 route_dst;	/* the socket's cached route when route_quickack was read */
 	__u32 pid;		/* tgid of the last thread that read or wrote it (sock_*_length) */
 	char comm[16];
 };
 
+#define TS_SLOT_FREE		0	/* ts_acks.sk of a slot never used */
+#define TS_SLOT_BUSY		1	/* ... of a slot being given to a socket */
 #define TS_DEFER_ABSENT		2	/* kernel < 6.7: no tcp_backlog_ack_defer */
 /* a socket with nothing to send for this many fast sweeps leaves the fast sweep */
 #define TS_UNTAG_SWEEPS		200
@@ -94,6 +97,8 @@ enum ts_counter {
 	TS_CNT_ACK_FLOWS_CREATED,
 	TS_CNT_BACKLOG_DROPS,
 	TS_CNT_TSQ_MARKS,	/* fexit/tcp_push saw the throttled-with-nothing-below state */
+	TS_CNT_ACK_FLOWS_EVICTED,	/* a slot taken from a socket idle for two intervals */
+	TS_CNT_ACK_UNTRACKED,	/* events of sockets that found both their slots busy */
 	TS_CNT_MAX,
 };
 

@@ -78,15 +78,6 @@ int xf_cmp_worst(const void *a, const void *b)
 	return c;
 }
 
-long xf_table_size(long n)
-{
-	long size = 2;
-
-	while (size < n)
-		size <<= 1;
-	return size;
-}
-
 const char *xf_proto_name(uint8_t proto, char *buf, size_t len)
 {
 	if (proto == 6)

@@ -44,11 +44,6 @@ bool xf_unflushed(const struct xf_flow *f, uint64_t *packets, uint64_t *bytes);
 uint64_t xf_monotonic(uint64_t prev, uint64_t now);
 /* qsort order: most switches first, then risky switches, reordered, packets. */
 int xf_cmp_worst(const void *a, const void *b);
-/*
- * Slots of the flow table for --max-flows n: the next power of two (the slot
- * is the flow's hash masked by the size), and at least 2 (two ways).
- */
-long xf_table_size(long n);
 /* "tcp", "udp", or the protocol number. */
 const char *xf_proto_name(uint8_t proto, char *buf, size_t len);
 /* An XPS mask as sysfs prints it ("00000000,00000003"): true when any CPU bit is set. */

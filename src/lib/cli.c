@@ -311,3 +311,12 @@ uint64_t nm_percpu_u64(int map_fd, const void *key)
 		sum += vals[c];
 	return sum;
 }
+
+long nm_table_size(long n)
+{
+	long size = 2;
+
+	while (size < n)
+		size <<= 1;
+	return size;
+}

@@ -82,6 +82,11 @@ void nm_set_dev_filter(const struct nm_opts *o, volatile __u32 *ndevs, volatile 
 
 /* Sum over CPUs of a per-CPU array/hash of u64 at key; 0 when absent. */
 uint64_t nm_percpu_u64(int map_fd, const void *key);
+/*
+ * Slots of a two-way direct-mapped table for --max-flows n: the next power
+ * of two (a slot is a hash masked by the size), and at least 2 (two ways).
+ */
+long nm_table_size(long n);
 
 /* SIGINT/SIGTERM set this; main loops poll it. */
 extern volatile sig_atomic_t nm_exiting;

@@ -54,7 +54,7 @@ void nm_self_prom_map(struct nm_prom *p, const char *tool, const char *map, uint
 	nm_prom_family(p, "netmedic_map_max_entries", "gauge", "Capacity of a bounded BPF map");
 	nm_prom_sample(p, "netmedic_map_max_entries", l, max);
 	nm_prom_family(p, "netmedic_map_evictions_total", "counter",
-		       "Entries an LRU map evicted to make room (created minus present)");
+		       "Entries a bounded BPF map gave up to make room for new ones");
 	nm_prom_sample(p, "netmedic_map_evictions_total", l, evictions);
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "lib/skel.h"
 
 #define RETRY	(-1000)
@@ -55,4 +57,15 @@ int nm_skel_load(const struct nm_opts *o, const struct nm_skel_ops *ops, void **
 	*skelp = NULL;
 	nm_info(o, "warning: the fentry/fexit programs did not load (-v says why): using the tracepoint rungs");
 	return load_once(o, ops, skelp, hooks, NM_HOOKS_TRACEPOINT, true);
+}
+
+const void *nm_map_mmap(const struct bpf_map *m, size_t *len)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	*len = (size_t)bpf_map__max_entries(m) * bpf_map__value_size(m);
+	*len = (*len + page - 1) / page * page;
+	p = mmap(NULL, *len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
+	return p == MAP_FAILED ? NULL : p;
 }

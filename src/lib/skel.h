@@ -49,4 +49,10 @@ struct nm_skel_ops {
 int nm_skel_load(const struct nm_opts *o, const struct nm_skel_ops *ops, void **skelp,
 		 struct nm_hook *hooks);
 
+/*
+ * A loaded BPF_F_MMAPABLE array mapped read-only, to read in place with no
+ * syscall per entry; *len for munmap. NULL with errno set on failure.
+ */
+const void *nm_map_mmap(const struct bpf_map *m, size_t *len);
+
 #endif

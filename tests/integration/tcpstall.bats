@@ -131,6 +131,30 @@ storm_run() {
 	[ "$(echo "$output" | jq '.stall_ms_max > 100 or .stalled_ms > 100')" = true ]
 }
 
+@test "tcpstall --max-flows 64: 128 flows fill at most 64 slots, the rest counted; closed sockets free theirs" {
+	"$TS" up --quickack on --defer 0
+	mkdir "$TMP/prom"
+	# one interval for the 128 flows, one for the storm that follows them
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns $RCV --max-flows 64 --json -i 5 -c 2 \
+		--prom-file "$TMP/prom/tcpstall.prom"
+	"$TS" bulk 2 128
+	"$TS" storm 3 >/dev/null
+	wait_bg
+	run jq -c 'select(.type == "interval")' "$TMP/out"
+	echo "$output"
+	# the table is full of busy sockets: never more than its size...
+	[ "$(echo "$output" | jq -s 'first | .ack_flows')" -gt 32 ]
+	[ "$(echo "$output" | jq -s 'map(.ack_flows) | max')" -le 64 ]
+	# ...and the sockets that found no slot are counted, not silently lost
+	[ "$(echo "$output" | jq -s 'first | .ack_untracked_events')" -gt 0 ]
+	grep -E '^netmedic_map_max_entries\{tool="tcpstall",map="acks"\} 64$' "$TMP/prom/tcpstall.prom"
+	# the 128 flows closed before the storm: it got a slot at once (a slot
+	# whose socket is still open is held for two intervals, the whole run)
+	run acks "$TMP/out"
+	echo "storm: $output"
+	[ "$(echo "$output" | jq -s 'map(select(.storm)) | length')" -ge 1 ]
+}
+
 @test "tcpstall: Prometheus textfile passes promtool" {
 	"$TS" up --quickack on --defer 0
 	mkdir "$TMP/prom"

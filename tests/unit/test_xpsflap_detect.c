@@ -117,17 +117,6 @@ static void test_worst_first(void **state)
 	assert_int_equal(e[3].val.packets, 1000);
 }
 
-static void test_table_size(void **state)
-{
-	(void)state;
-	assert_int_equal(xf_table_size(65536), 65536);
-	assert_int_equal(xf_table_size(65537), 131072);
-	assert_int_equal(xf_table_size(100), 128);
-	assert_int_equal(xf_table_size(64), 64);
-	assert_int_equal(xf_table_size(1), 2);	/* two ways need two slots */
-	assert_int_equal(xf_table_size(16777215), 16777216);
-}
-
 static void test_proto_and_xps_mask(void **state)
 {
 	(void)state;
@@ -153,7 +142,6 @@ int main(void)
 		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_bits_and_queues),
 		cmocka_unit_test(test_worst_first),
-		cmocka_unit_test(test_table_size),
 		cmocka_unit_test(test_proto_and_xps_mask),
 	};
 

@@ -8,7 +8,8 @@
  *
  * empty.bpf.c has one program per hook; net_dev_queue is attached by
  * xpsflap, tcpstall and qdiscstuck, so it gets two more here, and
- * qdiscstuck's qdisc_reset and qdisc_destroy are added.
+ * qdiscstuck's qdisc_reset and qdisc_destroy and tcpstall's
+ * inet_sock_set_state are added.
  */
 #include "empty.bpf.c"
 
@@ -23,3 +24,6 @@ int f_qdisc_reset(void *ctx) { return 0; }
 
 SEC("tp_btf/qdisc_destroy")
 int f_qdisc_destroy(void *ctx) { return 0; }
+
+SEC("tp_btf/inet_sock_set_state")
+int f_sock_state(void *ctx) { return 0; }

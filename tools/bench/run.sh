@@ -166,6 +166,7 @@ hook_of() {
 	e_kfree_skb | ts_drop_tp) echo kfree_skb ;;
 	e_qdisc_deq | qs_dequeue_tp | *qdisc_dequeue*) echo qdisc_dequeue ;;
 	e_qdisc_enq | qs_enqueue_tp | *qdisc_enqueue*) echo qdisc_enqueue ;;
+	ts_state_tp) echo inet_sock_set_state ;;
 	ts_sweep) echo iter/tcp ;;
 	ts_sweep_tagged) echo iter/bpf_sk_storage_map ;;
 	*) echo other ;;

@@ -6,7 +6,7 @@
 # usage: tcpstall.sh up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps CPUMASK]
 #        tcpstall.sh storm SECONDS     slow reader (page faults while owning the
 #                                      socket lock) on CPU 1, sender on CPU 0
-#        tcpstall.sh bulk SECONDS      iperf3 bulk flow (healthy)
+#        tcpstall.sh bulk SECONDS [N]  iperf3 bulk flow (healthy); N flows (-P N)
 #        tcpstall.sh rwnd SECONDS      the reader stops reading after 0.5 s
 #        tcpstall.sh read SECONDS      a plain reader on CPU 1 (64 KiB reads)
 #        tcpstall.sh down
@@ -74,7 +74,7 @@ down) lab_down ts- ;;
 storm) run "${2:-4}" --chunk 1048576 --dontneed ;;
 rwnd) run "${2:-4}" --stop-ms 500 ;;
 read) run "${2:-4}" ;;
-bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" >/dev/null ;;
+bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" -P "${3:-1}" >/dev/null ;;
 env) echo "TS_NS_RCV=$LAB_PREFIX$TS_RCV TS_NS_SND=$LAB_PREFIX$TS_SND TS_PORT=$TS_PORT" ;;
-*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S | rwnd S | read S | down" >&2; exit 2 ;;
+*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S [N] | rwnd S | read S | down" >&2; exit 2 ;;
 esac
