@@ -786,6 +786,9 @@ Medians: A $(fmt "$TSO_A" 2), B $(fmt "$TSO_B" 2) Gbit/s; **B/A $(fmt "$TB_RATIO
 CPU of the CLIs during the B runs (utime+stime from /proc/PID/stat over the iperf3 run, % of one core) and
 RSS at its end (VmRSS), medians over the $PAIRS B runs. /proc/PID/stat counts in ticks of 1/$CLK s: over a
 ${ABSECS} s run, 0.0 means less than one tick (< $(awk -v k="$CLK" -v s="$ABSECS" 'BEGIN {printf "%.1f", 100 / k / s}') %).
+xpsflap's and tcpstall's RSS include their flow tables, BPF arrays they map read-only to read in place
+(65536 slots each by default: 16 MiB for xpsflap, 11 MiB for tcpstall). That memory is the map's, allocated
+by the kernel when the map is made, whether or not a process maps it.
 
 | CLI | CPU % of one core | RSS MiB |
 |---|---:|---:|
