@@ -3,6 +3,7 @@
  * Linear probing with backward-shift deletion: no tombstones, so lookups
  * stay short however long the tool runs.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/htab.h"
@@ -132,13 +133,30 @@ size_t nm_htab_count(const struct nm_htab *h)
 
 bool nm_htab_next(struct nm_htab *h, size_t *pos, void **key, void **val)
 {
-	for (; *pos < h->nslots; (*pos)++) {
-		if (!h->used[*pos])
-			continue;
-		*key = slot_key(h, *pos);
-		*val = slot_val(h, *pos);
-		(*pos)++;
-		return true;
+	size_t i = *pos;
+	uint64_t w;
+
+	/*
+	 * Tools walk their tables once per sweep: skip free slots eight at a
+	 * time (nslots is a multiple of 8), and an empty table at once.
+	 */
+	if (!h->count)
+		i = h->nslots;
+	for (; i < h->nslots; i++) {
+		if (!(i & 7)) {
+			memcpy(&w, h->used + i, sizeof(w));
+			if (!w) {
+				i += 7;
+				continue;
+			}
+		}
+		if (h->used[i]) {
+			*key = slot_key(h, i);
+			*val = slot_val(h, i);
+			*pos = i + 1;
+			return true;
+		}
 	}
+	*pos = i;
 	return false;
 }

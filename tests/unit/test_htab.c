@@ -75,11 +75,47 @@ static void test_upsert_existing_and_iterate(void **state)
 	nm_htab_free(h);
 }
 
+/* The walk skips free slots by words: every entry of a sparse table, once; none of an empty one. */
+static void test_iterate_sparse_and_empty(void **state)
+{
+	struct nm_htab *h = nm_htab_new(sizeof(struct key), sizeof(uint64_t), 4096);
+	uint64_t seen[64] = {}, *v;
+	struct key k = {}, *kp;
+	size_t pos = 0, n = 0;
+
+	(void)state;
+	assert_false(nm_htab_next(h, &pos, (void **)&kp, (void **)&v));
+	for (uint32_t i = 0; i < 64; i++) {
+		k.a = i * 2654435761u;
+		k.b = i;
+		v = nm_htab_upsert(h, &k, NULL);
+		*v = i;
+	}
+	pos = 0;
+	while (nm_htab_next(h, &pos, (void **)&kp, (void **)&v)) {
+		assert_int_equal(kp->b, *v);
+		seen[*v]++;
+		n++;
+	}
+	assert_int_equal(n, 64);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(seen[i], 1);
+	for (uint32_t i = 0; i < 64; i++) {
+		k.a = i * 2654435761u;
+		k.b = i;
+		nm_htab_del(h, &k);
+	}
+	pos = 0;
+	assert_false(nm_htab_next(h, &pos, (void **)&kp, (void **)&v));
+	nm_htab_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_insert_get_delete_many),
 		cmocka_unit_test(test_upsert_existing_and_iterate),
+		cmocka_unit_test(test_iterate_sparse_and_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
