@@ -741,6 +741,7 @@ static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 
 	nm_self_prom_map(p, TOOL, "acks", st.acks_present, env.max_flows,
 			 nm_percpu_u64(bpf_map__fd(skel->maps.counters), &evicted));
+	nm_self_prom_map_untracked(p, TOOL, "acks", st.acks_untracked);
 	if (nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err)))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
 	nm_prom_free(p);

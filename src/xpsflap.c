@@ -692,6 +692,7 @@ static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct
 		prom_dev_metric(p, &dev_metrics[i], rows, n);
 	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
 	nm_self_prom_map(p, TOOL, "flows", s->n, max_flows, s->counters[XF_CNT_EVICTED]);
+	nm_self_prom_map_untracked(p, TOOL, "flows", s->counters[XF_CNT_UNTRACKED]);
 	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));
 	if (ret)
 		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);

@@ -58,6 +58,16 @@ void nm_self_prom_map(struct nm_prom *p, const char *tool, const char *map, uint
 	nm_prom_sample(p, "netmedic_map_evictions_total", l, evictions);
 }
 
+void nm_self_prom_map_untracked(struct nm_prom *p, const char *tool, const char *map,
+				uint64_t events)
+{
+	const char *l[] = { "tool", tool, "map", map, NULL };
+
+	nm_prom_family(p, "netmedic_map_untracked_total", "counter",
+		       "Events of flows that found every slot they may take in a BPF table held");
+	nm_prom_sample(p, "netmedic_map_untracked_total", l, events);
+}
+
 void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n)
 {
 	const char *k[NM_MAX_HOOKS], *v[NM_MAX_HOOKS];

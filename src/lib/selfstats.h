@@ -16,6 +16,12 @@ void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *
 /* netmedic_map_entries / netmedic_map_max_entries / netmedic_map_evictions_total{tool,map} */
 void nm_self_prom_map(struct nm_prom *p, const char *tool, const char *map, uint64_t entries,
 		      uint64_t max, uint64_t evictions);
+/*
+ * netmedic_map_untracked_total{tool,map}: events of flows that found no
+ * slot in a direct-mapped table (an LRU map always makes room instead).
+ */
+void nm_self_prom_map_untracked(struct nm_prom *p, const char *tool, const char *map,
+				uint64_t events);
 /* "hooks":{"netdev_pick_tx":"tp_btf/net_dev_queue",...} */
 void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n);
 /* Turns on run-time stats for as long as the returned fd is open (BPF_ENABLE_STATS):

@@ -148,6 +148,7 @@ storm_run() {
 	# ...and the sockets that found no slot are counted, not silently lost
 	[ "$(echo "$output" | jq -s 'first | .ack_untracked_events')" -gt 0 ]
 	grep -E '^netmedic_map_max_entries\{tool="tcpstall",map="acks"\} 64$' "$TMP/prom/tcpstall.prom"
+	grep -E '^netmedic_map_untracked_total\{tool="tcpstall",map="acks"\} [1-9]' "$TMP/prom/tcpstall.prom"
 	# the 128 flows closed before the storm: it got a slot at once (a slot
 	# whose socket is still open is held for two intervals, the whole run)
 	run acks "$TMP/out"

@@ -258,7 +258,9 @@ mq_vs_prom() {
 
 @test "xpsflap --max-flows: the table stays bounded; untracked picks and evictions are counted" {
 	"$XF" up --queues 2 --xps on
-	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 1 -c 5 --max-flows 64
+	mkdir "$TMP/prom"
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 1 -c 5 --max-flows 64 \
+		--prom-file "$TMP/prom/xpsflap.prom"
 	sleep 0.3
 	# 200 UDP flows: a new socket, so a new source port, for each datagram.
 	# All live in one interval: at most 64 get a slot, the others' picks are
@@ -274,4 +276,7 @@ mq_vs_prom() {
 	[ "$(echo "$output" | jq -s 'map(.flows_tracked) | max')" -le 64 ]
 	[ "$(echo "$last" | jq .untracked_picks)" -ge 136 ]
 	[ "$(echo "$last" | jq .evictions)" -ge 32 ]
+	# the same, for an alert on the textfile
+	n=$(awk '/^netmedic_map_untracked_total\{tool="xpsflap",map="flows"\}/ {print $2}' "$TMP/prom/xpsflap.prom")
+	[ "$n" = "$(echo "$last" | jq .untracked_picks)" ]
 }
