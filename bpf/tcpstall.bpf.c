@@ -222,14 +222,20 @@ static __always_inline struct ts_acks *acks_claim(struct ts_acks *a, __u32 i, co
 }
 
 /*
- * The socket's slot: one of two, from its ehash (the verifier allows no
- * arithmetic on its address, and skc_hash is one load next to the ports).
- * create: claim one if neither is the socket's.
+ * The first of the socket's two slots (the second is its neighbour, i0 ^ 1):
+ * from its ehash, since the verifier allows no arithmetic on its address,
+ * and skc_hash is one load next to the ports.
  */
+static __always_inline __u32 acks_index(const struct sock *sk, const bool btf)
+{
+	return RD(btf, sk, __sk_common.skc_hash) & targ_flow_mask;
+}
+
+/* The socket's slot, one of its two; create: claim one if neither is the socket's. */
 static __always_inline struct ts_acks *acks_find(const struct sock *sk, const struct ts_key *k,
 						 bool create, const bool btf)
 {
-	__u32 i0 = RD(btf, sk, __sk_common.skc_hash) & targ_flow_mask, i1 = i0 ^ 1;
+	__u32 i0 = acks_index(sk, btf), i1 = i0 ^ 1;
 	struct ts_acks *a, *b;
 
 	a = bpf_map_lookup_elem(&acks, &i0);
@@ -467,7 +473,7 @@ static __always_inline void on_state(const struct sock *sk, int newstate, const 
 
 	if (newstate != TCP_CLOSE || RD(btf, sk, sk_protocol) != NM_IPPROTO_TCP)
 		return;
-	i0 = RD(btf, sk, __sk_common.skc_hash) & targ_flow_mask;
+	i0 = acks_index(sk, btf);
 	i1 = i0 ^ 1;
 	a = bpf_map_lookup_elem(&acks, &i0);
 	if (a && a->sk == (__u64)sk)
