@@ -134,23 +134,27 @@ storm_run() {
 @test "tcpstall --max-flows 64: 128 flows fill at most 64 slots, the rest counted; closed sockets free theirs" {
 	"$TS" up --quickack on --defer 0
 	mkdir "$TMP/prom"
-	# one interval for the 128 flows, one for the storm that follows them
-	start_bg "$TMP/out" "$BIN/tcpstall" --netns $RCV --max-flows 64 --json -i 5 -c 2 \
+	# one report interval for the whole run, ended by SIGINT (a last report):
+	# a slot stays its socket's for two intervals unless the socket closes,
+	# so only the close hook can give the storm a slot. 30 s: the 6.1 guest
+	# (TCG) takes 15-20 s for the two runs.
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns $RCV --max-flows 64 --json -i 30 \
 		--prom-file "$TMP/prom/tcpstall.prom"
 	"$TS" bulk 2 128
 	"$TS" storm 3 >/dev/null
-	wait_bg
+	stop_bg INT
 	run jq -c 'select(.type == "interval")' "$TMP/out"
 	echo "$output"
+	# one report, before the 30 s were up
+	[ "$(echo "$output" | grep -c .)" = 1 ]
 	# the table is full of busy sockets: never more than its size...
-	[ "$(echo "$output" | jq -s 'first | .ack_flows')" -gt 32 ]
-	[ "$(echo "$output" | jq -s 'map(.ack_flows) | max')" -le 64 ]
+	[ "$(echo "$output" | jq .ack_flows)" -gt 32 ]
+	[ "$(echo "$output" | jq .ack_flows)" -le 64 ]
 	# ...and the sockets that found no slot are counted, not silently lost
-	[ "$(echo "$output" | jq -s 'first | .ack_untracked_events')" -gt 0 ]
+	[ "$(echo "$output" | jq .ack_untracked_events)" -gt 0 ]
 	grep -E '^netmedic_map_max_entries\{tool="tcpstall",map="acks"\} 64$' "$TMP/prom/tcpstall.prom"
 	grep -E '^netmedic_map_untracked_total\{tool="tcpstall",map="acks"\} [1-9]' "$TMP/prom/tcpstall.prom"
-	# the 128 flows closed before the storm: it got a slot at once (a slot
-	# whose socket is still open is held for two intervals, the whole run)
+	# the 128 flows closed before the storm: it got a closed socket's slot
 	run acks "$TMP/out"
 	echo "storm: $output"
 	[ "$(echo "$output" | jq -s 'map(select(.storm)) | length')" -ge 1 ]
