@@ -216,7 +216,6 @@ static __always_inline struct ts_acks *acks_claim(struct ts_acks *a, __u32 i, co
 	sk_key_addrs(sk, &a->key, btf);
 	a->epoch = epoch;
 	bpf_map_update_elem(&ack_index, &a->key, &i, BPF_ANY);
-	count(TS_CNT_ACK_FLOWS_CREATED);
 	a->sk = (__u64)sk;
 	return a;
 }

@@ -94,10 +94,10 @@ struct ts_acks {
 enum ts_counter {
 	TS_CNT_SWEEPS,
 	TS_CNT_SAMPLES,
-	TS_CNT_ACK_FLOWS_CREATED,
 	TS_CNT_BACKLOG_DROPS,
 	TS_CNT_TSQ_MARKS,	/* fexit/tcp_push saw the throttled-with-nothing-below state */
-	TS_CNT_ACK_FLOWS_EVICTED,	/* a slot taken from a socket idle for two intervals */
+	/* a slot taken from another socket: closed, idle two intervals, or freed at the same address */
+	TS_CNT_ACK_FLOWS_EVICTED,
 	TS_CNT_ACK_UNTRACKED,	/* events of sockets that found both their slots busy */
 	TS_CNT_MAX,
 };
