@@ -346,6 +346,16 @@ static __always_inline bool others_drained(const struct xf_flow *fl)
 }
 
 /*
+ * A device with one TX queue in use cannot flap: its packets cost this load
+ * and a counter, nothing else. Most hosts' veths (containers) are such
+ * devices. real_num_tx_queues sits in the TX path's hot fields of the device.
+ */
+static __always_inline bool one_queue(const struct net_device *dev, const bool btf)
+{
+	return RD(btf, dev, real_num_tx_queues) < 2;
+}
+
+/*
  * The queue was just picked for skb on dev: account the pick and any switch.
  * Only the in-flight count is atomic: pick and transmit of one flow run on
  * different CPUs. The other per-flow counters are plain adds, exact unless
@@ -365,6 +375,10 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 	bool risky = false;
 	__u8 seen;
 
+	if (one_queue(dev, btf)) {
+		count(XF_CNT_ONE_QUEUE);
+		return;
+	}
 	queue = RD(btf, skb, queue_mapping);
 	len = RD(btf, skb, len);
 	hash = RD(btf, skb, hash);
@@ -438,6 +452,8 @@ static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_
 	__u32 queue, slot, end, *inflight, hash, idx = 0, payload, w, len;
 	bool parsed = false;
 
+	if (one_queue(dev, btf))
+		return;
 	queue = RD(btf, skb, queue_mapping);
 	hash = RD(btf, skb, hash);
 	len = RD(btf, skb, len);

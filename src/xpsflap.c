@@ -531,6 +531,8 @@ static void print_json(struct snapshot *s, long max_flows)
 	nm_json_u64(&j, "untracked_picks", s->counters[XF_CNT_UNTRACKED]);
 	/* the hot path's misses: a flow is found without a parse once indexed */
 	nm_json_u64(&j, "parsed_skbs", s->counters[XF_CNT_PARSED]);
+	/* packets on devices with one TX queue: they cannot flap, and are not tracked */
+	nm_json_u64(&j, "one_queue_picks", s->counters[XF_CNT_ONE_QUEUE]);
 	nm_json_end(&j);
 	for (size_t i = 0; i < s->active; i++)
 		json_flow(&s->e[i], s->epoch);
@@ -753,6 +755,18 @@ static void print_start(const struct nm_hook *hooks, long max_flows)
 }
 
 
+/* --dev devices with one TX queue in use: the BPF side skips them, say why */
+static void note_one_queue_devs(void)
+{
+	for (int i = 0; i < env.o.ndevs; i++) {
+		int ntx = count_tx_queues(env.o.devs[i]);
+
+		if (ntx >= 0 && ntx < 2)
+			nm_info(&env.o, "%s has %d TX queue: its flows cannot flap, and are not tracked",
+				env.o.devs[i], ntx);
+	}
+}
+
 /* ---- skeleton ---- */
 
 static void skel_prepare(void *p, struct nm_hook *hooks)
@@ -808,6 +822,7 @@ int main(int argc, char **argv)
 		ret = pin_start(skel, &ps);
 	if (!ret) {
 		print_start(hooks, max_flows);
+		note_one_queue_devs();
 		snap.since_ns = mono_ns();
 	}
 	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
