@@ -254,6 +254,10 @@ cost_phase() {
 		snap "$OUT/snap1" netmedic $cpid empty_tp_btf $epid empty_bpftrace $bepid bpftrace $btpid
 		delta "$phase" "$r" "$OUT/snap0" "$OUT/snap1"
 	done
+	# names while the programs live (delta's cache is lost with its subshell)
+	while read -r _ id _; do
+		echo "$id $(prog_name "$id")"
+	done <"$OUT/snap1" >"$OUT/$phase-names.txt"
 	stop $btpid $bepid $epid $cpid
 }
 
@@ -266,9 +270,8 @@ cost_phase xpsflap "$BUILD/xpsflap" --netns ${LAB_PREFIX}xf-mid --json -i 1 -- \
 # load, and all its picks since it attached (its last snapshot's run_cnt)
 {
 	jq -s 'map(select(.type == "interval")) | last | .one_queue_picks // 0' "$OUT/xpsflap-cli.out"
-	while read -r _ id c _; do
-		[ "$(prog_name "$id")" = xf_pick_tp ] && echo "$c"
-	done < <(awk '$1 == "netmedic"' "$OUT/snap1")
+	awk 'NR == FNR {n[$1] = $2; next} $1 == "netmedic" && n[$2] == "xf_pick_tp" {print $3}' \
+		"$OUT/xpsflap-names.txt" "$OUT/snap1"
 } | paste -sd ' ' >"$OUT/xf-onequeue.txt"
 
 log "cost: tcpstall lab (ACK storm: quickack route, backlog_ack_defer 0), $REPS x ${SECS}s"
