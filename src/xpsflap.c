@@ -120,6 +120,8 @@ static void declare_hooks(struct xpsflap_bpf *skel, struct nm_hook *hooks)
 	hooks[HOOK_PICK].name = "netdev_pick_tx";
 	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_fexit, NULL);
 	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_tp, NULL);
+	nm_hook_rung_kfunc(&hooks[HOOK_PICK], "bpf_rdonly_cast");
+	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_tp_read, NULL);
 	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_raw, NULL);
 	hooks[HOOK_XMIT].name = "net_dev_xmit";
 	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.xf_xmit_tp, NULL);

@@ -34,6 +34,12 @@ void nm_hook_rung3(struct nm_hook *h, struct bpf_program *p0, struct bpf_program
 	h->rungs[h->nrungs - 1].progs[2] = p2;
 }
 
+void nm_hook_rung_kfunc(struct nm_hook *h, const char *kfunc)
+{
+	if (h->nrungs)
+		h->rungs[h->nrungs - 1].kfunc = kfunc;
+}
+
 void nm_hook_rung_add(struct nm_hook *h, struct bpf_program *p)
 {
 	struct nm_rung *r;
@@ -153,6 +159,10 @@ static int probe_rung(const struct btf *btf, struct nm_rung *r)
 	if (!r->progs[0])
 		return 0;	/* virtual: its label was set when declared */
 	snprintf(r->label, sizeof(r->label), "%s", bpf_program__section_name(r->progs[0]));
+	if (r->kfunc && btf__find_by_name_kind(btf, r->kfunc, BTF_KIND_FUNC) < 0) {
+		snprintf(r->why, sizeof(r->why), "kfunc %s: not in kernel BTF", r->kfunc);
+		return -ENOENT;
+	}
 	for (int i = 0; i < NM_RUNG_PROGS && r->progs[i]; i++) {
 		err = probe_prog(btf, r->progs[i]);
 		if (err) {
@@ -266,8 +276,11 @@ void nm_hooks_list(FILE *f, const struct nm_hook *hooks, int n)
 		for (int j = 0; j < h->nrungs; j++) {
 			const struct nm_rung *r = &h->rungs[j];
 			const char *v = j == h->chosen ? "chosen" : r->why[0] ? r->why : "not needed";
+			char prog[96];
 
-			fprintf(f, "%-16s %-4d %-36s %s\n", h->name, j + 1, r->label, v);
+			snprintf(prog, sizeof(prog), "%s%s%s", r->label, r->kfunc ? "+" : "",
+				 r->kfunc ? r->kfunc : "");
+			fprintf(f, "%-16s %-4d %-36s %s\n", h->name, j + 1, prog, v);
 		}
 	}
 }

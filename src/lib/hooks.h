@@ -24,6 +24,7 @@ enum nm_hook_mode {
 struct nm_rung {
 	struct bpf_program *progs[NM_RUNG_PROGS];	/* NULL-terminated */
 	char label[64];		/* e.g. "fexit/netdev_core_pick_tx", filled in by nm_hooks_choose */
+	const char *kfunc;	/* a kfunc its programs call: the rung needs it in kernel BTF */
 	char why[96];		/* why it was refused, if it was */
 };
 
@@ -39,6 +40,11 @@ void nm_hook_rung(struct nm_hook *h, struct bpf_program *p0, struct bpf_program 
 /* A rung of three programs (e.g. fentry + fexit + a tracepoint they need). */
 void nm_hook_rung3(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1,
 		   struct bpf_program *p2);
+/*
+ * The hook's last rung calls kfunc (declared __weak): it is refused where
+ * kernel BTF has no such function, and the next rung, without it, is taken.
+ */
+void nm_hook_rung_kfunc(struct nm_hook *h, const char *kfunc);
 /* One more program in the hook's last rung (up to NM_RUNG_PROGS in all). */
 void nm_hook_rung_add(struct nm_hook *h, struct bpf_program *p);
 /*

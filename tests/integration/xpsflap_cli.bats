@@ -103,3 +103,15 @@ teardown() {
 	assert_success
 	assert_line --index 0 --partial "netdev_pick_tx=tp_btf/net_dev_queue"
 }
+
+@test "xpsflap: the tp_btf pick reads gso_segs through bpf_rdonly_cast where the kernel has it, else says why not" {
+	run "$BIN/xpsflap" --hooks=tracepoint --list-hooks
+	assert_success
+	echo "$output"
+	if grep -qa bpf_rdonly_cast /sys/kernel/btf/vmlinux; then
+		assert_line --regexp '^netdev_pick_tx +2 +tp_btf/net_dev_queue\+bpf_rdonly_cast +chosen$'
+	else
+		assert_line --regexp '^netdev_pick_tx +2 +tp_btf/net_dev_queue\+bpf_rdonly_cast +kfunc bpf_rdonly_cast: not in kernel BTF$'
+		assert_line --regexp '^netdev_pick_tx +3 +tp_btf/net_dev_queue +chosen$'
+	fi
+}
