@@ -58,6 +58,9 @@ struct {
 
 NM_COUNTERS(TS_CNT_MAX)
 
+/* claims of acks slots so far: each claim's ts_acks.gen */
+__u32 acks_claims = 0;
+
 /*
  * fentry/fexit __release_sock rung: the sockets whose backlog is being run
  * now. Keyed by socket, not by CPU: softirqs run nested in a backlog run
@@ -214,6 +217,7 @@ static __always_inline struct ts_acks *acks_claim(struct ts_acks *a, __u32 i, co
 	a->key.lport = k->lport;
 	a->key.rport = k->rport;
 	sk_key_addrs(sk, &a->key, btf);
+	a->gen = __sync_fetch_and_add(&acks_claims, 1) + 1;
 	a->epoch = epoch;
 	bpf_map_update_elem(&ack_index, &a->key, &i, BPF_ANY);
 	a->sk = (__u64)sk;

@@ -150,8 +150,8 @@ bool ts_track_gone(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct 
 
 void ts_acks_delta(const struct ts_acks *a, const struct ts_acks *b, struct ts_acks *out)
 {
-	/* counters only grow; an LRU re-creation restarts them: take b then */
-	bool reset = b->segs_in < a->segs_in || b->acks_out < a->acks_out;
+	/* counters only grow, from 0 at each claim of the slot: a new claim is all new */
+	bool reset = b->gen != a->gen || b->segs_in < a->segs_in || b->acks_out < a->acks_out;
 
 	*out = *b;
 	if (reset)

@@ -254,10 +254,21 @@ static void test_acks_delta(void **state)
 	assert_int_equal(d.acks_out, 20);
 	assert_int_equal(d.segs_in, 30);
 	assert_int_equal(d.app_cpus, 2);
-	/* the LRU evicted and re-created the flow: counters restarted */
+	/* the slot was claimed again: counters restarted */
 	b = acks(3, 0, 4, 0);
 	ts_acks_delta(&a, &b, &d);
 	assert_int_equal(d.acks_out, 3);
+	/*
+	 * A new socket at a freed socket's address, claimed within the
+	 * interval, already past the old counts: all its counts are new.
+	 */
+	a.gen = 7;
+	b = acks(40, 6, 90, 9);
+	b.gen = 8;
+	ts_acks_delta(&a, &b, &d);
+	assert_int_equal(d.acks_out, 40);
+	assert_int_equal(d.segs_in, 90);
+	assert_int_equal(d.acks_owned, 6);
 }
 
 static void test_placement(void **state)
