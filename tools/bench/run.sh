@@ -158,7 +158,7 @@ prog_name() {
 # hook_of NAME: the kernel hook a program runs at
 hook_of() {
 	case $1 in
-	e_ndq | xf_pick_tp | ts_queue_tp | qs_queue_tp | *net_dev_queue*) echo net_dev_queue ;;
+	e_ndq | xf_pick_tp | xf_pick_tp_read | ts_queue_tp | qs_queue_tp | *net_dev_queue*) echo net_dev_queue ;;
 	e_xmit | xf_xmit_tp | *net_dev_start_xmit*) echo net_dev_start_xmit ;;
 	e_tcp_probe | ts_rcv_tp | *tcp_probe*) echo tcp_probe ;;
 	*net_dev_start_x*) echo net_dev_start_xmit ;;
@@ -270,7 +270,7 @@ cost_phase xpsflap "$BUILD/xpsflap" --netns ${LAB_PREFIX}xf-mid --json -i 1 -- \
 # load, and all its picks since it attached (its last snapshot's run_cnt)
 {
 	jq -s 'map(select(.type == "interval")) | last | .one_queue_picks // 0' "$OUT/xpsflap-cli.out"
-	awk 'NR == FNR {n[$1] = $2; next} $1 == "netmedic" && n[$2] == "xf_pick_tp" {print $3}' \
+	awk 'NR == FNR {n[$1] = $2; next} $1 == "netmedic" && n[$2] ~ /^xf_pick_tp/ {print $3}' \
 		"$OUT/xpsflap-names.txt" "$OUT/snap1"
 } | paste -sd ' ' >"$OUT/xf-onequeue.txt"
 
