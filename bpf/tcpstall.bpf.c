@@ -786,7 +786,22 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
 	return 0;
 }
 
-/* The fast sweep (every --sweep ms): the tagged sockets only. */
+/*
+ * A tagged socket in a fast sweep: sampled, and untagged after
+ * TS_UNTAG_SWEEPS sweeps in a row with nothing to send.
+ */
+static __always_inline void sweep_tagged(struct seq_file *seq, struct sock *sk, struct tcp_sock *tp,
+					 __u32 *idle)
+{
+	if (sweep_sock(seq, sk, tp)) {
+		*idle = 0;
+		return;
+	}
+	if (++*idle >= TS_UNTAG_SWEEPS)
+		bpf_sk_storage_delete(&tagged, sk);
+}
+
+/* The fast sweep (every --sweep ms), rung 1: the tagged sockets only. */
 SEC("iter/bpf_sk_storage_map")
 int ts_sweep_tagged(struct bpf_iter__bpf_sk_storage_map *ctx)
 {
@@ -799,14 +814,34 @@ int ts_sweep_tagged(struct bpf_iter__bpf_sk_storage_map *ctx)
 	if (!sk || !idle)
 		return 0;
 	tp = bpf_skc_to_tcp_sock(sk);
+	if (tp)
+		sweep_tagged(ctx->meta->seq, sk, tp, idle);
+	return 0;
+}
+
+/*
+ * The fast sweep, rung 2, where map iterators are refused (some kernels
+ * refuse iter/bpf_sk_storage_map with EPERM): it walks every socket, as
+ * the full sweep does, but samples only the tagged ones, so an untagged
+ * socket costs a storage lookup instead of a sample.
+ */
+SEC("iter/tcp")
+int ts_sweep_fast(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	struct tcp_sock *tp;
+	__u32 *idle;
+
+	if (!skc)
+		return 0;
+	if (!ctx->meta->seq_num)
+		count(TS_CNT_SWEEPS);
+	tp = bpf_skc_to_tcp_sock(skc);
 	if (!tp)
 		return 0;
-	if (sweep_sock(ctx->meta->seq, sk, tp)) {
-		*idle = 0;
-		return 0;
-	}
-	if (++*idle >= TS_UNTAG_SWEEPS)
-		bpf_sk_storage_delete(&tagged, sk);
+	idle = bpf_sk_storage_get(&tagged, (struct sock *)tp, 0, 0);
+	if (idle)
+		sweep_tagged(ctx->meta->seq, (struct sock *)tp, tp, idle);
 	return 0;
 }
 

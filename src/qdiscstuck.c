@@ -156,7 +156,7 @@ NM_ARGP(options, parse_arg, doc);
 
 /* ---- hooks ---- */
 
-enum { HOOK_RUN, HOOK_ENQ, HOOK_RESET, HOOK_KICK, NR_HOOKS };
+enum { HOOK_RUN, HOOK_ENQ, HOOK_RESET, HOOK_KICK, HOOK_SAMPLE, NR_HOOKS };
 
 static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 {
@@ -175,13 +175,20 @@ static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 	hooks[HOOK_ENQ].name = "qdisc_enqueue";
 	nm_hook_rung(&hooks[HOOK_ENQ], skel->progs.qs_enqueue_tp, NULL);
 	nm_hook_rung(&hooks[HOOK_ENQ], skel->progs.qs_enqueue_raw, NULL);
+	nm_hook_rung_none(&hooks[HOOK_ENQ], "a qdisc is tracked from its first dequeue, not its first enqueue");
 	hooks[HOOK_RESET].name = "qdisc_reset";
 	nm_hook_rung(&hooks[HOOK_RESET], skel->progs.qs_reset_tp, skel->progs.qs_destroy_tp);
 	nm_hook_rung(&hooks[HOOK_RESET], skel->progs.qs_reset_raw, skel->progs.qs_destroy_raw);
+	nm_hook_rung_none(&hooks[HOOK_RESET], "resets and deletions are not seen: a deleted qdisc's record stays until its slot is taken");
 	/* where the kick frames of --kick/--fix=kick are seen: their queue */
 	hooks[HOOK_KICK].name = "kick_queue";
 	nm_hook_rung(&hooks[HOOK_KICK], skel->progs.qs_queue_tp, NULL);
 	nm_hook_rung(&hooks[HOOK_KICK], skel->progs.qs_queue_raw, NULL);
+	nm_hook_rung_none(&hooks[HOOK_KICK], "a kick's frame is not seen reaching its queue");
+	/* each sweep's scheduling state of every tracked qdisc, by test-run */
+	hooks[HOOK_SAMPLE].name = "sampler";
+	nm_hook_rung(&hooks[HOOK_SAMPLE], skel->progs.qs_sample, NULL);
+	nm_hook_rung_none(&hooks[HOOK_SAMPLE], "scheduling state is not sampled: judged by events alone");
 }
 
 /* ---- the sweep ---- */
@@ -489,16 +496,25 @@ static void read_counters(int fd, struct sweep *s)
 }
 
 /* Runs the sampler: every tracked qdisc's scheduling state, now. */
-static void sample(struct qdiscstuck_bpf *skel)
+static int run_sampler(struct qdiscstuck_bpf *skel)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, ro);
-	static bool warned;
-	int err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.qs_sample), &ro);
 
+	return bpf_prog_test_run_opts(bpf_program__fd(skel->progs.qs_sample), &ro) ? -errno : 0;
+}
+
+static void sample(struct qdiscstuck_bpf *skel)
+{
+	static bool warned;
+	int err;
+
+	if (bpf_program__fd(skel->progs.qs_sample) < 0)
+		return;	/* its rung was refused: the first line said so */
+	err = run_sampler(skel);
 	if (err && !warned) {
 		warned = true;
-		nm_info(&env.o, "warning: the sampler program cannot run here (%s): scheduling state unknown, judging by events",
-			strerror(errno));
+		nm_info(&env.o, "warning: the sampler program stopped running (%s): scheduling state unknown, judging by events",
+			strerror(-err));
 	}
 }
 
@@ -1165,6 +1181,7 @@ static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm
 
 static void print_start(const struct nm_hook *hooks)
 {
+	char loss[1024];
 	char sum[256], devs[128] = "all";
 	size_t off = 0;
 
@@ -1188,9 +1205,10 @@ static void print_start(const struct nm_hook *hooks)
 	if (env.o.table) {
 		FILE *f = env.o.json ? stderr : stdout;
 
-		fprintf(f, "qdiscstuck: kernel %s, hooks %s, interval %gs, threshold %ldms, devices %s%s%s\n",
+		fprintf(f, "qdiscstuck: kernel %s, hooks %s, interval %gs, threshold %ldms, devices %s%s%s%s\n",
 			nm_kernel_release(), sum, env.o.interval, env.threshold_ms, devs,
-			env.fix & FIX_KICK ? ", --fix=kick" : "", env.fix & FIX_LOCK ? ", --fix=lock" : "");
+			env.fix & FIX_KICK ? ", --fix=kick" : "", env.fix & FIX_LOCK ? ", --fix=lock" : "",
+			nm_hooks_losses(hooks, NR_HOOKS, loss, sizeof(loss)));
 		fflush(f);
 	}
 }
@@ -1208,7 +1226,24 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	declare_hooks(skel, hooks);
 }
 
-NM_SKEL_OPS(qdiscstuck, skel_prepare, NR_HOOKS);
+/* The sampler is run by test-run, never attached: its first run is its test. */
+static int skel_attach(void *p, const struct nm_hook *hooks, struct bpf_program **failed,
+		       const char **stage)
+{
+	struct qdiscstuck_bpf *skel = p;
+	int err;
+
+	if (hooks[HOOK_SAMPLE].chosen != 0)
+		return 0;
+	err = run_sampler(skel);
+	if (err) {
+		*failed = skel->progs.qs_sample;
+		*stage = "run";
+	}
+	return err;
+}
+
+NM_SKEL_OPS(qdiscstuck, skel_prepare, skel_attach, NR_HOOKS);
 
 /* Resolves --kick/--lock's DEV:QUEUE after --netns; usage error when absent. */
 static int resolve_dev_queue(const char *arg, const char *opt, char *dev, unsigned int *ifindex,

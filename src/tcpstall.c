@@ -189,14 +189,27 @@ NM_ARGP(options, parse_arg, doc);
 
 /* ---- hooks ---- */
 
-enum { HOOK_PUSH, HOOK_RELEASE, HOOK_RCV, HOOK_ACK, HOOK_DROP, HOOK_APP, NR_HOOKS };
+enum { HOOK_SWEEP, HOOK_FAST, HOOK_PUSH, HOOK_RELEASE, HOOK_RCV, HOOK_ACK, HOOK_DROP, HOOK_APP,
+       NR_HOOKS };
 
 static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 {
 	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
+	/* the stall side's data: every socket with something to send, every second */
+	hooks[HOOK_SWEEP].name = "sweep";
+	nm_hook_rung(&hooks[HOOK_SWEEP], skel->progs.ts_sweep, NULL);
 	/*
-	 * The sweep always runs; where fexit is allowed, tcp_push/tcp_wfree
-	 * date a tsq_idle stall exactly, else its start comes from lsndtime.
+	 * Between full sweeps, every --sweep ms: the sockets tagged as senders.
+	 * Rung 1 walks the tags themselves; rung 2, where map iterators are
+	 * refused, walks every socket and samples the tagged ones.
+	 */
+	hooks[HOOK_FAST].name = "fast_sweep";
+	nm_hook_rung(&hooks[HOOK_FAST], skel->progs.ts_sweep_tagged, NULL);
+	nm_hook_rung(&hooks[HOOK_FAST], skel->progs.ts_sweep_fast, NULL);
+	nm_hook_rung_none(&hooks[HOOK_FAST], "every sweep samples every socket");
+	/*
+	 * Where fexit is allowed, tcp_push/tcp_wfree date a tsq_idle stall
+	 * exactly, else its start comes from lsndtime.
 	 */
 	hooks[HOOK_PUSH].name = "tcp_push";
 	nm_hook_rung(&hooks[HOOK_PUSH], skel->progs.ts_push_exit, skel->progs.ts_wfree_exit);
@@ -208,11 +221,14 @@ static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 	/* with it, a closing socket gives its ACK slot back */
 	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_tp, skel->progs.ts_state_tp);
 	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_raw, skel->progs.ts_state_raw);
+	nm_hook_rung_none(&hooks[HOOK_RCV], "received segments are not counted: no ACK storm or CPU placement verdicts");
 	hooks[HOOK_ACK].name = "ack_xmit";
 	nm_hook_rung(&hooks[HOOK_ACK], skel->progs.ts_queue_tp, NULL);
 	nm_hook_rung(&hooks[HOOK_ACK], skel->progs.ts_queue_raw, NULL);
+	nm_hook_rung_none(&hooks[HOOK_ACK], "pure ACKs are not counted: no ACK storm verdicts");
 	hooks[HOOK_DROP].name = "backlog_drop";
 	nm_hook_rung(&hooks[HOOK_DROP], skel->progs.ts_drop_tp, NULL);
+	nm_hook_rung_none(&hooks[HOOK_DROP], "backlog drops are not counted");
 	/* the reader's CPU; before 6.3 only backlog runs tell it */
 	hooks[HOOK_APP].name = "app_io";
 	nm_hook_rung(&hooks[HOOK_APP], skel->progs.ts_recv_len_tp, skel->progs.ts_send_len_tp);
@@ -251,6 +267,7 @@ static struct state {
 	int home_fd;			/* the netns the tool started in (init, for RFS) */
 	bool defer_set, autocork_set, rfs_set, routes_set;
 	struct bpf_link *fast;		/* the fast sweep's iterator, NULL: full sweeps only */
+	struct bpf_link *fast_own;	/* ... when attached by hand (rung 1): destroyed by us */
 	const char *tag_source;		/* what tags a sender for the fast sweep */
 	uint64_t full_sweeps;
 } st = { .home_fd = -1 };
@@ -289,26 +306,36 @@ static int sweep(struct tcpstall_bpf *skel, bool full)
 }
 
 /*
- * The fast sweep's iterator, over the socket storage map of tagged sockets.
- * Without it every sweep is a full one (and the tool says so).
+ * Rung 1 of the fast sweep iterates the socket storage map of tagged
+ * sockets: a map iterator needs its map, so it is attached here, by hand.
  */
-static void attach_fast_sweep(struct tcpstall_bpf *skel)
+static int skel_attach(void *p, const struct nm_hook *hooks, struct bpf_program **failed,
+		       const char **stage)
 {
+	struct tcpstall_bpf *skel = p;
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info li = {};
-	struct bpf_link *l;
 
+	if (hooks[HOOK_FAST].chosen != 0)
+		return 0;
 	li.map.map_fd = bpf_map__fd(skel->maps.tagged);
 	opts.link_info = &li;
 	opts.link_info_len = sizeof(li);
-	l = bpf_program__attach_iter(skel->progs.ts_sweep_tagged, &opts);
-	if (!l) {
-		nm_info(&env.o, "warning: no iterator over socket storage here (%s): every sweep walks every socket",
-			strerror(errno));
-		return;
+	st.fast_own = bpf_program__attach_iter(skel->progs.ts_sweep_tagged, &opts);
+	if (!st.fast_own) {
+		*failed = skel->progs.ts_sweep_tagged;
+		*stage = "attach";
+		return -errno;
 	}
-	st.fast = l;
-	skel->bss->tagging = 1;
+	return 0;
+}
+
+/* The fast sweep's iterator, from its rung: without one every sweep is a full one. */
+static void use_fast_sweep(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+{
+	st.fast = hooks[HOOK_FAST].chosen == 0 ? st.fast_own :
+		  hooks[HOOK_FAST].chosen == 1 ? skel->links.ts_sweep_fast : NULL;
+	skel->bss->tagging = st.fast != NULL;
 }
 
 /*
@@ -1066,6 +1093,7 @@ static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 
 static void print_start(const struct nm_hook *hooks)
 {
+	char loss[1024];
 	char sum[512];
 
 	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
@@ -1087,10 +1115,10 @@ static void print_start(const struct nm_hook *hooks)
 	if (env.o.table) {
 		FILE *f = env.o.json ? stderr : stdout;
 
-		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums (all sockets every %ums, senders tagged by %s), netns %lu%s\n",
+		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums (all sockets every %ums, senders tagged by %s), netns %lu%s%s\n",
 			nm_kernel_release(), sum, env.o.interval, env.sweep_ms,
 			st.fast ? FULL_SWEEP_MS : env.sweep_ms, st.tag_source, env.o.netns_ino,
-			env.fix ? ", --fix" : "");
+			env.fix ? ", --fix" : "", nm_hooks_losses(hooks, NR_HOOKS, loss, sizeof(loss)));
 		fflush(f);
 	}
 }
@@ -1104,7 +1132,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	bpf_map__set_max_entries(skel->maps.acks, env.max_flows);
 	bpf_map__set_max_entries(skel->maps.ack_index, env.max_flows);
 	skel->rodata->targ_flow_mask = env.max_flows - 1;
-	/* a map iterator needs its map: attached by hand after the others */
+	/* a map iterator needs its map: attached by hand, in skel_attach */
 	bpf_program__set_autoattach(skel->progs.ts_sweep_tagged, false);
 	skel->rodata->targ_port = env.port;
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
@@ -1112,7 +1140,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	declare_hooks(skel, hooks);
 }
 
-NM_SKEL_OPS(tcpstall, skel_prepare, NR_HOOKS);
+NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, NR_HOOKS);
 
 static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
@@ -1180,7 +1208,7 @@ int main(int argc, char **argv)
 	}
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = hooks[HOOK_RELEASE].chosen == 0;
-	attach_fast_sweep(skel);
+	use_fast_sweep(skel, hooks);
 	st.tag_source = tag_source(hooks);
 	/* only where nothing else sees a send: it costs every data skb a branch */
 	skel->bss->tag_on_queue = !strcmp(st.tag_source, "net_dev_queue");
@@ -1194,7 +1222,7 @@ int main(int argc, char **argv)
 		ret = NM_EXIT_RUNTIME;
 	if (stats_fd >= 0)
 		close(stats_fd);
-	bpf_link__destroy(st.fast);
+	bpf_link__destroy(st.fast_own);
 	munmap((void *)st.acks, st.acks_len);
 	tcpstall_bpf__destroy(skel);
 	nm_htab_free(st.socks);

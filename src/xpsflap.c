@@ -112,7 +112,7 @@ NM_ARGP(options, parse_arg, doc);
 
 /* ---- hooks ---- */
 
-enum { HOOK_PICK, HOOK_XMIT, NR_HOOKS };
+enum { HOOK_PICK, HOOK_XMIT, HOOK_PIN, NR_HOOKS };
 
 static void declare_hooks(struct xpsflap_bpf *skel, struct nm_hook *hooks)
 {
@@ -126,6 +126,13 @@ static void declare_hooks(struct xpsflap_bpf *skel, struct nm_hook *hooks)
 	hooks[HOOK_XMIT].name = "net_dev_xmit";
 	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.xf_xmit_tp, NULL);
 	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.xf_xmit_raw, NULL);
+	nm_hook_rung_none(&hooks[HOOK_XMIT], "no reordering counts: queue switches only");
+	/* --pin only: without its program, clearing XPS leaves the queue to the kernel's flow hash */
+	if (!env.pin)
+		return;
+	hooks[HOOK_PIN].name = "pin";
+	nm_hook_rung(&hooks[HOOK_PIN], skel->progs.xf_pin_tc, NULL);
+	nm_hook_rung_none(&hooks[HOOK_PIN], "--pin clears the XPS maps only: the kernel's flow hash picks the queue");
 }
 
 /* ---- remedy: --pin ---- */
@@ -260,6 +267,12 @@ static int pin_dev(struct xpsflap_bpf *skel, struct nm_journal *j, int i)
 	ret = clear_xps(j, dev, &ntx);
 	if (ret)
 		return ret;
+	/* the pin hook's rung was refused: the first line says so */
+	if (bpf_program__fd(skel->progs.xf_pin_tc) < 0) {
+		nm_info(&env.o, "pin: %s: no tc program here: the kernel's flow hash picks each flow's queue",
+			dev);
+		return 0;
+	}
 	return attach_pin_tc(skel, j, dev, env.o.ifindex[i], ntx);
 }
 
@@ -728,6 +741,7 @@ static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct s
 
 static void print_start(const struct nm_hook *hooks, long max_flows)
 {
+	char loss[1024];
 	char sum[256], devs[128] = "all";
 	size_t off = 0;
 
@@ -750,8 +764,9 @@ static void print_start(const struct nm_hook *hooks, long max_flows)
 	if (env.o.table) {
 		FILE *f = env.o.json ? stderr : stdout;
 
-		fprintf(f, "xpsflap: kernel %s, hooks %s, interval %gs, devices %s%s\n",
-			nm_kernel_release(), sum, env.o.interval, devs, env.pin ? ", --pin" : "");
+		fprintf(f, "xpsflap: kernel %s, hooks %s, interval %gs, devices %s%s%s\n",
+			nm_kernel_release(), sum, env.o.interval, devs, env.pin ? ", --pin" : "",
+			nm_hooks_losses(hooks, NR_HOOKS, loss, sizeof(loss)));
 		fflush(f);
 	}
 }
@@ -780,11 +795,11 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	skel->rodata->targ_flow_mask = env.max_flows - 1;
 	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
 			  skel->rodata->targ_ifindex);
-	bpf_program__set_autoload(skel->progs.xf_pin_tc, env.pin);
+	bpf_program__set_autoload(skel->progs.xf_pin_tc, false);
 	declare_hooks(skel, hooks);
 }
 
-NM_SKEL_OPS(xpsflap, skel_prepare, NR_HOOKS);
+NM_SKEL_OPS(xpsflap, skel_prepare, NULL, NR_HOOKS);
 
 int main(int argc, char **argv)
 {

@@ -4,9 +4,15 @@
  * kernel's verifier, fallback rungs included (the tools load only the rung
  * they choose, so a broken raw_tp variant would go unseen). fentry/fexit
  * programs are left out where the kernel refuses them (their probe says
- * so). Prints one line per object; exit 1 if any failed to load.
+ * so), and so is a program the kernel's policy refuses before the verifier
+ * sees it (EPERM, 0 instructions processed), by name. Prints one line per
+ * object; exit 1 if any program failed the verifier.
+ *
+ * nm-verify --list OBJ...: "OBJ PROGRAM SECTION", one line per program.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -14,9 +20,25 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+/* The last program libbpf named in a warning, and the instructions its verifier processed. */
+static char failed_prog[64];
+static long processed = -1;
+
 static int print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+	char line[1024];
+	const char *p, *e;
+
+	if (level != LIBBPF_WARN)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	p = strstr(line, "prog '");
+	if (p && (e = strchr(p + 6, '\'')) && e - p - 6 < (long)sizeof(failed_prog))
+		snprintf(failed_prog, sizeof(failed_prog), "%.*s", (int)(e - p - 6), p + 6);
+	p = strstr(line, "processed ");
+	if (p && strstr(p, " insns"))
+		processed = strtol(p + 10, NULL, 10);
+	return fputs(line, stderr);
 }
 
 /* Can this kernel load any fentry program? (ftrace may be locked down) */
@@ -40,38 +62,88 @@ static bool fentry_allowed(void)
 	return fd >= 0;
 }
 
+static int list(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++) {
+		struct bpf_object *obj = bpf_object__open(argv[i]);
+		struct bpf_program *p;
+
+		if (!obj) {
+			fprintf(stderr, "%s: cannot open\n", argv[i]);
+			return 1;
+		}
+		bpf_object__for_each_program(p, obj)
+			printf("%s %s %s\n", argv[i], bpf_program__name(p), bpf_program__section_name(p));
+		bpf_object__close(obj);
+	}
+	return 0;
+}
+
+/*
+ * Loads obj's programs but those in skip (a comma list, grown as the
+ * kernel's policy refuses programs). 0, 1 (a verifier failure) or -1 (a
+ * policy refusal added to skip: try again).
+ */
+static int load(const char *path, bool fentry, char *skip, size_t len, int *n, int *nskip)
+{
+	struct bpf_object *obj = bpf_object__open(path);
+	struct bpf_program *p;
+	char me[80];
+	int err;
+
+	if (!obj)
+		return 1;
+	*n = *nskip = 0;
+	bpf_object__for_each_program(p, obj) {
+		enum bpf_attach_type t = bpf_program__expected_attach_type(p);
+
+		snprintf(me, sizeof(me), ",%s,", bpf_program__name(p));
+		if (!fentry && (t == BPF_TRACE_FENTRY || t == BPF_TRACE_FEXIT)) {
+			bpf_program__set_autoload(p, false);
+			(*nskip)++;
+		} else if (strstr(skip, me)) {
+			bpf_program__set_autoload(p, false);
+		} else {
+			(*n)++;
+		}
+	}
+	failed_prog[0] = 0;
+	processed = -1;
+	err = bpf_object__load(obj);
+	bpf_object__close(obj);
+	if (!err)
+		return 0;
+	/* refused before the verifier ran: the kernel's policy, not the program */
+	if (err == -EPERM && processed <= 0 && failed_prog[0] && strlen(skip) + strlen(failed_prog) + 2 < len) {
+		strcat(skip, failed_prog);
+		strcat(skip, ",");
+		return -1;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
-	bool fentry = fentry_allowed();
+	bool fentry;
 	int failed = 0;
 
 	libbpf_set_print(print);
+	if (argc > 1 && !strcmp(argv[1], "--list"))
+		return list(argc, argv);
+	fentry = fentry_allowed();
 	for (int i = 1; i < argc; i++) {
-		struct bpf_object *obj = bpf_object__open(argv[i]);
-		struct bpf_program *p;
-		int n = 0, skipped = 0, err;
+		char skip[512] = ",";
+		int n = 0, nskip = 0, ret;
 
-		if (!obj) {
-			printf("%s: cannot open\n", argv[i]);
-			failed = 1;
-			continue;
-		}
-		bpf_object__for_each_program(p, obj) {
-			enum bpf_attach_type t = bpf_program__expected_attach_type(p);
-
-			if (!fentry && (t == BPF_TRACE_FENTRY || t == BPF_TRACE_FEXIT)) {
-				bpf_program__set_autoload(p, false);
-				skipped++;
-			} else {
-				n++;
-			}
-		}
-		err = bpf_object__load(obj);
-		printf("%s: %d programs %s, %d fentry/fexit %s\n", argv[i], n,
-		       err ? "FAILED to load" : "loaded", skipped,
-		       fentry ? "loaded too" : "left out (refused by this kernel)");
-		failed |= err != 0;
-		bpf_object__close(obj);
+		while ((ret = load(argv[i], fentry, skip, sizeof(skip), &n, &nskip)) < 0)
+			;
+		skip[strlen(skip) - 1] = 0;
+		printf("%s: %d programs %s, %d fentry/fexit %s%s%s%s\n", argv[i], n,
+		       ret ? "FAILED to load" : "loaded", nskip,
+		       fentry ? "loaded too" : "left out (refused by this kernel)",
+		       skip[0] ? ", refused by this kernel's policy (EPERM before the verifier): " : "",
+		       skip[0] ? skip + 1 : "", "");
+		failed |= ret != 0;
 	}
 	return failed;
 }

@@ -7,6 +7,7 @@
  * keeps one failing rung from failing the whole object.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/bpf.h>
@@ -59,6 +60,121 @@ void nm_hook_rung_virtual(struct nm_hook *h, const char *label)
 	nm_hook_rung(h, NULL, NULL);
 	snprintf(h->rungs[h->nrungs - 1].label, sizeof(h->rungs[0].label), "%s", label);
 }
+
+void nm_hook_rung_none(struct nm_hook *h, const char *lost)
+{
+	nm_hook_rung_virtual(h, "none");
+	h->rungs[h->nrungs - 1].lost = lost;
+}
+
+static bool rung_virtual(const struct nm_rung *r)
+{
+	return !r->progs[0];
+}
+
+bool nm_hook_optional(const struct nm_hook *h)
+{
+	for (int i = 0; i < h->nrungs; i++)
+		if (rung_virtual(&h->rungs[i]))
+			return true;
+	return false;
+}
+
+bool nm_hook_lost(const struct nm_hook *h)
+{
+	return h->chosen >= 0 && h->rungs[h->chosen].lost;
+}
+
+/* ---- refusals ---- */
+
+const struct nm_refusal *nm_refusal_find(const struct nm_refusals *rf, const char *prog)
+{
+	for (int i = 0; rf && i < rf->n; i++)
+		if (!strcmp(rf->r[i].prog, prog))
+			return &rf->r[i];
+	return NULL;
+}
+
+bool nm_refusal_add(struct nm_refusals *rf, const struct bpf_program *p, const char *stage,
+		    int err, bool injected)
+{
+	struct nm_refusal *r;
+
+	if (rf->n >= NM_MAX_REFUSED || nm_refusal_find(rf, bpf_program__name(p)))
+		return false;
+	r = &rf->r[rf->n++];
+	snprintf(r->prog, sizeof(r->prog), "%s", bpf_program__name(p));
+	snprintf(r->sec, sizeof(r->sec), "%s", bpf_program__section_name(p));
+	r->stage = stage;
+	r->err = err < 0 ? err : -EINVAL;
+	r->injected = injected;
+	return true;
+}
+
+/* "Operation not permitted (EPERM)"; the kernel's own ENOTSUPP (524) has no libc name. */
+static const char *errno_str(int err, char *buf, size_t len)
+{
+	const char *name = err == 524 ? "ENOTSUPP" : strerrorname_np(err);
+
+	snprintf(buf, len, "%s (%s)", err == 524 ? "Operation not supported" : strerror(err),
+		 name ? name : "?");
+	return buf;
+}
+
+const char *nm_refusal_str(const struct nm_refusal *r, char *buf, size_t len)
+{
+	char e[64];
+
+	snprintf(buf, len, "%s: %s%s", r->stage, errno_str(-r->err, e, sizeof(e)),
+		 r->injected ? " by NETMEDIC_REFUSE" : "");
+	return buf;
+}
+
+bool nm_refuse_match(const char *list, const char *prog, const char *sec)
+{
+	const char *p = list;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+
+		if (n && ((strlen(prog) == n && !strncmp(p, prog, n)) || !strncmp(sec, p, n)))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+static const char *hint(int err, const char *stage, bool injected)
+{
+	if (injected)
+		return "unset NETMEDIC_REFUSE";
+	switch (-err) {
+	case ENOENT:
+	case ESRCH:
+		return "the kernel's BTF lacks this attach point (inlined or absent function, or no CONFIG_DEBUG_INFO_BTF)";
+	case EPERM:
+		return "the kernel's policy refuses this program type (lockdown, an LSM, a distribution patch): dmesg and /sys/kernel/security/lockdown tell which";
+	case EACCES:
+	case EINVAL:
+		return strcmp(stage, "load") ? "this kernel cannot attach this program type here" :
+					       "the verifier refused it: -v prints its log";
+	case EOPNOTSUPP:
+	case 524:
+		return "this kernel does not support this program or attach type";
+	case E2BIG:
+	case ENOMEM:
+		return "raise RLIMIT_MEMLOCK or free kernel memory";
+	default:
+		return "-v prints libbpf's log";
+	}
+}
+
+const char *nm_refusal_hint(const struct nm_refusal *r)
+{
+	return hint(r->err, r->stage, r->injected);
+}
+
+/* ---- choosing ---- */
 
 static bool is_fentry_class(const struct bpf_program *p)
 {
@@ -145,6 +261,9 @@ static int probe_prog(const struct btf *btf, const struct bpf_program *p)
 	/* iterators attach to no kernel function: the load itself tells */
 	if (pt == BPF_PROG_TYPE_TRACING && bpf_program__expected_attach_type(p) == BPF_TRACE_ITER)
 		return 0;
+	/* run by test-run or attached by hand: the load and the tool's own attach tell */
+	if (!bpf_program__autoattach(p))
+		return 0;
 	if (pt == BPF_PROG_TYPE_TRACING)
 		return probe_tracing(btf, bpf_program__expected_attach_type(p), sec_target(p));
 	if (pt == BPF_PROG_TYPE_RAW_TRACEPOINT)
@@ -152,22 +271,47 @@ static int probe_prog(const struct btf *btf, const struct bpf_program *p)
 	return 0;
 }
 
-static int probe_rung(const struct btf *btf, struct nm_rung *r)
+/* A program of the rung that an earlier attempt saw refused, if any. */
+static const struct nm_refusal *rung_refusal(const struct nm_rung *r, const struct nm_refusals *rf)
 {
+	const struct nm_refusal *x;
+
+	for (int i = 0; i < NM_RUNG_PROGS && r->progs[i]; i++) {
+		x = nm_refusal_find(rf, bpf_program__name(r->progs[i]));
+		if (x)
+			return x;
+	}
+	return NULL;
+}
+
+static int probe_rung(const struct btf *btf, struct nm_rung *r, const struct nm_refusals *rf,
+		      int *errp)
+{
+	const struct nm_refusal *x;
+	char e[96];
 	int err;
 
 	if (!r->progs[0])
 		return 0;	/* virtual: its label was set when declared */
 	snprintf(r->label, sizeof(r->label), "%s", bpf_program__section_name(r->progs[0]));
+	x = rung_refusal(r, rf);
+	if (x) {
+		r->refused = x;
+		snprintf(r->why, sizeof(r->why), "%s: %s", x->prog, nm_refusal_str(x, e, sizeof(e)));
+		*errp = x->err;
+		return x->err;
+	}
 	if (r->kfunc && btf__find_by_name_kind(btf, r->kfunc, BTF_KIND_FUNC) < 0) {
 		snprintf(r->why, sizeof(r->why), "kfunc %s: not in kernel BTF", r->kfunc);
+		*errp = -ENOENT;
 		return -ENOENT;
 	}
 	for (int i = 0; i < NM_RUNG_PROGS && r->progs[i]; i++) {
 		err = probe_prog(btf, r->progs[i]);
 		if (err) {
 			snprintf(r->why, sizeof(r->why), "%s: %s", bpf_program__section_name(r->progs[i]),
-				 err == -ENOENT ? "not in kernel BTF" : strerror(-err));
+				 err == -ENOENT ? "not in kernel BTF" : errno_str(-err, e, sizeof(e)));
+			*errp = err;
 			return err;
 		}
 	}
@@ -184,9 +328,11 @@ static bool rung_allowed(const struct nm_hook *h, const struct nm_rung *r, enum 
 }
 
 static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mode mode,
-		      char *err, size_t errlen)
+		      const struct nm_refusals *rf, char *err, size_t errlen)
 {
-	const char *last = "no rung allowed";
+	const char *last = "no rung allowed by --hooks", *stage = "attach";
+	const struct nm_rung *lastr = NULL;
+	int lasterr = 0;
 
 	h->chosen = -1;
 	for (int i = 0; i < h->nrungs; i++) {
@@ -199,15 +345,20 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 			snprintf(r->why, sizeof(r->why), "not allowed by --hooks");
 			continue;
 		}
-		if (h->chosen < 0 && probe_rung(btf, r) == 0)
+		if (h->chosen < 0 && probe_rung(btf, r, rf, &lasterr) == 0) {
 			h->chosen = i;
-		else if (h->chosen < 0)
+		} else if (h->chosen < 0) {
 			last = r->why;
-		else if (r->progs[0])
+			lastr = r;
+		} else if (r->progs[0])
 			snprintf(r->label, sizeof(r->label), "%s", bpf_program__section_name(r->progs[0]));
 	}
 	if (h->chosen < 0) {
-		snprintf(err, errlen, "hook %s: no rung can attach on this kernel (%s)", h->name, last);
+		if (lastr && lastr->refused)
+			stage = lastr->refused->stage;
+		snprintf(err, errlen, "hook %s: no rung left on this kernel: %s; %s", h->name, last,
+			 lasterr ? hint(lasterr, stage, lastr && lastr->refused && lastr->refused->injected) :
+				   "allow its fentry/fexit or tracepoint rungs (--hooks=auto)");
 		return -1;
 	}
 	/* off for every rung, then on for the chosen one: rungs may share a program */
@@ -220,7 +371,7 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 }
 
 int nm_hooks_choose(struct nm_hook *hooks, int n, enum nm_hook_mode mode,
-		    const char *btf_path, char *err, size_t errlen)
+		    const char *btf_path, const struct nm_refusals *rf, char *err, size_t errlen)
 {
 	struct btf *btf;
 	int ret = 0;
@@ -232,7 +383,8 @@ int nm_hooks_choose(struct nm_hook *hooks, int n, enum nm_hook_mode mode,
 		return -1;
 	}
 	for (int i = 0; i < n && !ret; i++)
-		ret = choose_one(btf, &hooks[i], mode, err, errlen);
+		if (hooks[i].name)
+			ret = choose_one(btf, &hooks[i], mode, rf, err, errlen);
 	btf__free(btf);
 	return ret;
 }
@@ -248,6 +400,8 @@ const char *nm_hook_mode_name(const struct nm_hook *h)
 	const char *l = nm_hook_label(h);
 	size_t n = strcspn(l, "/");
 
+	if (nm_hook_lost(h))
+		return "none";
 	/* a virtual rung: served by what another hook's program reads */
 	if (h->chosen >= 0 && !h->rungs[h->chosen].progs[0])
 		return "derived";
@@ -262,27 +416,136 @@ const char *nm_hooks_summary(const struct nm_hook *hooks, int n, char *buf, size
 
 	buf[0] = 0;
 	for (int i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s=%s", i ? " " : "", hooks[i].name,
-				nm_hook_label(&hooks[i]));
+		if (hooks[i].name)
+			off += snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", hooks[i].name,
+					nm_hook_label(&hooks[i]));
 	return buf;
+}
+
+static void list_rungs(FILE *f, const struct nm_hook *h)
+{
+	for (int j = 0; j < h->nrungs; j++) {
+		const struct nm_rung *r = &h->rungs[j];
+		const char *v = j == h->chosen ? "chosen" : r->why[0] ? r->why : "not needed";
+		char prog[96];
+
+		snprintf(prog, sizeof(prog), "%s%s%s", r->label, r->kfunc ? "+" : "",
+			 r->kfunc ? r->kfunc : "");
+		fprintf(f, "%-16s %-4d %-36s %s", h->name, j + 1, prog, v);
+		if (j == h->chosen && r->lost)
+			fprintf(f, ": %s", r->lost);
+		fputc('\n', f);
+	}
+}
+
+/* Each program once, with the rung that holds it (the chosen one, if a shared program is). */
+static void list_progs(FILE *f, const struct nm_hook *hooks, int n)
+{
+	fprintf(f, "\n%-24s %-16s %-4s %s\n", "PROGRAM", "HOOK", "RUNG", "STATE");
+	for (int i = 0; i < n; i++) {
+		const struct nm_hook *h = &hooks[i];
+
+		for (int j = 0; h->name && j < h->nrungs; j++) {
+			const struct nm_rung *r = &h->rungs[j];
+
+			for (int k = 0; k < NM_RUNG_PROGS && r->progs[k]; k++) {
+				const struct bpf_program *p = r->progs[k];
+				int rj = -1;
+
+				/* a program shared by rungs: once, at the rung find_prog names */
+				if (nm_hooks_find_prog((struct nm_hook *)hooks, n, p, &rj) != h || rj != j)
+					continue;
+				fprintf(f, "%-24s %-16s %-4d %s\n", bpf_program__name(p), h->name, j + 1,
+					bpf_program__autoload(p) ? "loaded" :
+					r->refused && !strcmp(r->refused->prog, bpf_program__name(p)) ?
+					"refused" : "not loaded");
+			}
+		}
+	}
 }
 
 void nm_hooks_list(FILE *f, const struct nm_hook *hooks, int n)
 {
 	fprintf(f, "%-16s %-4s %-36s %s\n", "HOOK", "RUNG", "PROGRAM", "VERDICT");
+	for (int i = 0; i < n; i++)
+		if (hooks[i].name)
+			list_rungs(f, &hooks[i]);
+	list_progs(f, hooks, n);
+}
+
+struct nm_hook *nm_hooks_find_prog(struct nm_hook *hooks, int n, const struct bpf_program *p,
+				   int *rung)
+{
+	struct nm_hook *found = NULL;
+
 	for (int i = 0; i < n; i++) {
-		const struct nm_hook *h = &hooks[i];
+		struct nm_hook *h = &hooks[i];
 
-		for (int j = 0; j < h->nrungs; j++) {
-			const struct nm_rung *r = &h->rungs[j];
-			const char *v = j == h->chosen ? "chosen" : r->why[0] ? r->why : "not needed";
-			char prog[96];
-
-			snprintf(prog, sizeof(prog), "%s%s%s", r->label, r->kfunc ? "+" : "",
-				 r->kfunc ? r->kfunc : "");
-			fprintf(f, "%-16s %-4d %-36s %s\n", h->name, j + 1, prog, v);
-		}
+		for (int j = 0; h->name && j < h->nrungs; j++)
+			for (int k = 0; k < NM_RUNG_PROGS && h->rungs[j].progs[k]; k++) {
+				if (h->rungs[j].progs[k] != p)
+					continue;
+				/* the chosen rung, if it holds it; else the first */
+				if (!found || j == h->chosen) {
+					found = h;
+					*rung = j;
+				}
+			}
 	}
+	return found;
+}
+
+void nm_hooks_each_refusal(const struct nm_hook *hooks, int n,
+			   void (*fn)(const struct nm_refusal *r, const struct nm_hook *h, void *arg),
+			   void *arg)
+{
+	const struct nm_refusal *seen[NM_MAX_REFUSED];
+	int nseen = 0;
+
+	for (int i = 0; i < n; i++)
+		for (int j = 0; hooks[i].name && j < hooks[i].nrungs; j++) {
+			const struct nm_refusal *r = hooks[i].rungs[j].refused;
+			bool dup = false;
+
+			for (int k = 0; r && k < nseen; k++)
+				dup |= seen[k] == r;
+			if (!r || dup || nseen >= NM_MAX_REFUSED)
+				continue;
+			seen[nseen++] = r;
+			fn(r, &hooks[i], arg);
+		}
+}
+
+struct losses {
+	char *buf;
+	size_t len, off;
+	int n;
+};
+
+static void add_refusal(const struct nm_refusal *r, const struct nm_hook *h, void *arg)
+{
+	struct losses *l = arg;
+	char e[96];
+
+	(void)h;
+	if (l->off >= l->len)
+		return;
+	l->off += snprintf(l->buf + l->off, l->len - l->off, "%s%s (%s)", l->n++ ? ", " : "; refused: ",
+			   r->prog, nm_refusal_str(r, e, sizeof(e)));
+}
+
+const char *nm_hooks_losses(const struct nm_hook *hooks, int n, char *buf, size_t len)
+{
+	struct losses l = { .buf = buf, .len = len };
+	int lost = 0;
+
+	buf[0] = 0;
+	nm_hooks_each_refusal(hooks, n, add_refusal, &l);
+	for (int i = 0; i < n && l.off < len; i++)
+		if (hooks[i].name && nm_hook_lost(&hooks[i]))
+			l.off += snprintf(buf + l.off, len - l.off, "%s%s (%s)", lost++ ? ", " : "; lost: ",
+					  hooks[i].name, hooks[i].rungs[hooks[i].chosen].lost);
+	return buf;
 }
 
 int nm_parse_hook_mode(const char *s, enum nm_hook_mode *mode)
@@ -296,12 +559,4 @@ int nm_parse_hook_mode(const char *s, enum nm_hook_mode *mode)
 	else
 		return -1;
 	return 0;
-}
-
-bool nm_hooks_any_fentry(const struct nm_hook *hooks, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (hooks[i].chosen >= 0 && rung_is_fentry(&hooks[i].rungs[hooks[i].chosen]))
-			return true;
-	return false;
 }

@@ -3,6 +3,12 @@
  * The hook ladder: every logical hook (the kernel function the mission names)
  * has rungs, best first. The first rung whose programs load and attach on
  * this kernel wins; the programs of every other rung are not loaded.
+ *
+ * Every BPF program of a tool sits on a rung. A hook whose rungs are all
+ * programs is core: the tool cannot run without one of them. A hook with a
+ * virtual rung (served by what other programs read) or a "none" rung (the
+ * feature is lost, and the rung says what the user loses) is optional:
+ * whatever the kernel refuses, it ends on that rung and the tool runs on.
  */
 #ifndef NETMEDIC_HOOKS_H
 #define NETMEDIC_HOOKS_H
@@ -11,9 +17,9 @@
 #include <stdio.h>
 #include <bpf/libbpf.h>
 
-#define NM_MAX_RUNGS		4
+#define NM_MAX_RUNGS		5
 #define NM_RUNG_PROGS		4
-#define NM_MAX_HOOKS		8	/* logical hooks per tool */
+#define NM_MAX_HOOKS		12	/* logical hooks per tool */
 
 enum nm_hook_mode {
 	NM_HOOKS_AUTO,
@@ -21,11 +27,33 @@ enum nm_hook_mode {
 	NM_HOOKS_TRACEPOINT,	/* never fentry/fexit */
 };
 
+/*
+ * Programs the kernel refused in an earlier attempt (at load, attach or a
+ * first run), or that NETMEDIC_REFUSE names. A loader keeps them across
+ * the reopenings of its object, so each attempt skips their rungs.
+ */
+#define NM_MAX_REFUSED	32
+struct nm_refusal {
+	char prog[64];		/* program name */
+	char sec[64];		/* its ELF section, e.g. "iter/bpf_sk_storage_map" */
+	const char *stage;	/* "load", "attach", "run" */
+	int err;		/* negative errno */
+	bool injected;		/* NETMEDIC_REFUSE, not the kernel */
+};
+
+struct nm_refusals {
+	struct nm_refusal r[NM_MAX_REFUSED];
+	int n;
+};
+
 struct nm_rung {
 	struct bpf_program *progs[NM_RUNG_PROGS];	/* NULL-terminated */
 	char label[64];		/* e.g. "fexit/netdev_core_pick_tx", filled in by nm_hooks_choose */
 	const char *kfunc;	/* a kfunc its programs call: the rung needs it in kernel BTF */
-	char why[96];		/* why it was refused, if it was */
+	const char *lost;	/* a "none" rung: what the user loses when it is the one left */
+	char why[160];		/* why it was refused, if it was */
+	/* the refusal of one of its programs at load, attach or run (the loader's list) */
+	const struct nm_refusal *refused;
 };
 
 struct nm_hook {
@@ -54,13 +82,59 @@ void nm_hook_rung_add(struct nm_hook *h, struct bpf_program *p);
 void nm_hook_rung_virtual(struct nm_hook *h, const char *label);
 
 /*
+ * The hook's last rung: the feature is lost. lost says what the user loses
+ * ("backlog drops are not counted"); it makes the hook optional.
+ */
+void nm_hook_rung_none(struct nm_hook *h, const char *lost);
+
+/* Records that p was refused (err: negative errno). False when the list is full or p is in it. */
+bool nm_refusal_add(struct nm_refusals *rf, const struct bpf_program *p, const char *stage,
+		    int err, bool injected);
+const struct nm_refusal *nm_refusal_find(const struct nm_refusals *rf, const char *prog);
+/* "load: Operation not permitted (EPERM)", or "... by NETMEDIC_REFUSE" */
+const char *nm_refusal_str(const struct nm_refusal *r, char *buf, size_t len);
+
+/*
+ * NETMEDIC_REFUSE=NAME[,NAME...] (a test aid, docs/KERNELS.md): true when
+ * list names the program, by its name or by a prefix of its section
+ * ("iter/bpf_sk_storage_map", "tp_btf/net_dev_queue", "fexit/").
+ */
+bool nm_refuse_match(const char *list, const char *prog, const char *sec);
+
+/* What would make a refused program load, from its type and errno: one clause. */
+const char *nm_refusal_hint(const struct nm_refusal *r);
+
+/*
  * Probes each rung with a minimal program of the same type and attach point,
- * chooses one per hook and turns autoload off for the programs of the other
- * rungs. Call between skeleton open and load. btf_path may be NULL (the
- * running kernel's). Returns 0, or -1 with a one-line reason in err.
+ * skips the rungs holding a refused program (rf may be NULL), chooses one
+ * per hook and turns autoload off for the programs of the other rungs.
+ * Call between skeleton open and load. btf_path may be NULL (the running
+ * kernel's). Returns 0, or -1 with a one-line reason in err naming the
+ * core hook left with no rung, its last program, the errno and a hint.
  */
 int nm_hooks_choose(struct nm_hook *hooks, int n, enum nm_hook_mode mode,
-		    const char *btf_path, char *err, size_t errlen);
+		    const char *btf_path, const struct nm_refusals *rf, char *err, size_t errlen);
+
+/* The hook and rung that hold program p, chosen or not; NULL if none does. */
+struct nm_hook *nm_hooks_find_prog(struct nm_hook *hooks, int n, const struct bpf_program *p,
+				   int *rung);
+
+/* The hook ends on its "none" rung: its feature is lost. */
+bool nm_hook_lost(const struct nm_hook *h);
+/* The hook has a virtual or none rung: the tool runs without its programs. */
+bool nm_hook_optional(const struct nm_hook *h);
+
+/*
+ * What the kernel took away, for the first line: "" when nothing, else
+ * "; refused: ts_sweep_tagged (load: Operation not permitted (EPERM));
+ * lost: backlog_drop (backlog drops are not counted)".
+ */
+const char *nm_hooks_losses(const struct nm_hook *hooks, int n, char *buf, size_t len);
+
+/* Calls fn for each program refused at load, attach or run, once (rungs may share one). */
+void nm_hooks_each_refusal(const struct nm_hook *hooks, int n,
+			   void (*fn)(const struct nm_refusal *r, const struct nm_hook *h, void *arg),
+			   void *arg);
 
 /* "netdev_pick_tx=tp_btf/net_dev_queue net_dev_xmit=tp_btf/net_dev_start_xmit" */
 const char *nm_hooks_summary(const struct nm_hook *hooks, int n, char *buf, size_t len);
@@ -69,16 +143,14 @@ const char *nm_hooks_summary(const struct nm_hook *hooks, int n, char *buf, size
 const char *nm_hook_mode_name(const struct nm_hook *h);
 const char *nm_hook_label(const struct nm_hook *h);
 
-/* --list-hooks: every rung of every hook, with the verdict of the probe. */
+/*
+ * --list-hooks: every rung of every hook with its programs, and the
+ * verdict: chosen, not needed, or why it was refused (the probe's, or the
+ * kernel's errno at load or attach).
+ */
 void nm_hooks_list(FILE *f, const struct nm_hook *hooks, int n);
 
 int nm_parse_hook_mode(const char *s, enum nm_hook_mode *mode);
 
-/*
- * True when a chosen rung is fentry/fexit: the probe proved the attach
- * point, but the real programs may still fail the verifier of an older
- * kernel. Loaders then retry once with NM_HOOKS_TRACEPOINT (auto only).
- */
-bool nm_hooks_any_fentry(const struct nm_hook *hooks, int n);
 
 #endif

@@ -5,6 +5,48 @@
 #include <bpf/bpf.h>
 #include "lib/selfstats.h"
 
+/* The optional parts (hooks with a "none" rung): 1 while a rung serves them. */
+static void prom_features(struct nm_prom *p, const char *tool, const struct nm_hook *hooks, int n)
+{
+	nm_prom_family(p, "netmedic_feature_enabled", "gauge",
+		       "Optional part of a tool: 1 while a hook rung serves it, 0 where the kernel refused every rung");
+	for (int i = 0; i < n; i++) {
+		const char *l[] = { "tool", tool, "feature", hooks[i].name, NULL };
+		bool none = false;
+
+		for (int j = 0; hooks[i].name && j < hooks[i].nrungs; j++)
+			none |= hooks[i].rungs[j].lost != NULL;
+		if (none)
+			nm_prom_sample(p, "netmedic_feature_enabled", l, !nm_hook_lost(&hooks[i]));
+	}
+}
+
+struct prom_arg {
+	struct nm_prom *p;
+	const char *tool;
+};
+
+static void prom_one_refusal(const struct nm_refusal *r, const struct nm_hook *h, void *arg)
+{
+	struct prom_arg *a = arg;
+	const char *name = r->err == -524 ? "ENOTSUPP" : strerrorname_np(-r->err);
+	const char *l[] = { "tool", a->tool, "hook", h->name, "program", r->prog, "stage", r->stage,
+			    "errno", name ? name : "?", "source", r->injected ? "NETMEDIC_REFUSE" : "kernel",
+			    NULL };
+
+	nm_prom_sample(a->p, "netmedic_prog_refused_info", l, 1);
+}
+
+/* Programs the kernel refused at load, attach or run (their rungs were skipped). */
+static void prom_refused(struct nm_prom *p, const char *tool, const struct nm_hook *hooks, int n)
+{
+	struct prom_arg a = { p, tool };
+
+	nm_prom_family(p, "netmedic_prog_refused_info", "gauge",
+		       "BPF program the kernel refused at load, attach or first run (value 1); the hook took its next rung");
+	nm_hooks_each_refusal(hooks, n, prom_one_refusal, &a);
+}
+
 void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *obj,
 		  const struct nm_hook *hooks, int n)
 {
@@ -17,8 +59,11 @@ void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *
 				    "mode", nm_hook_mode_name(&hooks[i]),
 				    "program", nm_hook_label(&hooks[i]), NULL };
 
-		nm_prom_sample(p, "netmedic_hook_info", l, 1);
+		if (hooks[i].name)
+			nm_prom_sample(p, "netmedic_hook_info", l, 1);
 	}
+	prom_features(p, tool, hooks, n);
+	prom_refused(p, tool, hooks, n);
 	/* two passes keep each family's samples together, as the format requires */
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 0)
@@ -68,17 +113,44 @@ void nm_self_prom_map_untracked(struct nm_prom *p, const char *tool, const char 
 	nm_prom_sample(p, "netmedic_map_untracked_total", l, events);
 }
 
+struct json_refused {
+	const char *k[NM_MAX_REFUSED], *v[NM_MAX_REFUSED];
+	char buf[NM_MAX_REFUSED][96];
+	int n;
+};
+
+static void json_one_refusal(const struct nm_refusal *r, const struct nm_hook *h, void *arg)
+{
+	struct json_refused *j = arg;
+
+	(void)h;
+	j->k[j->n] = r->prog;
+	j->v[j->n] = nm_refusal_str(r, j->buf[j->n], sizeof(j->buf[0]));
+	j->n++;
+}
+
 void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n)
 {
-	const char *k[NM_MAX_HOOKS], *v[NM_MAX_HOOKS];
+	const char *k[NM_MAX_HOOKS], *v[NM_MAX_HOOKS], *lk[NM_MAX_HOOKS], *lv[NM_MAX_HOOKS];
+	struct json_refused r = { .n = 0 };
+	int m = 0, nl = 0;
 
 	if (n > NM_MAX_HOOKS)
 		n = NM_MAX_HOOKS;
 	for (int i = 0; i < n; i++) {
-		k[i] = hooks[i].name;
-		v[i] = nm_hook_label(&hooks[i]);
+		if (!hooks[i].name)
+			continue;
+		k[m] = hooks[i].name;
+		v[m++] = nm_hook_label(&hooks[i]);
+		if (nm_hook_lost(&hooks[i])) {
+			lk[nl] = hooks[i].name;
+			lv[nl++] = hooks[i].rungs[hooks[i].chosen].lost;
+		}
 	}
-	nm_json_str_map(j, "hooks", k, v, n);
+	nm_json_str_map(j, "hooks", k, v, m);
+	nm_hooks_each_refusal(hooks, n, json_one_refusal, &r);
+	nm_json_str_map(j, "refused", r.k, r.v, r.n);
+	nm_json_str_map(j, "lost", lk, lv, nl);
 }
 
 int nm_self_enable_stats(const struct nm_opts *o)

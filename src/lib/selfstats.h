@@ -22,7 +22,7 @@ void nm_self_prom_map(struct nm_prom *p, const char *tool, const char *map, uint
  */
 void nm_self_prom_map_untracked(struct nm_prom *p, const char *tool, const char *map,
 				uint64_t events);
-/* "hooks":{"netdev_pick_tx":"tp_btf/net_dev_queue",...} */
+/* "hooks":{"netdev_pick_tx":"tp_btf/net_dev_queue",...}, "refused":{prog:"load: ..."}, "lost":{hook:what} */
 void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n);
 /* Turns on run-time stats for as long as the returned fd is open (BPF_ENABLE_STATS):
  * nothing to restore if the tool dies. -1 with a warning when the kernel refuses. */

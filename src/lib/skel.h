@@ -17,11 +17,19 @@ struct nm_skel_ops {
 	void (*destroy)(void *skel);				/* NAME_bpf__destroy */
 	/* before load: rodata, map sizes, autoload/autoattach; fills hooks[] */
 	void (*prepare)(void *skel, struct nm_hook *hooks);
+	/*
+	 * After load and attach (may be NULL): attaches or first runs what the
+	 * skeleton does not (a map iterator, a test-run program). On failure:
+	 * the negative errno, *failed the program and *stage "attach" or "run",
+	 * and the loader takes that program's next rung.
+	 */
+	int (*attach)(void *skel, const struct nm_hook *hooks, struct bpf_program **failed,
+		      const char **stage);
 	int nhooks;
 };
 
-/* skel_ops for the skeleton NAME_bpf, with the tool's prepare function. */
-#define NM_SKEL_OPS(NAME, PREPARE, NHOOKS)					\
+/* skel_ops for the skeleton NAME_bpf, with the tool's prepare and attach functions. */
+#define NM_SKEL_OPS(NAME, PREPARE, ATTACH, NHOOKS)					\
 	static void *NAME##_skel_open(const struct bpf_object_open_opts *oo)	\
 	{									\
 		return NAME##_bpf__open_opts(oo);				\
@@ -34,16 +42,19 @@ struct nm_skel_ops {
 		.open = NAME##_skel_open,					\
 		.destroy = NAME##_skel_destroy,					\
 		.prepare = PREPARE,						\
+		.attach = ATTACH,						\
 		.nhooks = NHOOKS,						\
 	}
 
 /*
- * Opens, chooses the rungs (--hooks), loads and attaches. With auto, if
- * fentry/fexit programs pass the attach probe but the verifier refuses them
- * (an older kernel), it reopens with the tracepoint rungs and says so.
- * --list-hooks prints the ladder and returns NM_SKEL_LISTED. Otherwise
- * NM_EXIT_OK, or an exit code after one line on stderr. *skelp is to be
- * destroyed by the caller in every case.
+ * Opens, chooses the rungs (--hooks), loads and attaches. Whatever the
+ * kernel refuses (the verifier, EPERM from a policy, a missing BTF id or
+ * kfunc, an attach type it lacks), and whatever NETMEDIC_REFUSE names, the
+ * program's rung is turned off and the next one taken; the rungs say what
+ * was refused (nm_hooks_losses, --list-hooks). --list-hooks prints the
+ * ladder after the load and returns NM_SKEL_LISTED. Otherwise NM_EXIT_OK,
+ * or an exit code after one line on stderr: a core hook has no rung left.
+ * *skelp is to be destroyed by the caller in every case.
  */
 #define NM_SKEL_LISTED	(-1)
 int nm_skel_load(const struct nm_opts *o, const struct nm_skel_ops *ops, void **skelp,

@@ -29,10 +29,21 @@ load helpers
 @test "tcpstall: first line names the hook rungs; --list-hooks says why fentry is refused" {
 	run "$BIN/tcpstall" -c 1 -i 0.2
 	assert_success
-	assert_line --index 0 --regexp "^tcpstall: kernel $(uname -r), hooks tcp_push=iter/tcp __release_sock=[^ ]+ tcp_rcv=[a-z_]+/tcp_probe"
+	assert_line --index 0 --regexp "^tcpstall: kernel $(uname -r), hooks sweep=iter/tcp fast_sweep=iter/[a-z_]+ tcp_push=iter/tcp __release_sock=[^ ]+ tcp_rcv=[a-z_]+/tcp_probe"
 	# 6.3+: each write tags the socket for the fast sweep
 	assert_line --index 0 --partial "(all sockets every 1000ms, senders tagged by sock_send_length)"
+	first=${lines[0]}
 	run "$BIN/tcpstall" --list-hooks
 	assert_success
 	assert_line --regexp '^__release_sock +1 +fentry/__release_sock +(chosen|fentry/__release_sock: .+)$'
+	# a kernel that refuses map iterators (EPERM at load): the fast sweep's
+	# next rung runs, and the first line names what was refused
+	if echo "$output" | grep -qE '^ts_sweep_tagged +fast_sweep +1 +refused$'; then
+		assert_line --regexp '^fast_sweep +1 +iter/bpf_sk_storage_map +ts_sweep_tagged: load: .+ \(E[A-Z]+\)$'
+		assert_line --regexp '^fast_sweep +2 +iter/tcp +chosen$'
+		[[ $first == *"; refused: ts_sweep_tagged (load: "* ]]
+	else
+		assert_line --regexp '^fast_sweep +1 +iter/bpf_sk_storage_map +chosen$'
+		[[ $first != *"refused: ts_sweep_tagged"* ]]
+	fi
 }

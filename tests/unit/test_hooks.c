@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for the pure parts of src/lib/hooks.c: NETMEDIC_REFUSE
+ * matching, how a refusal is named, and what the first line says was lost.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/hooks.h"
+
+static void test_refuse_match(void **state)
+{
+	(void)state;
+	/* by name: the whole name, never a prefix of it */
+	assert_true(nm_refuse_match("ts_sweep", "ts_sweep", "iter/tcp"));
+	assert_false(nm_refuse_match("ts_sweep", "ts_sweep_fast", "iter/tcp"));
+	assert_true(nm_refuse_match("a,ts_sweep_fast,b", "ts_sweep_fast", "iter/tcp"));
+	/* by section prefix */
+	assert_true(nm_refuse_match("iter/bpf_sk_storage_map", "ts_sweep_tagged", "iter/bpf_sk_storage_map"));
+	assert_true(nm_refuse_match("fexit/", "xf_pick_fexit", "fexit/netdev_core_pick_tx"));
+	assert_true(nm_refuse_match("x,tp_btf/net_dev_queue", "ts_queue_tp", "tp_btf/net_dev_queue"));
+	assert_false(nm_refuse_match("tp_btf/net_dev_queue", "ts_rcv_tp", "tp_btf/tcp_probe"));
+	assert_false(nm_refuse_match("raw_tp/", "ts_queue_tp", "tp_btf/net_dev_queue"));
+	/* empty entries and lists refuse nothing */
+	assert_false(nm_refuse_match("", "ts_sweep", "iter/tcp"));
+	assert_false(nm_refuse_match(",,", "ts_sweep", "iter/tcp"));
+	assert_false(nm_refuse_match(NULL, "ts_sweep", "iter/tcp"));
+}
+
+static void test_refusal_str_and_hint(void **state)
+{
+	struct nm_refusal k = { .prog = "ts_sweep_tagged", .stage = "load", .err = -EPERM };
+	struct nm_refusal v = { .prog = "p", .stage = "load", .err = -EACCES };
+	struct nm_refusal a = { .prog = "p", .stage = "attach", .err = -524 };
+	struct nm_refusal i = { .prog = "p", .stage = "load", .err = -EPERM, .injected = true };
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(nm_refusal_str(&k, buf, sizeof(buf)), "load: Operation not permitted (EPERM)");
+	assert_non_null(strstr(nm_refusal_hint(&k), "lockdown"));
+	assert_non_null(strstr(nm_refusal_hint(&v), "verifier"));
+	/* the kernel's own ENOTSUPP has no libc name */
+	assert_string_equal(nm_refusal_str(&a, buf, sizeof(buf)), "attach: Operation not supported (ENOTSUPP)");
+	assert_non_null(strstr(nm_refusal_hint(&a), "does not support"));
+	assert_string_equal(nm_refusal_str(&i, buf, sizeof(buf)),
+			    "load: Operation not permitted (EPERM) by NETMEDIC_REFUSE");
+	assert_string_equal(nm_refusal_hint(&i), "unset NETMEDIC_REFUSE");
+}
+
+static void test_optional_and_losses(void **state)
+{
+	struct nm_refusal r = { .prog = "ts_sweep_tagged", .stage = "load", .err = -EPERM };
+	struct nm_hook h[3] = {};
+	char buf[512];
+
+	(void)state;
+	/* a hook of programs only is core; a virtual or none rung makes it optional */
+	h[0].name = "core";
+	nm_hook_rung(&h[0], NULL, NULL);	/* stands for a rung of programs */
+	h[0].rungs[0].progs[0] = (struct bpf_program *)&r;
+	h[1].name = "fast_sweep";
+	nm_hook_rung_virtual(&h[1], "iter/tcp");
+	nm_hook_rung_none(&h[1], "every sweep samples every socket");
+	h[2].name = "derived";
+	nm_hook_rung_virtual(&h[2], "sk_lock.owned@tcp_probe");
+	assert_false(nm_hook_optional(&h[0]));
+	assert_true(nm_hook_optional(&h[1]));
+	assert_true(nm_hook_optional(&h[2]));
+
+	/* nothing refused or lost: nothing said */
+	h[0].chosen = 0, h[1].chosen = 0, h[2].chosen = 0;
+	assert_string_equal(nm_hooks_losses(h, 3, buf, sizeof(buf)), "");
+	assert_false(nm_hook_lost(&h[1]));
+
+	/* a refused program (named once, though two rungs hold it) and a lost feature */
+	h[1].rungs[0].refused = &r;
+	h[0].rungs[0].refused = &r;
+	h[1].chosen = 1;
+	assert_true(nm_hook_lost(&h[1]));
+	assert_string_equal(nm_hook_mode_name(&h[1]), "none");
+	assert_string_equal(nm_hooks_losses(h, 3, buf, sizeof(buf)),
+			    "; refused: ts_sweep_tagged (load: Operation not permitted (EPERM)); "
+			    "lost: fast_sweep (every sweep samples every socket)");
+	/* a hook not declared (no name) is left out */
+	h[1].name = NULL;
+	assert_string_equal(nm_hooks_losses(h, 3, buf, sizeof(buf)),
+			    "; refused: ts_sweep_tagged (load: Operation not permitted (EPERM))");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refuse_match),
+		cmocka_unit_test(test_refusal_str_and_hint),
+		cmocka_unit_test(test_optional_and_losses),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
