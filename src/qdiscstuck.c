@@ -1227,7 +1227,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 }
 
 /* The sampler is run by test-run, never attached: its first run is its test. */
-static int skel_attach(void *p, const struct nm_hook *hooks, struct bpf_program **failed,
+static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **failed,
 		       const char **stage)
 {
 	struct qdiscstuck_bpf *skel = p;

@@ -305,17 +305,44 @@ static int sweep(struct tcpstall_bpf *skel, bool full)
 	return n < 0 ? -errno : 0;
 }
 
+/* A rung that tags senders for the fast sweep: each write, each push, or its data skbs. */
+static bool can_tag(const struct nm_hook *hooks)
+{
+	return hooks[HOOK_APP].chosen == 0 || hooks[HOOK_PUSH].chosen == 0 || hooks[HOOK_ACK].chosen == 0;
+}
+
+/*
+ * With no tagger (the raw_tp rungs cannot reach socket storage), the fast
+ * sweep would follow only what a full sweep happened to catch with data
+ * to send, and a sender between its writes then goes unsampled for whole
+ * intervals: every sweep is a full one instead.
+ */
+static void set_fast_sweep_aside(struct tcpstall_bpf *skel, struct nm_hook *hooks)
+{
+	struct nm_hook *h = &hooks[HOOK_FAST];
+
+	for (int i = 0; i < h->nrungs - 1; i++)
+		if (!h->rungs[i].why[0])
+			snprintf(h->rungs[i].why, sizeof(h->rungs[i].why),
+				 "no program tags senders here (sock_send_length, fexit/tcp_push, tp_btf/net_dev_queue)");
+	h->chosen = h->nrungs - 1;
+	bpf_link__destroy(skel->links.ts_sweep_fast);
+	skel->links.ts_sweep_fast = NULL;
+}
+
 /*
  * Rung 1 of the fast sweep iterates the socket storage map of tagged
  * sockets: a map iterator needs its map, so it is attached here, by hand.
  */
-static int skel_attach(void *p, const struct nm_hook *hooks, struct bpf_program **failed,
+static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **failed,
 		       const char **stage)
 {
 	struct tcpstall_bpf *skel = p;
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info li = {};
 
+	if (!can_tag(hooks))
+		set_fast_sweep_aside(skel, hooks);
 	if (hooks[HOOK_FAST].chosen != 0)
 		return 0;
 	li.map.map_fd = bpf_map__fd(skel->maps.tagged);
@@ -352,9 +379,7 @@ static const char *tag_source(const struct nm_hook *hooks)
 		return "sock_send_length";
 	if (hooks[HOOK_PUSH].chosen == 0)
 		return "tcp_push";
-	if (hooks[HOOK_ACK].chosen == 0)
-		return "net_dev_queue";
-	return "full_sweep";
+	return "net_dev_queue";	/* else skel_attach set the fast sweep aside */
 }
 
 static uint64_t mono_ns(void)

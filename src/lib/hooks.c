@@ -438,6 +438,28 @@ static void list_rungs(FILE *f, const struct nm_hook *h)
 	}
 }
 
+/*
+ * loaded; set aside (loaded, but the tool took another rung after the
+ * load); refused (the kernel, or NETMEDIC_REFUSE, refused this program);
+ * rung refused (its probe, a missing kfunc, or another of its programs);
+ * not allowed (--hooks); not loaded (a better rung was chosen).
+ */
+static const char *prog_state(const struct nm_hook *h, int j, const struct bpf_program *p)
+{
+	const struct nm_rung *r = &h->rungs[j];
+
+	/* a hook not chosen for (an earlier core hook had no rung): nothing loaded */
+	if (h->chosen < 0)
+		return r->refused ? "refused" : "not loaded";
+	if (bpf_program__autoload(p))
+		return j == h->chosen ? "loaded" : "set aside";
+	if (r->refused && !strcmp(r->refused->prog, bpf_program__name(p)))
+		return "refused";
+	if (!strcmp(r->why, "not allowed by --hooks"))
+		return "not allowed";
+	return r->why[0] ? "rung refused" : "not loaded";
+}
+
 /* Each program once, with the rung that holds it (the chosen one, if a shared program is). */
 static void list_progs(FILE *f, const struct nm_hook *hooks, int n)
 {
@@ -456,9 +478,7 @@ static void list_progs(FILE *f, const struct nm_hook *hooks, int n)
 				if (nm_hooks_find_prog((struct nm_hook *)hooks, n, p, &rj) != h || rj != j)
 					continue;
 				fprintf(f, "%-24s %-16s %-4d %s\n", bpf_program__name(p), h->name, j + 1,
-					bpf_program__autoload(p) ? "loaded" :
-					r->refused && !strcmp(r->refused->prog, bpf_program__name(p)) ?
-					"refused" : "not loaded");
+					prog_state(h, j, p));
 			}
 		}
 	}

@@ -19,11 +19,12 @@ struct nm_skel_ops {
 	void (*prepare)(void *skel, struct nm_hook *hooks);
 	/*
 	 * After load and attach (may be NULL): attaches or first runs what the
-	 * skeleton does not (a map iterator, a test-run program). On failure:
-	 * the negative errno, *failed the program and *stage "attach" or "run",
-	 * and the loader takes that program's next rung.
+	 * skeleton does not (a map iterator, a test-run program), and may set
+	 * a hook aside to its "none" rung when what it needs is missing. On
+	 * failure: the negative errno, *failed the program and *stage "attach"
+	 * or "run", and the loader takes that program's next rung.
 	 */
-	int (*attach)(void *skel, const struct nm_hook *hooks, struct bpf_program **failed,
+	int (*attach)(void *skel, struct nm_hook *hooks, struct bpf_program **failed,
 		      const char **stage);
 	int nhooks;
 };

@@ -120,7 +120,9 @@ tc_sent() {
 	grep -qx 'qdiscstuck_events_total{device="qa",state="driver_stopped"} 1' "$TMP/qs.prom"
 	s=$(awk '/^qdiscstuck_stuck_seconds_total\{device="qa",queue="0"\}/ {print $2}' "$TMP/qs.prom")
 	awk -v s="$s" 'BEGIN { exit !(s > 0.3) }'
-	grep -q 'netmedic_hook_info{tool="qdiscstuck",hook="__qdisc_run",mode="tp_btf"' "$TMP/qs.prom"
+	# the rung this kernel chose (tp_btf here; raw_tp with tp_btf/ refused)
+	mode=$("$BIN/qdiscstuck" -c 1 -i 0.1 --json | jq -r 'select(.type == "start") | .hooks["__qdisc_run"] | sub("/.*"; "")')
+	grep -q "netmedic_hook_info{tool=\"qdiscstuck\",hook=\"__qdisc_run\",mode=\"$mode\"" "$TMP/qs.prom"
 }
 
 @test "qdiscstuck --kick: the frame reaches the queue asked for, and only it" {

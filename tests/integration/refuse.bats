@@ -35,7 +35,7 @@ prog_state() {
 		listing=$output
 		for p in $(progs "$t"); do
 			s=$(prog_state "$listing" "$p")
-			[[ $s =~ ^(loaded|not\ loaded|refused)$ ]] ||
+			[[ $s =~ ^(loaded|not\ loaded|refused|rung\ refused|not\ allowed|set\ aside)$ ]] ||
 				fail "$t: program $p is on no rung (--list-hooks: '$s')"
 		done
 	done

@@ -170,6 +170,7 @@ hook_of() {
 	ts_state_tp) echo inet_sock_set_state ;;
 	ts_sweep) echo iter/tcp ;;
 	ts_sweep_tagged) echo iter/bpf_sk_storage_map ;;
+	ts_sweep_fast) echo iter/tcp ;;
 	*) echo other ;;
 	esac
 }
@@ -441,18 +442,25 @@ for n in $SOCKS; do
 	done
 	ESTAB=$(ip netns exec "$NS_SOCK" ss -Htn state established | wc -l)
 	echo "$n $ESTAB" >>"$OUT/socks-estab.txt"
-	measure_cli "ts-scale-$n" 8 "$BUILD/tcpstall" --netns "$NS_SOCK" --json -i 1
-	s0=$(grep '"type":"interval"' "$OUT/ts-scale-$n.out0" | tail -1 | jq .sweeps)
-	s1=$(grep '"type":"interval"' "$OUT/ts-scale-$n.out1" | tail -1 | jq .sweeps)
-	# the sweep count is read at report times: scale by the reports' own times
-	i0=$(grep -c '"type":"interval"' "$OUT/ts-scale-$n.out0")
-	i1=$(grep -c '"type":"interval"' "$OUT/ts-scale-$n.out1")
-	awk -v n="$n" -v s=$((s1 - s0)) -v iv=$((i1 - i0)) -v cpu="$M_CPU" -v rss="$M_RSS" 'BEGIN {
-		# sweeps per second from reports 1 s apart; CPU per sweep from CPU%
-		sps = iv > 0 ? s / iv : 0
-		period = sps > 0 ? 1000 / sps : 0
-		persweep = sps > 0 ? cpu * 10 / sps : 0
-		printf "%d %.1f %.2f %.1f %.2f %d\n", n, sps, period, cpu, persweep, rss }' >>"$OUT/socks.tsv"
+	# each fast-sweep rung this kernel loads, and none (a full sweep every time)
+	for v in auto none; do
+		ref=""
+		[ "$v" = none ] && ref=ts_sweep_tagged,ts_sweep_fast
+		measure_cli "ts-scale-$n-$v" 8 env NETMEDIC_REFUSE="$ref" "$BUILD/tcpstall" --netns "$NS_SOCK" --json -i 1
+		f=$OUT/ts-scale-$n-$v
+		rung=$(grep -m1 '"type":"start"' "$f.out" | jq -r '.hooks.fast_sweep')
+		s0=$(grep '"type":"interval"' "$f.out0" | tail -1 | jq .sweeps)
+		s1=$(grep '"type":"interval"' "$f.out1" | tail -1 | jq .sweeps)
+		# the sweep count is read at report times: scale by the reports' own times
+		i0=$(grep -c '"type":"interval"' "$f.out0")
+		i1=$(grep -c '"type":"interval"' "$f.out1")
+		awk -v n="$n" -v s=$((s1 - s0)) -v iv=$((i1 - i0)) -v cpu="$M_CPU" -v rss="$M_RSS" -v r="$rung" 'BEGIN {
+			# sweeps per second from reports 1 s apart; CPU per sweep from CPU%
+			sps = iv > 0 ? s / iv : 0
+			period = sps > 0 ? 1000 / sps : 0
+			persweep = sps > 0 ? cpu * 10 / sps : 0
+			printf "%d %.1f %.2f %.1f %.2f %d %s\n", n, sps, period, cpu, persweep, rss, r }' >>"$OUT/socks.tsv"
+	done
 	[ -n "$sp" ] && stop $sp
 	sleep 1
 done
@@ -827,15 +835,17 @@ by the kernel when the map is made, whether or not a process maps it.
 How: tools/bench/nmb-socks.c opens N idle established connections over 198.18.3.1 on lo in a netns
 (2N sockets, both ends); \`tcpstall --netns ... --json -i 1\` with the default 10 ms sweep; after its first
 report, 8 s measured: sweeps per second from the JSON \`sweeps\` counter, CPU from /proc/PID/stat,
-RSS from VmRSS. CPU per sweep = CPU time / sweeps. Idle connections never send, so they are not tagged:
-the fast sweeps (every 10 ms) skip them and only the full sweep (iter/tcp, once a second) walks them. The
-figures are therefore mostly the full sweep's cost spread over 100 sweeps; a host whose sockets all send
-keeps them tagged, and every fast sweep then walks them all.
+RSS from VmRSS. CPU per sweep = CPU time / sweeps. Idle connections never send, so they are not tagged,
+and the fast sweeps (every 10 ms) sample none of them; the full sweep (iter/tcp, once a second) samples
+them all. Each row is one fast-sweep rung: the one this kernel chose (\`iter/bpf_sk_storage_map\` walks
+the tagged sockets only; \`iter/tcp\`, where map iterators are refused, walks every socket and looks up
+its tag), and \`none\` (NETMEDIC_REFUSE of both rungs: every sweep is a full one). A host whose sockets
+all send keeps them tagged, and every fast sweep then samples them all.
 
-| connections (sockets) | sweeps/s | sweep period ms | CPU % of one core | CPU ms per sweep | RSS MiB |
-|---:|---:|---:|---:|---:|---:|
+| connections (sockets) | fast sweep rung | sweeps/s | sweep period ms | CPU % of one core | CPU ms per sweep | RSS MiB |
+|---:|---|---:|---:|---:|---:|---:|
 EOF
-	awk '{printf "| %d (%d) | %.1f | %.2f | %.1f | %.2f | %.1f |\n", $1, 2 * $1, $2, $3, $4, $5, $6 / 1024}' "$OUT/socks.tsv"
+	awk '{printf "| %d (%d) | %s | %.1f | %.2f | %.1f | %.2f | %.1f |\n", $1, 2 * $1, $7, $2, $3, $4, $5, $6 / 1024}' "$OUT/socks.tsv"
 	cat <<EOF
 
 ### qdiscstuck: netlink sweep over $NQDISCS qdiscs
@@ -885,7 +895,7 @@ rather than every flow being evicted before it can show a switch.
 | xpsflap | $NFLOWS-flow churn | $(fmt "$XF_CPU" 1) | $(awk -v r="$XF_RSS1" 'BEGIN {printf "%.1f", r / 1024}') |
 | tcpstall | lab iperf3 sender (B runs) | $(fmt "$LAB_CPU_tcpstall" 1) | $(awk -v r="$LAB_RSS_tcpstall" 'BEGIN {printf "%.1f", r / 1024}') |
 EOF
-	awk '{printf "| tcpstall | %d idle connections | %.1f | %.1f |\n", $1, $4, $6 / 1024}' "$OUT/socks.tsv"
+	awk '$7 != "none" {printf "| tcpstall | %d idle connections | %.1f | %.1f |\n", $1, $4, $6 / 1024}' "$OUT/socks.tsv"
 	cat <<EOF
 | qdiscstuck | lab (B runs) | $(fmt "$LAB_CPU_qdiscstuck" 1) | $(awk -v r="$LAB_RSS_qdiscstuck" 'BEGIN {printf "%.1f", r / 1024}') |
 | qdiscstuck | $QD_COUNT qdiscs, -i 1 | $(fmt "$QD1_CPU" 1) | $(awk -v r="$QD1_RSS" 'BEGIN {printf "%.1f", r / 1024}') |
