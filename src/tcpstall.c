@@ -330,6 +330,41 @@ static void set_fast_sweep_aside(struct tcpstall_bpf *skel, struct nm_hook *hook
 	skel->links.ts_sweep_fast = NULL;
 }
 
+/* One read of an iterator: a kernel may allow the attach and refuse the run. */
+static int iter_check(struct bpf_link *l)
+{
+	char buf[4096];
+	int fd = bpf_iter_create(bpf_link__fd(l)), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (read(fd, buf, sizeof(buf)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The iterators' first runs: a refused one takes its hook's next rung. */
+static int check_iters(struct tcpstall_bpf *skel, const struct nm_hook *hooks,
+		       struct bpf_program **failed, const char **stage)
+{
+	struct bpf_link *fast = hooks[HOOK_FAST].chosen == 0 ? st.fast_own :
+				hooks[HOOK_FAST].chosen == 1 ? skel->links.ts_sweep_fast : NULL;
+	int err;
+
+	*stage = "run";
+	err = hooks[HOOK_SWEEP].chosen == 0 ? iter_check(skel->links.ts_sweep) : 0;
+	if (err) {
+		*failed = skel->progs.ts_sweep;
+		return err;
+	}
+	err = fast ? iter_check(fast) : 0;
+	if (err)
+		*failed = hooks[HOOK_FAST].chosen == 0 ? skel->progs.ts_sweep_tagged :
+							 skel->progs.ts_sweep_fast;
+	return err;
+}
+
 /*
  * Rung 1 of the fast sweep iterates the socket storage map of tagged
  * sockets: a map iterator needs its map, so it is attached here, by hand.
@@ -340,11 +375,12 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 	struct tcpstall_bpf *skel = p;
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info li = {};
+	int err;
 
 	if (!can_tag(hooks))
 		set_fast_sweep_aside(skel, hooks);
 	if (hooks[HOOK_FAST].chosen != 0)
-		return 0;
+		return check_iters(skel, hooks, failed, stage);
 	li.map.map_fd = bpf_map__fd(skel->maps.tagged);
 	opts.link_info = &li;
 	opts.link_info_len = sizeof(li);
@@ -354,7 +390,13 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 		*stage = "attach";
 		return -errno;
 	}
-	return 0;
+	err = check_iters(skel, hooks, failed, stage);
+	if (err) {
+		/* the next attempt reopens the object: this link goes with it */
+		bpf_link__destroy(st.fast_own);
+		st.fast_own = NULL;
+	}
+	return err;
 }
 
 /* The fast sweep's iterator, from its rung: without one every sweep is a full one. */
