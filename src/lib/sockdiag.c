@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <libmnl/libmnl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include "lib/sockdiag.h"
+
+/*
+ * The kernel sizes a dump's messages after the largest read it has seen,
+ * up to 32 KiB: a smaller buffer would truncate them.
+ */
+#define NM_DIAG_DUMP_BUF	32768
+
+static int diag_attr(const struct nlattr *a, void *data)
+{
+	struct nm_diag_sock *d = data;
+	size_t len = mnl_attr_get_payload_len(a);
+
+	switch (mnl_attr_get_type(a)) {
+	case INET_DIAG_INFO:
+		/* a newer kernel's tcp_info is longer: keep the part we know */
+		d->info_len = len < sizeof(d->info) ? len : sizeof(d->info);
+		memcpy(&d->info, mnl_attr_get_payload(a), d->info_len);
+		break;
+	case INET_DIAG_SKMEMINFO:
+		len /= sizeof(d->meminfo[0]);
+		d->meminfo_len = len < NM_DIAG_MEMINFO_MAX ? len : NM_DIAG_MEMINFO_MAX;
+		memcpy(d->meminfo, mnl_attr_get_payload(a), d->meminfo_len * sizeof(d->meminfo[0]));
+		break;
+	case INET_DIAG_CGROUP_ID:
+		if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+			return MNL_CB_ERROR;
+		d->cgroup_id = mnl_attr_get_u64(a);
+		d->has_cgroup_id = true;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+int nm_sockdiag_parse(const struct nlmsghdr *nlh, struct nm_diag_sock *out)
+{
+	const struct inet_diag_msg *m;
+	size_t alen;
+
+	/* the answers of both requests are inet_diag_msg (put_request()) */
+	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY && nlh->nlmsg_type != TCPDIAG_GETSOCK)
+		return -EINVAL;
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*m)))
+		return -EINVAL;
+	m = mnl_nlmsg_get_payload(nlh);
+	if (m->idiag_family != AF_INET && m->idiag_family != AF_INET6)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->family = m->idiag_family;
+	out->state = m->idiag_state;
+	out->lport = ntohs(m->id.idiag_sport);
+	out->rport = ntohs(m->id.idiag_dport);
+	/* IPv4: the first word only, as the BPF side keys it */
+	alen = m->idiag_family == AF_INET ? 4 : 16;
+	memcpy(out->laddr, m->id.idiag_src, alen);
+	memcpy(out->raddr, m->id.idiag_dst, alen);
+	out->inode = m->idiag_inode;
+	if (mnl_attr_parse(nlh, sizeof(*m), diag_attr, out) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The kernel filter "sport == port || dport == port". Its audit walks the
+ * yes branches only, so every op must be on that chain: S_EQ falls through
+ * to a JMP whose no branch reaches the end (accept); a failed S_EQ skips
+ * to D_EQ, whose no branch goes past the end (reject).
+ */
+static void put_port_filter(struct nlmsghdr *nlh, uint16_t port)
+{
+	struct inet_diag_bc_op bc[5] = {
+		{ .code = INET_DIAG_BC_S_EQ, .yes = 8, .no = 12 },
+		{ .no = port },
+		{ .code = INET_DIAG_BC_JMP, .yes = 4, .no = 12 },
+		{ .code = INET_DIAG_BC_D_EQ, .yes = 8, .no = 12 },
+		{ .no = port },
+	};
+
+	mnl_attr_put(nlh, INET_DIAG_REQ_BYTECODE, sizeof(bc), bc);
+}
+
+struct dump_ctx {
+	nm_diag_cb cb;
+	void *arg;
+	int ret;
+	unsigned long socks;	/* handed to cb */
+};
+
+static int dump_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *c = data;
+	struct nm_diag_sock d;
+
+	if (nm_sockdiag_parse(nlh, &d))
+		return MNL_CB_OK;	/* not a socket we can read: skip it */
+	c->socks++;
+	c->ret = c->cb(&d, c->arg);
+	return c->ret ? MNL_CB_STOP : MNL_CB_OK;
+}
+
+static int dump_fail(int ret, const char *fam, const char *what, char *err, size_t errlen)
+{
+	if (ret == -ENOENT)
+		snprintf(err, errlen, "sock_diag %s %s: no inet_diag here (CONFIG_INET_DIAG, tcp_diag)",
+			 fam, what);
+	else
+		snprintf(err, errlen, "sock_diag %s %s: %s", fam, what, strerror(-ret));
+	return ret;
+}
+
+#define NM_DIAG_EXT	(1 << (INET_DIAG_INFO - 1) | 1 << (INET_DIAG_SKMEMINFO - 1))
+
+/*
+ * A dump request. AF_UNSPEC: the legacy TCPDIAG_GETSOCK one, whose family
+ * is always AF_UNSPEC, so one walk of the kernel's hash tables gives both
+ * families; SOCK_DIAG_BY_FAMILY takes one family a walk. The walk costs the
+ * size of the established table, not the number of sockets (about 2 ms for
+ * 256k buckets here): the legacy request halves it.
+ */
+static struct nlmsghdr *put_request(char *buf, uint8_t family, uint32_t states, uint16_t port,
+				    uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	if (family == AF_UNSPEC) {
+		struct inet_diag_req *req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+
+		nlh->nlmsg_type = TCPDIAG_GETSOCK;
+		req->idiag_ext = NM_DIAG_EXT;
+		req->idiag_states = states;
+	} else {
+		struct inet_diag_req_v2 *req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+
+		nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+		req->sdiag_family = family;
+		req->sdiag_protocol = IPPROTO_TCP;
+		req->idiag_ext = NM_DIAG_EXT;
+		req->idiag_states = states;
+	}
+	if (port)
+		put_port_filter(nlh, port);
+	return nlh;
+}
+
+/* One dump on nl; buf holds the request, then the answers. */
+static int dump_one(struct mnl_socket *nl, char *buf, uint8_t family, uint32_t states,
+		    uint16_t port, uint32_t seq, struct dump_ctx *c, char *err, size_t errlen)
+{
+	const char *fam = family == AF_INET ? "inet" : family == AF_INET6 ? "inet6" : "tcpdiag";
+	unsigned int portid = mnl_socket_get_portid(nl);
+	struct nlmsghdr *nlh = put_request(buf, family, states, port, seq);
+	int ret = MNL_CB_OK;
+	ssize_t n;
+
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return dump_fail(-errno, fam, "request", err, errlen);
+	while (ret > MNL_CB_STOP) {
+		n = mnl_socket_recvfrom(nl, buf, NM_DIAG_DUMP_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return dump_fail(-errno, fam, "dump", err, errlen);
+		errno = 0;
+		ret = mnl_cb_run(buf, n, seq, portid, dump_msg, c);
+	}
+	if (ret < 0)
+		return dump_fail(errno ? -errno : -EIO, fam, "dump", err, errlen);
+	return c->ret;
+}
+
+int nm_sockdiag_tcp_dump(uint32_t states, uint16_t port, nm_diag_cb cb, void *arg,
+			 char *err, size_t errlen)
+{
+	static char buf[NM_DIAG_DUMP_BUF];
+	struct dump_ctx c = { .cb = cb, .arg = arg };
+	struct mnl_socket *nl;
+	int ret;
+
+	nl = mnl_socket_open(NETLINK_SOCK_DIAG);
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "sock_diag socket: %s", strerror(errno));
+		if (nl)
+			mnl_socket_close(nl);
+		return ret;
+	}
+	ret = dump_one(nl, buf, AF_UNSPEC, states, port, 1, &c, err, errlen);
+	/*
+	 * A kernel without the legacy request refuses it before the dump
+	 * starts: one dump per family then (SOCK_DIAG_BY_FAMILY refuses
+	 * AF_UNSPEC, with ENOENT).
+	 */
+	if ((ret == -EOPNOTSUPP || ret == -EINVAL || ret == -ENOENT) && !c.socks) {
+		ret = dump_one(nl, buf, AF_INET, states, port, 2, &c, err, errlen);
+		if (!ret)
+			ret = dump_one(nl, buf, AF_INET6, states, port, 3, &c, err, errlen);
+	}
+	mnl_socket_close(nl);
+	return ret;
+}
