@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 #include "detect/tcpstall_detect.h"
+#include "lib/sockdiag.h"
 
 #define TCP_NAGLE_OFF	1
 #define TCP_NAGLE_CORK	2
@@ -82,6 +83,111 @@ enum ts_state ts_classify(const struct ts_sample *s, uint32_t stall_ms)
 	if (s->wmem_queued >= s->sndbuf)
 		return TS_SNDBUF;
 	return ts_stalled(s, stall_ms) ? TS_UNKNOWN : TS_SENDING;
+}
+
+/*
+ * SKB_TRUESIZE(1) of 64-bit kernels without debug options: sk_buff (224 to
+ * 248 bytes) and skb_shared_info (320, 17 frags), each rounded up to 64,
+ * plus 1. sock_diag cannot size the running kernel's structs, and a lower
+ * bound keeps the field's meaning: a data skb below TCP adds at least the
+ * kernel's own SKB_TRUESIZE(1) to wmem_alloc, a pure ACK 2, so less than
+ * this is still "no data below TCP".
+ */
+#define TS_DIAG_TRUESIZE1	577
+
+static uint32_t clamp_u32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/*
+ * snd_nxt - snd_una in bytes, which tcp_info does not give. Two upper
+ * bounds, the smaller wins:
+ * - one MSS per unacknowledged segment (a short tail is less);
+ * - the byte counters (4.19+): data sent for the first time (bytes_sent
+ *   counts every transmit, bytes_retrans the repeats) less the data
+ *   acknowledged. bytes_sent also counts a new skb that a local qdisc
+ *   dropped (it is sent again later), so it drifts up for good after such
+ *   drops; the active opener's bytes_acked counts its SYN (one byte short).
+ */
+static uint32_t diag_in_flight(const struct nm_diag_sock *d)
+{
+	const struct tcp_info *ti = &d->info;
+	uint64_t segs = (uint64_t)ti->tcpi_unacked * ti->tcpi_snd_mss, fresh, bytes;
+
+	if (!ti->tcpi_unacked)
+		return 0;
+	if (!NM_DIAG_HAS(d, tcpi_bytes_retrans))
+		return clamp_u32(segs);
+	fresh = ti->tcpi_bytes_sent - ti->tcpi_bytes_retrans;
+	/* only a FIN out, with the SYN in acked: acked passes sent */
+	bytes = fresh > ti->tcpi_bytes_acked ? fresh - ti->tcpi_bytes_acked : 0;
+	return clamp_u32(bytes < segs ? bytes : segs);
+}
+
+/* One SK_MEMINFO_* entry, or unknown when the kernel gave fewer. */
+static uint32_t diag_mem(const struct nm_diag_sock *d, unsigned int i, uint32_t unknown)
+{
+	return i < d->meminfo_len ? d->meminfo[i] : unknown;
+}
+
+/*
+ * What sock_diag cannot see, and what the sample says instead:
+ * - tsq_flags 0: sk_tsq_flags is not exported. So this rung never calls a
+ *   socket host_queue or tsq_idle (both need TSQ_THROTTLED): such a socket
+ *   shows as cwnd/rwnd/sndbuf limited when it is, else unknown once stalled.
+ * - truesize1: a lower bound of SKB_TRUESIZE(1) (TS_DIAG_TRUESIZE1), not 0,
+ *   which would say that something is below TCP whatever wmem_alloc says.
+ * - pacing_status and wstamp_ns 0: tcpi_pacing_rate is there, the earliest
+ *   departure time is not, so pacing is never detected.
+ * - nonagle 0: TCP_NODELAY and TCP_CORK are not exported; 0 is the default
+ *   (Nagle on), so a short tail of a TCP_NODELAY socket with packets out
+ *   may be called nagle.
+ * - snd_wnd: tcpi_snd_wnd is 5.4+; before that UINT32_MAX, a window that is
+ *   never full, so that no rwnd_limited is made up.
+ * - in_flight: an upper bound from the segments and byte counters
+ *   (diag_in_flight()).
+ * - unsent: tcpi_notsent_bytes (4.6+, else 0: only sockets with packets
+ *   out are seen, and none of them stalled).
+ * - pid, comm, tsq_mark_ns 0: the BPF hooks fill them.
+ * The fields of the first tcp_info (up to tcpi_total_retrans) are in every
+ * kernel's; without them the sample has nothing to send and is dropped.
+ */
+void ts_sample_from_diag(const struct nm_diag_sock *d, uint64_t now_ns, uint32_t netns_ino,
+			 struct ts_sample *s)
+{
+	const struct tcp_info *ti = &d->info;
+
+	/* the key is a hash key: its padding must be 0 */
+	memset(s, 0, sizeof(*s));
+	s->key.netns = netns_ino;
+	s->key.family = d->family;
+	s->key.lport = d->lport;
+	s->key.rport = d->rport;
+	memcpy(s->key.laddr, d->laddr, sizeof(s->key.laddr));
+	memcpy(s->key.raddr, d->raddr, sizeof(s->key.raddr));
+	s->now_ns = now_ns;
+	s->state = d->state;
+	s->cgroup_id = d->has_cgroup_id ? d->cgroup_id : 0;
+	s->truesize1 = TS_DIAG_TRUESIZE1;
+	/* SK_MEMINFO_WMEM_ALLOC is sk_wmem_alloc_get(): less the 1 the sweep counts */
+	s->wmem_alloc = diag_mem(d, SK_MEMINFO_WMEM_ALLOC, 0) + 1;
+	s->wmem_queued = diag_mem(d, SK_MEMINFO_WMEM_QUEUED, 0);
+	/* unknown: a buffer that is never full, so that no sndbuf_limited is made up */
+	s->sndbuf = diag_mem(d, SK_MEMINFO_SNDBUF, UINT32_MAX);
+	s->snd_wnd = UINT32_MAX;
+	if (!NM_DIAG_HAS(d, tcpi_total_retrans))
+		return;
+	s->ca_state = ti->tcpi_ca_state;
+	s->packets_out = ti->tcpi_unacked;
+	s->snd_cwnd = ti->tcpi_snd_cwnd;
+	s->mss = ti->tcpi_snd_mss;
+	s->send_age_ms = ti->tcpi_last_data_sent;
+	s->in_flight = diag_in_flight(d);
+	if (NM_DIAG_HAS(d, tcpi_notsent_bytes))
+		s->unsent = ti->tcpi_notsent_bytes;
+	if (NM_DIAG_HAS(d, tcpi_snd_wnd))
+		s->snd_wnd = ti->tcpi_snd_wnd;
 }
 
 static void stall_end(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct ts_totals *tot,

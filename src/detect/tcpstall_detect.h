@@ -30,6 +30,18 @@ bool ts_stalled(const struct ts_sample *s, uint32_t stall_ms);
  * rwnd, cwnd, pacing, nagle, host_queue, tsq_idle, sndbuf, then sending/unknown. */
 enum ts_state ts_classify(const struct ts_sample *s, uint32_t stall_ms);
 
+struct nm_diag_sock;	/* lib/sockdiag.h */
+
+/*
+ * The sample the BPF sweep would take of a socket, from what sock_diag
+ * tells of it (the sweep's rung without BPF); now_ns is CLOCK_MONOTONIC at
+ * the dump, netns_ino the namespace that was dumped. What sock_diag cannot
+ * read (TSQ flags, pacing, Nagle, the owner) is set so that ts_classify
+ * never names a cause from it: see the definition.
+ */
+void ts_sample_from_diag(const struct nm_diag_sock *d, uint64_t now_ns, uint32_t netns_ino,
+			 struct ts_sample *s);
+
 /* How a stall ended: it transmitted again, its data drained, or it is gone. */
 enum ts_end { TS_END_NONE, TS_END_SENT, TS_END_DRAINED, TS_END_GONE };
 const char *ts_end_name(enum ts_end e);
