@@ -32,6 +32,7 @@
 #include "lib/output.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
+#include "lib/tcpstall_diag.h"
 
 /* the full sweep's period: it finds sockets the fast sweep does not follow yet */
 #define FULL_SWEEP_MS	1000
@@ -199,6 +200,12 @@ static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 	hooks[HOOK_SWEEP].name = "sweep";
 	nm_hook_rung(&hooks[HOOK_SWEEP], skel->progs.ts_sweep, NULL);
 	/*
+	 * Where iterators are refused: sock_diag, no BPF. It cannot read TSQ
+	 * flags, pacing or Nagle state (ts_sample_from_diag), so it never says
+	 * tsq_idle or host_queue, and it walks the whole socket table.
+	 */
+	nm_hook_rung_virtual(&hooks[HOOK_SWEEP], "sock_diag");
+	/*
 	 * Between full sweeps, every --sweep ms: the sockets tagged as senders.
 	 * Rung 1 walks the tags themselves; rung 2, where map iterators are
 	 * refused, walks every socket and samples the tagged ones.
@@ -269,6 +276,8 @@ static struct state {
 	struct bpf_link *fast;		/* the fast sweep's iterator, NULL: full sweeps only */
 	struct bpf_link *fast_own;	/* ... when attached by hand (rung 1): destroyed by us */
 	const char *tag_source;		/* what tags a sender for the fast sweep */
+	bool diag;			/* full sweeps through sock_diag: iter/tcp refused */
+	uint64_t sweep_wait_ns;		/* the wait after the last sweep (the CPU budget) */
 	uint64_t full_sweeps;
 } st = { .home_fd = -1 };
 
@@ -280,29 +289,48 @@ static struct state {
  * a millisecond here); the fast one walks only the tagged sockets, those
  * that sent or had something to send lately.
  */
-static int sweep(struct tcpstall_bpf *skel, bool full)
+static void take_sample(const struct ts_sample *smp, void *arg)
+{
+	struct ts_sock *s = nm_htab_upsert(st.socks, &smp->key, NULL);
+	uint64_t ended;
+
+	(void)arg;
+	if (s)
+		ts_track(s, smp, env.threshold_ms, st.sweep, &st.tot, &ended);
+	st.samples[ts_classify(smp, env.threshold_ms)]++;
+}
+
+static int sweep_iter(struct bpf_link *l)
 {
 	static struct ts_sample buf[256];
-	struct bpf_link *l = full || !st.fast ? skel->links.ts_sweep : st.fast;
 	int fd = bpf_iter_create(bpf_link__fd(l));
-	uint64_t ended;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
-	st.sweep++;
-	st.full_sweeps += full || !st.fast;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		for (size_t i = 0; i < (size_t)n / sizeof(buf[0]); i++) {
-			struct ts_sock *s = nm_htab_upsert(st.socks, &buf[i].key, NULL);
-
-			if (s)
-				ts_track(s, &buf[i], env.threshold_ms, st.sweep, &st.tot, &ended);
-			st.samples[ts_classify(&buf[i], env.threshold_ms)]++;
-		}
-	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (size_t i = 0; i < (size_t)n / sizeof(buf[0]); i++)
+			take_sample(&buf[i], NULL);
 	close(fd);
 	return n < 0 ? -errno : 0;
+}
+
+static int sweep(struct tcpstall_bpf *skel, bool full)
+{
+	char err[256];
+	int ret;
+
+	full |= !st.fast;
+	st.sweep++;
+	st.full_sweeps += full;
+	if (!full)
+		return sweep_iter(st.fast);
+	if (!st.diag)
+		return sweep_iter(skel->links.ts_sweep);
+	ret = ts_diag_sweep(env.port, env.o.netns_ino, take_sample, NULL, err, sizeof(err));
+	if (ret)
+		nm_info(&env.o, "sock_diag sweep: %s", err);
+	return ret;
 }
 
 /* A rung that tags senders for the fast sweep: each write, each push, or its data skbs. */
@@ -691,6 +719,8 @@ static void print_json(uint64_t now)
 	nm_json_begin(&j, stdout, "interval");
 	nm_json_u64(&j, "time", (uint64_t)time(NULL));
 	nm_json_u64(&j, "sweeps", st.sweep);
+	/* the budget stretches the sweeps of a large host: the period it came to */
+	nm_json_double(&j, "sweep_wait_ms", st.sweep_wait_ns / 1e6);
 	nm_json_u64(&j, "sockets_stalled", stalled);
 	nm_json_u64(&j, "ack_flows", st.nrows);
 	nm_json_u64(&j, "ack_untracked_events", st.acks_untracked);
@@ -1176,15 +1206,19 @@ static void print_start(const struct nm_hook *hooks)
 		nm_json_u64(&j, "threshold_ms", env.threshold_ms);
 		nm_json_u64(&j, "sweep_ms", env.sweep_ms);
 		nm_json_u64(&j, "full_sweep_ms", st.fast ? FULL_SWEEP_MS : env.sweep_ms);
+		nm_json_str(&j, "full_sweep_by", st.diag ? "sock_diag" : "iter/tcp");
+		nm_json_u64(&j, "sweep_cpu_budget_pct", TS_SWEEP_BUDGET_PCT);
 		nm_json_str(&j, "senders_tagged_by", st.tag_source);
 		nm_json_end(&j);
 	}
 	if (env.o.table) {
 		FILE *f = env.o.json ? stderr : stdout;
 
-		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums (all sockets every %ums, senders tagged by %s), netns %lu%s%s\n",
+		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums (all sockets every %ums, senders tagged by %s%s), netns %lu%s%s\n",
 			nm_kernel_release(), sum, env.o.interval, env.sweep_ms,
-			st.fast ? FULL_SWEEP_MS : env.sweep_ms, st.tag_source, env.o.netns_ino,
+			st.fast ? FULL_SWEEP_MS : env.sweep_ms, st.tag_source,
+			st.diag ? "; full sweeps by sock_diag: no TSQ flags, pacing or Nagle state, so never tsq_idle or host_queue" : "",
+			env.o.netns_ino,
 			env.fix ? ", --fix" : "", nm_hooks_losses(hooks, NR_HOOKS, loss, sizeof(loss)));
 		fflush(f);
 	}
@@ -1211,26 +1245,31 @@ NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, NR_HOOKS);
 
 static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
-	uint64_t next = mono_ns() + (uint64_t)(env.o.interval * 1e9);
+	uint64_t next = mono_ns() + (uint64_t)(env.o.interval * 1e9), full_at = 0, t0, now;
 	long reports = 0;
 	int ret;
 
-	/* a full sweep first, then every FULL_SWEEP_MS: it tags what the fast ones follow */
-	uint64_t full_every = FULL_SWEEP_MS / env.sweep_ms ? FULL_SWEEP_MS / env.sweep_ms : 1, i = 0;
-
 	print_start(hooks);
 	while (!nm_exiting) {
-		ret = sweep(skel, i++ % full_every == 0);
+		/* a full sweep first, then every FULL_SWEEP_MS: it tags what the fast ones follow */
+		bool full = !st.fast || mono_ns() >= full_at;
+
+		t0 = mono_ns();
+		ret = sweep(skel, full);
 		if (ret)
 			return nm_err(&env.o, NM_EXIT_RUNTIME, "socket sweep: %s", strerror(-ret));
+		now = mono_ns();
+		if (full && st.fast)
+			full_at = t0 + FULL_SWEEP_MS * 1000000ULL;
+		st.sweep_wait_ns = ts_sweep_wait_ns(env.sweep_ms * 1000000ULL, now - t0, full && st.fast);
 		sweep_gone();
-		if (mono_ns() >= next) {
+		if (now >= next) {
 			report(skel, hooks);
 			next += (uint64_t)(env.o.interval * 1e9);
 			if (env.o.count && ++reports >= env.o.count)
 				return 0;
 		}
-		nm_sleep(env.sweep_ms / 1000.0);
+		nm_sleep(st.sweep_wait_ns / 1e9);
 	}
 	/* a signal: one last report */
 	report(skel, hooks);
@@ -1275,6 +1314,7 @@ int main(int argc, char **argv)
 	}
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = hooks[HOOK_RELEASE].chosen == 0;
+	st.diag = hooks[HOOK_SWEEP].chosen == 1;
 	use_fast_sweep(skel, hooks);
 	st.tag_source = tag_source(hooks);
 	/* only where nothing else sees a send: it costs every data skb a branch */

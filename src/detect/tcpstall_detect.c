@@ -305,3 +305,12 @@ void ts_judge_placement(const struct ts_acks *d, uint32_t epoch, uint64_t min_se
 	out->cross_cpu = out->softirq_cpus && out->app_cpus && !(out->softirq_cpus & out->app_cpus);
 	out->split_softirq = __builtin_popcountll(out->softirq_cpus) >= 2;
 }
+
+uint64_t ts_sweep_wait_ns(uint64_t period_ns, uint64_t took_ns, bool scheduled_full)
+{
+	uint64_t budget = took_ns * (100 - TS_SWEEP_BUDGET_PCT) / TS_SWEEP_BUDGET_PCT;
+
+	if (scheduled_full || budget <= period_ns)
+		return period_ns;
+	return budget;
+}

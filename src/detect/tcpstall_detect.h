@@ -39,6 +39,22 @@ struct nm_diag_sock;	/* lib/sockdiag.h */
  * read (TSQ flags, pacing, Nagle, the owner) is set so that ts_classify
  * never names a cause from it: see the definition.
  */
+/*
+ * Sweeps may take at most this share of one CPU: a walk that costs more
+ * waits longer before the next (a host with many sockets where only a
+ * walk of every socket can find the tagged ones: iter/tcp or sock_diag).
+ */
+#define TS_SWEEP_BUDGET_PCT	5
+
+/*
+ * The wait after a sweep that took took_ns: the period asked for, or
+ * longer, so that sweeps stay within TS_SWEEP_BUDGET_PCT. A scheduled
+ * full sweep (once a second, beside the fast ones) is not stretched: its
+ * cost is the price of finding new senders, and the fast sweeps after it
+ * are cheap where the tags can be walked.
+ */
+uint64_t ts_sweep_wait_ns(uint64_t period_ns, uint64_t took_ns, bool scheduled_full);
+
 void ts_sample_from_diag(const struct nm_diag_sock *d, uint64_t now_ns, uint32_t netns_ino,
 			 struct ts_sample *s);
 

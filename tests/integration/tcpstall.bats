@@ -131,6 +131,28 @@ storm_run() {
 	[ "$(echo "$output" | jq '.stall_ms_max > 100 or .stalled_ms > 100')" = true ]
 }
 
+@test "tcpstall on sock_diag (every iterator refused): the stopped reader's sender is rwnd_limited, a bulk sender is sampled" {
+	"$TS" up --quickack off --defer 1
+	NETMEDIC_REFUSE=iter/ start_bg "$TMP/out" "$BIN/tcpstall" --netns $SND --json -i 2.5 -c 1
+	"$TS" rwnd 2 >/dev/null
+	wait_bg
+	jq -s -e 'map(select(.type == "start"))[0] | .hooks.sweep == "sock_diag" and .full_sweep_by == "sock_diag"' "$TMP/out"
+	run jq -c 'select(.type == "socket" and .dport == 5301)' "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq -r .last_cause)" = rwnd_limited ]
+	[ "$(echo "$output" | jq '.stall_ms_max > 100 or .stalled_ms > 100')" = true ]
+	NETMEDIC_REFUSE=iter/ start_bg "$TMP/out2" "$BIN/tcpstall" --netns $SND --json -i 4 -c 1
+	"$TS" bulk 3
+	wait_bg
+	run jq -c 'select(.type == "interval")' "$TMP/out2"
+	echo "$output"
+	[ "$(echo "$output" | jq '.samples | add')" -gt 10 ]
+	# sock_diag cannot read TSQ flags: it never says tsq_idle or host_queue
+	[ "$(echo "$output" | jq '.samples.tsq_idle + .samples.host_queue')" = 0 ]
+	# the budget: sweeps of the whole table wait at least 19 times their cost
+	[ "$(echo "$output" | jq '.sweep_wait_ms >= 10')" = true ]
+}
+
 @test "tcpstall --max-flows 64: 128 flows fill at most 64 slots, the rest counted; closed sockets free theirs" {
 	"$TS" up --quickack on --defer 0
 	mkdir "$TMP/prom"

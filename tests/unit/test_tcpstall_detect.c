@@ -306,9 +306,27 @@ static void test_placement(void **state)
 	assert_false(p.cross_cpu);
 }
 
+/* The sweeps' CPU budget: a cheap sweep keeps the period, a dear one waits 19 times its cost. */
+static void test_sweep_wait(void **state)
+{
+	const uint64_t ms = 1000000;
+
+	(void)state;
+	assert_int_equal(ts_sweep_wait_ns(10 * ms, ms / 10, false), 10 * ms);
+	/* 0.5 ms at 5 %: 9.5 ms < 10 ms, the period stands */
+	assert_int_equal(ts_sweep_wait_ns(10 * ms, ms / 2, false), 10 * ms);
+	/* a 12 ms walk of 20000 sockets: 228 ms, not 10 */
+	assert_int_equal(ts_sweep_wait_ns(10 * ms, 12 * ms, false), 228 * ms);
+	/* the scheduled full sweep is not stretched */
+	assert_int_equal(ts_sweep_wait_ns(10 * ms, 60 * ms, true), 10 * ms);
+	/* a long period asked for stays long */
+	assert_int_equal(ts_sweep_wait_ns(1000 * ms, 12 * ms, false), 1000 * ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sweep_wait),
 		cmocka_unit_test(test_tsq_idle_signature),
 		cmocka_unit_test(test_legitimate_holds),
 		cmocka_unit_test(test_report_interleaving),
