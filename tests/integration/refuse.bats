@@ -64,6 +64,11 @@ prog_state() {
 				l=$(NETMEDIC_REFUSE=$p "$BIN/$t" $(args "$t") --list-hooks)
 				[ "$(prog_state "$l" "$p")" = refused ] ||
 					fail "$t with $p refused: --list-hooks does not say it was"
+			elif [ "$(prog_state "$listing" "$p")" = refused ]; then
+				# the kernel refuses it already: NETMEDIC_REFUSE comes first, nothing else changes
+				[ -n "$why" ] || fail "$t with $p refused twice: the start record does not name it"
+				[ "$(printf '%s\n' "$start" | jq -c .hooks)" = "$base" ] ||
+					fail "$t with $p refused twice: rungs changed"
 			else
 				# a program the tool would not load: nothing changes
 				[ -z "$why" ] || fail "$t with unloaded $p refused: start record says '$why'"
