@@ -1261,7 +1261,9 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 		now = mono_ns();
 		if (full && st.fast)
 			full_at = t0 + FULL_SWEEP_MS * 1000000ULL;
-		st.sweep_wait_ns = ts_sweep_wait_ns(env.sweep_ms * 1000000ULL, now - t0, full && st.fast);
+		/* a full sweep is spared the budget only beside fast sweeps that walk the tags alone */
+		st.sweep_wait_ns = ts_sweep_wait_ns(env.sweep_ms * 1000000ULL, now - t0,
+						    full && st.fast && st.fast == st.fast_own);
 		sweep_gone();
 		if (now >= next) {
 			report(skel, hooks);

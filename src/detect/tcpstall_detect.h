@@ -49,9 +49,9 @@ struct nm_diag_sock;	/* lib/sockdiag.h */
 /*
  * The wait after a sweep that took took_ns: the period asked for, or
  * longer, so that sweeps stay within TS_SWEEP_BUDGET_PCT. A scheduled
- * full sweep (once a second, beside the fast ones) is not stretched: its
- * cost is the price of finding new senders, and the fast sweeps after it
- * are cheap where the tags can be walked.
+ * full sweep (once a second, beside fast ones that walk the tags alone)
+ * is not stretched: its cost is the price of finding new senders, and
+ * the fast sweeps after it are cheap.
  */
 uint64_t ts_sweep_wait_ns(uint64_t period_ns, uint64_t took_ns, bool scheduled_full);
 
