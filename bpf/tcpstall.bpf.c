@@ -17,6 +17,7 @@
 #include <bpf/bpf_core_read.h>
 #include "common.bpf.h"
 #include "flow.bpf.h"
+#include "core_fixes.bpf.h"
 #include "netmedic/tcpstall.h"
 
 #define TCP_ESTABLISHED	1
@@ -287,10 +288,11 @@ static __always_inline struct ts_acks *acks_get_make(const struct sock *sk, cons
 static __always_inline __u8 netns_defer(const struct sock *sk, const bool btf)
 {
 	struct net *net = RD(btf, sk, __sk_common.skc_net.net);
+	struct netns_ipv4___ack_defer *ipv4 = netns_ipv4_ack_defer(net);
 
-	if (!bpf_core_field_exists(net->ipv4.sysctl_tcp_backlog_ack_defer))
+	if (!bpf_core_field_exists(ipv4->sysctl_tcp_backlog_ack_defer))
 		return TS_DEFER_ABSENT;
-	return RD(btf, net, ipv4.sysctl_tcp_backlog_ack_defer);
+	return RD(btf, ipv4, sysctl_tcp_backlog_ack_defer);
 }
 
 /*
