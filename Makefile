@@ -8,6 +8,10 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= gcc
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+# The kernel types the BPF objects compile against: committed per architecture
+# (bpf/vmlinux/README), so that the build does not depend on the build host's
+# kernel; CO-RE and bpf/core_fixes.bpf.h handle the kernels that differ.
+VMLINUX_H ?= bpf/vmlinux/$(ARCH)/vmlinux.h
 
 # every src/NAME.c is a CLI with bpf/NAME.bpf.c beside it
 TOOLS := $(basename $(notdir $(wildcard src/*.c)))
@@ -35,13 +39,16 @@ LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard src/detect/*.h) $(wildcard includ
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all help deps test test-bins test-unit test-integration demo bench vmtest install clean
+.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration demo bench vmtest \
+	install clean FORCE
 
 all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify
 
 help:
 	@echo "make deps              install the Debian packages netmedic needs (one list: tools/deps.txt)"
 	@echo "make                   build the BPF objects, skeletons and CLIs into $(BUILD)/"
+	@echo "make bpf-objs          the BPF objects only (VMLINUX_H=path: against other kernel types)"
+	@echo "make vmlinux           regenerate $(VMLINUX_H) from VMLINUX_BTF ($(VMLINUX_BTF))"
 	@echo "make test              deps + build + unit tests + integration tests (root, real kernel)"
 	@echo "make test-unit         unit tests only (no root)"
 	@echo "make demo              deps + build + run each CLI against its lab pathology"
@@ -53,15 +60,24 @@ help:
 deps:
 	@tools/deps.sh
 
-# vmlinux.h comes from the running kernel's BTF (or VMLINUX_BTF) at build time.
-$(BUILD)/vmlinux.h:
-	@mkdir -p $(@D)
+# Regenerates the committed header (or VMLINUX_H) from a kernel's BTF.
+vmlinux:
 	@test -r $(VMLINUX_BTF) || { echo "error: no kernel BTF at $(VMLINUX_BTF) (CONFIG_DEBUG_INFO_BTF)"; exit 1; }
-	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+	@mkdir -p $(dir $(VMLINUX_H))
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $(VMLINUX_H).tmp && mv $(VMLINUX_H).tmp $(VMLINUX_H)
+
+# A copy of $(VMLINUX_H), rewritten only when it differs: another VMLINUX_H
+# rebuilds the objects, the same one leaves them alone.
+$(BUILD)/vmlinux.h: FORCE
+	@mkdir -p $(@D)
+	@test -r $(VMLINUX_H) || { echo "error: no $(VMLINUX_H) (make vmlinux writes it from VMLINUX_BTF)"; exit 1; }
+	@cmp -s $(VMLINUX_H) $@ || cp $(VMLINUX_H) $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
 	$(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
+
+bpf-objs: $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS))
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
@@ -132,3 +148,4 @@ clean:
 	rm -rf build
 
 .SECONDARY:
+FORCE:
