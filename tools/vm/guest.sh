@@ -48,6 +48,10 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/r
 cd "$VM_ROOT" || exit 1
 say "up after $(cut -d' ' -f1 /proc/uptime) s: kernel $(uname -r), $(nproc) CPUs, accel $VM_ACCEL"
 [ -r /sys/kernel/btf/vmlinux ] || { say "FATAL: no /sys/kernel/btf/vmlinux"; exit 1; }
+# the host keeps this kernel's types, to compile the BPF objects against them
+if [ -n "${VM_WANT_BTF:-}" ]; then
+	cp /sys/kernel/btf/vmlinux "$X/btf.tmp" && mv "$X/btf.tmp" "$X/btf" || say "cannot copy the BTF out"
+fi
 if [ -n "${VM_CMD:-}" ]; then
 	# debugging: VM_CMD='...' tools/vm/run.sh runs that instead of the suite
 	say "VM_CMD: $VM_CMD"

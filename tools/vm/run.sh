@@ -79,6 +79,41 @@ if [ ! -s "$INITRD" ] || [ "$ROOT/tools/vm/init" -nt "$INITRD" ] || [ /bin/busyb
 		mv "$INITRD.tmp" "$INITRD" || fail "cannot build $INITRD"
 	rm -rf "$st"
 fi
+
+# --- the BPF objects against this kernel's types: the committed vmlinux.h
+# is 6.18's, so a field 6.1 lacks breaks only the build for 6.1, which no
+# other test does. The BTF comes from the first boot that gets that far.
+BTFDIR=$KDIR/btf
+want_btf=
+bmake() { MAKEFLAGS= MAKELEVEL= make -C "$ROOT" -s --no-print-directory -j"$(nproc)" "$@"; }
+# core_check: make bpf-objs against a vmlinux.h dumped from $BTFDIR/vmlinux
+core_check() {
+	local out=$BTFDIR/check.log t=$(date +%s)
+	if ! [ "$BTFDIR/vmlinux.h" -nt "$BTFDIR/vmlinux" ] &&
+	   ! bmake VMLINUX_BTF="$BTFDIR/vmlinux" VMLINUX_H="$BTFDIR/vmlinux.h" vmlinux >"$out" 2>&1; then
+		cat "$out" >&2
+		rm -f "$BTFDIR/vmlinux" "$BTFDIR/vmlinux.h"
+		echo "vmtest: FAILED: no vmlinux.h from $KVER's BTF (dropped; the next boot brings it again)" >&2
+		return 1
+	fi
+	# -B: compiled every run, whatever make thinks is up to date
+	if ! bmake -B BUILD="$BTFDIR/build" VMLINUX_H="$BTFDIR/vmlinux.h" bpf-objs >"$out" 2>&1; then
+		# clang's error lines; its macro-expansion notes stay in the log
+		grep -E 'error' "$out" >&2 || cat "$out" >&2
+		echo "vmtest: FAILED: the BPF objects do not compile against $KVER's types" \
+			"(make bpf-objs VMLINUX_H=$BTFDIR/vmlinux.h; all of clang's output: $out):" \
+			"name what differs in bpf/core_fixes.bpf.h" >&2
+		return 1
+	fi
+	echo "vmtest: the BPF objects compile against $KVER's types ($(( $(date +%s) - t )) s)"
+}
+if [ -s "$BTFDIR/vmlinux" ]; then
+	# seconds: fail here rather than after the suite's ten minutes
+	core_check || { closing 0 1; exit 1; }
+else
+	want_btf=1
+	echo "vmtest: no BTF of $KVER kept yet: the guest brings it, then the objects are compiled against it"
+fi
 flock -u 9
 
 # --- accelerator: KVM when /dev/kvm exists and qemu can open it, else TCG
@@ -109,6 +144,7 @@ cp "$ROOT/tools/vm/guest.sh" "$XFER/guest.sh"
 	printf 'VM_MODULES=%q\n' "$KDIR/lib/modules/$KVER"
 	printf 'VM_KCONFIG=%q\n' "$KDIR/boot/config-$KVER"
 	printf 'VM_ACCEL=%q\n' "$VM_ACCEL"
+	printf 'VM_WANT_BTF=%q\n' "$want_btf"
 	printf 'export NETMEDIC_BUILD=%q\n' "$NETMEDIC_BUILD"
 	for v in VM_CMD VM_MODE_BUDGET; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
@@ -202,6 +238,15 @@ elif ! grep -q 'vmtest-guest: up' "$log"; then
 else
 	echo "vmtest: FAILED: the guest stopped without an exit code (qemu exit $qrc)" >&2
 	rc=1
+fi
+if [ -n "$want_btf" ] && [ -s "$XFER/btf" ]; then
+	flock 9
+	{ mkdir -p "$BTFDIR" && cp "$XFER/btf" "$BTFDIR/vmlinux.tmp" && mv "$BTFDIR/vmlinux.tmp" "$BTFDIR/vmlinux"; } ||
+		fail "cannot keep the guest's BTF in $BTFDIR"
+	core_check || { rc=1; failed=$((failed + 1)); }
+	flock -u 9
+elif [ -n "$want_btf" ]; then
+	echo "vmtest: the guest brought no BTF back: no compile check against $KVER's types in this run" >&2
 fi
 [ "$rc" = 0 ] || [ "$failed" -gt 0 ] || failed=1
 closing "$pass" "$failed"
