@@ -52,8 +52,8 @@ help:
 	@echo "make test              deps + build + unit tests + integration tests (root, real kernel)"
 	@echo "make test-unit         unit tests only (no root)"
 	@echo "make demo              deps + build + run each CLI against its lab pathology"
-	@echo "make bench             per-event cost, throughput A/B and scale of every CLI (docs/PERFORMANCE.md)"
-	@echo "make vmtest            the integration suite in qemu on Debian's 6.1 kernel (fentry rungs)"
+	@echo "make bench             deps + build + cost and scale of every CLI, beside bpftrace (docs/PERFORMANCE.md)"
+	@echo "make vmtest            deps + build + the integration suite in qemu on Debian's 6.1 kernel"
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
 	@echo "make install PREFIX=/usr/local"
 
@@ -130,8 +130,10 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/bench/run.sh
 
-# The integration suite inside qemu on Debian's 6.1 kernel: fentry rungs, a second kernel.
-vmtest: all
+# The integration suite inside qemu on Debian's 6.1 kernel: fentry rungs, a
+# second kernel. deps first: qemu, busybox-static and kmod are in the list.
+vmtest: deps
+	@$(MAKE) --no-print-directory all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/vm/run.sh
 
 install: all

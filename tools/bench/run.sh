@@ -62,16 +62,9 @@ for t in xpsflap tcpstall qdiscstuck nm-tcp; do
 	[ -x "$BUILD/$t" ] || die "$BUILD/$t is missing (make all)"
 done
 
-# ---- bench-only packages (not in tools/deps.txt) ----
-need=""
-command -v bpftrace >/dev/null || need="$need bpftrace"
-command -v gnuplot >/dev/null || need="$need gnuplot-nox"
-if [ -n "$need" ]; then
-	log "installing$need"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq && apt-get install -y -qq --no-install-recommends $need >/dev/null ||
-		die "cannot install$need"
-fi
+# ---- packages: tools/deps.txt, installed by make deps (make bench runs it) ----
+command -v bpftrace >/dev/null && command -v gnuplot >/dev/null ||
+	die "bpftrace or gnuplot is not installed (make deps: tools/deps.txt)"
 
 # ---- cleanup: only what this run started or made ----
 PIDS=""

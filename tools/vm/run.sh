@@ -26,17 +26,10 @@ for t in xpsflap tcpstall qdiscstuck; do
 	[ -x "$NETMEDIC_BUILD/$t" ] || fail "$NETMEDIC_BUILD/$t is not built (make all)"
 done
 
-# --- host packages: VM-only, so installed here and not by make deps
-need=()
-command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
-dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
-if [ ${#need[@]} -gt 0 ]; then
-	echo "vmtest: installing ${need[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null ||
-		{ apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends "${need[@]}" >/dev/null; } ||
-		fail "apt-get install ${need[*]} failed"
-fi
+# --- host packages: tools/deps.txt, installed by make deps (make vmtest runs it)
+command -v qemu-system-x86_64 >/dev/null && command -v depmod >/dev/null &&
+	dpkg -s busybox-static >/dev/null 2>&1 ||
+	fail "qemu-system-x86, busybox-static or kmod is not installed (make deps: tools/deps.txt)"
 
 mkdir -p "$VMDIR" || fail "cannot create $VMDIR"
 exec 9>"$VMDIR/.lock"
