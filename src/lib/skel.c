@@ -33,18 +33,21 @@ static struct {
 	libbpf_print_fn_t prev;
 	char prog[64];
 	char map[64];
+	bool map_last;		/* the last warning named a map, not a program */
 } cap;
 
-static void take_name(const char *line, const char *tag, char *dst, size_t len)
+static bool take_name(const char *line, const char *tag, char *dst, size_t len)
 {
 	const char *p = strstr(line, tag), *e;
 
 	if (!p)
-		return;
+		return false;
 	p += strlen(tag);
 	e = strchr(p, '\'');
-	if (e && (size_t)(e - p) < len)
-		snprintf(dst, len, "%.*s", (int)(e - p), p);
+	if (!e || (size_t)(e - p) >= len)
+		return false;
+	snprintf(dst, len, "%.*s", (int)(e - p), p);
+	return true;
 }
 
 static int capture(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -56,8 +59,11 @@ static int capture(enum libbpf_print_level level, const char *fmt, va_list args)
 		va_copy(copy, args);
 		vsnprintf(line, sizeof(line), fmt, copy);
 		va_end(copy);
-		take_name(line, "prog '", cap.prog, sizeof(cap.prog));
-		take_name(line, "map '", cap.map, sizeof(cap.map));
+		/* "prog 'p': failed to bind map 'm'" is the program's */
+		if (take_name(line, "prog '", cap.prog, sizeof(cap.prog)))
+			cap.map_last = false;
+		else if (take_name(line, "map '", cap.map, sizeof(cap.map)))
+			cap.map_last = true;
 	}
 	return cap.prev ? cap.prev(level, fmt, args) : 0;
 }
@@ -68,6 +74,7 @@ static int load_attach(struct skel_head *skel, const char **stage)
 	int ret;
 
 	cap.prog[0] = cap.map[0] = 0;
+	cap.map_last = false;
 	cap.prev = libbpf_set_print(capture);
 	*stage = "load";
 	ret = bpf_object__load_skeleton(skel->skeleton);
@@ -133,7 +140,8 @@ static int refuse(const struct nm_opts *o, struct nm_hook *hooks, int n, struct 
 static int refuse_named(const struct nm_opts *o, const struct nm_skel_ops *ops,
 			struct skel_head *skel, struct nm_hook *hooks, const char *stage, int err)
 {
-	struct bpf_program *p = cap.prog[0] ? bpf_object__find_program_by_name(skel->obj, cap.prog) : NULL;
+	struct bpf_program *p = cap.prog[0] && !cap.map_last ?
+				 bpf_object__find_program_by_name(skel->obj, cap.prog) : NULL;
 	char what[96];
 
 	if (p)
