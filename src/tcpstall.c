@@ -452,6 +452,14 @@ static const char *tag_source(const struct nm_hook *hooks)
 	return "net_dev_queue";	/* else skel_attach set the fast sweep aside */
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -1245,7 +1253,7 @@ NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, NR_HOOKS);
 
 static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
-	uint64_t next = mono_ns() + (uint64_t)(env.o.interval * 1e9), full_at = 0, t0, now;
+	uint64_t next = mono_ns() + (uint64_t)(env.o.interval * 1e9), full_at = 0, t0, c0, now;
 	long reports = 0;
 	int ret;
 
@@ -1255,14 +1263,20 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 		bool full = !st.fast || mono_ns() >= full_at;
 
 		t0 = mono_ns();
+		c0 = thread_cpu_ns();
 		ret = sweep(skel, full);
 		if (ret)
 			return nm_err(&env.o, NM_EXIT_RUNTIME, "socket sweep: %s", strerror(-ret));
 		now = mono_ns();
 		if (full && st.fast)
 			full_at = t0 + FULL_SWEEP_MS * 1000000ULL;
-		/* a full sweep is spared the budget only beside fast sweeps that walk the tags alone */
-		st.sweep_wait_ns = ts_sweep_wait_ns(env.sweep_ms * 1000000ULL, now - t0,
+		/*
+		 * The budget counts the sweep's CPU time (the kernel's walk runs
+		 * in our read or recvmsg), not its wall time: a sweep preempted
+		 * on a busy host must not space the next ones out. A full sweep
+		 * is spared it only beside fast sweeps that walk the tags alone.
+		 */
+		st.sweep_wait_ns = ts_sweep_wait_ns(env.sweep_ms * 1000000ULL, thread_cpu_ns() - c0,
 						    full && st.fast && st.fast == st.fast_own);
 		sweep_gone();
 		if (now >= next) {
