@@ -69,6 +69,7 @@ command -v bpftrace >/dev/null && command -v gnuplot >/dev/null ||
 # ---- cleanup: only what this run started or made ----
 PIDS=""
 STATS_OLD=""
+TRACEFS_MOUNTED=""
 cleanup() {
 	local p
 	for p in $PIDS; do kill -TERM "$p" 2>/dev/null; done
@@ -85,10 +86,22 @@ cleanup() {
 	ip netns del "$NS_SOCK" 2>/dev/null
 	ip netns del "$NS_QD" 2>/dev/null
 	rmdir "$NETMEDIC_RUN_DIR" 2>/dev/null	# empty: no remedy is used
+	if [ -n "$TRACEFS_MOUNTED" ]; then
+		umount /sys/kernel/tracing 2>/dev/null
+		TRACEFS_MOUNTED=""
+	fi
 	return 0
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# bpftrace finds tracepoints through tracefs, which a fresh machine of this
+# kind does not mount (the CLIs need none: tp_btf and raw_tp); mounted for
+# the run, unmounted at exit
+if ! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
+	mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs on /sys/kernel/tracing (bpftrace needs it)"
+	TRACEFS_MOUNTED=1
+fi
 
 # start NAME CMD...: run CMD in the background, output in $OUT/NAME.out;
 # its pid is in $LASTPID (and in PIDS, for cleanup).
