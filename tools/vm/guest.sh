@@ -36,8 +36,14 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup
 # shellcheck source=/dev/null
 . "$X/env"
 # the guest kernel's modules (veth, bridge, sch_*, cls_bpf...), loaded on demand
+# A host with this kernel's headers installed (linux-headers-<kver>) has a
+# real /lib/modules/<kver> holding their build link: ln -sfn would link
+# inside it, and modprobe would find no modules. The root is an overlay on a
+# read-only share, so removing it here leaves the host untouched.
 mkdir -p /lib/modules
-ln -sfn "$VM_MODULES" "/lib/modules/$(uname -r)"
+vm_mods=/lib/modules/$(uname -r)
+[ -L "$vm_mods" ] || rm -rf "$vm_mods"
+ln -sfn "$VM_MODULES" "$vm_mods"
 # Debian's 6.1 has no /proc/config.gz (IKCONFIG is off): on a Debian install
 # libbpf reads __kconfig externs from /boot/config-$(uname -r); put it there
 mkdir -p /boot
