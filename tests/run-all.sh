@@ -2,8 +2,9 @@
 # make test: for each build directory given (plain, then sanitized), the
 # unit tests and the integration suite; one closing line for everything.
 # With the first build, the detection suites run a second time with every
-# tp_btf program refused (NETMEDIC_REFUSE, docs/KERNELS.md): each detection
-# must hold on the raw_tp rungs a kernel without tp_btf would leave.
+# tp_btf program and qdiscstuck's sampler refused (NETMEDIC_REFUSE,
+# docs/KERNELS.md): each detection must hold on the raw_tp rungs a kernel
+# without tp_btf would leave, and on qdisc events without the sampler.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 p=0 f=0
@@ -28,8 +29,8 @@ for b in "$@"; do
 	echo "== integration tests ($b)"
 	NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 	[ "$b" = "$(cd "$1" && pwd)" ] || continue
-	echo "== detection tests with every tp_btf program refused (NETMEDIC_REFUSE=tp_btf/, $b)"
-	NETMEDIC_REFUSE=tp_btf/ BATS_FILES="xpsflap.bats tcpstall.bats qdiscstuck.bats" \
+	echo "== detection tests with every tp_btf program and the qdisc sampler refused (NETMEDIC_REFUSE=tp_btf/,qs_sample, $b)"
+	NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILES="xpsflap.bats tcpstall.bats qdiscstuck.bats" \
 		NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 done
 echo "netmedic: $p passed, $f failed"
