@@ -26,6 +26,30 @@ teardown() {
 acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 defer() { lab_exec ts-rcv sysctl -n net.ipv4.tcp_backlog_ack_defer; }
 
+# bulk_run OUT: tcpstall on the sender during a 3-s bulk flow; $output is
+# its interval record, and the sweep must have seen the sender working
+bulk_run() {
+	start_bg "$1" "$BIN/tcpstall" --netns $SND --json -i 4 -c 1
+	"$TS" bulk 3
+	wait_bg
+	run jq -c 'select(.type == "interval")' "$1"
+	echo "$output"
+	[ "$(echo "$output" | jq '.samples | add')" -gt 10 ]
+}
+
+# rwnd_run OUT: tcpstall on the sender while its reader stops reading; the
+# sender's socket record must say rwnd_limited, for more than 100 ms
+rwnd_run() {
+	start_bg "$1" "$BIN/tcpstall" --netns $SND --json -i 2.5 -c 1
+	"$TS" rwnd 2 >/dev/null
+	wait_bg
+	run jq -c 'select(.type == "socket" and .dport == 5301)' "$1"
+	echo "$output"
+	[ "$(echo "$output" | jq -r .last_cause)" = rwnd_limited ]
+	[ "$(echo "$output" | jq '.stalls >= 1 or .stalled')" = true ]
+	[ "$(echo "$output" | jq '.stall_ms_max > 100 or .stalled_ms > 100')" = true ]
+}
+
 # storm_run OUT SECONDS [tcpstall args]: tcpstall on the receiver during a slow-reader run
 storm_run() {
 	local out=$1 secs=$2
@@ -95,13 +119,8 @@ storm_run() {
 
 @test "tcpstall: a healthy bulk sender is never tsq_idle" {
 	"$TS" up --quickack off --defer 1
-	start_bg "$TMP/out" "$BIN/tcpstall" --netns $SND --json -i 4 -c 1
-	"$TS" bulk 3
-	wait_bg
-	run jq -c 'select(.type == "interval")' "$TMP/out"
-	echo "$output"
 	# the sweep saw the sender working...
-	[ "$(echo "$output" | jq '.samples | add')" -gt 10 ]
+	bulk_run "$TMP/out"
 	# ...and never in the bug's state
 	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
 	! grep -q tsq_idle <(jq -c 'select(.type == "socket")' "$TMP/out")
@@ -109,11 +128,7 @@ storm_run() {
 
 @test "tcpstall: a tbf-shaped sender is throttled with data below TCP, never tsq_idle" {
 	"$TS" up --quickack off --defer 1 --tbf 200mbit
-	start_bg "$TMP/out" "$BIN/tcpstall" --netns $SND --json -i 4 -c 1
-	"$TS" bulk 3
-	wait_bg
-	run jq -c 'select(.type == "interval")' "$TMP/out"
-	echo "$output"
+	bulk_run "$TMP/out"
 	[ "$(echo "$output" | jq '.samples.host_queue')" -gt 0 ]
 	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
 	! grep -q tsq_idle <(jq -c 'select(.type == "socket")' "$TMP/out")
@@ -121,32 +136,14 @@ storm_run() {
 
 @test "tcpstall: a reader that stops reading leaves the sender rwnd_limited" {
 	"$TS" up --quickack off --defer 1
-	start_bg "$TMP/out" "$BIN/tcpstall" --netns $SND --json -i 2.5 -c 1
-	"$TS" rwnd 2 >/dev/null
-	wait_bg
-	run jq -c 'select(.type == "socket" and .dport == 5301)' "$TMP/out"
-	echo "$output"
-	[ "$(echo "$output" | jq -r .last_cause)" = rwnd_limited ]
-	[ "$(echo "$output" | jq '.stalls >= 1 or .stalled')" = true ]
-	[ "$(echo "$output" | jq '.stall_ms_max > 100 or .stalled_ms > 100')" = true ]
+	rwnd_run "$TMP/out"
 }
 
 @test "tcpstall on sock_diag (every iterator refused): the stopped reader's sender is rwnd_limited, a bulk sender is sampled" {
 	"$TS" up --quickack off --defer 1
-	NETMEDIC_REFUSE=iter/ start_bg "$TMP/out" "$BIN/tcpstall" --netns $SND --json -i 2.5 -c 1
-	"$TS" rwnd 2 >/dev/null
-	wait_bg
+	NETMEDIC_REFUSE=iter/ rwnd_run "$TMP/out"
 	jq -s -e 'map(select(.type == "start"))[0] | .hooks.sweep == "sock_diag" and .full_sweep_by == "sock_diag"' "$TMP/out"
-	run jq -c 'select(.type == "socket" and .dport == 5301)' "$TMP/out"
-	echo "$output"
-	[ "$(echo "$output" | jq -r .last_cause)" = rwnd_limited ]
-	[ "$(echo "$output" | jq '.stall_ms_max > 100 or .stalled_ms > 100')" = true ]
-	NETMEDIC_REFUSE=iter/ start_bg "$TMP/out2" "$BIN/tcpstall" --netns $SND --json -i 4 -c 1
-	"$TS" bulk 3
-	wait_bg
-	run jq -c 'select(.type == "interval")' "$TMP/out2"
-	echo "$output"
-	[ "$(echo "$output" | jq '.samples | add')" -gt 10 ]
+	NETMEDIC_REFUSE=iter/ bulk_run "$TMP/out2"
 	# sock_diag cannot read TSQ flags: it never says tsq_idle or host_queue
 	[ "$(echo "$output" | jq '.samples.tsq_idle + .samples.host_queue')" = 0 ]
 	# the budget: sweeps of the whole table wait at least 19 times their cost
