@@ -2,7 +2,9 @@
 # make vmtest: the integration suite inside qemu on Debian's 6.1 kernel.
 # See docs/KERNELS.md. Env: NETMEDIC_BUILD (absolute build dir, required),
 # VM_KERNEL_PKG, VM_TIMEOUT (s), VM_MEM (MiB), VM_ACCEL (kvm|tcg), VM_MODE_BUDGET
-# (s per hook mode, in the guest), VM_CMD (run that in the guest instead).
+# (s per hook mode, in the guest), VM_CMD (run that in the guest instead),
+# VM_QEMU_ARGS (more qemu arguments, word-split: a NIC, say), VM_OUT (a host
+# directory: what the guest leaves in /vmxfer/out is copied there).
 set -u
 # all in one function: bash has read the whole of it before it runs, so an
 # edit of this file during a 10-minute run cannot derail that run
@@ -132,6 +134,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "vmtest: interrupted" >&2; exit 130' INT TERM
 cp "$ROOT/tools/vm/guest.sh" "$XFER/guest.sh"
+mkdir -p "$XFER/out"
 {
 	printf 'VM_ROOT=%q\n' "$ROOT"
 	printf 'VM_MODULES=%q\n' "$KDIR/lib/modules/$KVER"
@@ -164,7 +167,7 @@ boot() {
 		-append "console=ttyS0 rdinit=/init panic=-1 oops=panic loglevel=4 mitigations=off" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs local,path="$XFER",mount_tag=xfer,security_model=none,multidevs=remap \
-		</dev/null >"$XFER/qemu.err" 2>&1 &
+		${VM_QEMU_ARGS:-} </dev/null >"$XFER/qemu.err" 2>&1 &
 	QPID=$!
 	tail -n +1 -s 0.5 -f --pid="$QPID" "$log" 2>/dev/null | sed -u 's/\r$//' &
 	tpid=$!
@@ -240,6 +243,9 @@ if [ -n "$want_btf" ] && [ -s "$XFER/btf" ]; then
 	flock -u 9
 elif [ -n "$want_btf" ]; then
 	echo "vmtest: the guest brought no BTF back: no compile check against $KVER's types in this run" >&2
+fi
+if [ -n "${VM_OUT:-}" ]; then
+	mkdir -p "$VM_OUT" && cp -r "$XFER/out/." "$VM_OUT/" || fail "cannot copy the guest's /vmxfer/out to $VM_OUT"
 fi
 [ "$rc" = 0 ] || [ "$failed" -gt 0 ] || failed=1
 closing "$pass" "$failed"

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds the fault-injection modules (tools/faults/modules/*.c, one module
+# a file) for the vmtest guest's kernel, against Debian's headers package of
+# that kernel: fetched with apt-get download and unpacked under build/vm/
+# (dpkg -x, as tools/vm/run.sh does the image), so the host's /lib/modules
+# and /usr/src stay untouched. Only the guest loads them; the host kernel
+# loads none.
+# Usage: build-modules.sh KVER OUTDIR   (NETMEDIC_BUILD: the build directory)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+KVER=$1 OUT=$2
+: "${NETMEDIC_BUILD:?set NETMEDIC_BUILD}"
+VMDIR=$NETMEDIC_BUILD/vm
+HPKG=linux-headers-$KVER
+HDIR=$VMDIR/$HPKG
+fail() { echo "faults: FAILED: $*" >&2; exit 1; }
+
+if [ ! -r "$HDIR/.ready" ]; then
+	echo "faults: fetching $HPKG and what it needs (apt-get download)"
+	rm -rf "$HDIR" "$VMDIR/hdl"
+	mkdir -p "$VMDIR/hdl" && chmod 0777 "$VMDIR/hdl"
+	# the -common part and the kbuild tools of the same source version
+	ver=$(apt-cache show "$HPKG" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+	[ -n "$ver" ] || { apt-get update -q >/dev/null 2>&1; ver=$(apt-cache show "$HPKG" 2>/dev/null | sed -n 's/^Version: //p' | head -1); }
+	[ -n "$ver" ] || fail "no package $HPKG (apt-cache search linux-headers-6.1 lists what exists)"
+	common=$(apt-cache show "$HPKG=$ver" | sed -n 's/^Depends: //p' | head -1 | tr ',' '\n' |
+		sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p')
+	kbuild=$(apt-cache show "$HPKG=$ver" | sed -n 's/^Depends: //p' | head -1 | tr ',' '\n' |
+		sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p')
+	[ -n "$common" ] && [ -n "$kbuild" ] || fail "cannot read the -common and kbuild packages $HPKG depends on"
+	( cd "$VMDIR/hdl" && apt-get download -q "$HPKG=$ver" "$common=$ver" "$kbuild=$ver" >/dev/null 2>&1 ) ||
+		fail "apt-get download $HPKG $common $kbuild failed"
+	mkdir -p "$HDIR"
+	for d in "$VMDIR"/hdl/*.deb; do dpkg -x "$d" "$HDIR" || fail "dpkg -x $d failed"; done
+	# its Makefile includes the -common tree by an absolute /usr/src path
+	mk=$HDIR/usr/src/$HPKG/Makefile
+	[ -r "$mk" ] || fail "no $mk in $HPKG"
+	sed -i "s|^include /usr/src/|include $HDIR/usr/src/|" "$mk"
+	rm -rf "$VMDIR/hdl"
+	touch "$HDIR/.ready"
+fi
+
+# the kernel's own compiler: its Makefile names gcc-<major> (Debian 12: gcc-12)
+cc=$(sed -n 's/^CC = .*\(gcc-[0-9]*\).*/\1/p' "$HDIR/usr/src/$HPKG/.kernelvariables" 2>/dev/null | head -1)
+[ -z "$cc" ] || command -v "$cc" >/dev/null || fail "$HPKG is built with $cc, which is not installed"
+mkdir -p "$OUT/src"
+cp "$ROOT"/tools/faults/modules/*.c "$OUT/src/"
+: >"$OUT/src/Kbuild"
+for f in "$OUT"/src/*.c; do
+	echo "obj-m += $(basename "${f%.c}").o" >>"$OUT/src/Kbuild"
+done
+make -s -C "$HDIR/usr/src/$HPKG" M="$OUT/src" modules >"$OUT/build.log" 2>&1 ||
+	{ cat "$OUT/build.log" >&2; fail "the fault modules do not build against $HPKG (log: $OUT/build.log)"; }
+cp "$OUT"/src/*.ko "$OUT/"
+echo "faults: modules for $KVER: $(cd "$OUT" && ls ./*.ko | xargs -n1 basename | tr '\n' ' ')"
