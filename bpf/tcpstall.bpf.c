@@ -344,6 +344,136 @@ static __always_inline void note_cpu(struct ts_acks *a, bool app)
 	set_bits(app ? &a->app_cpus : &a->softirq_cpus, cpu);
 }
 
+/* ---- stall side: tcp_push/tcp_wfree rung 1, where fexit is allowed ---- */
+
+/* key -> the socket's open tsq_idle episode */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct ts_key);
+	__type(value, struct ts_mark);
+} tsq_marks SEC(".maps");
+
+/* ended episodes of at least the threshold, for userspace (emptied every sweep) */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 4096);
+	__type(value, struct ts_episode);
+} tsq_episodes SEC(".maps");
+
+/* --threshold in ns: shorter episodes are not stalls and are dropped here */
+const volatile __u64 targ_stall_ns = 10000000;
+/* episodes going on: the per-packet end check costs a load when there are none */
+__s32 marks_open = 0;
+
+static __always_inline __u32 truesize1(void)
+{
+	/* SKB_TRUESIZE(1), as tcp_small_queue_check compares against it */
+	return 1 + ((bpf_core_type_size(struct sk_buff) + 63) & ~63) +
+	       ((bpf_core_type_size(struct skb_shared_info) + 63) & ~63);
+}
+
+/* THROTTLED, no handler queued, nothing below TCP, data waiting. */
+static __always_inline bool throttled_idle(struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	unsigned long f = BPF_CORE_READ(sk, sk_tsq_flags);
+
+	return (f & TS_TSQ_THROTTLED) && !(f & TS_TSQ_QUEUED) &&
+	       BPF_CORE_READ(sk, sk_wmem_alloc.refs.counter) < truesize1() &&
+	       BPF_CORE_READ(tp, write_seq) != BPF_CORE_READ(tp, snd_nxt);
+}
+
+/* The episode ends now: queued for userspace when it lasted a stall. */
+static __always_inline void mark_end(struct ts_mark *m, const struct ts_key *k, __u64 now)
+{
+	struct ts_episode e = { .key = *k, .start_ns = m->start_ns, .end_ns = now };
+
+	__sync_fetch_and_add(&marks_open, -1);
+	bpf_map_delete_elem(&tsq_marks, k);
+	if (now - e.start_ns < targ_stall_ns)
+		return;
+	count(bpf_map_push_elem(&tsq_episodes, &e, 0) ? TS_CNT_TSQ_LOST : TS_CNT_TSQ_EPISODES);
+}
+
+static __always_inline void mark_start(const struct ts_key *k, __u32 snd_nxt, __u64 now)
+{
+	struct ts_mark m = { .start_ns = now, .snd_nxt = snd_nxt };
+
+	bpf_map_update_elem(&tsq_marks, k, &m, BPF_ANY);
+	__sync_fetch_and_add(&marks_open, 1);
+	count(TS_CNT_TSQ_MARKS);
+}
+
+/*
+ * tcp_push() or tcp_wfree() returns. The race's state is made by the later
+ * of the two: tcp_push() set TSQ_THROTTLED and read a stale sk_wmem_alloc,
+ * tcp_wfree() read a stale flag and queued no handler. So both look: the
+ * state, found first, starts an episode (its exact start); its absence, or
+ * a transmit since the start (snd_nxt moved), ends the open one.
+ */
+static __always_inline void tsq_look(struct sock *sk, const struct ts_key *k)
+{
+	__u32 snd_nxt = BPF_CORE_READ((struct tcp_sock *)sk, snd_nxt);
+	bool idle = throttled_idle(sk);
+	struct ts_mark *m = bpf_map_lookup_elem(&tsq_marks, k);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (m) {
+		if (idle && m->snd_nxt == snd_nxt)
+			return;		/* the same episode goes on */
+		mark_end(m, k, now);
+	}
+	if (idle)
+		mark_start(k, snd_nxt, now);
+}
+
+SEC("fexit/tcp_push")
+int BPF_PROG(ts_push_exit, struct sock *sk, int flags, int mss_now, int nonagle, int size_goal)
+{
+	struct ts_key k = {};
+
+	if (!sk_key_match(sk, &k, true))
+		return 0;
+	/* it sends: the fast sweep follows it (sock_send_length does so on 6.3+) */
+	tag(sk);
+	tsq_look(sk, &k);
+	return 0;
+}
+
+SEC("fexit/tcp_wfree")
+int BPF_PROG(ts_wfree_exit, struct sk_buff *skb)
+{
+	/* a direct load keeps sk a BTF pointer, as sk_key_match() needs */
+	struct sock *sk = skb->sk;
+	struct ts_key k = {};
+
+	if (!sk || !sk_key_match(sk, &k, true))
+		return 0;
+	tsq_look(sk, &k);
+	return 0;
+}
+
+/*
+ * A data skb of a socket reaches the device layer (net_dev_queue): the
+ * socket transmits, so its episode, if one is open, ended. Runs for every
+ * data packet; with no episode open anywhere it costs one load. On the
+ * raw_tp rung (no BTF pointers) the next tcp_push()/tcp_wfree() ends it.
+ * marks_open is a gate, not a count: userspace sets it again from the
+ * map, since an LRU eviction or a closed socket never decrements it.
+ */
+static __always_inline void tsq_sent(const struct sock *sk)
+{
+	struct ts_key k = {};
+	struct ts_mark *m;
+
+	if (marks_open <= 0 || sk->sk_protocol != NM_IPPROTO_TCP || !sk_key_match((struct sock *)sk, &k, true))
+		return;
+	m = bpf_map_lookup_elem(&tsq_marks, &k);
+	if (m)
+		mark_end(m, &k, bpf_ktime_get_ns());
+}
+
 /* ---- ACK side ---- */
 
 /* A data skb leaves a watched TCP socket: tag it for the fast sweep. */
@@ -368,6 +498,8 @@ static __always_inline void on_queue(const struct sk_buff *skb, const bool btf)
 	if (RD(btf, skb, truesize) != 2) {
 		if (btf && tag_on_queue)
 			tag_sender(sk);
+		if (btf)
+			tsq_sent(sk);
 		return;
 	}
 	if (RD(btf, sk, sk_protocol) != NM_IPPROTO_TCP)
@@ -617,73 +749,6 @@ int BPF_PROG(ts_release_exit, struct sock *sk)
 	return 0;
 }
 
-/* ---- stall side: tcp_push/tcp_wfree rung 1, where fexit is allowed ---- */
-
-/* key -> bpf_ktime_get_ns() when tcp_push() left the socket in the bug's state */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct ts_key);
-	__type(value, __u64);
-} tsq_marks SEC(".maps");
-
-static __always_inline __u32 truesize1(void)
-{
-	/* SKB_TRUESIZE(1), as tcp_small_queue_check compares against it */
-	return 1 + ((bpf_core_type_size(struct sk_buff) + 63) & ~63) +
-	       ((bpf_core_type_size(struct skb_shared_info) + 63) & ~63);
-}
-
-/* THROTTLED, no handler queued, nothing below TCP, data waiting. */
-static __always_inline bool throttled_idle(struct sock *sk)
-{
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	unsigned long f = BPF_CORE_READ(sk, sk_tsq_flags);
-
-	return (f & TS_TSQ_THROTTLED) && !(f & TS_TSQ_QUEUED) &&
-	       BPF_CORE_READ(sk, sk_wmem_alloc.refs.counter) < truesize1() &&
-	       BPF_CORE_READ(tp, write_seq) != BPF_CORE_READ(tp, snd_nxt);
-}
-
-/*
- * tcp_push() sets TSQ_THROTTLED and re-reads sk_wmem_alloc: if tcp_wfree()
- * already ran, nothing below TCP will clear the throttle. That moment is
- * the stall's exact start; the sweep uses it instead of lsndtime.
- */
-SEC("fexit/tcp_push")
-int BPF_PROG(ts_push_exit, struct sock *sk, int flags, int mss_now, int nonagle, int size_goal)
-{
-	struct ts_key k = {};
-	__u64 now = bpf_ktime_get_ns();
-
-	if (!sk_key_match(sk, &k, true))
-		return 0;
-	/* it sends: the fast sweep follows it (sock_send_length does so on 6.3+) */
-	tag(sk);
-	if (throttled_idle(sk)) {
-		if (!bpf_map_update_elem(&tsq_marks, &k, &now, BPF_NOEXIST))
-			count(TS_CNT_TSQ_MARKS);
-	} else {
-		bpf_map_delete_elem(&tsq_marks, &k);
-	}
-	return 0;
-}
-
-/* A later tcp_wfree() that leaves no such state ends the mark. */
-SEC("fexit/tcp_wfree")
-int BPF_PROG(ts_wfree_exit, struct sk_buff *skb)
-{
-	/* a direct load keeps sk a BTF pointer, as sk_key_match() needs */
-	struct sock *sk = skb->sk;
-	struct ts_key k = {};
-
-	if (!sk || !sk_key_match(sk, &k, true))
-		return 0;
-	if (!throttled_idle(sk))
-		bpf_map_delete_elem(&tsq_marks, &k);
-	return 0;
-}
-
 /* ---- stall side: the sweep ---- */
 
 static __always_inline __u32 jiffies_to_ms(__u32 j)
@@ -734,7 +799,7 @@ static __always_inline bool sweep_sock(struct seq_file *seq, struct sock *sk, st
 	struct ts_sample s = {};
 	struct ts_acks *a;
 	__u32 write_seq, snd_nxt;
-	__u64 *mark;
+	struct ts_mark *mark;
 
 	/* the states that can still hold data to send */
 	switch (sk->__sk_common.skc_state) {
@@ -761,7 +826,7 @@ static __always_inline bool sweep_sock(struct seq_file *seq, struct sock *sk, st
 	}
 	mark = bpf_map_lookup_elem(&tsq_marks, &s.key);
 	if (mark)
-		s.tsq_mark_ns = *mark;
+		s.tsq_mark_ns = mark->start_ns;
 	count(TS_CNT_SAMPLES);
 	bpf_seq_write(seq, &s, sizeof(s));
 	return true;

@@ -39,6 +39,18 @@
 #define TOOL		"tcpstall"
 #define MAX_SOCKS	65536
 #define TABLE_ROWS	10
+/* ended stalls listed in one interval's JSON (stall records); more are counted */
+#define MAX_ENDED	1024
+
+struct ended_stall {
+	struct ts_key key;
+	uint64_t start_ns;	/* CLOCK_MONOTONIC */
+	uint64_t dur_ns;
+	uint8_t cause;		/* enum ts_state */
+	uint8_t end;		/* enum ts_end */
+	const char *by;		/* what measured it: "sweep" or "tcp_push" (the hooks' episode) */
+};
+
 #define FORGET_SWEEPS	100	/* sockets unseen this long are dropped from memory */
 
 enum fix { FIX_DEFER = 1, FIX_AUTOCORK = 2, FIX_RFS = 4, FIX_ROUTES = 8 };
@@ -279,9 +291,31 @@ static struct state {
 	bool diag;			/* full sweeps through sock_diag: iter/tcp refused */
 	uint64_t sweep_wait_ns;		/* the wait after the last sweep (the CPU budget) */
 	uint64_t full_sweeps;
+	bool episodes;			/* tcp_push/tcp_wfree measure tsq_idle episodes */
+	struct ended_stall ended[MAX_ENDED];	/* stalls that ended this interval, for JSON */
+	size_t nended;
+	uint64_t ended_dropped;		/* ... beyond MAX_ENDED: counted, not listed */
 } st = { .home_fd = -1 };
 
 /* ---- sweep ---- */
+
+/* An ended stall for the interval's JSON: one stall record each. */
+static void note_ended(const struct ts_key *k, const struct ts_sock *s, uint64_t dur_ns, const char *by)
+{
+	struct ended_stall *e;
+
+	if (st.nended >= MAX_ENDED) {
+		st.ended_dropped++;
+		return;
+	}
+	e = &st.ended[st.nended++];
+	e->key = *k;
+	e->start_ns = s->last_start_ns;
+	e->dur_ns = dur_ns;
+	e->cause = s->cause;
+	e->end = s->end;
+	e->by = by;
+}
 
 /*
  * One sweep. The full one walks every TCP socket of the host (its cost is
@@ -295,8 +329,8 @@ static void take_sample(const struct ts_sample *smp, void *arg)
 	uint64_t ended;
 
 	(void)arg;
-	if (s)
-		ts_track(s, smp, env.threshold_ms, st.sweep, &st.tot, &ended);
+	if (s && ts_track(s, smp, env.threshold_ms, st.sweep, &st.tot, &ended))
+		note_ended(&smp->key, s, ended, "sweep");
 	st.samples[ts_classify(smp, env.threshold_ms)]++;
 }
 
@@ -468,6 +502,63 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * The tsq_idle episodes that tcp_push/tcp_wfree measured and ended (the
+ * tsq_episodes queue) become stalls. Runs before each sweep, so that an
+ * episode's exact end comes before the sweep that sees the socket sending
+ * again.
+ */
+static void take_episodes(struct tcpstall_bpf *skel)
+{
+	int fd = bpf_map__fd(skel->maps.tsq_episodes);
+	struct ts_episode e;
+	uint64_t ended;
+
+	while (!bpf_map_lookup_and_delete_elem(fd, NULL, &e)) {
+		struct ts_sock *s = nm_htab_upsert(st.socks, &e.key, NULL);
+
+		if (s && ts_track_episode(s, e.start_ns, e.end_ns, &st.tot, &ended))
+			note_ended(&e.key, s, ended, "tcp_push");
+	}
+}
+
+/*
+ * Open episodes whose socket the sweeps have not seen for EPISODE_FORGET_NS
+ * closed mid-episode: they leave tsq_marks. Then the BPF side's gate
+ * (marks_open) is set to the open ones left, since a closed socket or an
+ * LRU eviction never ends its episode. At each full sweep.
+ */
+#define EPISODE_FORGET_NS	(10 * 1000000000ULL)
+
+static void forget_marks(struct tcpstall_bpf *skel)
+{
+	int fd = bpf_map__fd(skel->maps.tsq_marks), open = 0;
+	struct ts_key k, next, drop[256];
+	uint64_t now = mono_ns();
+	size_t ndrop = 0;
+	bool first = true;
+
+	while (ndrop < 256 && !bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
+		struct ts_mark m;
+		struct ts_sock *s;
+
+		first = false;
+		k = next;
+		if (bpf_map_lookup_elem(fd, &k, &m))
+			continue;
+		s = nm_htab_get(st.socks, &k);
+		if (now > m.start_ns + EPISODE_FORGET_NS && (!s || s->seen_sweep != st.sweep))
+			drop[ndrop++] = k;
+		else
+			open++;
+	}
+	for (size_t i = 0; i < ndrop; i++)
+		bpf_map_delete_elem(fd, &drop[i]);
+	/* a walk cut short at 256 drops counted too few: the next one sets it */
+	if (ndrop < 256)
+		skel->bss->marks_open = open;
+}
+
 /* Sockets missing from the last sweep have nothing unsent (or are gone). */
 static void sweep_gone(void)
 {
@@ -485,9 +576,10 @@ static void sweep_gone(void)
 		 * A window-limited socket cannot drain between two sweeps
 		 * without being seen sending: it closed or was reset.
 		 */
-		ts_track_gone(s, now, s->stall_start_ns && s->last.unsent &&
-			      ts_classify(&s->last, env.threshold_ms) == TS_RWND ?
-			      TS_END_GONE : TS_END_DRAINED, &st.tot, &ended);
+		if (ts_track_gone(s, now, s->stall_start_ns && s->last.unsent &&
+				  ts_classify(&s->last, env.threshold_ms) == TS_RWND ?
+				  TS_END_GONE : TS_END_DRAINED, &st.tot, &ended))
+			note_ended(k, s, ended, "sweep");
 		if (st.sweep - s->seen_sweep > FORGET_SWEEPS && ngone < 256)
 			gone[ngone++] = *(struct ts_key *)k;
 	}
@@ -716,9 +808,31 @@ static void json_acks(const struct ack_row *r)
 	nm_json_end(&j);
 }
 
-static void print_json(uint64_t now)
+/*
+ * One ended stall: which socket, why, when (CLOCK_MONOTONIC, and the wall
+ * clock in "time"), how long, how it ended, and what measured it.
+ */
+static void json_stall(const struct ended_stall *e, uint64_t now)
+{
+	struct timespec rt;
+	struct nm_json j;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	nm_json_begin(&j, stdout, "stall");
+	json_flow_fields(&j, &e->key);
+	nm_json_str(&j, "cause", ts_state_name(e->cause));
+	nm_json_double(&j, "ms", e->dur_ns / 1e6);
+	nm_json_u64(&j, "start_mono_ns", e->start_ns);
+	nm_json_double(&j, "time", rt.tv_sec + rt.tv_nsec / 1e9 - (now - e->start_ns) / 1e9);
+	nm_json_str(&j, "end", ts_end_name(e->end));
+	nm_json_str(&j, "by", e->by);
+	nm_json_end(&j);
+}
+
+static void print_json(struct tcpstall_bpf *skel, uint64_t now)
 {
 	size_t pos = 0, stalled = 0;
+	uint32_t ep = TS_CNT_TSQ_EPISODES, lost = TS_CNT_TSQ_LOST;
 	struct nm_json j;
 	void *k, *v;
 
@@ -740,7 +854,16 @@ static void print_json(uint64_t now)
 	for (int i = 0; i < TS_NSTATES; i++)
 		names[i] = ts_state_name(i);
 	nm_json_u64_map(&j, "samples", names, st.samples, TS_NSTATES);
+	nm_json_u64(&j, "stalls_ended", st.nended + st.ended_dropped);
+	nm_json_u64(&j, "stalls_unlisted", st.ended_dropped);
+	if (st.episodes) {
+		/* since the start: measured by the hooks; lost to a full queue */
+		nm_json_u64(&j, "tsq_episodes", nm_percpu_u64(bpf_map__fd(skel->maps.counters), &ep));
+		nm_json_u64(&j, "tsq_episodes_lost", nm_percpu_u64(bpf_map__fd(skel->maps.counters), &lost));
+	}
 	nm_json_end(&j);
+	for (size_t i = 0; i < st.nended; i++)
+		json_stall(&st.ended[i], now);
 	pos = 0;
 	while (nm_htab_next(st.socks, &pos, &k, &v))
 		if (sock_interesting(v))
@@ -1188,12 +1311,14 @@ static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 	if (env.fix)
 		apply_fixes();
 	if (env.o.json)
-		print_json(now);
+		print_json(skel, now);
 	if (env.o.table)
 		print_table(env.o.json ? stderr : stdout, now);
 	if (env.o.prom_file)
 		write_prom(skel, hooks);
 	memset(st.samples, 0, sizeof(st.samples));
+	st.nended = 0;
+	st.ended_dropped = 0;
 }
 
 static void print_start(const struct nm_hook *hooks)
@@ -1246,6 +1371,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	skel->rodata->targ_port = env.port;
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
 	skel->rodata->targ_hz = env.hz;
+	skel->rodata->targ_stall_ns = env.threshold_ms * 1000000ULL;
 	declare_hooks(skel, hooks);
 }
 
@@ -1264,7 +1390,11 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 
 		t0 = mono_ns();
 		c0 = thread_cpu_ns();
+		if (st.episodes)
+			take_episodes(skel);
 		ret = sweep(skel, full);
+		if (st.episodes && full)
+			forget_marks(skel);
 		if (ret)
 			return nm_err(&env.o, NM_EXIT_RUNTIME, "socket sweep: %s", strerror(-ret));
 		now = mono_ns();
@@ -1331,6 +1461,8 @@ int main(int argc, char **argv)
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = hooks[HOOK_RELEASE].chosen == 0;
 	st.diag = hooks[HOOK_SWEEP].chosen == 1;
+	/* fexit/tcp_push + fexit/tcp_wfree: tsq_idle episodes, measured where they happen */
+	st.episodes = hooks[HOOK_PUSH].chosen == 0;
 	use_fast_sweep(skel, hooks);
 	st.tag_source = tag_source(hooks);
 	/* only where nothing else sees a send: it costs every data skb a branch */

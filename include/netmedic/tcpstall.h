@@ -52,8 +52,30 @@ struct ts_sample {
 	__u32 truesize1;	/* SKB_TRUESIZE(1) of this kernel: "nothing below TCP" is less */
 	__u32 pid;		/* last reader/writer, when the send/recv hooks saw one; else 0 */
 	char comm[16];
-	__u64 tsq_mark_ns;	/* fexit/tcp_push rung: when tcp_push() left it throttled with
-				 * nothing below TCP (0: no such mark, or the rung is not loaded) */
+	__u64 tsq_mark_ns;	/* fexit/tcp_push rung: when tcp_push() or tcp_wfree() left it
+				 * throttled with nothing below TCP (0: no such episode open, or
+				 * the rung is not loaded) */
+};
+
+/*
+ * A tsq_idle episode as the tcp_push/tcp_wfree hooks see it: it starts when
+ * either function leaves the socket throttled with nothing below TCP and
+ * data waiting, and ends at the socket's next data transmit (net_dev_queue)
+ * or when a later call of either finds the state gone. An open episode is
+ * a ts_mark in tsq_marks, by socket key; an ended one that lasted at least
+ * the threshold is a ts_episode in the tsq_episodes queue, which userspace
+ * empties at every sweep; shorter ones are dropped in BPF.
+ */
+struct ts_mark {
+	__u64 start_ns;		/* bpf_ktime_get_ns() (CLOCK_MONOTONIC) */
+	__u32 snd_nxt;		/* at the start: a transmit since ends the episode */
+	__u32 pad;
+};
+
+struct ts_episode {
+	struct ts_key key;
+	__u64 start_ns;
+	__u64 end_ns;
 };
 
 /*
@@ -101,10 +123,12 @@ enum ts_counter {
 	TS_CNT_SWEEPS,
 	TS_CNT_SAMPLES,
 	TS_CNT_BACKLOG_DROPS,
-	TS_CNT_TSQ_MARKS,	/* fexit/tcp_push saw the throttled-with-nothing-below state */
+	TS_CNT_TSQ_MARKS,	/* tsq_idle episodes started (fexit/tcp_push or fexit/tcp_wfree) */
 	/* a slot taken from another socket: closed, idle two intervals, or freed at the same address */
 	TS_CNT_ACK_FLOWS_EVICTED,
 	TS_CNT_ACK_UNTRACKED,	/* events of sockets that found both their slots busy */
+	TS_CNT_TSQ_EPISODES,	/* ... that ended after at least the threshold */
+	TS_CNT_TSQ_LOST,	/* ... that found the tsq_episodes queue full */
 	TS_CNT_MAX,
 };
 

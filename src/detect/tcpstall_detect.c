@@ -190,23 +190,33 @@ void ts_sample_from_diag(const struct nm_diag_sock *d, uint64_t now_ns, uint32_t
 		s->snd_wnd = ti->tcpi_snd_wnd;
 }
 
-static void stall_end(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct ts_totals *tot,
-		      uint64_t *ended_ns)
+/* Counts one ended stall of st, from start to end, of st->cause. */
+static void stall_count(struct ts_sock *st, uint64_t start, uint64_t end, enum ts_end how,
+			struct ts_totals *tot, uint64_t *ended_ns)
 {
-	uint64_t d = now_ns > st->stall_start_ns ? now_ns - st->stall_start_ns : 0;
+	uint64_t d = end > start ? end - start : 0;
 
 	st->stalls++;
 	st->stall_ns_total += d;
 	if (d > st->stall_ns_max)
 		st->stall_ns_max = d;
-	st->end = end;
-	st->stall_start_ns = 0;
+	st->end = how;
+	st->last_start_ns = start;
+	st->last_end_ns = end > start ? end : start;
 	if (tot && st->cause < TS_NSTATES) {
 		tot->stalls[st->cause]++;
 		tot->stall_ns[st->cause] += d;
 		tot->hist_us[st->cause][nm_hist_slot(d / 1000)]++;
 	}
 	*ended_ns = d;
+}
+
+/* The open stall ends at now_ns. */
+static void stall_end(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct ts_totals *tot,
+		      uint64_t *ended_ns)
+{
+	stall_count(st, st->stall_start_ns, now_ns, end, tot, ended_ns);
+	st->stall_start_ns = 0;
 }
 
 bool ts_track(struct ts_sock *st, const struct ts_sample *s, uint32_t stall_ms, uint64_t sweep,
@@ -242,6 +252,35 @@ bool ts_track(struct ts_sock *st, const struct ts_sample *s, uint32_t stall_ms, 
 	/* transmitting again: the stall ended when it last sent */
 	stall_end(st, start > st->stall_start_ns ? start : s->now_ns, s->unsent ? TS_END_SENT : TS_END_DRAINED,
 		  tot, ended_ns);
+	return true;
+}
+
+bool ts_track_episode(struct ts_sock *st, uint64_t start_ns, uint64_t end_ns, struct ts_totals *tot,
+		      uint64_t *ended_ns)
+{
+	if (end_ns <= start_ns)
+		return false;
+	if (st->stall_start_ns && st->stall_start_ns <= end_ns) {
+		st->cause = TS_TSQ_IDLE;
+		if (start_ns < st->stall_start_ns)
+			st->stall_start_ns = start_ns;
+		stall_end(st, end_ns, TS_END_SENT, tot, ended_ns);
+		return true;
+	}
+	if (st->stalls && st->last_start_ns <= end_ns && st->last_end_ns >= start_ns)
+		return false;
+	if (st->stall_start_ns) {
+		/* a later stall is open: count this one beside it, leave that one alone */
+		uint8_t cause = st->cause, how = st->end;
+
+		st->cause = TS_TSQ_IDLE;
+		stall_count(st, start_ns, end_ns, TS_END_SENT, tot, ended_ns);
+		st->cause = cause;
+		st->end = how;
+		return true;
+	}
+	st->cause = TS_TSQ_IDLE;
+	stall_count(st, start_ns, end_ns, TS_END_SENT, tot, ended_ns);
 	return true;
 }
 

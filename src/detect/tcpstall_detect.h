@@ -69,6 +69,8 @@ struct ts_sock {
 	uint64_t stall_start_ns;	/* 0: not stalled */
 	uint64_t stall_ns_total;
 	uint64_t stall_ns_max;
+	uint64_t last_start_ns;		/* the last ended stall: its start and end */
+	uint64_t last_end_ns;
 	uint32_t stalls;
 	uint8_t cause;			/* enum ts_state of the current or last stall */
 	uint8_t end;			/* enum ts_end of the last stall */
@@ -90,6 +92,17 @@ struct ts_totals {
  */
 bool ts_track(struct ts_sock *st, const struct ts_sample *s, uint32_t stall_ms, uint64_t sweep,
 	      struct ts_totals *tot, uint64_t *ended_ns);
+/*
+ * A tsq_idle episode that the tcp_push/tcp_wfree hooks measured, from
+ * start_ns to end_ns: the stall, exactly. An open stall of the sweep's
+ * that began by end_ns is this episode and ends at end_ns as tsq_idle; an
+ * ended one that overlaps it was this episode too (the sweep saw the end
+ * first) and is not counted again. Else it is a stall the sweeps missed,
+ * counted on its own; an open stall that began later stays open. Returns
+ * true when a stall ended (its duration in *ended_ns).
+ */
+bool ts_track_episode(struct ts_sock *st, uint64_t start_ns, uint64_t end_ns, struct ts_totals *tot,
+		      uint64_t *ended_ns);
 /* The socket was not in the sweep at now_ns: its stall, if any, ended (drained or closed). */
 bool ts_track_gone(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct ts_totals *tot,
 		   uint64_t *ended_ns);

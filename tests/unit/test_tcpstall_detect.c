@@ -160,6 +160,65 @@ static void test_tsq_mark_dates_the_stall(void **state)
 	assert_int_equal(st.stall_start_ns, 960 * MS);
 }
 
+/*
+ * Episodes that the tcp_push/tcp_wfree hooks measured: one the sweeps
+ * missed counts on its own, one they saw going on ends there exactly, one
+ * they ended first is not counted twice.
+ */
+static void test_episodes(void **state)
+{
+	(void)state;
+	struct ts_totals tot = {};
+	struct ts_sock st = {};
+	struct ts_sample s = tsq_idle();
+	uint64_t ended = 0;
+
+	/* between two sweeps: never sampled stalled */
+	assert_true(ts_track_episode(&st, 100 * MS, 142 * MS, &tot, &ended));
+	assert_int_equal(ended, 42 * MS);
+	assert_int_equal(st.stalls, 1);
+	assert_int_equal(st.cause, TS_TSQ_IDLE);
+	assert_int_equal(st.stall_start_ns, 0);
+	assert_int_equal(tot.stalls[TS_TSQ_IDLE], 1);
+	/* the same episode again (it must not be): not counted */
+	assert_false(ts_track_episode(&st, 100 * MS, 142 * MS, &tot, &ended));
+	assert_int_equal(st.stalls, 1);
+
+	/* a sweep saw it going on, dated by its mark; the episode ends it */
+	st = (struct ts_sock){};
+	s.tsq_mark_ns = 961300000;
+	ts_track(&st, &s, 10, 1, &tot, &ended);
+	assert_int_equal(st.stall_start_ns, 961300000);
+	assert_true(ts_track_episode(&st, 961300000, 1003300000, &tot, &ended));
+	assert_int_equal(ended, 42 * MS);
+	assert_int_equal(st.stall_start_ns, 0);
+	assert_int_equal(st.stalls, 1);
+
+	/* the sweep saw it end first: the overlapping episode is the same stall */
+	st = (struct ts_sock){};
+	ts_track(&st, &s, 10, 1, &tot, &ended);
+	s = sending();
+	s.now_ns = 1010 * MS;
+	assert_true(ts_track(&st, &s, 10, 2, &tot, &ended));
+	assert_false(ts_track_episode(&st, 961300000, 1003300000, &tot, &ended));
+	assert_int_equal(st.stalls, 1);
+
+	/* a later stall is open: an earlier episode counts beside it, the open one stays */
+	st = (struct ts_sock){};
+	s = tsq_idle();
+	s.now_ns = 2000 * MS;
+	s.snd_wnd = 0;			/* rwnd_limited since 1960 ms */
+	ts_track(&st, &s, 10, 1, &tot, &ended);
+	assert_int_equal(st.cause, TS_RWND);
+	assert_true(ts_track_episode(&st, 1800 * MS, 1850 * MS, &tot, &ended));
+	assert_int_equal(st.stalls, 1);
+	assert_int_equal(st.stall_start_ns, 1960 * MS);
+	assert_int_equal(st.cause, TS_RWND);
+
+	/* an empty or inverted episode is nothing */
+	assert_false(ts_track_episode(&st, 5 * MS, 5 * MS, &tot, &ended));
+}
+
 /* The same order with the barrier: tcp_wfree sees THROTTLED and queues the handler. */
 static void test_fixed_order_is_not_a_stall(void **state)
 {
@@ -332,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_report_interleaving),
 		cmocka_unit_test(test_fixed_order_is_not_a_stall),
 		cmocka_unit_test(test_tsq_mark_dates_the_stall),
+		cmocka_unit_test(test_episodes),
 		cmocka_unit_test(test_stall_between_sweeps_and_gone),
 		cmocka_unit_test(test_ack_storm_judgement),
 		cmocka_unit_test(test_acks_delta),
