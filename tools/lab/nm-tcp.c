@@ -4,6 +4,7 @@
  *
  *   nm-tcp recv ADDR PORT SECONDS [--chunk BYTES] [--dontneed] [--stop-ms MS]
  *   nm-tcp send ADDR PORT SECONDS [--chunk BYTES]
+ *   nm-tcp http ADDR PORT SECONDS [--seg BYTES] [--tail BYTES] [--nodelay] [--two]
  *
  * recv accepts one connection and reads it in --chunk reads. --dontneed
  * reads into memory just given back with MADV_DONTNEED, so every read
@@ -11,9 +12,23 @@
  * the backlog (the ACK storm setting). --stop-ms stops reading after MS
  * but keeps the socket open: the sender's window fills (rwnd stall).
  * Prints "bytes N" on exit.
+ *
+ * http serves HTTP/1.1 keep-alive GETs, a thread per connection, like the
+ * servlet of the tcp_push() report: each response in three writes, the
+ * headers, a --seg body part (one full segment by default) and a --tail
+ * (200 bytes); --nodelay sets TCP_NODELAY, as Tomcat does by default. A
+ * body part and headers below one MSS leave the client's ACK delayed;
+ * --two writes the headers and the body part at once (two writes in all):
+ * one short pushed segment, which a receiver in ping-pong mode ACKs only
+ * when its delayed-ACK timer fires (two would be ACKed at its next read). With
+ * autocorking on (the default), the tail waits while the
+ * body is below TCP (a shaping qdisc holds it): the race's setting. Prints
+ * "responses N" on exit.
  */
+#include <pthread.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,15 +128,127 @@ static int do_send(struct sockaddr_in *sa, double secs, size_t chunk)
 	return 0;
 }
 
+struct http_conn {
+	int fd;
+	size_t seg, tail;
+	int nodelay, two;
+	double end;
+};
+
+static long long http_responses;
+
+/* one request: up to the blank line; 0 at EOF, -1 on error */
+static int http_read_request(int fd, char *buf, size_t len)
+{
+	size_t have = 0;
+	ssize_t n;
+
+	while (have < len - 1) {
+		n = read(fd, buf + have, len - 1 - have);
+		if (n <= 0)
+			return n;
+		have += n;
+		buf[have] = 0;
+		if (strstr(buf, "\r\n\r\n"))
+			return 1;
+	}
+	return -1;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void *http_conn(void *arg)
+{
+	struct http_conn *c = arg;
+	struct timeval tv = { .tv_sec = 1 };
+	char req[4096], *buf = malloc(160 + c->seg + c->tail), *body = buf + 160, *hdr;
+	int hlen, r;
+
+	memset(body, 'x', c->seg + c->tail);
+	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (c->nodelay)
+		setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &c->nodelay, sizeof(c->nodelay));
+	hlen = snprintf(req, sizeof(req), "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+			"Content-Length: %zu\r\n\r\n", c->seg + c->tail);
+	/* the headers right before the body, so that --two is one write */
+	hdr = body - hlen;
+	memcpy(hdr, req, hlen);
+	while (now() < c->end) {
+		r = http_read_request(c->fd, req, sizeof(req));
+		if (r < 0 && now() < c->end)
+			continue;	/* SO_RCVTIMEO: look at the clock again */
+		if (r <= 0)
+			break;
+		/* three writes: headers, one segment, the tail (--two: the first two at once) */
+		if (c->two)
+			r = write_all(c->fd, hdr, hlen + c->seg);
+		else
+			r = write_all(c->fd, hdr, hlen) || write_all(c->fd, body, c->seg);
+		if (r || write_all(c->fd, body + c->seg, c->tail))
+			break;
+		__atomic_add_fetch(&http_responses, 1, __ATOMIC_RELAXED);
+	}
+	close(c->fd);
+	free(buf);
+	free(c);
+	return NULL;
+}
+
+static int do_http(struct sockaddr_in *sa, double secs, size_t seg, size_t tail, int nodelay, int two)
+{
+	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0), s;
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+	double end = now() + secs;
+	pthread_t th;
+
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (void *)sa, sizeof(*sa)) || listen(ls, 128))
+		return perror("nm-tcp http: bind/listen"), 1;
+	setsockopt(ls, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (now() < end) {
+		struct http_conn *c;
+
+		s = accept(ls, NULL, NULL);
+		if (s < 0)
+			continue;
+		c = malloc(sizeof(*c));
+		*c = (struct http_conn){ .fd = s, .seg = seg, .tail = tail, .nodelay = nodelay, .two = two, .end = end };
+		if (pthread_create(&th, NULL, http_conn, c)) {
+			close(s);
+			free(c);
+			continue;
+		}
+		pthread_detach(th);
+	}
+	close(ls);
+	/* the connections see the end within their 1-s read timeout */
+	usleep(1200000);
+	printf("responses %lld\n", __atomic_load_n(&http_responses, __ATOMIC_RELAXED));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	size_t chunk = 65536;
+	size_t chunk = 65536, seg = 1448, tail = 200;
 	double stop_ms = -1;
-	int dontneed = 0;
+	int dontneed = 0, nodelay = 0, two = 0;
 	struct sockaddr_in sa;
 
 	if (argc < 5 || addr_of(argv[2], argv[3], &sa)) {
-		fprintf(stderr, "usage: nm-tcp recv|send ADDR PORT SECONDS [--chunk B] [--dontneed] [--stop-ms MS]\n");
+		fprintf(stderr, "usage: nm-tcp recv|send|http ADDR PORT SECONDS [--chunk B] [--dontneed] [--stop-ms MS]"
+			" [--seg B] [--tail B] [--nodelay] [--two]\n");
 		return 2;
 	}
 	for (int i = 5; i < argc; i++) {
@@ -131,6 +258,14 @@ int main(int argc, char **argv)
 			dontneed = 1;
 		else if (!strcmp(argv[i], "--stop-ms") && i + 1 < argc)
 			stop_ms = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--seg") && i + 1 < argc)
+			seg = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--tail") && i + 1 < argc)
+			tail = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--nodelay"))
+			nodelay = 1;
+		else if (!strcmp(argv[i], "--two"))
+			two = 1;
 		else
 			return fprintf(stderr, "nm-tcp: unknown option %s\n", argv[i]), 2;
 	}
@@ -138,5 +273,7 @@ int main(int argc, char **argv)
 		return do_recv(&sa, atof(argv[4]), chunk, dontneed, stop_ms);
 	if (!strcmp(argv[1], "send"))
 		return do_send(&sa, atof(argv[4]), chunk);
+	if (!strcmp(argv[1], "http"))
+		return do_http(&sa, atof(argv[4]), seg, tail, nodelay, two);
 	return 2;
 }
