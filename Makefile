@@ -39,7 +39,7 @@ LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard src/detect/*.h) $(wildcard includ
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration demo bench vmtest \
+.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration demo bench vmtest faults \
 	install clean FORCE
 
 all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify
@@ -54,6 +54,7 @@ help:
 	@echo "make demo              deps + build + run each CLI against its lab pathology"
 	@echo "make bench             deps + build + cost and scale of every CLI, beside bpftrace (docs/PERFORMANCE.md)"
 	@echo "make vmtest            deps + build + the integration suite in qemu on Debian's 6.1 kernel"
+	@echo "make faults            deps + build + the bugs injected in the 6.1 guest, tools measured (FAULTS_SHORT=1: CI's)"
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
 	@echo "make install PREFIX=/usr/local"
 
@@ -135,6 +136,12 @@ bench: deps
 vmtest: deps
 	@$(MAKE) --no-print-directory all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/vm/run.sh
+
+# The headline bugs made real: fault-injection modules in the 6.1 guest, a
+# real HTTP load, the tools' verdicts matched with what was injected.
+faults: deps
+	@$(MAKE) --no-print-directory all
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/faults/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \

@@ -43,6 +43,7 @@ fi
 # the kernel's own compiler: its Makefile names gcc-<major> (Debian 12: gcc-12)
 cc=$(sed -n 's/^CC = .*\(gcc-[0-9]*\).*/\1/p' "$HDIR/usr/src/$HPKG/.kernelvariables" 2>/dev/null | head -1)
 [ -z "$cc" ] || command -v "$cc" >/dev/null || fail "$HPKG is built with $cc, which is not installed"
+rm -rf "$OUT/src"
 mkdir -p "$OUT/src"
 cp "$ROOT"/tools/faults/modules/*.c "$OUT/src/"
 : >"$OUT/src/Kbuild"

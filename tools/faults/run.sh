@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# make faults: the headline bugs made real in the 6.1 guest. Builds the
+# fault-injection modules against the guest kernel's headers, boots the
+# guest (tools/vm/run.sh) with tools/faults/guest.sh, then writes
+# build/faults/summary.json, prints it as a table and checks the targets
+# (docs/tcpstall.md, "The race made real"). FAULTS_SHORT=1: CI's shorter
+# runs, same checks.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+: "${NETMEDIC_BUILD:?set NETMEDIC_BUILD to the (absolute) build directory}"
+KPKG=${VM_KERNEL_PKG:-linux-image-6.1.0-57-amd64-unsigned}
+KVER=${KPKG#linux-image-}
+KVER=${KVER%-unsigned}
+OUT=$NETMEDIC_BUILD/faults
+fail() { echo "faults: FAILED: $*" >&2; exit 1; }
+
+"$ROOT/tools/faults/build-modules.sh" "$KVER" "$OUT/modules" || exit 1
+rm -rf "$OUT/out"
+mkdir -p "$OUT/out"
+qemu_args=
+if [ -r "$ROOT/tools/faults/qdisc.sh" ]; then
+	# shellcheck source=/dev/null
+	. "$ROOT/tools/faults/qdisc.sh"
+	qemu_args=${QDISC_QEMU_ARGS:-}
+fi
+VM_KERNEL_PKG=$KPKG VM_CMD="FAULTS_SHORT=${FAULTS_SHORT:-} bash tools/faults/guest.sh" VM_OUT="$OUT/out" \
+	VM_QEMU_ARGS="$qemu_args" VM_TIMEOUT=${FAULTS_TIMEOUT:-900} "$ROOT/tools/vm/run.sh" |
+	grep -v '^vmtest: [0-9]* passed, [0-9]* failed$'
+vrc=${PIPESTATUS[0]}
+[ -s "$OUT/out/tsq.json" ] || fail "the guest wrote no tsq.json (guest exit $vrc; logs in $OUT/out)"
+qd=null
+[ -s "$OUT/out/qdisc.json" ] && qd=$(cat "$OUT/out/qdisc.json")
+jq -n --argjson tsq "$(cat "$OUT/out/tsq.json")" --argjson qdisc "$qd" \
+	--arg kernel "$KVER" --arg short "${FAULTS_SHORT:-}" \
+	'{kernel: $kernel, short: ($short != ""), tsq: $tsq, qdisc: $qdisc}' >"$OUT/summary.json" ||
+	fail "cannot write $OUT/summary.json"
+"$ROOT/tools/faults/table.sh" "$OUT/summary.json"
+[ "$vrc" = 0 ] || fail "the guest's fault runs exited $vrc (logs in $OUT/out)"

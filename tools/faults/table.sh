@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Prints build/faults/summary.json as a table and checks the targets of
+# make faults; exit 1 when one is missed, naming it.
+# Usage: table.sh SUMMARY.json
+set -uo pipefail
+s=$1
+j() { jq -r "$1" "$s"; }
+# the delayed-ACK timeout (TCP_DELACK_MIN, 40 ms) less a fifth: a p99.99 at
+# or above it is the report's tail, one below it is not
+TAIL_MS=32
+
+echo "faults: kernel $(j .kernel)$([ "$(j .short)" = true ] && echo ', short runs')"
+printf '%-18s %9s %9s %9s %9s %9s\n' "wrk latency (ms)" p50 p99 p99.9 p99.99 max
+for r in off on on_autocork_fix on_kick; do
+	[ "$(j ".tsq.wrk.$r")" = null ] && { printf '%-18s %s\n' "$r" "(not run)"; continue; }
+	printf '%-18s %9s %9s %9s %9s %9s\n' "$r" "$(j ".tsq.wrk.$r.p50_ms")" "$(j ".tsq.wrk.$r.p99_ms")" \
+		"$(j ".tsq.wrk.$r.p999_ms")" "$(j ".tsq.wrk.$r.p9999_ms")" "$(j ".tsq.wrk.$r.max_ms")"
+done
+echo "seed report (autocorking on): without the fix p99.99 41.95, p99.999 48.32; with it p99.99 2.11"
+printf '%-18s %9s %9s %9s %9s %9s %9s\n' "tsq_idle stalls" injected long seen detected timed misnamed
+for r in on on_autocork_fix on_kick; do
+	[ "$(j ".tsq.runs.$r")" = null ] && continue
+	printf '%-18s %9s %9s %9s %9s %9s %9s\n' "$r" "$(j ".tsq.runs.$r.injected")" \
+		"$(j ".tsq.runs.$r.injected_long")" "$(j ".tsq.runs.$r.seen")" "$(j ".tsq.runs.$r.detected")" \
+		"$(j ".tsq.runs.$r.timed")" "$(j ".tsq.runs.$r.misnamed")"
+done
+echo "tsq_idle stalls named with the injection off: $(j .tsq.false_positives_off)"
+if [ "$(j .qdisc)" != null ]; then
+	echo "qdisc: $(j '.qdisc | "injected \(.injected), detected \(.detected), kicked \(.kicked), stuck named with the injection off \(.false_positives_off)"')"
+fi
+
+miss=0
+target() { # CONDITION(jq) TEXT
+	if [ "$(jq -r "$1" "$s")" != true ]; then
+		echo "faults: target missed: $2" >&2
+		miss=1
+	fi
+}
+target '.tsq.injected_long >= 20' "at least 20 long injected stalls ($(j .tsq.injected_long))"
+target '.tsq.injected_long > 0 and .tsq.detected >= 0.95 * .tsq.injected_long' \
+	"95% of the long injected stalls named tsq_idle ($(j .tsq.detected) of $(j .tsq.injected_long))"
+target '.tsq.detected > 0 and .tsq.timed >= 0.95 * .tsq.detected' \
+	"95% of those timed within 10% or one sweep ($(j .tsq.timed) of $(j .tsq.detected))"
+target '.tsq.false_positives_off == 0' "no tsq_idle stall with the injection off ($(j .tsq.false_positives_off))"
+target ".tsq.wrk.on.p9999_ms >= $TAIL_MS" "the injection's delayed-ACK tail: p99.99 >= $TAIL_MS ms ($(j .tsq.wrk.on.p9999_ms))"
+target ".tsq.wrk.on_autocork_fix.p9999_ms < $TAIL_MS" \
+	"--fix=autocork removes the tail: p99.99 < $TAIL_MS ms ($(j .tsq.wrk.on_autocork_fix.p9999_ms))"
+if [ "$(j .tsq.wrk.on_kick)" != null ]; then
+	target ".tsq.wrk.on_kick.p9999_ms < $TAIL_MS" "--fix=kick removes the tail: p99.99 < $TAIL_MS ms ($(j .tsq.wrk.on_kick.p9999_ms))"
+else
+	echo "faults: target missed: --fix=kick: this tcpstall has no kick" >&2
+	miss=1
+fi
+if [ "$(j .qdisc)" != null ]; then
+	target '.qdisc.injected > 0 and .qdisc.detected == .qdisc.injected' \
+		"every injected qdisc named stuck in time ($(j .qdisc.detected) of $(j .qdisc.injected))"
+	target '.qdisc.kicked == .qdisc.detected' "--fix=kick restarts each ($(j .qdisc.kicked) of $(j .qdisc.detected))"
+	target '.qdisc.false_positives_off == 0' "no stuck qdisc with the injection off ($(j .qdisc.false_positives_off))"
+else
+	echo "faults: target missed: the qdisc part did not run" >&2
+	miss=1
+fi
+[ "$miss" = 0 ] && echo "faults: every target met"
+exit $miss

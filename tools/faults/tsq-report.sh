@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# make faults, the TSQ part's figures: matches nm_tsq_inject's log of
+# injected stalls with tcpstall's stall records, run by run, and prints
+# the "tsq" object of build/faults/summary.json on stdout.
+# Usage: tsq-report.sh OUTDIR THRESHOLD_MS KICK(0|1)
+#
+# An injected stall is long when it lasted at least the threshold (from the
+# injection to the socket's next transmit of new data, as the module dates
+# them). It is detected when tcpstall listed a stall of the same socket
+# whose time overlaps it; named right when that stall's cause is tsq_idle;
+# timed right when its length is within 10% of the injected one, or within
+# one sweep (the interval records' sweep_wait_ms, the most of the run).
+set -euo pipefail
+out=$1 thr=$2 kick=$3
+inj=$out/tsq-injections.txt
+
+# the run's stall records: sport dport start_ns ms cause by
+stalls() { jq -r 'select(.type == "stall") | [.sport, .dport, .start_mono_ns, .ms, .cause, .by] | @tsv' "$1"; }
+sweep_ms() { jq -s '[.[] | select(.type == "interval") | .sweep_wait_ms] | max // 10' "$1"; }
+
+# match PHASE JSON: "injected long detected named timed misnamed" of one run
+match() {
+	local phase=$1 json=$2
+	awk -v p="$phase" -v thr="$thr" -v sw="$(sweep_ms "$json")" -F'\t' '
+	FNR == NR { n++; sp[n] = $1; dp[n] = $2; st[n] = $3; ms[n] = $4; ca[n] = $5; next }
+	/^#/ { next }
+	{
+		split($0, f, " ")
+		if (f[1] != p) next
+		inj++
+		if (f[3] == 0) next
+		d = (f[3] - f[2]) / 1e6
+		if (d < thr) next
+		long++
+		best = 0
+		for (i = 1; i <= n; i++) {
+			if (sp[i] != f[4] || dp[i] != f[5]) continue
+			s = st[i]; e = st[i] + ms[i] * 1e6
+			if (s > f[3] || e < f[2]) continue
+			# the overlapping stall named tsq_idle wins over one named otherwise
+			if (!best || (ca[i] == "tsq_idle" && ca[best] != "tsq_idle")) best = i
+		}
+		if (!best) next
+		det++
+		if (ca[best] != "tsq_idle") { mis++; next }
+		named++
+		tol = d * 0.1 > sw ? d * 0.1 : sw
+		if (ms[best] - d <= tol && d - ms[best] <= tol) timed++
+	}
+	END { printf "%d %d %d %d %d %d\n", inj, long, det, named, timed, mis }
+	' <(stalls "$json") "$inj"
+}
+
+wrk_p() {
+	local w=$out/tsq-$1.wrk
+	if [ -r "$w" ] && grep -q '^WRKJSON ' "$w"; then
+		sed -n 's/^WRKJSON //p' "$w" | jq -c '{p50_ms, p99_ms, p999_ms, p9999_ms, max_ms, requests, errors}'
+	else
+		echo null
+	fi
+}
+
+run_obj() {
+	local name=$1 phase=$2
+	read -r i l d n t m < <(match "$phase" "$out/tsq-$name.json")
+	jq -nc --argjson i "$i" --argjson l "$l" --argjson d "$d" --argjson n "$n" --argjson t "$t" --argjson m "$m" \
+		'{injected: $i, injected_long: $l, seen: $d, detected: $n, timed: $t, misnamed: $m}'
+}
+
+fp=$(stalls "$out/tsq-off.json" | awk -F'\t' '$5 == "tsq_idle"' | wc -l)
+on=$(run_obj on 2)
+fix=$(run_obj on_autocork_fix 3)
+if [ "$kick" = 1 ]; then kickrun=$(run_obj on_kick 4); else kickrun=null; fi
+jq -nc --argjson on "$on" --argjson fix "$fix" --argjson kick "$kickrun" --argjson fp "$fp" \
+	--argjson thr "$thr" --argjson woff "$(wrk_p off)" --argjson won "$(wrk_p on)" \
+	--argjson wfix "$(wrk_p on_autocork_fix)" --argjson wkick "$(wrk_p on_kick)" \
+	--arg causes "$(stalls "$out/tsq-on.json" | cut -f5 | sort | uniq -c | awk '{printf "%s%s:%s", s, $2, $1; s=","}')" '
+	{injected: $on.injected, injected_long: $on.injected_long, detected: $on.detected,
+	 false_positives_off: $fp, threshold_ms: $thr,
+	 timed: $on.timed, seen: $on.seen, misnamed: $on.misnamed,
+	 stall_causes_on: ($causes | split(",") | map(select(. != "") | split(":") | {(.[0]): (.[1] | tonumber)}) | add // {}),
+	 runs: {on: $on, on_autocork_fix: $fix, on_kick: $kick},
+	 wrk: {off: $woff, on: $won, on_autocork_fix: $wfix, on_kick: $wkick}}'

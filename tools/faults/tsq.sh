@@ -1,0 +1,104 @@
+# shellcheck shell=bash
+# make faults, the TSQ part (sourced by tools/faults/guest.sh in the 6.1
+# guest): the tcp_push() race's state, made by nm_tsq_inject on live
+# sockets of an HTTP server under wrk, and what tcpstall says of it.
+#
+#   nmf-tsrv [fs0 198.18.94.1, tbf] ---- [fc0 198.18.94.2] nmf-tcli
+#
+# The server (nm-tcp http) answers each GET in two writes, like the seed
+# report's servlet: headers with a 1000-byte body part, then a 200-byte
+# tail, with TCP_NODELAY (Tomcat's default). The tbf holds the first part
+# below TCP, so the tail autocorks (TSQ_THROTTLED); nm_tsq_inject hides the
+# flag from tcp_wfree() of that part and sets it again after, so the tail
+# waits for the client's ACK, which its delayed-ACK timer sends (~40 ms):
+# the report's tail. Four runs of wrk, one tcpstall each:
+#   off              no injection: tcpstall must name no stall tsq_idle
+#   on               injection: every long stall must be a tsq_idle stall
+#                    of tcpstall's, of the same socket and time and length
+#   on_autocork_fix  injection, tcpstall --fix=autocork
+#   on_kick          injection, tcpstall --fix=kick
+# Each run's JSON, wrk output and the injection log land in OUTDIR.
+
+TSQ_SRV=nmf-tsrv TSQ_CLI=nmf-tcli TSQ_ADDR=198.18.94.1 TSQ_PORT=8080
+# the seed's setting; the shaper is what holds the first part below TCP
+TSQ_TBF="tbf rate 50mbit burst 3000 latency 50ms"
+TSQ_THRESHOLD_MS=10
+
+tsq_down() {
+	ip netns del "$TSQ_SRV" 2>/dev/null
+	ip netns del "$TSQ_CLI" 2>/dev/null
+	rmmod nm_tsq_inject 2>/dev/null
+	return 0
+}
+
+tsq_up() {
+	tsq_down
+	ip netns add "$TSQ_SRV" && ip netns add "$TSQ_CLI" || return 1
+	ip -n "$TSQ_SRV" link set lo up
+	ip -n "$TSQ_CLI" link set lo up
+	ip link add fs0 netns "$TSQ_SRV" type veth peer name fc0 netns "$TSQ_CLI" || return 1
+	ip -n "$TSQ_SRV" addr add "$TSQ_ADDR/24" dev fs0
+	ip -n "$TSQ_CLI" addr add 198.18.94.2/24 dev fc0
+	ip -n "$TSQ_SRV" link set fs0 up
+	ip -n "$TSQ_CLI" link set fc0 up
+	# shellcheck disable=SC2086
+	ip netns exec "$TSQ_SRV" tc qdisc replace dev fs0 root $TSQ_TBF || return 1
+	insmod "$NETMEDIC_BUILD/faults/modules/nm_tsq_inject.ko" port="$TSQ_PORT" enable=0 || return 1
+	ip netns exec "$TSQ_CLI" ping -c1 -W2 "$TSQ_ADDR" >/dev/null
+}
+
+# tsq_run OUTDIR NAME PHASE ENABLE SECONDS [tcpstall options...]
+tsq_run() {
+	local out=$1 name=$2 phase=$3 on=$4 secs=$5 spid tpid
+	shift 5
+	echo "$phase" >/sys/module/nm_tsq_inject/parameters/phase
+	echo "$on" >/sys/module/nm_tsq_inject/parameters/enable
+	# a --fix of the run before restored it at its exit; make sure
+	ip netns exec "$TSQ_SRV" sysctl -qw net.ipv4.tcp_autocorking=1
+	ip netns exec "$TSQ_SRV" "$NETMEDIC_BUILD/nm-tcp" http "$TSQ_ADDR" "$TSQ_PORT" $((secs + 8)) \
+		--seg 1000 --tail 200 --nodelay --two >"$out/tsq-$name.server" &
+	spid=$!
+	"$NETMEDIC_BUILD/tcpstall" --netns "$TSQ_SRV" --port "$TSQ_PORT" --json -i 1 \
+		--threshold "$TSQ_THRESHOLD_MS" "$@" >"$out/tsq-$name.json" 2>"$out/tsq-$name.err" &
+	tpid=$!
+	# traffic once its programs are attached (the start record), or
+	# injections before would count as missed: under TCG a load takes seconds
+	for _ in $(seq 1 120); do
+		grep -q '"type":"start"' "$out/tsq-$name.json" 2>/dev/null && break
+		kill -0 "$tpid" 2>/dev/null || break
+		sleep 0.5
+	done
+	sleep 1
+	# a warm-up, unmeasured: a --fix acts on the first tsq_idle it sees,
+	# and the measured run is the state with its remedy in place
+	ip netns exec "$TSQ_CLI" timeout 20 wrk -t1 -c8 -d2s "http://$TSQ_ADDR:$TSQ_PORT/" >/dev/null 2>&1
+	sleep 1
+	ip netns exec "$TSQ_CLI" timeout $((secs + 20)) wrk -t1 -c8 -d"${secs}s" --latency \
+		-s tools/faults/wrk-report.lua "http://$TSQ_ADDR:$TSQ_PORT/" >"$out/tsq-$name.wrk" 2>&1
+	sleep 1
+	kill -INT "$tpid" 2>/dev/null
+	wait "$tpid"
+	echo "tcpstall exit $?" >>"$out/tsq-$name.err"
+	echo 0 >/sys/module/nm_tsq_inject/parameters/enable
+	wait "$spid"
+	echo "faults: tsq: $name: $(grep -o '"p9999_ms":[0-9.]*' "$out/tsq-$name.wrk"), $(awk -v p="$phase" \
+		'$1 == p' /proc/nm_tsq_inject | wc -l) injections"
+}
+
+faults_tsq() {
+	local out=$1 secs=15 kick=1
+	[ -n "${FAULTS_SHORT:-}" ] && secs=6
+	tsq_up || { echo "faults: tsq: set-up failed" >&2; tsq_down; return 1; }
+	tsq_run "$out" off 1 0 "$secs"
+	tsq_run "$out" on 2 1 "$secs"
+	tsq_run "$out" on_autocork_fix 3 1 "$secs" --fix=autocork
+	# --fix=kick: where this tcpstall has it
+	if "$NETMEDIC_BUILD/tcpstall" --help 2>&1 | grep -q 'kick'; then
+		tsq_run "$out" on_kick 4 1 "$secs" --fix=kick
+	else
+		kick=0
+	fi
+	cp /proc/nm_tsq_inject "$out/tsq-injections.txt"
+	tsq_down
+	tools/faults/tsq-report.sh "$out" "$TSQ_THRESHOLD_MS" "$kick" >"$out/tsq.json"
+}
