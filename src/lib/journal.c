@@ -40,6 +40,14 @@
 #define NM_VALUE_MAX	(1 << 20)
 /* Child exit code meaning "could not enter the netns, nothing undone". */
 #define NM_EXIT_NOENTER	255
+#define NM_KIND_MAX	32
+
+/* The executors of the plan records (nm_journal_exec), for this process. */
+static struct {
+	char kind[NM_KIND_MAX];
+	nm_journal_exec_fn fn;
+	void *arg;
+} execs[NM_JOURNAL_KINDS];
 
 struct nm_journal {
 	int fd;
@@ -444,11 +452,28 @@ static int parse_header(struct parsed *p, char **f, int nf)
 	return 0;
 }
 
+/* A lowercase word, [a-z_]+, as an executor's kind must be. */
+static bool kind_word(const char *k)
+{
+	if (!*k || strlen(k) >= NM_KIND_MAX)
+		return false;
+	for (; *k; k++)
+		if (!islower((unsigned char)*k) && *k != '_')
+			return false;
+	return true;
+}
+
+static bool is_plan(const char *k)
+{
+	return strcmp(k, "file") && strcmp(k, "cmd") && kind_word(k);
+}
+
 static int add_record(struct parsed *p, char **f, int nf, off_t off)
 {
 	struct rec *r;
 
-	if (!(nf == 3 && !strcmp(f[0], "file")) && !(nf >= 2 && !strcmp(f[0], "cmd")))
+	if (!(nf == 3 && !strcmp(f[0], "file")) && !(nf >= 2 && !strcmp(f[0], "cmd")) &&
+	    !(nf >= 2 && is_plan(f[0])))
 		return -EBADMSG;
 	r = realloc(p->r, (p->n + 1) * sizeof(*r));
 	if (!r)
@@ -821,6 +846,60 @@ int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char 
 	return 0;
 }
 
+int nm_journal_exec(const char *kind, nm_journal_exec_fn fn, void *arg)
+{
+	int i;
+
+	if (!kind || !fn || !is_plan(kind))
+		return -EINVAL;
+	for (i = 0; i < NM_JOURNAL_KINDS && execs[i].fn && strcmp(execs[i].kind, kind); i++)
+		;
+	if (i == NM_JOURNAL_KINDS)
+		return -ENOSPC;
+	snprintf(execs[i].kind, sizeof(execs[i].kind), "%s", kind);
+	execs[i].fn = fn;
+	execs[i].arg = arg;
+	return 0;
+}
+
+int nm_journal_add(struct nm_journal *j, const char *kind, const char *const *fields, char *err,
+		   size_t errlen)
+{
+	struct sbuf b = { 0 };
+	int rc;
+
+	if (!j || !kind || !is_plan(kind) || !fields || !fields[0])
+		return set_err(err, errlen, -EINVAL, "invalid argument");
+	sb_puts(&b, kind);
+	for (const char *const *f = fields; *f; f++)
+		sb_field(&b, *f);
+	rc = append(j, &b);
+	free(b.p);
+	if (rc)
+		return set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
+	return 0;
+}
+
+void nm_journal_mark(const struct nm_journal *j, struct nm_journal_mark *m)
+{
+	m->end = j ? j->end : 0;
+	m->count = j ? j->count : 0;
+}
+
+int nm_journal_rewind(struct nm_journal *j, const struct nm_journal_mark *m)
+{
+	int rc;
+
+	if (!j || m->end > j->end || m->count > j->count)
+		return -EINVAL;
+	if (m->end == j->end)
+		return 0;
+	rc = cut(j, m->end);
+	if (!rc)
+		j->count = m->count;
+	return rc;
+}
+
 /* ---- undo ---- */
 
 static void jlog(FILE *log, const char *fmt, ...)
@@ -837,11 +916,34 @@ static void jlog(FILE *log, const char *fmt, ...)
 	fflush(log);
 }
 
+/* A plan record: its kind's executor undoes it. */
+static int undo_plan(const struct rec *r, FILE *log)
+{
+	char msg[512] = "";
+	int rc, i;
+
+	for (i = 0; i < NM_JOURNAL_KINDS && execs[i].fn && strcmp(execs[i].kind, r->f[0]); i++)
+		;
+	if (i == NM_JOURNAL_KINDS || !execs[i].fn) {
+		jlog(log, "failed to undo a %s record: nothing here applies that kind", r->f[0]);
+		return -ENOEXEC;
+	}
+	rc = execs[i].fn((const char *const *)r->f + 1, r->nf - 1, msg, sizeof(msg), execs[i].arg);
+	if (rc)
+		jlog(log, "failed to undo a %s record: %s", r->f[0], msg[0] ? msg : strerror(-rc));
+	else
+		jlog(log, "%s", msg[0] ? msg : "undone");
+	return rc;
+}
+
 static int undo_one(const struct rec *r, FILE *log)
 {
 	char shown[256], msg[512];
 	bool changed;
 	int rc;
+
+	if (is_plan(r->f[0]))
+		return undo_plan(r, log);
 
 	if (!strcmp(r->f[0], "file")) {
 		fmt_value(r->f[2], shown, sizeof(shown));

@@ -12,6 +12,7 @@
  *   netmedic-journal  1  <pid>  <tool>  <key>  <netns path or "">  <netns inode>
  *   file  <path>  <old content, verbatim>
  *   cmd   <undo argv[0]>  <argv[1]> ...
+ *   <kind>  <field> ...   (a plan: data that the tool's executor for <kind> undoes)
  * A last line without its newline is a torn write from a crash and ignored.
  */
 #ifndef NETMEDIC_LIB_JOURNAL_H
@@ -63,6 +64,51 @@ int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char 
  * Does not change netns: call it in the netns the changes were made in. NULL j is a no-op.
  */
 int nm_journal_undo(struct nm_journal *j, FILE *log);
+
+/*
+ * A change that neither a file write nor a command undoes (e.g. a socket
+ * option, set from BPF): the journal keeps it as data, a kind and its
+ * fields, and the tool registers the one executor that applies such a
+ * plan at undo time, at exit or in --cleanup. The journal stays a list of
+ * plans, never of code.
+ *
+ * An executor undoes one record (fields[0] is the first field after the
+ * kind; NULL-terminated, nfields of them). It writes one line for the log
+ * into msg ("restored TCP_NODELAY of ... to 0", or why it failed) and
+ * returns 0, or -errno when the change could not be undone.
+ */
+typedef int (*nm_journal_exec_fn)(const char *const *fields, int nfields, char *msg, size_t msglen,
+				  void *arg);
+
+#define NM_JOURNAL_KINDS	4	/* executors a process may register */
+
+/*
+ * Registers (or replaces) the executor of kind, a lowercase word other
+ * than "file" and "cmd". Call it before undo or cleanup. 0 or -errno.
+ */
+int nm_journal_exec(const char *kind, nm_journal_exec_fn fn, void *arg);
+
+/*
+ * Appends a record of kind (fields NULL-terminated, at least one) and
+ * fsyncs it: call it before making the change it undoes. 0 or -errno.
+ */
+int nm_journal_add(struct nm_journal *j, const char *kind, const char *const *fields, char *err,
+		   size_t errlen);
+
+/* A point in a journal: the records added after it can be dropped at once. */
+struct nm_journal_mark {
+	long end;
+	int count;
+};
+
+void nm_journal_mark(const struct nm_journal *j, struct nm_journal_mark *m);
+
+/*
+ * Drops every record added since m (fsync'ed): the caller has undone those
+ * changes itself, e.g. a kick whose BPF program put the old value back.
+ * 0 or -errno; -EINVAL for a mark past the end.
+ */
+int nm_journal_rewind(struct nm_journal *j, const struct nm_journal_mark *m);
 
 /* Number of records so far (tests and logs use it). */
 int nm_journal_count(const struct nm_journal *j);

@@ -551,6 +551,183 @@ static void test_netns_helpers(void **state)
 	assert_non_null(strstr(buf, "/run/netns/nm-no-such-netns"));
 }
 
+
+/* The plan executor of the tests: appends "kind-less fields" to a log string, fails on "bad". */
+struct plan_log {
+	char seen[512];
+	int calls;
+};
+
+static int plan_exec(const char *const *f, int nf, char *msg, size_t len, void *arg)
+{
+	struct plan_log *pl = arg;
+	size_t off = strlen(pl->seen);
+
+	pl->calls++;
+	for (int i = 0; i < nf; i++)
+		off += snprintf(pl->seen + off, sizeof(pl->seen) - off, "%s%s", i ? "," : "", f[i]);
+	snprintf(pl->seen + off, sizeof(pl->seen) - off, ";");
+	if (!strcmp(f[0], "bad")) {
+		snprintf(msg, len, "socket %s is busy", f[1]);
+		return -EBUSY;
+	}
+	snprintf(msg, len, "put %s back to %s", f[0], f[nf - 1]);
+	return 0;
+}
+
+static void test_plan_undo(void **state)
+{
+	struct plan_log pl = { .calls = 0 };
+	const char *const a[] = { "sock1", "TCP_NODELAY", "0", NULL };
+	const char *const b[] = { "with\ttab\tand\nnewline", "1", NULL };
+	char err[256], *logbuf = NULL;
+	struct nm_journal *j;
+	size_t loglen = 0;
+	FILE *log;
+
+	(void)state;
+	assert_int_equal(nm_journal_exec("sockopt", plan_exec, &pl), 0);
+	assert_int_equal(nm_journal_open(&j, TOOL, "plan", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, "sockopt", a, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, "sockopt", b, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_count(j), 2);
+	log = open_memstream(&logbuf, &loglen);
+	assert_non_null(log);
+	assert_int_equal(nm_journal_undo(j, log), 0);
+	fclose(log);
+	/* newest first, fields back as they were given (escapes and all) */
+	assert_string_equal(pl.seen, "with\ttab\tand\nnewline,1;sock1,TCP_NODELAY,0;");
+	assert_non_null(strstr(logbuf, "put sock1 back to 0\n"));
+	free(logbuf);
+}
+
+static void test_plan_kinds_checked(void **state)
+{
+	const char *const a[] = { "x", NULL };
+	const char *const none[] = { NULL };
+	struct plan_log pl = { .calls = 0 };
+	struct nm_journal *j;
+	char err[256];
+
+	(void)state;
+	/* the journal's own kinds, and anything but a lowercase word, are no plan kinds */
+	assert_int_equal(nm_journal_exec("file", plan_exec, &pl), -EINVAL);
+	assert_int_equal(nm_journal_exec("cmd", plan_exec, &pl), -EINVAL);
+	assert_int_equal(nm_journal_exec("Sock opt", plan_exec, &pl), -EINVAL);
+	assert_int_equal(nm_journal_exec("", plan_exec, &pl), -EINVAL);
+	assert_int_equal(nm_journal_exec("sockopt", NULL, &pl), -EINVAL);
+	assert_int_equal(nm_journal_open(&j, TOOL, "kinds", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, "file", a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(nm_journal_add(j, "a\tb", a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(nm_journal_add(j, "sockopt", none, err, sizeof(err)), -EINVAL);
+	assert_int_equal(nm_journal_count(j), 0);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+}
+
+/* A kind no executor applies: reported, the others still undone, the journal removed. */
+static void test_plan_without_executor(void **state)
+{
+	struct fixture *fx = *state;
+	const char *const a[] = { "q", NULL };
+	char file[PATH_MAX], err[256], *logbuf = NULL;
+	struct nm_journal *j;
+	size_t loglen = 0;
+	FILE *log;
+
+	make_path(fx, "f", file);
+	put(file, "old\n");
+	assert_int_equal(nm_journal_open(&j, TOOL, "noexec", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_set_file(j, file, "new", NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, "nobody_applies", a, err, sizeof(err)), 0);
+	log = open_memstream(&logbuf, &loglen);
+	assert_non_null(log);
+	assert_int_equal(nm_journal_undo(j, log), -ENOEXEC);
+	fclose(log);
+	assert_non_null(strstr(logbuf, "failed to undo a nobody_applies record: nothing here applies that kind"));
+	free(logbuf);
+	assert_content(file, "old\n");
+}
+
+static void test_plan_failure_logged(void **state)
+{
+	struct plan_log pl = { .calls = 0 };
+	const char *const bad[] = { "bad", "s7", NULL };
+	char err[256], *logbuf = NULL;
+	struct nm_journal *j;
+	size_t loglen = 0;
+	FILE *log;
+
+	(void)state;
+	assert_int_equal(nm_journal_exec("sockopt", plan_exec, &pl), 0);
+	assert_int_equal(nm_journal_open(&j, TOOL, "planbad", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, "sockopt", bad, err, sizeof(err)), 0);
+	log = open_memstream(&logbuf, &loglen);
+	assert_non_null(log);
+	assert_int_equal(nm_journal_undo(j, log), -EBUSY);
+	fclose(log);
+	assert_non_null(strstr(logbuf, "failed to undo a sockopt record: socket s7 is busy"));
+	free(logbuf);
+}
+
+/* Records added after a mark are dropped at once; those before stay, on disk too. */
+static void test_rewind(void **state)
+{
+	struct fixture *fx = *state;
+	struct plan_log pl = { .calls = 0 };
+	const char *const a[] = { "a", "0", NULL }, *const b[] = { "b", "1", NULL };
+	char jpath[PATH_MAX], err[256];
+	struct nm_journal_mark m, past;
+	struct nm_journal *j;
+
+	assert_int_equal(nm_journal_exec("sockopt", plan_exec, &pl), 0);
+	assert_int_equal(nm_journal_open(&j, TOOL, "rew", NULL, err, sizeof(err)), 0);
+	journal_path(fx, "rew", jpath);
+	assert_int_equal(nm_journal_add(j, "sockopt", a, err, sizeof(err)), 0);
+	nm_journal_mark(j, &m);
+	assert_int_equal(nm_journal_add(j, "sockopt", b, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, "sockopt", b, err, sizeof(err)), 0);
+	assert_int_equal(count_lines(jpath), 4);
+	nm_journal_mark(j, &past);
+	assert_int_equal(nm_journal_rewind(j, &m), 0);
+	assert_int_equal(nm_journal_count(j), 1);
+	assert_int_equal(count_lines(jpath), 2);
+	/* a mark past the end is refused; rewinding to the end is nothing */
+	assert_int_equal(nm_journal_rewind(j, &past), -EINVAL);
+	assert_int_equal(nm_journal_rewind(j, &m), 0);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	assert_string_equal(pl.seen, "a,0;");
+}
+
+/* A plan journaled by an owner killed with -9 is applied by cleanup, then gone. */
+static void test_plan_sigkill_then_cleanup(void **state)
+{
+	struct fixture *fx = *state;
+	struct plan_log pl = { .calls = 0 };
+	char jpath[PATH_MAX], err[256];
+	struct nm_journal *j;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		const char *const a[] = { "198.18.0.1:5301>198.18.0.2:40000", "TCP_NODELAY", "0", NULL };
+
+		if (nm_journal_open(&j, TOOL, "kick", NULL, err, sizeof(err)))
+			_exit(1);
+		if (nm_journal_add(j, "sockopt", a, err, sizeof(err)))
+			_exit(2);
+		raise(SIGKILL);
+		_exit(3);
+	}
+	assert_int_equal(WTERMSIG(wait_child(pid)), SIGKILL);
+	journal_path(fx, "kick", jpath);
+	assert_int_equal(access(jpath, F_OK), 0);
+	assert_int_equal(nm_journal_exec("sockopt", plan_exec, &pl), 0);
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 1);
+	assert_int_equal(pl.calls, 1);
+	assert_string_equal(pl.seen, "198.18.0.1:5301>198.18.0.2:40000,TCP_NODELAY,0;");
+	assert_int_equal(access(jpath, F_OK), -1);
+}
+
 static void test_undo_null(void **state)
 {
 	(void)state;
@@ -579,6 +756,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_bad_netns, setup, teardown),
 		cmocka_unit_test(test_netns_helpers),
 		cmocka_unit_test(test_undo_null),
+		cmocka_unit_test_setup_teardown(test_plan_undo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_kinds_checked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_without_executor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_failure_logged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_sigkill_then_cleanup, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
