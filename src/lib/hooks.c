@@ -67,6 +67,26 @@ void nm_hook_rung_none(struct nm_hook *h, const char *lost)
 	h->rungs[h->nrungs - 1].lost = lost;
 }
 
+void nm_hook_rung_none_why(struct nm_hook *h, const char *lost)
+{
+	nm_hook_rung_none(h, lost);
+	h->rungs[h->nrungs - 1].lost_base = lost;
+}
+
+void nm_hook_explain_loss(struct nm_hook *h)
+{
+	struct nm_rung *r = &h->rungs[h->chosen < 0 ? 0 : h->chosen];
+	const char *why = "every rung before it was refused";
+
+	if (h->chosen < 0 || !r->lost_base)
+		return;
+	for (int i = 0; i < h->chosen; i++)
+		if (h->rungs[i].why[0])
+			why = h->rungs[i].why;
+	snprintf(r->lost_buf, sizeof(r->lost_buf), "%s (%s)", r->lost_base, why);
+	r->lost = r->lost_buf;
+}
+
 static bool rung_virtual(const struct nm_rung *r)
 {
 	return !r->progs[0];
@@ -361,6 +381,7 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 				   "allow its fentry/fexit or tracepoint rungs (--hooks=auto)");
 		return -1;
 	}
+	nm_hook_explain_loss(h);
 	/* off for every rung, then on for the chosen one: rungs may share a program */
 	for (int i = 0; i < h->nrungs; i++)
 		for (int j = 0; j < NM_RUNG_PROGS && h->rungs[i].progs[j]; j++)

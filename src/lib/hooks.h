@@ -51,6 +51,8 @@ struct nm_rung {
 	char label[64];		/* e.g. "fexit/netdev_core_pick_tx", filled in by nm_hooks_choose */
 	const char *kfunc;	/* a kfunc its programs call: the rung needs it in kernel BTF */
 	const char *lost;	/* a "none" rung: what the user loses when it is the one left */
+	const char *lost_base;	/* ... as declared, when the refusal is appended to it */
+	char lost_buf[256];	/* lost_base: why the rung before was refused */
 	char why[160];		/* why it was refused, if it was */
 	/* the refusal of one of its programs at load, attach or run (the loader's list) */
 	const struct nm_refusal *refused;
@@ -86,6 +88,14 @@ void nm_hook_rung_virtual(struct nm_hook *h, const char *label);
  * ("backlog drops are not counted"); it makes the hook optional.
  */
 void nm_hook_rung_none(struct nm_hook *h, const char *lost);
+/*
+ * The same, for a feature the user asked for (a remedy): when it is the
+ * one left, its loss also says why the rung before it was refused:
+ * "--fix=kick is not available on this kernel (ts_kick: load: ...)".
+ */
+void nm_hook_rung_none_why(struct nm_hook *h, const char *lost);
+/* Once chosen (nm_hooks_choose calls it): the loss of such a rung gets the last refusal before it. */
+void nm_hook_explain_loss(struct nm_hook *h);
 
 /* Records that p was refused (err: negative errno). False when the list is full or p is in it. */
 bool nm_refusal_add(struct nm_refusals *rf, const struct bpf_program *p, const char *stage,

@@ -92,12 +92,42 @@ static void test_optional_and_losses(void **state)
 			    "; refused: ts_sweep_tagged (load: Operation not permitted (EPERM))");
 }
 
+/* A remedy's none rung says why the kernel took it: the refusal of the rung before. */
+static void test_loss_explained(void **state)
+{
+	struct nm_hook h = { .name = "kick" };
+	char buf[512];
+
+	(void)state;
+	nm_hook_rung_virtual(&h, "iter/tcp");	/* stands for the kick program's rung */
+	nm_hook_rung_none_why(&h, "--fix=kick is not available on this kernel");
+	snprintf(h.rungs[0].why, sizeof(h.rungs[0].why), "ts_kick: load: Operation not permitted (EPERM)");
+	h.chosen = 1;
+	nm_hook_explain_loss(&h);
+	assert_string_equal(h.rungs[1].lost,
+			    "--fix=kick is not available on this kernel (ts_kick: load: Operation not permitted (EPERM))");
+	assert_string_equal(nm_hooks_losses(&h, 1, buf, sizeof(buf)),
+			    "; lost: kick (--fix=kick is not available on this kernel (ts_kick: load: Operation not permitted (EPERM)))");
+	/* chosen again (a reopening): composed from the text as declared, not twice */
+	nm_hook_explain_loss(&h);
+	assert_string_equal(h.rungs[1].lost,
+			    "--fix=kick is not available on this kernel (ts_kick: load: Operation not permitted (EPERM))");
+	/* a plain none rung keeps its text */
+	struct nm_hook p = { .name = "backlog_drop" };
+
+	nm_hook_rung_none(&p, "backlog drops are not counted");
+	p.chosen = 0;
+	nm_hook_explain_loss(&p);
+	assert_string_equal(p.rungs[0].lost, "backlog drops are not counted");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refuse_match),
 		cmocka_unit_test(test_refusal_str_and_hint),
 		cmocka_unit_test(test_optional_and_losses),
+		cmocka_unit_test(test_loss_explained),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
