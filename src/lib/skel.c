@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include "lib/skel.h"
 
 #define RETRY	(-1000)
@@ -208,6 +209,71 @@ int nm_skel_load(const struct nm_opts *o, const struct nm_skel_ops *ops, void **
 		return ret ? ret : NM_SKEL_LISTED;
 	}
 	return ret;
+}
+
+/* An iterator's first run: attach, create, read once. 0 or -errno. */
+static int iter_run_once(struct bpf_program *p, const char **stage)
+{
+	struct bpf_link *l;
+	char buf[512];
+	int fd, err = 0;
+
+	*stage = "attach";
+	l = bpf_program__attach_iter(p, NULL);
+	if (!l)
+		return -errno;
+	*stage = "run";
+	fd = bpf_iter_create(bpf_link__fd(l));
+	if (fd < 0 || read(fd, buf, sizeof(buf)) < 0)
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(l);
+	return err;
+}
+
+static int probe_loaded(struct skel_head *skel, struct bpf_program *p, const char **stage)
+{
+	struct bpf_program *q;
+	int err;
+
+	bpf_object__for_each_program(q, skel->obj)
+		bpf_program__set_autoload(q, q == p);
+	if (nm_refuse_match(getenv("NETMEDIC_REFUSE"), bpf_program__name(p),
+			    bpf_program__section_name(p)))
+		return -EPERM;
+	*stage = "load";
+	err = bpf_object__load(skel->obj);
+	if (err)
+		return err;
+	if (bpf_program__expected_attach_type(p) == BPF_TRACE_ITER)
+		return iter_run_once(p, stage);
+	return 0;
+}
+
+int nm_skel_probe_prog(const struct nm_skel_ops *ops, const char *name, char *why, size_t len)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = getenv("NETMEDIC_BTF"));
+	struct nm_refusal r = { .stage = "load" };
+	struct skel_head *skel = ops->open(&oo);
+	struct bpf_program *p;
+	char e[96];
+
+	if (!skel) {
+		snprintf(why, len, "opening BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	p = bpf_object__find_program_by_name(skel->obj, name);
+	if (!p)
+		r.err = -ENOENT;
+	else
+		r.err = probe_loaded(skel, p, &r.stage);
+	r.injected = r.err == -EPERM && !strcmp(r.stage, "load") &&
+		     nm_refuse_match(getenv("NETMEDIC_REFUSE"), name, bpf_program__section_name(p));
+	if (r.err)
+		snprintf(why, len, "%s: %s", name, nm_refusal_str(&r, e, sizeof(e)));
+	ops->destroy(skel);
+	return r.err;
 }
 
 const void *nm_map_mmap(const struct bpf_map *m, size_t *len)

@@ -62,6 +62,14 @@ int nm_skel_load(const struct nm_opts *o, const struct nm_skel_ops *ops, void **
 		 struct nm_hook *hooks);
 
 /*
+ * Whether program name of ops' skeleton loads here, alone, and an iterator
+ * runs once (its first run is its check): 0, or -errno with "name: load:
+ * ..." in why. NETMEDIC_REFUSE refuses it as the loader would.
+ * For --list-fixes: a remedy whose lever is a BPF program.
+ */
+int nm_skel_probe_prog(const struct nm_skel_ops *ops, const char *name, char *why, size_t len);
+
+/*
  * A loaded BPF_F_MMAPABLE array mapped read-only, to read in place with no
  * syscall per entry; *len for munmap. NULL with errno set on failure.
  */

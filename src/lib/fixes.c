@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --list-fixes. Each probe asks the kernel what the remedy itself would
+ * need, so the verdict is what --fix would meet: a sysctl that is absent
+ * in this kernel or read-only in this namespace, a program the verifier
+ * or a policy refuses, a struct_ops type the kernel was not built with.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include "lib/fixes.h"
+
+int nm_fix_probe_file(const struct nm_fix *f, char *why, size_t len)
+{
+	int fd = open(f->arg, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == ENOENT)
+		snprintf(why, len, "%s: absent in this kernel or namespace", f->arg);
+	else
+		snprintf(why, len, "%s: %s", f->arg, strerror(errno));
+	return -errno;
+}
+
+int nm_fix_probe_cmd(const struct nm_fix *f, char *why, size_t len)
+{
+	const char *path = getenv("PATH");
+	char buf[4096], dir[1024];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)n, path);
+		snprintf(buf, sizeof(buf), "%s/%s", *dir ? dir : ".", f->arg);
+		if (!access(buf, X_OK))
+			return 0;
+		path += n + (path[n] == ':');
+	}
+	snprintf(why, len, "no %s command on PATH", f->arg);
+	return -ENOENT;
+}
+
+int nm_fix_probe_btf_type(const struct nm_fix *f, char *why, size_t len)
+{
+	const char *path = getenv("NETMEDIC_BTF");
+	struct btf *btf = path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
+	int id;
+
+	if (!btf) {
+		snprintf(why, len, "cannot read kernel BTF: %s", strerror(errno));
+		return -errno;
+	}
+	id = btf__find_by_name(btf, f->arg);
+	btf__free(btf);
+	if (id > 0)
+		return 0;
+	snprintf(why, len, "%s: not in kernel BTF", f->arg);
+	return -ENOENT;
+}
+
+int nm_fix_probe_prog(const struct nm_fix *f, char *why, size_t len)
+{
+	return nm_skel_probe_prog(f->ops, f->arg, why, len);
+}
+
+void nm_fix_line(FILE *out, const struct nm_fix *f, int err, const char *why)
+{
+	fprintf(out, "%-10s %-56s %s%s\n", f->name, f->lever, err ? "not allowed: " : "allowed",
+		err ? why : "");
+}
+
+int nm_fixes_list(FILE *out, const struct nm_fix *fixes, int n)
+{
+	int allowed = 0;
+
+	fprintf(out, "%-10s %-56s %s\n", "FIX", "LEVER", "VERDICT");
+	for (int i = 0; i < n; i++) {
+		char why[256] = "";
+		int err = fixes[i].probe ? fixes[i].probe(&fixes[i], why, sizeof(why)) : 0;
+
+		nm_fix_line(out, &fixes[i], err, why);
+		allowed += !err;
+	}
+	fflush(out);
+	return allowed;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for src/lib/fixes.c: the generic probes of --list-fixes
+ * (files, commands, BTF types) and its lines. Temp files stand in for
+ * sysctls; a missing BTF file stands in for a kernel without one.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/fixes.h"
+
+static void test_probe_file(void **state)
+{
+	char dir[] = "/tmp/nm-fixes-test.XXXXXX", file[64], why[256];
+	struct nm_fix f = { .name = "autocork", .probe = nm_fix_probe_file, .arg = file };
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/tcp_autocorking", dir);
+	fp = fopen(file, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(nm_fix_probe_file(&f, why, sizeof(why)), 0);
+	unlink(file);
+	/* a sysctl this kernel has not (tcp_backlog_ack_defer before 6.7) */
+	assert_int_equal(nm_fix_probe_file(&f, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "tcp_autocorking: absent in this kernel or namespace"));
+	/* a directory does not open for writing */
+	f.arg = dir;
+	assert_int_equal(nm_fix_probe_file(&f, why, sizeof(why)), -EISDIR);
+	rmdir(dir);
+}
+
+static void test_probe_cmd(void **state)
+{
+	struct nm_fix f = { .name = "routes", .arg = "sh" };
+	char why[256];
+
+	(void)state;
+	assert_int_equal(nm_fix_probe_cmd(&f, why, sizeof(why)), 0);
+	f.arg = "netmedic-no-such-command";
+	assert_int_equal(nm_fix_probe_cmd(&f, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "no netmedic-no-such-command command on PATH");
+}
+
+static void test_probe_btf_type(void **state)
+{
+	struct nm_fix f = { .name = "lock", .arg = "bpf_struct_ops_Qdisc_ops" };
+	char why[256];
+
+	(void)state;
+	/* no BTF at all: said so, and not allowed */
+	setenv("NETMEDIC_BTF", "/nonexistent/vmlinux", 1);
+	assert_true(nm_fix_probe_btf_type(&f, why, sizeof(why)) < 0);
+	assert_non_null(strstr(why, "cannot read kernel BTF"));
+	unsetenv("NETMEDIC_BTF");
+	/* the running kernel's BTF (netmedic needs it anyway): a type it has, one it has not */
+	f.arg = "task_struct";
+	assert_int_equal(nm_fix_probe_btf_type(&f, why, sizeof(why)), 0);
+	f.arg = "bpf_struct_ops_netmedic_none";
+	assert_int_equal(nm_fix_probe_btf_type(&f, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "bpf_struct_ops_netmedic_none: not in kernel BTF");
+}
+
+static int probe_no(const struct nm_fix *f, char *why, size_t len)
+{
+	snprintf(why, len, "%s: refused", f->arg);
+	return -EPERM;
+}
+
+static void test_list(void **state)
+{
+	const struct nm_fix fixes[] = {
+		{ .name = "always", .lever = "nothing at all" },
+		{ .name = "kick", .lever = "iter/tcp + bpf_setsockopt(TCP_NODELAY)", .probe = probe_no,
+		  .arg = "ts_kick" },
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(out);
+	assert_int_equal(nm_fixes_list(out, fixes, 2), 1);
+	fclose(out);
+	assert_string_equal(buf,
+		"FIX        LEVER                                                    VERDICT\n"
+		"always     nothing at all                                           allowed\n"
+		"kick       iter/tcp + bpf_setsockopt(TCP_NODELAY)                   not allowed: ts_kick: refused\n");
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe_file),
+		cmocka_unit_test(test_probe_cmd),
+		cmocka_unit_test(test_probe_btf_type),
+		cmocka_unit_test(test_list),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
