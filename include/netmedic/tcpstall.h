@@ -119,6 +119,39 @@ struct ts_acks {
 /* a socket with nothing to send for this many fast sweeps leaves the fast sweep */
 #define TS_UNTAG_SWEEPS		200
 
+/*
+ * --fix=kick: userspace names tsq_idle sockets in the kicks map, and the
+ * ts_kick iterator (iter/tcp) pushes each one's pending frames by setting
+ * TCP_NODELAY to 1 and back to its old value (bpf/tcpstall.bpf.c).
+ */
+#define TS_KICK_BATCH		16	/* sockets one kick pass can name: the map's size */
+
+enum ts_kick_mode {
+	TS_KICK_PUSH = 1,	/* nodelay: the value journaled; it must still be it */
+	TS_KICK_RESTORE = 2,	/* nodelay: the value to put back (--cleanup) */
+};
+
+/* How far the iterator got with a socket; TS_KICK_STEP_DONE: all of it. */
+enum ts_kick_step {
+	TS_KICK_STEP_NONE,	/* the socket was not found (closed, or another netns) */
+	TS_KICK_STEP_GET,	/* bpf_getsockopt(TCP_NODELAY) failed */
+	TS_KICK_STEP_CHANGED,	/* TCP_NODELAY is no longer the journaled value: not kicked */
+	TS_KICK_STEP_SET,	/* bpf_setsockopt(TCP_NODELAY, 1) failed */
+	TS_KICK_STEP_RESTORE,	/* bpf_setsockopt(TCP_NODELAY, old) failed */
+	TS_KICK_STEP_HALTED,	/* the test aid stopped it after the set (kick_halt) */
+	TS_KICK_STEP_DONE,
+};
+
+/* A kicks map value: the request, then the outcome. */
+struct ts_kick {
+	__u32 mode;		/* enum ts_kick_mode */
+	__s32 nodelay;		/* see enum ts_kick_mode */
+	__s32 found;		/* TCP_NODELAY as the iterator read it */
+	__s32 err;		/* the failed step's -errno */
+	__u32 step;		/* enum ts_kick_step */
+	__u32 pad;
+};
+
 enum ts_counter {
 	TS_CNT_SWEEPS,
 	TS_CNT_SAMPLES,

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "detect/tcpstall_detect.h"
 #include "lib/sockdiag.h"
@@ -352,4 +356,91 @@ uint64_t ts_sweep_wait_ns(uint64_t period_ns, uint64_t took_ns, bool scheduled_f
 	if (scheduled_full || budget <= period_ns)
 		return period_ns;
 	return budget;
+}
+
+/* ---- --fix=kick ---- */
+
+bool ts_kick_wanted(enum ts_state state, uint64_t last_kick_ns, uint64_t now_ns,
+		    unsigned int queued, const struct ts_kick_cfg *cfg)
+{
+	bool target = state == TS_TSQ_IDLE || (cfg->any_state && state != TS_APP_LIMITED);
+
+	if (!target || queued >= cfg->batch)
+		return false;
+	return !last_kick_ns || now_ns < last_kick_ns || now_ns - last_kick_ns >= cfg->gap_ns;
+}
+
+const char *ts_kick_result_name(enum ts_kick_result r)
+{
+	static const char *const n[TS_KICK_NRESULTS] = { "done", "failed", "skipped" };
+
+	return r < TS_KICK_NRESULTS ? n[r] : "?";
+}
+
+enum ts_kick_result ts_kick_result(const struct ts_kick *k)
+{
+	switch (k->step) {
+	case TS_KICK_STEP_DONE:
+		return TS_KICK_DONE;
+	case TS_KICK_STEP_NONE:
+	case TS_KICK_STEP_CHANGED:
+		return TS_KICK_SKIPPED;
+	default:
+		return TS_KICK_FAILED;
+	}
+}
+
+void ts_kick_record(const struct ts_key *k, int nodelay, char bufs[TS_KICK_FIELDS][64],
+		    const char *fields[TS_KICK_FIELDS + 1])
+{
+	int af = k->family == NM_AF_INET6 ? AF_INET6 : AF_INET;
+
+	snprintf(bufs[0], 64, "tcp");
+	snprintf(bufs[1], 64, "%u", k->netns);
+	snprintf(bufs[2], 64, "%d", af == AF_INET6 ? 6 : 4);
+	if (!inet_ntop(af, k->laddr, bufs[3], 64))
+		snprintf(bufs[3], 64, "?");
+	snprintf(bufs[4], 64, "%u", k->lport);
+	if (!inet_ntop(af, k->raddr, bufs[5], 64))
+		snprintf(bufs[5], 64, "?");
+	snprintf(bufs[6], 64, "%u", k->rport);
+	snprintf(bufs[7], 64, "TCP_NODELAY");
+	snprintf(bufs[8], 64, "%d", nodelay);
+	for (int i = 0; i < TS_KICK_FIELDS; i++)
+		fields[i] = bufs[i];
+	fields[TS_KICK_FIELDS] = NULL;
+}
+
+/* A decimal field within [0, max]. */
+static int field_num(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return errno || *end || *v > max ? -1 : 0;
+}
+
+int ts_kick_parse(const char *const *f, int nf, struct ts_key *k, int *nodelay)
+{
+	unsigned long netns, fam, lport, rport, nd;
+	int af;
+
+	memset(k, 0, sizeof(*k));
+	if (nf != TS_KICK_FIELDS || strcmp(f[0], "tcp") || strcmp(f[7], "TCP_NODELAY") ||
+	    field_num(f[1], UINT32_MAX, &netns) || field_num(f[2], 6, &fam) ||
+	    (fam != 4 && fam != 6) || field_num(f[4], 65535, &lport) ||
+	    field_num(f[6], 65535, &rport) || field_num(f[8], 1, &nd))
+		return -EBADMSG;
+	af = fam == 6 ? AF_INET6 : AF_INET;
+	if (inet_pton(af, f[3], k->laddr) != 1 || inet_pton(af, f[5], k->raddr) != 1)
+		return -EBADMSG;
+	k->netns = netns;
+	k->family = fam == 6 ? NM_AF_INET6 : NM_AF_INET;
+	k->lport = lport;
+	k->rport = rport;
+	*nodelay = nd;
+	return 0;
 }

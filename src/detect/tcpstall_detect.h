@@ -74,7 +74,11 @@ struct ts_sock {
 	uint32_t stalls;
 	uint8_t cause;			/* enum ts_state of the current or last stall */
 	uint8_t end;			/* enum ts_end of the last stall */
-	uint8_t pad[2];
+	uint8_t last_kick;		/* enum ts_kick_result of the last kick, with kicks */
+	uint8_t pad;
+	uint64_t last_kick_ns;		/* --fix=kick: when it was last kicked, 0 never */
+	uint32_t kicks;			/* kicks attempted on it */
+	uint32_t pad2;
 };
 
 /* Totals over all sockets, for metrics and the histogram. */
@@ -140,5 +144,47 @@ struct ts_placement {
 /* d: the interval's deltas, masks valid when d->epoch == epoch. */
 void ts_judge_placement(const struct ts_acks *d, uint32_t epoch, uint64_t min_segs,
 			struct ts_placement *out);
+
+/*
+ * --fix=kick. A socket is kicked when its latest sample is tsq_idle, not
+ * more often than once per gap (a kick that did not help is not repeated
+ * at the sweep rate), and at most batch sockets per sweep (the BPF map's
+ * size, and a bound on the cost of one pass).
+ */
+#define TS_KICK_GAP_MS		200
+struct ts_kick_cfg {
+	uint64_t gap_ns;
+	unsigned int batch;
+	/* NETMEDIC_TEST_KICK (a test aid): any socket with unsent data, not only tsq_idle */
+	bool any_state;
+};
+#define TS_KICK_CFG_DEFAULT { .gap_ns = TS_KICK_GAP_MS * 1000000ULL, .batch = TS_KICK_BATCH }
+
+/* state: ts_classify() of the sample; queued: sockets already chosen in this sweep. */
+bool ts_kick_wanted(enum ts_state state, uint64_t last_kick_ns, uint64_t now_ns,
+		    unsigned int queued, const struct ts_kick_cfg *cfg);
+
+/* What became of one kick: counted by result in JSON and the metrics. */
+enum ts_kick_result {
+	TS_KICK_DONE,		/* pushed, and TCP_NODELAY is back to its old value */
+	TS_KICK_FAILED,		/* a helper failed: see the error */
+	TS_KICK_SKIPPED,	/* the socket was gone, or its TCP_NODELAY changed meanwhile */
+	TS_KICK_NRESULTS,
+};
+const char *ts_kick_result_name(enum ts_kick_result r);
+/* The result of a kick from how far the iterator got. */
+enum ts_kick_result ts_kick_result(const struct ts_kick *k);
+
+/*
+ * The journal's record of a kick: a plan (lib/journal.h, kind "sockopt"),
+ * fields "tcp", netns, family (4|6), local address, local port, remote
+ * address, remote port, "TCP_NODELAY", old value. bufs holds the strings;
+ * fields gets TS_KICK_FIELDS pointers and a NULL.
+ */
+#define TS_KICK_FIELDS		9
+void ts_kick_record(const struct ts_key *k, int nodelay, char bufs[TS_KICK_FIELDS][64],
+		    const char *fields[TS_KICK_FIELDS + 1]);
+/* The key and old value back from those fields: 0, or -EBADMSG. */
+int ts_kick_parse(const char *const *fields, int nfields, struct ts_key *k, int *nodelay);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <errno.h>
 #include <string.h>
 #include <cmocka.h>
 #include "detect/tcpstall_detect.h"
@@ -382,6 +383,112 @@ static void test_sweep_wait(void **state)
 	assert_int_equal(ts_sweep_wait_ns(1000 * ms, 12 * ms, false), 1000 * ms);
 }
 
+static void test_kick_wanted(void **state)
+{
+	const struct ts_kick_cfg cfg = TS_KICK_CFG_DEFAULT;
+	struct ts_kick_cfg any = cfg;
+	const uint64_t ms = 1000000, t = 5000 * ms;
+	struct ts_sample s = tsq_idle();
+
+	(void)state;
+	/* the report's state, never kicked: kicked */
+	assert_true(ts_kick_wanted(ts_classify(&s, 10), 0, t, 0, &cfg));
+	/* every other state, stalled or not, is left alone */
+	for (int st = 0; st < TS_NSTATES; st++)
+		if (st != TS_TSQ_IDLE)
+			assert_false(ts_kick_wanted(st, 0, t, 0, &cfg));
+	/* not again within the gap, again after it */
+	assert_false(ts_kick_wanted(TS_TSQ_IDLE, t - 10 * ms, t, 0, &cfg));
+	assert_false(ts_kick_wanted(TS_TSQ_IDLE, t - (TS_KICK_GAP_MS - 1) * ms, t, 0, &cfg));
+	assert_true(ts_kick_wanted(TS_TSQ_IDLE, t - TS_KICK_GAP_MS * ms, t, 0, &cfg));
+	/* a clock behind the last kick (a bad input) does not block it forever */
+	assert_true(ts_kick_wanted(TS_TSQ_IDLE, t + ms, t, 0, &cfg));
+	/* at most a batch per sweep */
+	assert_true(ts_kick_wanted(TS_TSQ_IDLE, 0, t, TS_KICK_BATCH - 1, &cfg));
+	assert_false(ts_kick_wanted(TS_TSQ_IDLE, 0, t, TS_KICK_BATCH, &cfg));
+	/* the test aid: any socket with something unsent, under the same bounds */
+	any.any_state = true;
+	assert_true(ts_kick_wanted(TS_RWND, 0, t, 0, &any));
+	assert_false(ts_kick_wanted(TS_APP_LIMITED, 0, t, 0, &any));
+	assert_false(ts_kick_wanted(TS_RWND, t - ms, t, 0, &any));
+	assert_false(ts_kick_wanted(TS_RWND, 0, t, TS_KICK_BATCH, &any));
+}
+
+static void test_kick_result(void **state)
+{
+	struct ts_kick k = { .mode = TS_KICK_PUSH };
+
+	(void)state;
+	k.step = TS_KICK_STEP_DONE;
+	assert_int_equal(ts_kick_result(&k), TS_KICK_DONE);
+	k.step = TS_KICK_STEP_NONE;	/* closed before the pass */
+	assert_int_equal(ts_kick_result(&k), TS_KICK_SKIPPED);
+	k.step = TS_KICK_STEP_CHANGED;	/* the application changed TCP_NODELAY */
+	assert_int_equal(ts_kick_result(&k), TS_KICK_SKIPPED);
+	for (k.step = TS_KICK_STEP_GET; k.step <= TS_KICK_STEP_HALTED; k.step++)
+		if (k.step != TS_KICK_STEP_CHANGED)
+			assert_int_equal(ts_kick_result(&k), TS_KICK_FAILED);
+	assert_string_equal(ts_kick_result_name(TS_KICK_DONE), "done");
+	assert_string_equal(ts_kick_result_name(TS_KICK_FAILED), "failed");
+	assert_string_equal(ts_kick_result_name(TS_KICK_SKIPPED), "skipped");
+	assert_string_equal(ts_kick_result_name(TS_KICK_NRESULTS), "?");
+}
+
+static void test_kick_record_roundtrip(void **state)
+{
+	struct ts_key k = { .netns = 4026532180, .family = NM_AF_INET, .lport = 40000, .rport = 5301 };
+	struct ts_key k6 = { .netns = 7, .family = NM_AF_INET6, .lport = 1, .rport = 65535 };
+	char bufs[TS_KICK_FIELDS][64];
+	const char *f[TS_KICK_FIELDS + 1];
+	struct ts_key back;
+	int nd = -1;
+
+	(void)state;
+	memcpy(k.laddr, (unsigned char[]){ 198, 18, 1, 1 }, 4);
+	memcpy(k.raddr, (unsigned char[]){ 198, 18, 1, 2 }, 4);
+	ts_kick_record(&k, 0, bufs, f);
+	assert_null(f[TS_KICK_FIELDS]);
+	assert_string_equal(f[0], "tcp");
+	assert_string_equal(f[1], "4026532180");
+	assert_string_equal(f[3], "198.18.1.1");
+	assert_string_equal(f[6], "5301");
+	assert_string_equal(f[8], "0");
+	assert_int_equal(ts_kick_parse(f, TS_KICK_FIELDS, &back, &nd), 0);
+	/* the whole key, padding included: it is a map key again */
+	assert_memory_equal(&back, &k, sizeof(k));
+	assert_int_equal(nd, 0);
+	k6.laddr[0] = 0x20, k6.laddr[1] = 0x01, k6.laddr[15] = 1;
+	k6.raddr[15] = 2;
+	ts_kick_record(&k6, 1, bufs, f);
+	assert_string_equal(f[2], "6");
+	assert_string_equal(f[3], "2001::1");
+	assert_int_equal(ts_kick_parse(f, TS_KICK_FIELDS, &back, &nd), 0);
+	assert_memory_equal(&back, &k6, sizeof(k6));
+	assert_int_equal(nd, 1);
+}
+
+static void test_kick_parse_rejects(void **state)
+{
+	const char *ok[] = { "tcp", "5", "4", "198.18.1.1", "1", "198.18.1.2", "2", "TCP_NODELAY", "0", NULL };
+	const char *f[TS_KICK_FIELDS + 1];
+	/* field, bad value */
+	const struct { int i; const char *v; } bad[] = {
+		{ 0, "udp" }, { 1, "-1" }, { 1, "x" }, { 2, "5" }, { 3, "198.18.1" }, { 3, "::1" },
+		{ 4, "65536" }, { 6, "" }, { 7, "TCP_CORK" }, { 8, "2" }, { 8, "-0" },
+	};
+	struct ts_key k;
+	int nd;
+
+	(void)state;
+	assert_int_equal(ts_kick_parse(ok, TS_KICK_FIELDS, &k, &nd), 0);
+	assert_int_equal(ts_kick_parse(ok, TS_KICK_FIELDS - 1, &k, &nd), -EBADMSG);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(f, ok, sizeof(f));
+		f[bad[i].i] = bad[i].v;
+		assert_int_equal(ts_kick_parse(f, TS_KICK_FIELDS, &k, &nd), -EBADMSG);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +503,10 @@ int main(void)
 		cmocka_unit_test(test_ack_storm_judgement),
 		cmocka_unit_test(test_acks_delta),
 		cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_kick_wanted),
+		cmocka_unit_test(test_kick_result),
+		cmocka_unit_test(test_kick_record_roundtrip),
+		cmocka_unit_test(test_kick_parse_rejects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
