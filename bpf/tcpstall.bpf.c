@@ -912,4 +912,115 @@ int ts_sweep_fast(struct bpf_iter__tcp *ctx)
 	return 0;
 }
 
+/* ---- remedy: --fix=kick ---- */
+
+#define SOL_TCP		6
+#define TCP_NODELAY	1
+
+/* the sockets of one kick pass, named by userspace; the outcome in the value */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TS_KICK_BATCH);
+	__type(key, struct ts_key);
+	__type(value, struct ts_kick);
+} kicks SEC(".maps");
+
+/* NETMEDIC_TEST_KICK=crash (a test aid): stop after the set, as a crash would */
+__u32 kick_halt = 0;
+
+static __always_inline void kick_fail(struct ts_kick *k, __u32 step, long err)
+{
+	k->step = step;
+	k->err = err;
+}
+
+/*
+ * Why this pushes, and why it may run here (checked in the kernel source,
+ * v6.1 and v6.18):
+ * - iter/tcp may call both helpers: bpf_iter_tcp_get_func_proto()
+ *   (net/ipv4/tcp_ipv4.c, since 5.15) returns bpf_sk_setsockopt_proto and
+ *   bpf_sk_getsockopt_proto, and bpf_iter_tcp_seq_show() holds the socket
+ *   lock of a full socket while the program runs (lock_sock_fast() up to
+ *   6.3, lock_sock() since 6.4), the context the helpers require
+ *   (sock_owned_by_me() in _bpf_setsockopt, net/core/filter.c).
+ * - TCP_NODELAY is accepted at SOL_TCP by sol_tcp_sockopt() (net/core/
+ *   filter.c, 6.1 on; getsockopt too), which calls do_tcp_setsockopt() /
+ *   do_tcp_getsockopt(): the same code as setsockopt(2).
+ * - Setting it to 1 runs __tcp_sock_set_nodelay(sk, true): nonagle |=
+ *   TCP_NAGLE_OFF | TCP_NAGLE_PUSH, then tcp_push_pending_frames() ->
+ *   __tcp_push_pending_frames() -> tcp_write_xmit(). There the TSQ check,
+ *   tcp_small_queue_check(), throttles only while sk_wmem_alloc is above
+ *   its limit (at least 2 * skb->truesize): a tsq_idle socket has less
+ *   than SKB_TRUESIZE(1) below TCP, so it returns false and the data goes
+ *   out, TSQ_THROTTLED or not. Nagle cannot hold it (TCP_NAGLE_PUSH), nor
+ *   TSO deferral (tcp_tso_should_defer() sends when the last transmit is
+ *   a jiffy old, and a tsq_idle socket has sent nothing for longer), nor
+ *   autocork (tcp_push_pending_frames() does not autocork: only tcp_push()
+ *   from sendmsg does). cwnd and the peer's window still apply, as they
+ *   must: ts_classify() names those states before tsq_idle.
+ * - Setting it back to 0 only clears TCP_NAGLE_OFF; TCP_NAGLE_PUSH stays
+ *   until the next skb is queued (skb_entail()), exactly as after a
+ *   setsockopt(2) of 1 then 0 by the application. getsockopt(TCP_NODELAY)
+ *   reads TCP_NAGLE_OFF, so the old value reads back as it was.
+ */
+static __always_inline void kick_sock(struct sock_common *skc, struct ts_kick *k)
+{
+	int one = 1, val = 0;
+	long err;
+
+	err = bpf_getsockopt(skc, SOL_TCP, TCP_NODELAY, &val, sizeof(val));
+	if (err) {
+		kick_fail(k, TS_KICK_STEP_GET, err);
+		return;
+	}
+	k->found = val;
+	if (k->mode == TS_KICK_PUSH) {
+		/* the journal holds the value read at the sweep: restore only that one */
+		if (val != k->nodelay) {
+			k->step = TS_KICK_STEP_CHANGED;
+			return;
+		}
+		err = bpf_setsockopt(skc, SOL_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (err) {
+			kick_fail(k, TS_KICK_STEP_SET, err);
+			return;
+		}
+		if (kick_halt) {
+			k->step = TS_KICK_STEP_HALTED;
+			return;
+		}
+	}
+	val = k->nodelay;
+	err = bpf_setsockopt(skc, SOL_TCP, TCP_NODELAY, &val, sizeof(val));
+	if (err) {
+		kick_fail(k, TS_KICK_STEP_RESTORE, err);
+		return;
+	}
+	k->step = TS_KICK_STEP_DONE;
+}
+
+/*
+ * A pass over the sockets named in kicks: each one found is kicked (or,
+ * in restore mode, given its old TCP_NODELAY back). Userspace runs it once
+ * per sweep that found tsq_idle sockets, and once at load as its check.
+ */
+SEC("iter/tcp")
+int ts_kick(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	struct ts_key key = {};
+	struct tcp_sock *tp;
+	struct ts_kick *k;
+
+	if (!skc)
+		return 0;
+	tp = bpf_skc_to_tcp_sock(skc);
+	if (!tp || !sk_key_match((struct sock *)tp, &key, true))
+		return 0;	/* listener, request or timewait socket; or filtered */
+	k = bpf_map_lookup_elem(&kicks, &key);
+	if (k && k->step == TS_KICK_STEP_NONE)
+		kick_sock(skc, k);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -24,6 +25,7 @@
 #include "tcpstall.skel.h"
 #include "detect/tcpstall_detect.h"
 #include "lib/cli.h"
+#include "lib/fixes.h"
 #include "lib/hist.h"
 #include "lib/htab.h"
 #include "lib/journal.h"
@@ -53,7 +55,7 @@ struct ended_stall {
 
 #define FORGET_SWEEPS	100	/* sockets unseen this long are dropped from memory */
 
-enum fix { FIX_DEFER = 1, FIX_AUTOCORK = 2, FIX_RFS = 4, FIX_ROUTES = 8 };
+enum fix { FIX_DEFER = 1, FIX_AUTOCORK = 2, FIX_RFS = 4, FIX_ROUTES = 8, FIX_KICK = 16 };
 
 static struct env {
 	struct nm_opts o;
@@ -65,16 +67,20 @@ static struct env {
 	bool prom_netns;
 	unsigned int hz;	/* the kernel's CONFIG_HZ: lsndtime is in jiffies */
 	unsigned int fix;
+	bool list_fixes;
 	struct ts_storm_cfg storm;
+	struct ts_kick_cfg kick;
+	bool kick_halt;		/* NETMEDIC_TEST_KICK=crash */
 } env = {
 	.threshold_ms = 10,
 	.sweep_ms = 10,
 	.max_flows = 65536,
 	.storm = TS_STORM_CFG_DEFAULT,
+	.kick = TS_KICK_CFG_DEFAULT,
 };
 
 enum { OPT_THRESHOLD = 0x2000, OPT_SWEEP, OPT_PORT, OPT_MAX_FLOWS, OPT_FIX, OPT_PROM_NETNS,
-       OPT_MIN_SEGS };
+       OPT_MIN_SEGS, OPT_LIST_FIXES };
 
 const char *argp_program_version = "tcpstall (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
@@ -102,8 +108,10 @@ static const struct argp_option options[] = {
 	{ "fix", OPT_FIX, "WHAT", OPTION_ARG_OPTIONAL,
 	  "Remedies while running, undone at exit: defer (ACK storms: tcp_backlog_ack_defer=1), "
 	  "autocork (tsq_idle: tcp_autocorking=0), rfs (cross-CPU flows: RFS on the receiving "
-	  "device), routes (drop quickack 1 from the storm's routes); comma-separated; "
+	  "device), routes (drop quickack 1 from the storm's routes), kick (tsq_idle: push "
+	  "one socket's pending data, TCP_NODELAY 1 and back, from BPF); comma-separated; "
 	  "default: defer,autocork", 0 },
+	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
 	{ "prom-netns", OPT_PROM_NETNS, NULL, 0, "Label the metrics with the netns inode (several instances, one textfile directory)", 0 },
 	{ "min-segs", OPT_MIN_SEGS, "N", 0, "Data segments per interval before a flow is judged (default 200)", 0 },
 	{},
@@ -137,6 +145,8 @@ static int parse_fix(const char *arg)
 			fix |= FIX_RFS;
 		else if (!strcmp(tok, "routes"))
 			fix |= FIX_ROUTES;
+		else if (!strcmp(tok, "kick"))
+			fix |= FIX_KICK;
 		else
 			return -1;
 	}
@@ -186,8 +196,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FIX:
 		fix = parse_fix(arg);
 		if (fix < 0)
-			argp_error(state, "invalid --fix '%s': defer, autocork, rfs, routes, comma-separated", arg);
+			argp_error(state, "invalid --fix '%s': defer, autocork, rfs, routes, kick, comma-separated", arg);
 		env.fix = fix;
+		break;
+	case OPT_LIST_FIXES:
+		env.list_fixes = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -203,7 +216,7 @@ NM_ARGP(options, parse_arg, doc);
 /* ---- hooks ---- */
 
 enum { HOOK_SWEEP, HOOK_FAST, HOOK_PUSH, HOOK_RELEASE, HOOK_RCV, HOOK_ACK, HOOK_DROP, HOOK_APP,
-       NR_HOOKS };
+       HOOK_KICK, NR_HOOKS };
 
 static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 {
@@ -252,6 +265,13 @@ static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 	hooks[HOOK_APP].name = "app_io";
 	nm_hook_rung(&hooks[HOOK_APP], skel->progs.ts_recv_len_tp, skel->progs.ts_send_len_tp);
 	nm_hook_rung_virtual(&hooks[HOOK_APP], "sk_lock.owned@tcp_probe");
+	/* --fix=kick only, as xpsflap's pin: the remedy's companion program */
+	if (!(env.fix & FIX_KICK))
+		return;
+	hooks[HOOK_KICK].name = "kick";
+	nm_hook_rung(&hooks[HOOK_KICK], skel->progs.ts_kick, NULL);
+	nm_hook_rung_none_why(&hooks[HOOK_KICK],
+			      "--fix=kick is not available on this kernel: tsq_idle sockets are not kicked");
 }
 
 /* ---- state ---- */
@@ -295,6 +315,16 @@ static struct state {
 	struct ended_stall ended[MAX_ENDED];	/* stalls that ended this interval, for JSON */
 	size_t nended;
 	uint64_t ended_dropped;		/* ... beyond MAX_ENDED: counted, not listed */
+	/* --fix=kick: the sockets of the next pass, and what became of every kick */
+	struct bpf_link *kick;		/* the ts_kick iterator; NULL: no kicks here */
+	struct kick_req {
+		struct ts_key key;
+		int nodelay;		/* TCP_NODELAY at the sweep: what the journal keeps */
+	} kq[TS_KICK_BATCH];
+	unsigned int nkq;
+	uint64_t kicks[TS_KICK_NRESULTS];
+	unsigned int kick_errors;	/* failure lines printed so far */
+	bool kick_said;
 } st = { .home_fd = -1 };
 
 /* ---- sweep ---- */
@@ -326,12 +356,19 @@ static void note_ended(const struct ts_key *k, const struct ts_sock *s, uint64_t
 static void take_sample(const struct ts_sample *smp, void *arg)
 {
 	struct ts_sock *s = nm_htab_upsert(st.socks, &smp->key, NULL);
+	enum ts_state state = ts_classify(smp, env.threshold_ms);
 	uint64_t ended;
 
 	(void)arg;
 	if (s && ts_track(s, smp, env.threshold_ms, st.sweep, &st.tot, &ended))
 		note_ended(&smp->key, s, ended, "sweep");
-	st.samples[ts_classify(smp, env.threshold_ms)]++;
+	st.samples[state]++;
+	if (s && st.kick && smp->key.netns == env.o.netns_ino &&
+	    ts_kick_wanted(state, s->last_kick_ns, smp->now_ns, st.nkq, &env.kick)) {
+		s->last_kick_ns = smp->now_ns;
+		/* TCP_NAGLE_OFF is what getsockopt(TCP_NODELAY) reads */
+		st.kq[st.nkq++] = (struct kick_req){ .key = smp->key, .nodelay = smp->nonagle & 1 };
+	}
 }
 
 static int sweep_iter(struct bpf_link *l)
@@ -392,6 +429,12 @@ static void set_fast_sweep_aside(struct tcpstall_bpf *skel, struct nm_hook *hook
 	skel->links.ts_sweep_fast = NULL;
 }
 
+/* --fix=kick has its program here (the hook is declared with --fix=kick only). */
+static bool kick_rung(const struct nm_hook *hooks)
+{
+	return hooks[HOOK_KICK].name && hooks[HOOK_KICK].chosen == 0;
+}
+
 /* One read of an iterator: a kernel may allow the attach and refuse the run. */
 static int iter_check(struct bpf_link *l)
 {
@@ -421,9 +464,15 @@ static int check_iters(struct tcpstall_bpf *skel, const struct nm_hook *hooks,
 		return err;
 	}
 	err = fast ? iter_check(fast) : 0;
-	if (err)
+	if (err) {
 		*failed = hooks[HOOK_FAST].chosen == 0 ? skel->progs.ts_sweep_tagged :
 							 skel->progs.ts_sweep_fast;
+		return err;
+	}
+	/* the kicks map is empty: a pass that kicks nothing */
+	err = kick_rung(hooks) ? iter_check(skel->links.ts_kick) : 0;
+	if (err)
+		*failed = skel->progs.ts_kick;
 	return err;
 }
 
@@ -766,6 +815,8 @@ static void json_socket(const struct ts_key *k, const struct ts_sock *s, uint64_
 	nm_json_u64(&j, "cgroup_id", x->cgroup_id);
 	nm_json_u64(&j, "pid", x->pid);
 	nm_json_str(&j, "comm", x->pid ? x->comm : "");
+	nm_json_u64(&j, "kicks", s->kicks);
+	nm_json_str(&j, "last_kick", s->kicks ? ts_kick_result_name(s->last_kick) : "none");
 	nm_json_end(&j);
 }
 
@@ -807,6 +858,21 @@ static void json_acks(const struct ack_row *r)
 	nm_json_bool(&j, "split_softirq", r->place.split_softirq);
 	nm_json_end(&j);
 }
+
+/* "kicks":{"attempted":N,"done":N,"failed":N,"skipped":N}, since start */
+static void json_kicks(struct nm_json *j)
+{
+	const char *names[TS_KICK_NRESULTS + 1] = { "attempted" };
+	uint64_t v[TS_KICK_NRESULTS + 1] = { 0 };
+
+	for (int r = 0; r < TS_KICK_NRESULTS; r++) {
+		names[r + 1] = ts_kick_result_name(r);
+		v[r + 1] = st.kicks[r];
+		v[0] += st.kicks[r];
+	}
+	nm_json_u64_map(j, "kicks", names, v, TS_KICK_NRESULTS + 1);
+}
+
 
 /*
  * One ended stall: which socket, why, when (CLOCK_MONOTONIC, and the wall
@@ -861,6 +927,7 @@ static void print_json(struct tcpstall_bpf *skel, uint64_t now)
 		nm_json_u64(&j, "tsq_episodes", nm_percpu_u64(bpf_map__fd(skel->maps.counters), &ep));
 		nm_json_u64(&j, "tsq_episodes_lost", nm_percpu_u64(bpf_map__fd(skel->maps.counters), &lost));
 	}
+	json_kicks(&j);
 	nm_json_end(&j);
 	for (size_t i = 0; i < st.nended; i++)
 		json_stall(&st.ended[i], now);
@@ -924,15 +991,15 @@ static void print_table(FILE *f, uint64_t now)
  * Labels of a tcpstall metric: the state (or none), and the netns only when
  * --prom-netns asks (one instance watches one netns; most users want none).
  */
-static const char *const *labels(const char *state)
+static const char *const *labels_kv(const char *key, const char *val)
 {
 	static char ns[24];
 	static const char *l[5];
 	int n = 0;
 
-	if (state) {
-		l[n++] = "state";
-		l[n++] = state;
+	if (val) {
+		l[n++] = key;
+		l[n++] = val;
 	}
 	if (env.prom_netns) {
 		snprintf(ns, sizeof(ns), "%lu", env.o.netns_ino);
@@ -941,6 +1008,11 @@ static const char *const *labels(const char *state)
 	}
 	l[n] = NULL;
 	return n ? l : NULL;
+}
+
+static const char *const *labels(const char *state)
+{
+	return labels_kv("state", state);
 }
 
 static void prom_totals(struct nm_prom *p, struct tcpstall_bpf *skel)
@@ -981,6 +1053,11 @@ static void prom_totals(struct nm_prom *p, struct tcpstall_bpf *skel)
 	nm_prom_family(p, "tcpstall_backlog_drops_total", "counter",
 		       "Segments dropped because a socket backlog was full (SKB_DROP_REASON_SOCKET_BACKLOG)");
 	nm_prom_sample(p, "tcpstall_backlog_drops_total", labels(NULL), drops);
+	nm_prom_family(p, "tcpstall_kicks_total", "counter",
+		       "Kicks of tsq_idle sockets (--fix=kick) by result");
+	for (int r = 0; r < TS_KICK_NRESULTS; r++)
+		nm_prom_sample(p, "tcpstall_kicks_total", labels_kv("result", ts_kick_result_name(r)),
+			       st.kicks[r]);
 }
 
 static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
@@ -1144,6 +1221,222 @@ static void fix_tsq_idle(const struct ts_key *k)
 	set_sysctl("net.ipv4.tcp_autocorking", "/proc/sys/net/ipv4/tcp_autocorking", "0");
 }
 
+/* ---- remedy: --fix=kick ---- */
+
+/* One pass of the kick iterator over the sockets in the kicks map. */
+static int kick_run(struct bpf_link *l)
+{
+	return iter_check(l);
+}
+
+/* What a kick's outcome says, for the log. */
+static const char *kick_why(const struct ts_kick *k, char *buf, size_t len)
+{
+	static const char *const step[] = {
+		[TS_KICK_STEP_NONE] = "socket not found",
+		[TS_KICK_STEP_GET] = "bpf_getsockopt(TCP_NODELAY)",
+		[TS_KICK_STEP_CHANGED] = "TCP_NODELAY changed since the sweep",
+		[TS_KICK_STEP_SET] = "bpf_setsockopt(TCP_NODELAY, 1)",
+		[TS_KICK_STEP_RESTORE] = "bpf_setsockopt(TCP_NODELAY, old value)",
+		[TS_KICK_STEP_HALTED] = "stopped after the set (NETMEDIC_TEST_KICK=crash)",
+		[TS_KICK_STEP_DONE] = "done",
+	};
+
+	snprintf(buf, len, "%s%s%s", k->step <= TS_KICK_STEP_DONE ? step[k->step] : "?",
+		 k->err ? ": " : "", k->err ? strerror(-k->err) : "");
+	return buf;
+}
+
+/* The journal's record of a kick, before it is made. */
+static int kick_journal(const struct kick_req *q)
+{
+	char bufs[TS_KICK_FIELDS][64], err[256];
+	const char *f[TS_KICK_FIELDS + 1];
+
+	ts_kick_record(&q->key, q->nodelay, bufs, f);
+	if (!nm_journal_add(st.journal, "sockopt", f, err, sizeof(err)))
+		return 0;
+	nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: %s: not kicked", err);
+	return -1;
+}
+
+/* One kick's outcome: counted, noted on its socket, failures logged. */
+static void kick_outcome(const struct kick_req *q, const struct ts_kick *k)
+{
+	enum ts_kick_result r = ts_kick_result(k);
+	struct ts_sock *s = nm_htab_upsert(st.socks, &q->key, NULL);
+	char flow[128], why[160];
+
+	st.kicks[r]++;
+	if (s) {
+		s->kicks++;
+		s->last_kick = r;
+	}
+	flow_str(&q->key, flow, sizeof(flow));
+	if (r == TS_KICK_DONE && !st.kick_said) {
+		st.kick_said = true;
+		nm_info(&env.o, "fix: kick: pushed the pending data of %s (TCP_NODELAY 1, then back to %d); later kicks are counted (kicks in JSON, tcpstall_kicks_total)",
+			flow, q->nodelay);
+	} else if (r == TS_KICK_FAILED && st.kick_errors++ < 10) {
+		nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: %s: %s", flow, kick_why(k, why, sizeof(why)));
+	}
+}
+
+/*
+ * The sockets the last sweep found tsq_idle: journaled (key and old
+ * TCP_NODELAY), named in the kicks map, kicked in one pass of the
+ * iterator, and their records dropped once it put every old value back.
+ */
+static void kick_pass(struct tcpstall_bpf *skel)
+{
+	int fd = bpf_map__fd(skel->maps.kicks), err;
+	struct nm_journal_mark m;
+	bool keep = false, halted = false;
+	unsigned int n = 0;
+
+	nm_journal_mark(st.journal, &m);
+	for (unsigned int i = 0; i < st.nkq; i++) {
+		struct ts_kick k = { .mode = TS_KICK_PUSH, .nodelay = st.kq[i].nodelay };
+
+		if (kick_journal(&st.kq[i]))
+			break;
+		if (bpf_map_update_elem(fd, &st.kq[i].key, &k, BPF_ANY))
+			break;
+		n++;
+	}
+	st.nkq = 0;
+	err = n ? kick_run(st.kick) : 0;
+	if (err)
+		nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: the kick iterator: %s", strerror(-err));
+	for (unsigned int i = 0; i < n; i++) {
+		struct ts_kick k = {};
+
+		bpf_map_lookup_elem(fd, &st.kq[i].key, &k);
+		bpf_map_delete_elem(fd, &st.kq[i].key);
+		kick_outcome(&st.kq[i], &k);
+		/* the socket may be left with TCP_NODELAY 1: its record stays */
+		keep |= k.step == TS_KICK_STEP_RESTORE || k.step == TS_KICK_STEP_HALTED || err;
+		halted |= k.step == TS_KICK_STEP_HALTED;
+	}
+	if (halted) {
+		/* the test aid: die as a crash would, the record on disk, the option not restored */
+		fflush(NULL);
+		raise(SIGKILL);
+	}
+	if (!keep && nm_journal_rewind(st.journal, &m))
+		nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: cannot drop the journal's records; they are undone at exit");
+}
+
+/* The kick iterator alone, for --cleanup and --list-fixes: no other program, small maps. */
+static struct tcpstall_bpf *kick_skel_open(struct bpf_link **link, char *err, size_t len)
+{
+	struct tcpstall_bpf *skel = tcpstall_bpf__open();
+	struct bpf_program *p;
+
+	*link = NULL;
+	if (!skel) {
+		snprintf(err, len, "opening the BPF object: %s", strerror(errno));
+		return NULL;
+	}
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.ts_kick);
+	bpf_map__set_max_entries(skel->maps.acks, 64);
+	bpf_map__set_max_entries(skel->maps.ack_index, 64);
+	if (tcpstall_bpf__load(skel)) {
+		snprintf(err, len, "loading ts_kick: %s", strerror(errno));
+	} else {
+		*link = bpf_program__attach_iter(skel->progs.ts_kick, NULL);
+		if (*link)
+			return skel;
+		snprintf(err, len, "attaching ts_kick: %s", strerror(errno));
+	}
+	tcpstall_bpf__destroy(skel);
+	return NULL;
+}
+
+/* The executor of "sockopt" plans: the kick iterator, in restore mode. */
+struct kick_exec {
+	struct tcpstall_bpf *skel;	/* the running tool's, or loaded here at first use */
+	struct bpf_link *link;
+	bool own;
+};
+
+static int kick_restore(struct kick_exec *x, const struct ts_key *key, int nodelay,
+			struct ts_kick *k, char *msg, size_t len)
+{
+	int fd, err;
+
+	if (!x->skel) {
+		x->skel = kick_skel_open(&x->link, msg, len);
+		if (!x->skel)
+			return -EIO;
+		x->own = true;
+	}
+	fd = bpf_map__fd(x->skel->maps.kicks);
+	*k = (struct ts_kick){ .mode = TS_KICK_RESTORE, .nodelay = nodelay };
+	if (bpf_map_update_elem(fd, key, k, BPF_ANY)) {
+		snprintf(msg, len, "kicks map: %s", strerror(errno));
+		return -errno;
+	}
+	err = kick_run(x->link);
+	bpf_map_lookup_elem(fd, key, k);
+	bpf_map_delete_elem(fd, key);
+	if (err)
+		snprintf(msg, len, "the kick iterator: %s", strerror(-err));
+	return err;
+}
+
+static int kick_exec_fn(const char *const *f, int nf, char *msg, size_t len, void *arg)
+{
+	struct ts_key key;
+	struct ts_kick k;
+	char flow[128], why[160];
+	int nodelay, err;
+
+	if (ts_kick_parse(f, nf, &key, &nodelay)) {
+		snprintf(msg, len, "not a socket option record");
+		return -EBADMSG;
+	}
+	flow_str(&key, flow, sizeof(flow));
+	err = kick_restore(arg, &key, nodelay, &k, msg, len);
+	if (err)
+		return err;
+	if (k.step == TS_KICK_STEP_NONE) {
+		snprintf(msg, len, "socket %s (netns %u) is gone: no TCP_NODELAY to restore", flow, key.netns);
+		return 0;
+	}
+	if (k.step != TS_KICK_STEP_DONE) {
+		snprintf(msg, len, "TCP_NODELAY of %s (netns %u): %s", flow, key.netns,
+			 kick_why(&k, why, sizeof(why)));
+		return k.err ? k.err : -EIO;
+	}
+	snprintf(msg, len, "restored TCP_NODELAY of %s (netns %u) to %d (it was %d)", flow, key.netns,
+		 nodelay, k.found);
+	return 0;
+}
+
+static struct kick_exec kick_exec;
+
+static void kick_exec_free(void)
+{
+	if (!kick_exec.own)
+		return;
+	bpf_link__destroy(kick_exec.link);
+	tcpstall_bpf__destroy(kick_exec.skel);
+	kick_exec = (struct kick_exec){};
+}
+
+/* --cleanup: a dead --fix=kick may have left sockets with TCP_NODELAY 1. */
+static int cleanup_main(void)
+{
+	int ret;
+
+	nm_journal_exec("sockopt", kick_exec_fn, &kick_exec);
+	ret = nm_cleanup_main(&env.o);
+	kick_exec_free();
+	return ret;
+}
+
 /* The number in a sysfs/sysctl file, or -1. */
 static long read_num(const char *path)
 {
@@ -1261,7 +1554,7 @@ static void apply_fixes(void)
 			fix_tsq_idle(k);
 }
 
-static int fix_start(void)
+static int fix_start(struct tcpstall_bpf *skel)
 {
 	char key[32], nspath[256], err[256];
 
@@ -1270,6 +1563,10 @@ static int fix_start(void)
 			    env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
 			    err, sizeof(err)))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "--fix: %s", err);
+	/* a record a pass kept (its old value not put back) is undone at exit */
+	kick_exec.skel = skel;
+	kick_exec.link = st.kick;
+	nm_journal_exec("sockopt", kick_exec_fn, &kick_exec);
 	return 0;
 }
 
@@ -1300,6 +1597,23 @@ static int fix_stop(void)
 }
 
 /* ---- main ---- */
+
+/*
+ * NETMEDIC_TEST_KICK (a test aid, docs/tcpstall.md): with --fix=kick,
+ * "any" kicks every swept socket with unsent data, not only tsq_idle ones
+ * (a host cannot make one); "crash" also stops the first kick after it set
+ * TCP_NODELAY to 1 and kills tcpstall (SIGKILL), so --cleanup has
+ * something to restore.
+ */
+static void test_aids(void)
+{
+	const char *t = getenv("NETMEDIC_TEST_KICK");
+
+	if (!t || !(env.fix & FIX_KICK))
+		return;
+	env.kick.any_state = !strcmp(t, "any") || !strcmp(t, "crash");
+	env.kick_halt = !strcmp(t, "crash");
+}
 
 static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
@@ -1372,10 +1686,38 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
 	skel->rodata->targ_hz = env.hz;
 	skel->rodata->targ_stall_ns = env.threshold_ms * 1000000ULL;
+	/* --fix=kick's program: on only where its hook chooses it */
+	bpf_program__set_autoload(skel->progs.ts_kick, false);
 	declare_hooks(skel, hooks);
 }
 
 NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, NR_HOOKS);
+
+/* --list-fixes: each --fix value, its lever, and whether this kernel allows it. */
+static const struct nm_fix fixes[] = {
+	{ "defer", "sysctl net.ipv4.tcp_backlog_ack_defer (6.7+)", nm_fix_probe_file,
+	  "/proc/sys/net/ipv4/tcp_backlog_ack_defer", NULL },
+	{ "autocork", "sysctl net.ipv4.tcp_autocorking (the whole netns)", nm_fix_probe_file,
+	  "/proc/sys/net/ipv4/tcp_autocorking", NULL },
+	{ "rfs", "sysctl net.core.rps_sock_flow_entries, rps_flow_cnt", nm_fix_probe_file,
+	  "/proc/sys/net/core/rps_sock_flow_entries", NULL },
+	{ "routes", "ip route replace (the routes with quickack 1)", nm_fix_probe_cmd, "ip", NULL },
+	{ "kick", "BPF iter/tcp + bpf_setsockopt(TCP_NODELAY), one socket", nm_fix_probe_prog,
+	  "ts_kick", &skel_ops },
+};
+
+/* Probed where tcpstall starts: rps_sock_flow_entries is in the initial netns only. */
+static int list_fixes(void)
+{
+	int ret;
+
+	env.o.netns = NULL;
+	ret = nm_setup(&env.o);
+	if (ret)
+		return ret;
+	nm_fixes_list(stdout, fixes, sizeof(fixes) / sizeof(fixes[0]));
+	return NM_EXIT_OK;
+}
 
 static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
@@ -1409,6 +1751,8 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 		st.sweep_wait_ns = ts_sweep_wait_ns(env.sweep_ms * 1000000ULL, thread_cpu_ns() - c0,
 						    full && st.fast && st.fast == st.fast_own);
 		sweep_gone();
+		if (st.nkq)
+			kick_pass(skel);
 		if (now >= next) {
 			report(skel, hooks);
 			next += (uint64_t)(env.o.interval * 1e9);
@@ -1431,10 +1775,13 @@ int main(int argc, char **argv)
 	nm_opts_init(&env.o, TOOL);
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	env.max_flows = nm_table_size(env.max_flows);
+	test_aids();
 	/* before --netns moves us: RFS's global sysctl lives here */
 	st.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (env.o.cleanup)
-		return nm_cleanup_main(&env.o);
+		return cleanup_main();
+	if (env.list_fixes)
+		return list_fixes();
 	ret = nm_setup(&env.o);
 	if (ret)
 		return ret;
@@ -1467,10 +1814,12 @@ int main(int argc, char **argv)
 	st.tag_source = tag_source(hooks);
 	/* only where nothing else sees a send: it costs every data skb a branch */
 	skel->bss->tag_on_queue = !strcmp(st.tag_source, "net_dev_queue");
+	st.kick = kick_rung(hooks) ? skel->links.ts_kick : NULL;
+	skel->bss->kick_halt = env.kick_halt;
 	nm_install_signals();
 	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);
-	ret = env.fix ? fix_start() : 0;
+	ret = env.fix ? fix_start(skel) : 0;
 	if (!ret)
 		ret = run(skel, hooks);
 	if (fix_stop() && !ret)

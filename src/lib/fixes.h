@@ -13,6 +13,11 @@
 #include <stdio.h>
 #include "lib/skel.h"
 
+/* The option, the same in every tool: add it to the tool's argp options. */
+#define NM_LIST_FIXES_OPTION(key)							\
+	{ "list-fixes", key, NULL, 0,							\
+	  "Probe every remedy on this kernel: its lever and whether it is allowed, print, exit", 0 }
+
 struct nm_fix {
 	const char *name;	/* the --fix value or option: "kick", "--pin" */
 	const char *lever;	/* what it changes: "sysctl net.ipv4.tcp_autocorking" */

@@ -3,7 +3,7 @@
  * nm-tcp: the lab's TCP endpoints, bounded in time.
  *
  *   nm-tcp recv ADDR PORT SECONDS [--chunk BYTES] [--dontneed] [--stop-ms MS]
- *   nm-tcp send ADDR PORT SECONDS [--chunk BYTES]
+ *   nm-tcp send ADDR PORT SECONDS [--chunk BYTES] [--nodelay-file PATH]
  *   nm-tcp http ADDR PORT SECONDS [--seg BYTES] [--tail BYTES] [--nodelay] [--two]
  *
  * recv accepts one connection and reads it in --chunk reads. --dontneed
@@ -11,6 +11,9 @@
  * page-faults while it owns the socket lock and arriving segments go to
  * the backlog (the ACK storm setting). --stop-ms stops reading after MS
  * but keeps the socket open: the sender's window fills (rwnd stall).
+ * --nodelay-file: the sender writes its socket's TCP_NODELAY ("0" or "1")
+ * to PATH at least every 100 ms, as only the socket's owner can read it
+ * (tests of tcpstall --fix=kick: is the old value back?).
  * Prints "bytes N" on exit.
  *
  * http serves HTTP/1.1 keep-alive GETs, a thread per connection, like the
@@ -97,7 +100,27 @@ static int do_recv(struct sockaddr_in *sa, double secs, size_t chunk, int dontne
 	return 0;
 }
 
-static int do_send(struct sockaddr_in *sa, double secs, size_t chunk)
+/* The socket's TCP_NODELAY into path, replaced whole (rename). */
+static void note_nodelay(int s, const char *path)
+{
+	char tmp[4096];
+	socklen_t len = sizeof(int);
+	int v = -1;
+	FILE *f;
+
+	if (!path)
+		return;
+	getsockopt(s, IPPROTO_TCP, TCP_NODELAY, &v, &len);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "%d\n", v);
+	fclose(f);
+	rename(tmp, path);
+}
+
+static int do_send(struct sockaddr_in *sa, double secs, size_t chunk, const char *nodelay_file)
 {
 	int s = socket(AF_INET, SOCK_STREAM, 0);
 	struct timeval tv = { .tv_sec = 1 };
@@ -115,12 +138,15 @@ static int do_send(struct sockaddr_in *sa, double secs, size_t chunk)
 		s = socket(AF_INET, SOCK_STREAM, 0);
 		usleep(100000);
 	}
+	if (nodelay_file)
+		tv = (struct timeval){ .tv_usec = 100000 };	/* a blocked write returns to note it */
 	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	end = now() + secs;
 	while (now() < end) {
 		n = write(s, buf, chunk);
 		if (n > 0)
 			total += n;
+		note_nodelay(s, nodelay_file);
 	}
 	printf("bytes %lld\n", total);
 	close(s);
@@ -242,12 +268,14 @@ static int do_http(struct sockaddr_in *sa, double secs, size_t seg, size_t tail,
 int main(int argc, char **argv)
 {
 	size_t chunk = 65536, seg = 1448, tail = 200;
+	const char *nodelay_file = NULL;
 	double stop_ms = -1;
 	int dontneed = 0, nodelay = 0, two = 0;
 	struct sockaddr_in sa;
 
 	if (argc < 5 || addr_of(argv[2], argv[3], &sa)) {
 		fprintf(stderr, "usage: nm-tcp recv|send|http ADDR PORT SECONDS [--chunk B] [--dontneed] [--stop-ms MS]"
+			" [--nodelay-file PATH]"
 			" [--seg B] [--tail B] [--nodelay] [--two]\n");
 		return 2;
 	}
@@ -266,13 +294,15 @@ int main(int argc, char **argv)
 			nodelay = 1;
 		else if (!strcmp(argv[i], "--two"))
 			two = 1;
+		else if (!strcmp(argv[i], "--nodelay-file") && i + 1 < argc)
+			nodelay_file = argv[++i];
 		else
 			return fprintf(stderr, "nm-tcp: unknown option %s\n", argv[i]), 2;
 	}
 	if (!strcmp(argv[1], "recv"))
 		return do_recv(&sa, atof(argv[4]), chunk, dontneed, stop_ms);
 	if (!strcmp(argv[1], "send"))
-		return do_send(&sa, atof(argv[4]), chunk);
+		return do_send(&sa, atof(argv[4]), chunk, nodelay_file);
 	if (!strcmp(argv[1], "http"))
 		return do_http(&sa, atof(argv[4]), seg, tail, nodelay, two);
 	return 2;

@@ -8,6 +8,8 @@
 #                                      socket lock) on CPU 1, sender on CPU 0
 #        tcpstall.sh bulk SECONDS [N]  iperf3 bulk flow (healthy); N flows (-P N)
 #        tcpstall.sh rwnd SECONDS      the reader stops reading after 0.5 s
+#        tcpstall.sh hold SECONDS FILE like rwnd; the sender writes its socket's
+#                                      TCP_NODELAY to FILE every 100 ms
 #        tcpstall.sh read SECONDS      a plain reader on CPU 1 (64 KiB reads)
 #        tcpstall.sh down
 # The ACK storm (LAB.md): the receiver's route back to the sender carries
@@ -56,15 +58,19 @@ up() {
 	lab_wait_ping $TS_SND $TS_DST
 }
 
-# run SECONDS [recv options]: one bounded connection through nm-tcp
+# run SECONDS [recv options] [-- send options]: one bounded connection through nm-tcp
 run() {
-	local secs=$1 rpid
+	local secs=$1 rpid send=() recv=()
 	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do recv+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	send=("$@")
+	set -- "${recv[@]}"
 	[ -x "$NMTCP" ] || lab_die "$NMTCP is missing (make)"
 	lab_exec $TS_RCV taskset -c 1 "$NMTCP" recv $TS_DST $TS_PORT "$secs" "$@" &
 	rpid=$!
 	sleep 0.2
-	lab_exec $TS_SND taskset -c 0 "$NMTCP" send $TS_DST $TS_PORT "$secs" >/dev/null
+	lab_exec $TS_SND taskset -c 0 "$NMTCP" send $TS_DST $TS_PORT "$secs" "${send[@]}" >/dev/null
 	wait $rpid
 }
 
@@ -73,8 +79,9 @@ up) shift; up "$@" ;;
 down) lab_down ts- ;;
 storm) run "${2:-4}" --chunk 1048576 --dontneed ;;
 rwnd) run "${2:-4}" --stop-ms 500 ;;
+hold) run "${2:-4}" --stop-ms 500 -- --nodelay-file "${3:?hold SECONDS FILE}" ;;
 read) run "${2:-4}" ;;
 bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" -P "${3:-1}" >/dev/null ;;
 env) echo "TS_NS_RCV=$LAB_PREFIX$TS_RCV TS_NS_SND=$LAB_PREFIX$TS_SND TS_PORT=$TS_PORT" ;;
-*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S [N] | rwnd S | read S | down" >&2; exit 2 ;;
+*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S [N] | rwnd S | hold S FILE | read S | down" >&2; exit 2 ;;
 esac
