@@ -21,6 +21,7 @@
 #include "xpsflap.skel.h"
 #include "detect/xpsflap_detect.h"
 #include "lib/cli.h"
+#include "lib/fixes.h"
 #include "lib/journal.h"
 #include "lib/netns.h"
 #include "lib/output.h"
@@ -33,12 +34,13 @@
 static struct env {
 	struct nm_opts o;
 	bool pin;
+	bool list_fixes;
 	long max_flows;
 	long min_switches;
 	int top;
 } env;
 
-enum { OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_TOP, OPT_MIN_SWITCHES };
+enum { OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_TOP, OPT_MIN_SWITCHES, OPT_LIST_FIXES };
 
 const char *argp_program_version = "xpsflap (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
@@ -63,6 +65,7 @@ static const struct argp_option options[] = {
 	{ "top", OPT_TOP, "N", 0, "Table rows (default 20)", 0 },
 	{ "min-switches", OPT_MIN_SWITCHES, "N", 0,
 	  "Queue switches in one interval that make a flow flapping (default 2)", 0 },
+	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
 	{},
 };
 
@@ -76,6 +79,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PIN:
 		env.pin = true;
+		break;
+	case OPT_LIST_FIXES:
+		env.list_fixes = true;
 		break;
 	case OPT_MAX_FLOWS:
 		errno = 0;
@@ -801,6 +807,21 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 
 NM_SKEL_OPS(xpsflap, skel_prepare, NULL, NR_HOOKS);
 
+/* --pin needs its program and tc, which takes the filter away again (the journal's undo). */
+static int probe_pin(const struct nm_fix *f, char *why, size_t len)
+{
+	const struct nm_fix tc = { .name = "tc", .arg = "tc" };
+	int err = nm_fix_probe_prog(f, why, len);
+
+	return err ? err : nm_fix_probe_cmd(&tc, why, len);
+}
+
+/* --list-fixes: the remedy, its lever, and whether this kernel allows it. */
+static const struct nm_fix fixes[] = {
+	{ "--pin", "sysfs xps_cpus cleared + tc BPF egress picks the queue", probe_pin, "xf_pin_tc",
+	  &skel_ops },
+};
+
 int main(int argc, char **argv)
 {
 	struct nm_hook hooks[NR_HOOKS];
@@ -824,6 +845,10 @@ int main(int argc, char **argv)
 	ret = nm_setup(&env.o);
 	if (ret)
 		return ret;
+	if (env.list_fixes) {
+		nm_fixes_list(stdout, fixes, sizeof(fixes) / sizeof(fixes[0]));
+		return NM_EXIT_OK;
+	}
 	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
 	if (ret) {
 		xpsflap_bpf__destroy(skel);

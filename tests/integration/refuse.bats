@@ -11,10 +11,12 @@ TOOLS="xpsflap tcpstall qdiscstuck"
 
 # args TOOL: the options that make TOOL declare every hook it has
 # (xpsflap's pin hook exists with --pin only; lo has one queue, so --pin
-# changes nothing there)
+# changes nothing there; tcpstall's kick hook with --fix=kick only, which
+# kicks tsq_idle sockets only: none here)
 args() {
 	case $1 in
 	xpsflap) echo "--pin --dev lo" ;;
+	tcpstall) echo "--fix=kick" ;;
 	esac
 }
 

@@ -230,3 +230,80 @@ storm_run() {
 		assert_equal "$(defer)" 0
 	fi
 }
+
+# nodelay_becomes FILE V: the sender's TCP_NODELAY, as nm-tcp writes it, is V within 3 s
+nodelay_becomes() {
+	local i
+	for i in $(seq 1 30); do
+		[ "$(cat "$1" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "TCP_NODELAY of the sender: '$(cat "$1" 2>/dev/null)', not $2" >&2
+	return 1
+}
+
+# hold_bg SECONDS: a sender whose reader stops reading (unsent data, window
+# closed), writing its TCP_NODELAY to $TMP/nodelay; HOLD_PID waits for it
+hold_bg() {
+	"$TS" hold "$1" "$TMP/nodelay" >/dev/null &
+	HOLD_PID=$!
+	nodelay_becomes "$TMP/nodelay" 0
+	sleep 0.7	# past the reader's stop: the sender holds unsent data
+}
+
+@test "tcpstall --fix=kick: a stalled sender that is not tsq_idle is never kicked" {
+	"$TS" up --quickack off
+	hold_bg 4
+	run "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick --json -i 1.5 -c 1
+	assert_success
+	wait $HOLD_PID
+	printf '%s\n' "$output" | jq -c 'select(.type == "socket")'
+	[ "$(printf '%s\n' "$output" | jq -r 'select(.type == "socket") | .state')" = rwnd_limited ]
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "interval") | .kicks')" \
+		'{"attempted":0,"done":0,"failed":0,"skipped":0}'
+}
+
+@test "tcpstall --fix=kick (NETMEDIC_TEST_KICK=any): kicks are made, counted, TCP_NODELAY is back, nothing left journaled" {
+	"$TS" up --quickack off
+	hold_bg 5
+	prom=$TMP/ts.prom
+	NETMEDIC_TEST_KICK=any run --separate-stderr "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick \
+		--json -i 1 -c 2 --prom-file "$prom"
+	assert_success
+	echo "$stderr"
+	nodelay_becomes "$TMP/nodelay" 0
+	wait $HOLD_PID
+	kicks=$(printf '%s\n' "$output" | jq -c 'select(.type == "interval") | .kicks' | tail -1)
+	echo "kicks: $kicks"
+	# one socket, once per 200 ms at most: 2 s of it
+	[ "$(echo "$kicks" | jq '.done >= 3 and .done <= 11 and .failed == 0 and .attempted == .done + .skipped')" = true ]
+	sock=$(printf '%s\n' "$output" | jq -c 'select(.type == "socket" and .dport == 5301)' | tail -1)
+	[ "$(echo "$sock" | jq '.kicks >= 3 and .last_kick == "done"')" = true ]
+	[[ $stderr == *"fix: kick: pushed the pending data of 198.18.1.1:"*">198.18.1.2:5301 (TCP_NODELAY 1, then back to 0)"* ]]
+	grep -qE '^tcpstall_kicks_total\{result="done"\} [1-9][0-9]*$' "$prom"
+	grep -qx 'tcpstall_kicks_total{result="failed"} 0' "$prom"
+	promtool check metrics <"$prom"
+	# every record was dropped: there is nothing for --cleanup
+	run "$BIN/tcpstall" --cleanup
+	assert_success
+	assert_output --partial "0 journal(s) undone"
+}
+
+@test "tcpstall --fix=kick: killed between the set and the restore, --cleanup puts the socket's TCP_NODELAY back" {
+	"$TS" up --quickack off
+	hold_bg 8
+	# the test aid stops the first kick after TCP_NODELAY=1 and kills tcpstall (SIGKILL)
+	NETMEDIC_TEST_KICK=crash run "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick -i 1 -c 3
+	assert_failure 137
+	# the kick was made and not undone: the sender's socket has TCP_NODELAY 1
+	nodelay_becomes "$TMP/nodelay" 1
+	run "$BIN/tcpstall" --cleanup
+	assert_success
+	echo "$output"
+	assert_line --regexp '^restored TCP_NODELAY of 198\.18\.1\.1:[0-9]+>198\.18\.1\.2:5301 \(netns [0-9]+\) to 0 \(it was 1\)$'
+	assert_output --partial "1 journal(s) undone"
+	nodelay_becomes "$TMP/nodelay" 0
+	run "$BIN/tcpstall" --cleanup
+	assert_output --partial "0 journal(s) undone"
+	wait $HOLD_PID
+}

@@ -47,3 +47,70 @@ load helpers
 		[[ $first != *"refused: ts_sweep_tagged"* ]]
 	fi
 }
+
+# fix_line OUT NAME: NAME's line of --list-fixes
+fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
+
+@test "tcpstall --list-fixes: every remedy, its lever and this kernel's verdict" {
+	run "$BIN/tcpstall" --list-fixes
+	assert_success
+	echo "$output"
+	assert_equal "${#lines[@]}" 6	# a header, five remedies
+	assert_line --index 0 --regexp '^FIX +LEVER +VERDICT$'
+	# the sysctls: allowed where this kernel has them (tcp_backlog_ack_defer: 6.7+)
+	for f in "defer tcp_backlog_ack_defer ipv4" "autocork tcp_autocorking ipv4"; do
+		set -- $f
+		l=$(fix_line "$output" "$1")
+		[[ $l == *"sysctl net.$3.$2"* ]] || fail "$1: $l"
+		if [ -w "/proc/sys/net/$3/$2" ]; then [[ $l == *" allowed" ]]; else [[ $l == *"not allowed: "*"absent"* ]]; fi
+	done
+	[[ $(fix_line "$output" routes) == *"ip route replace"*" allowed" ]]
+	# kick: allowed exactly where its program loads as the kick hook's rung
+	l=$(fix_line "$output" kick)
+	[[ $l == "kick "*"BPF iter/tcp + bpf_setsockopt(TCP_NODELAY)"* ]]
+	if "$BIN/tcpstall" --fix=kick --list-hooks | grep -qE '^ts_kick +kick +1 +loaded$'; then
+		[[ $l == *" allowed" ]]
+	else
+		[[ $l == *"not allowed: ts_kick: "* ]]
+	fi
+}
+
+@test "tcpstall --fix=kick: the first line, JSON and --list-hooks name the kick rung" {
+	run --separate-stderr "$BIN/tcpstall" --fix=kick -c 1 -i 0.2 --json --table
+	assert_success
+	first=$(printf '%s\n' "$stderr" | grep -m1 '^tcpstall: kernel ')
+	[[ $first == *" kick=iter/tcp, interval "* ]] || fail "first line: $first"
+	[[ $first != *"lost: kick"* ]]
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "start") | .hooks.kick')" iter/tcp
+	run "$BIN/tcpstall" --fix=kick --list-hooks
+	assert_line --regexp '^kick +1 +iter/tcp +chosen$'
+	assert_line --regexp '^ts_kick +kick +1 +loaded$'
+	# without --fix=kick there is no such hook, and its program is not loaded
+	run "$BIN/tcpstall" --list-hooks
+	refute_line --regexp '^kick '
+	refute_output --partial ts_kick
+}
+
+@test "tcpstall --fix=kick with ts_kick refused (NETMEDIC_REFUSE): it runs and says kick is lost, and why" {
+	prom=$BATS_TEST_TMPDIR/k.prom
+	NETMEDIC_REFUSE=ts_kick run --separate-stderr "$BIN/tcpstall" --fix=kick -c 1 -i 0.2 --json --table \
+		--prom-file "$prom"
+	assert_success
+	why='--fix=kick is not available on this kernel: tsq_idle sockets are not kicked (ts_kick: load: Operation not permitted (EPERM) by NETMEDIC_REFUSE)'
+	first=$(printf '%s\n' "$stderr" | grep -m1 '^tcpstall: kernel ')
+	[[ $first == *" kick=none, interval "* ]] || fail "first line: $first"
+	[[ $first == *"lost: "*"kick ($why)"* ]] || fail "first line: $first"
+	start=$(printf '%s\n' "$output" | jq -c 'select(.type == "start")')
+	assert_equal "$(echo "$start" | jq -r .lost.kick)" "$why"
+	assert_equal "$(echo "$start" | jq -r .refused.ts_kick)" "load: Operation not permitted (EPERM) by NETMEDIC_REFUSE"
+	# it ran: the interval record came, kicks all 0
+	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "interval") | .kicks')" \
+		'{"attempted":0,"done":0,"failed":0,"skipped":0}'
+	grep -qx 'netmedic_feature_enabled{tool="tcpstall",feature="kick"} 0' "$prom"
+	grep -qx 'netmedic_hook_info{tool="tcpstall",hook="kick",mode="none",program="none"} 1' "$prom"
+	NETMEDIC_REFUSE=ts_kick run "$BIN/tcpstall" --list-fixes
+	assert_success
+	assert_line --regexp '^kick +BPF iter/tcp .* not allowed: ts_kick: load: Operation not permitted \(EPERM\) by NETMEDIC_REFUSE$'
+	NETMEDIC_REFUSE=ts_kick run "$BIN/tcpstall" --fix=kick --list-hooks
+	assert_line --regexp "^kick +2 +none +chosen: --fix=kick is not available on this kernel"
+}

@@ -115,3 +115,18 @@ teardown() {
 		assert_line --regexp '^netdev_pick_tx +3 +tp_btf/net_dev_queue +chosen$'
 	fi
 }
+
+@test "xpsflap --list-fixes: --pin, its lever, and whether its program loads here" {
+	run "$BIN/xpsflap" --list-fixes
+	assert_success
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 1 --regexp '^--pin +sysfs xps_cpus cleared \+ tc BPF egress picks the queue +(allowed|not allowed: .+)$'
+	if "$BIN/xpsflap" --pin --dev lo --list-hooks | grep -qE '^xf_pin_tc +pin +1 +loaded$'; then
+		assert_line --index 1 --regexp ' allowed$'
+	else
+		assert_line --index 1 --regexp ' not allowed: xf_pin_tc: '
+	fi
+	NETMEDIC_REFUSE=xf_pin_tc run "$BIN/xpsflap" --list-fixes
+	assert_success
+	assert_line --index 1 --regexp 'not allowed: xf_pin_tc: load: Operation not permitted \(EPERM\) by NETMEDIC_REFUSE$'
+}
