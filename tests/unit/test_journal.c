@@ -575,6 +575,19 @@ static int plan_exec(const char *const *f, int nf, char *msg, size_t len, void *
 	return 0;
 }
 
+/* Undoes j with its log in memory: the rc; *logbuf to free. */
+static int undo_logged(struct nm_journal *j, char **logbuf)
+{
+	size_t loglen = 0;
+	FILE *log = open_memstream(logbuf, &loglen);
+	int rc;
+
+	assert_non_null(log);
+	rc = nm_journal_undo(j, log);
+	fclose(log);
+	return rc;
+}
+
 static void test_plan_undo(void **state)
 {
 	struct plan_log pl = { .calls = 0 };
@@ -582,8 +595,6 @@ static void test_plan_undo(void **state)
 	const char *const b[] = { "with\ttab\tand\nnewline", "1", NULL };
 	char err[256], *logbuf = NULL;
 	struct nm_journal *j;
-	size_t loglen = 0;
-	FILE *log;
 
 	(void)state;
 	assert_int_equal(nm_journal_exec("sockopt", plan_exec, &pl), 0);
@@ -591,10 +602,7 @@ static void test_plan_undo(void **state)
 	assert_int_equal(nm_journal_add(j, "sockopt", a, err, sizeof(err)), 0);
 	assert_int_equal(nm_journal_add(j, "sockopt", b, err, sizeof(err)), 0);
 	assert_int_equal(nm_journal_count(j), 2);
-	log = open_memstream(&logbuf, &loglen);
-	assert_non_null(log);
-	assert_int_equal(nm_journal_undo(j, log), 0);
-	fclose(log);
+	assert_int_equal(undo_logged(j, &logbuf), 0);
 	/* newest first, fields back as they were given (escapes and all) */
 	assert_string_equal(pl.seen, "with\ttab\tand\nnewline,1;sock1,TCP_NODELAY,0;");
 	assert_non_null(strstr(logbuf, "put sock1 back to 0\n"));
@@ -631,18 +639,13 @@ static void test_plan_without_executor(void **state)
 	const char *const a[] = { "q", NULL };
 	char file[PATH_MAX], err[256], *logbuf = NULL;
 	struct nm_journal *j;
-	size_t loglen = 0;
-	FILE *log;
 
 	make_path(fx, "f", file);
 	put(file, "old\n");
 	assert_int_equal(nm_journal_open(&j, TOOL, "noexec", NULL, err, sizeof(err)), 0);
 	assert_int_equal(nm_journal_set_file(j, file, "new", NULL, 0, err, sizeof(err)), 0);
 	assert_int_equal(nm_journal_add(j, "nobody_applies", a, err, sizeof(err)), 0);
-	log = open_memstream(&logbuf, &loglen);
-	assert_non_null(log);
-	assert_int_equal(nm_journal_undo(j, log), -ENOEXEC);
-	fclose(log);
+	assert_int_equal(undo_logged(j, &logbuf), -ENOEXEC);
 	assert_non_null(strstr(logbuf, "failed to undo a nobody_applies record: nothing here applies that kind"));
 	free(logbuf);
 	assert_content(file, "old\n");
@@ -654,17 +657,12 @@ static void test_plan_failure_logged(void **state)
 	const char *const bad[] = { "bad", "s7", NULL };
 	char err[256], *logbuf = NULL;
 	struct nm_journal *j;
-	size_t loglen = 0;
-	FILE *log;
 
 	(void)state;
 	assert_int_equal(nm_journal_exec("sockopt", plan_exec, &pl), 0);
 	assert_int_equal(nm_journal_open(&j, TOOL, "planbad", NULL, err, sizeof(err)), 0);
 	assert_int_equal(nm_journal_add(j, "sockopt", bad, err, sizeof(err)), 0);
-	log = open_memstream(&logbuf, &loglen);
-	assert_non_null(log);
-	assert_int_equal(nm_journal_undo(j, log), -EBUSY);
-	fclose(log);
+	assert_int_equal(undo_logged(j, &logbuf), -EBUSY);
 	assert_non_null(strstr(logbuf, "failed to undo a sockopt record: socket s7 is busy"));
 	free(logbuf);
 }
