@@ -1144,9 +1144,7 @@ static void remedies(struct qdiscstuck_bpf *skel, struct sweep *s, struct lock_s
 			continue;
 		e = track_ent_of(r->t);
 		tell_stopped(r, e, s->now_ns);
-		if (r->t->state != QS_STUCK || r->txq < 0)
-			continue;
-		if (s->now_ns - e->last_kick_ns < KICK_RETRY_NS)
+		if (r->txq < 0 || !qs_kick_due(r->t, e->last_kick_ns, s->now_ns, KICK_RETRY_NS))
 			continue;
 		e->last_kick_ns = s->now_ns;
 		dev_name(r->nl.ifindex, dev, sizeof(dev));

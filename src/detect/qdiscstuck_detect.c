@@ -151,6 +151,22 @@ enum qs_state qs_update(struct qs_track *t, const struct qs_obs *o, uint64_t thr
 	return s;
 }
 
+bool qs_kick_due(const struct qs_track *t, uint64_t last_kick_ns, uint64_t now_ns,
+		 uint64_t retry_ns)
+{
+	if (!t->init || t->state != QS_STUCK)
+		return false;
+	/*
+	 * since_ns of a stall is its last progress: a stall that began after
+	 * the last kick is a new one (the kick worked, then the qdisc got
+	 * stuck again), and waiting out the retry would leave it stuck for
+	 * no reason.
+	 */
+	if (!last_kick_ns || t->since_ns > last_kick_ns)
+		return true;
+	return now_ns - last_kick_ns >= retry_ns;
+}
+
 uint64_t qs_state_ms(const struct qs_track *t, uint64_t now_ns)
 {
 	return now_ns > t->since_ns ? (now_ns - t->since_ns) / 1000000 : 0;

@@ -70,6 +70,14 @@ struct qs_track {
 /* Feeds one sweep; returns the new state (also in t->state). */
 enum qs_state qs_update(struct qs_track *t, const struct qs_obs *o, uint64_t threshold_ns);
 
+/*
+ * --fix=kick: a stuck qdisc is kicked when its stall began after the last
+ * kick (a new stall: at once), or, while one stall lasts, every retry_ns.
+ * last_kick_ns 0: never kicked.
+ */
+bool qs_kick_due(const struct qs_track *t, uint64_t last_kick_ns, uint64_t now_ns,
+		 uint64_t retry_ns);
+
 /* Milliseconds in the current state at o->now_ns. */
 uint64_t qs_state_ms(const struct qs_track *t, uint64_t now_ns);
 

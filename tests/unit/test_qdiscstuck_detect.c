@@ -316,6 +316,49 @@ static void test_counter_reset_counts_as_progress(void **state)
 	assert_true(t.deq_rate == 0);
 }
 
+/*
+ * --fix=kick on a qdisc that gets stuck again and again (a lost wake per
+ * burst): each new stall is kicked at once; one stall that a kick did not
+ * end is kicked again after the retry, not every sweep.
+ */
+static void test_kick_new_stall_at_once_same_stall_after_retry(void **state)
+{
+	const uint64_t retry = 5000 * MS;
+	const struct rec stall1[] = {
+		{ 0, 0, 100, 0, 0, 0, 0, 0, 0, QS_IDLE },
+		{ 1000, 700, 300, 950, 0, 0, 0, 0, 0, QS_OK },
+		{ 2000, 700, 300, 950, 0, 0, 0, 0, 0, QS_STUCK },
+	};
+	struct qs_track t;
+	struct qs_obs o;
+	uint64_t kick;
+
+	(void)state;
+	replay(stall1, 3, false, &t);
+	assert_true(qs_kick_due(&t, 0, T0 + 2000 * MS, retry));
+	kick = T0 + 2000 * MS;
+	/* the same stall a sweep later: not again before the retry */
+	o = obs(&(struct rec){ 3000, 700, 300, 950, 0, 0, 0, 0, 0, QS_STUCK }, false);
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_STUCK);
+	assert_false(qs_kick_due(&t, kick, o.now_ns, retry));
+	o = obs(&(struct rec){ 7000, 700, 300, 950, 0, 0, 0, 0, 0, QS_STUCK }, false);
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_STUCK);
+	assert_true(qs_kick_due(&t, kick, o.now_ns, retry));
+	kick = o.now_ns;
+	/* the kick drained it; a new burst, a new lost wake, 2 s after the kick */
+	o = obs(&(struct rec){ 8000, 0, 1000, 7600, 0, 0, 0, 0, 0, QS_OK }, false);
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_OK);
+	assert_false(qs_kick_due(&t, kick, o.now_ns, retry));
+	o = obs(&(struct rec){ 9000, 650, 1300, 8500, 0, 0, 0, 0, 0, QS_STUCK }, false);
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_STUCK);
+	assert_true(qs_kick_due(&t, kick, o.now_ns, retry));
+	/* never a kick for other states */
+	o = obs(&(struct rec){ 10000, 650, 1300, 8500, 0, 0, QS_TXQ_DRV_XOFF, 1, 0, QS_DRIVER_STOPPED },
+		false);
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_DRIVER_STOPPED);
+	assert_false(qs_kick_due(&t, 0, o.now_ns, retry));
+}
+
 static void test_helpers(void **state)
 {
 	(void)state;
@@ -367,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_busy_flow_is_ok),
 		cmocka_unit_test(test_without_events_judged_by_counters),
 		cmocka_unit_test(test_counter_reset_counts_as_progress),
+		cmocka_unit_test(test_kick_new_stall_at_once_same_stall_after_retry),
 		cmocka_unit_test(test_helpers),
 	};
 
