@@ -141,10 +141,24 @@ static __always_inline void on_dequeue(struct Qdisc *q, const struct netdev_queu
 	note_deq(v);
 }
 
-/* An enqueue makes the qdisc known to the sampler: a stuck qdisc dequeues nothing. */
+/*
+ * An enqueue makes the qdisc known to the sampler (a stuck qdisc dequeues
+ * nothing), and dates bypass progress: a qdisc enqueued to after its last
+ * dequeue has held that packet since, so it sent nothing by its bypass
+ * after it. The clock again at most once per jiffy.
+ */
 static __always_inline void on_enqueue(struct Qdisc *q)
 {
-	qd_get(q);
+	struct qs_qdisc *v = qd_get(q);
+	__u64 j;
+
+	if (!v)
+		return;
+	j = bpf_jiffies64();
+	if (v->last_enq_jiffies != j) {
+		v->last_enq_jiffies = j;
+		v->last_enq_ns = bpf_ktime_get_ns();
+	}
 }
 
 static __always_inline void on_reset(struct Qdisc *q)

@@ -436,6 +436,7 @@ static void observe(const struct qrow *r, uint64_t now, struct qs_obs *o)
 	o->have_events = true;
 	/* a leaf's own progress is its counter; the runner's dequeues are not all its own */
 	o->last_deq_ns = r->own_bpf ? r->bpf.last_deq_ns : 0;
+	o->last_enq_ns = r->own_bpf ? r->bpf.last_enq_ns : 0;
 	o->last_was_null = r->bpf.last_was_null;
 	o->null_txq_state = r->bpf.null_txq_state;
 	o->wd_expires_ns = r->bpf.wd_expires_ns;

@@ -69,6 +69,13 @@ struct qs_qdisc {
 	 */
 	__u64 wd_armed_ns;	/* last qdisc_watchdog_schedule_range_ns; 0: never seen */
 	__u64 wd_expires_ns;
+	/*
+	 * An enqueue, in the latest jiffy that had one (qdisc_enqueue rung):
+	 * dates the progress that the counters show without a dequeue, the
+	 * packets an empty qdisc sent by its bypass.
+	 */
+	__u64 last_enq_ns;
+	__u64 last_enq_jiffies;
 	/* filled by the sampler program, run by userspace before each report */
 	__u64 sample_ns;
 	__u32 s_state;		/* qdisc->state (QS_Q_*) */

@@ -43,6 +43,21 @@ const char *qs_locked_twin(const char *kind)
 	return NULL;
 }
 
+/*
+ * When the counters moved with no newer dequeue: packets went by the
+ * bypass (an empty qdisc sends without a dequeue), at some time since the
+ * last sweep. A qdisc that holds packets now and was enqueued to after its
+ * last dequeue has not been empty since that enqueue, so no bypass came
+ * later: the enqueue dates the progress. Otherwise only the sweep does.
+ */
+static uint64_t bypass_progress_ns(const struct qs_track *t, const struct qs_obs *o)
+{
+	if (o->have_events && o->qlen && o->last_enq_ns > o->last_deq_ns &&
+	    o->last_enq_ns > t->last_progress_ns && o->last_enq_ns < o->now_ns)
+		return o->last_enq_ns;
+	return o->now_ns;
+}
+
 /* Progress since the last sweep, from the counters or the dequeue events. */
 static bool progressed(struct qs_track *t, const struct qs_obs *o)
 {
@@ -53,7 +68,7 @@ static bool progressed(struct qs_track *t, const struct qs_obs *o)
 		return true;
 	}
 	if (moved)
-		t->last_progress_ns = o->now_ns;
+		t->last_progress_ns = bypass_progress_ns(t, o);
 	return moved;
 }
 

@@ -36,6 +36,7 @@ struct qs_obs {
 	/* events of the qdisc the TX queue runs (this one, or its ancestor) */
 	bool have_events;
 	uint64_t last_deq_ns;		/* 0: none seen */
+	uint64_t last_enq_ns;		/* an enqueue (qdisc_enqueue rung); 0: none seen */
 	bool last_was_null;		/* its last dequeue attempt gave nothing */
 	uint32_t null_txq_state;	/* txq->state at that empty dequeue */
 	/*

@@ -316,6 +316,66 @@ static void test_counter_reset_counts_as_progress(void **state)
 	assert_true(t.deq_rate == 0);
 }
 
+static enum qs_state sweep_enq(struct qs_track *t, const struct rec *r, uint64_t last_enq_ms)
+{
+	struct qs_obs o = obs(r, false);
+
+	o.last_enq_ns = last_enq_ms ? T0 + last_enq_ms * MS : 0;
+	return qs_update(t, &o, THRESH);
+}
+
+/*
+ * Recorded in the 6.1 guest (tools/faults/qdisc.sh): an empty pfifo_fast
+ * sends a burst by its bypass (the counters move, no dequeue event) until
+ * the ring is full, the rest is enqueued, and the wake that TX completion
+ * should bring is lost. The enqueues date the progress: stuck one threshold
+ * after the last of them, not one threshold after the sweep that saw the
+ * counters move.
+ */
+static void test_bypass_burst_then_lost_wake_dated_by_enqueue(void **state)
+{
+	struct qs_track t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(sweep_enq(&t, &(struct rec){ 0, 0, 7000, 50, 0, 0, 0, 0, 0, QS_IDLE }, 40),
+			 QS_IDLE);
+	/* bypass sends at 350-395 ms, enqueues until 400 ms, the wake lost at 420 ms */
+	assert_int_equal(sweep_enq(&t, &(struct rec){ 1000, 746, 7238, 50, 0, 0, 0, 0, 0, QS_STUCK }, 400),
+			 QS_STUCK);
+	assert_int_equal(qs_state_ms(&t, T0 + 1000 * MS), 600);
+	/* without enqueue events the sweep dates it: ok now, stuck a sweep later */
+	memset(&t, 0, sizeof(t));
+	sweep_enq(&t, &(struct rec){ 0, 0, 7000, 50, 0, 0, 0, 0, 0, QS_IDLE }, 0);
+	assert_int_equal(sweep_enq(&t, &(struct rec){ 1000, 746, 7238, 50, 0, 0, 0, 0, 0, QS_OK }, 0),
+			 QS_OK);
+	assert_int_equal(sweep_enq(&t, &(struct rec){ 2000, 746, 7238, 50, 0, 0, 0, 0, 0, QS_STUCK }, 0),
+			 QS_STUCK);
+}
+
+/* Busy: bypass and enqueues all the time, a dequeue after the last enqueue or just before it. */
+static void test_bypass_busy_is_ok(void **state)
+{
+	struct qs_track t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	sweep_enq(&t, &(struct rec){ 0, 0, 100, 0, 0, 0, 0, 0, 0, QS_IDLE }, 0);
+	/* the last enqueue before the last dequeue: the dequeue dates it */
+	assert_int_equal(sweep_enq(&t, &(struct rec){ 1000, 3, 5000, 999, 0, 0, 0, 0, 0, QS_OK }, 998),
+			 QS_OK);
+	/* an enqueue after the last dequeue, 10 ms ago: ok */
+	assert_int_equal(sweep_enq(&t, &(struct rec){ 2000, 3, 9000, 1980, 0, 0, 0, 0, 0, QS_OK }, 1990),
+			 QS_OK);
+	/* counters moved, the qdisc empty now: ok whatever the enqueue */
+	assert_int_equal(sweep_enq(&t, &(struct rec){ 3000, 0, 12000, 1980, 0, 0, 0, 0, 0, QS_OK }, 2100),
+			 QS_OK);
+	/* an old enqueue on a stopped queue is the driver's: driver_stopped */
+	assert_int_equal(sweep_enq(&t, &(struct rec){ 4000, 700, 12300, 1980, 0, 0,
+						    QS_TXQ_DRV_XOFF, 1, 0, QS_DRIVER_STOPPED }, 3100),
+			 QS_DRIVER_STOPPED);
+}
+
 /*
  * --fix=kick on a qdisc that gets stuck again and again (a lost wake per
  * burst): each new stall is kicked at once; one stall that a kick did not
@@ -410,6 +470,8 @@ int main(void)
 		cmocka_unit_test(test_busy_flow_is_ok),
 		cmocka_unit_test(test_without_events_judged_by_counters),
 		cmocka_unit_test(test_counter_reset_counts_as_progress),
+		cmocka_unit_test(test_bypass_burst_then_lost_wake_dated_by_enqueue),
+		cmocka_unit_test(test_bypass_busy_is_ok),
 		cmocka_unit_test(test_kick_new_stall_at_once_same_stall_after_retry),
 		cmocka_unit_test(test_helpers),
 	};
