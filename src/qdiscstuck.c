@@ -1290,6 +1290,7 @@ int main(int argc, char **argv)
 	struct qdiscstuck_bpf *skel = NULL;
 	struct lock_state ls = {};
 	struct sweep *s = NULL;
+	uint64_t deadline = 0;
 	int stats_fd = -1, ret;
 
 	nm_opts_init(&env.o, TOOL);
@@ -1329,8 +1330,13 @@ int main(int argc, char **argv)
 		/* the first sweep only learns the counters */
 		sweep(skel, s);
 	}
+	/*
+	 * On a fixed grid: a stall is reported within the threshold plus one
+	 * interval, which a sleep after each sweep (and kick) would stretch
+	 */
 	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
-		nm_sleep(env.o.interval);
+		deadline = nm_next_deadline(deadline, (uint64_t)(env.o.interval * 1e9), mono_ns());
+		nm_sleep_until(deadline);
 		report(skel, s, hooks, &ls);
 	}
 out:

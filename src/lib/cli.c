@@ -254,6 +254,23 @@ void nm_sleep(double sec)
 		;
 }
 
+uint64_t nm_next_deadline(uint64_t prev, uint64_t interval_ns, uint64_t now)
+{
+	uint64_t next = (prev ? prev : now) + interval_ns;
+
+	return next > now ? next : now;
+}
+
+void nm_sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = { .tv_sec = deadline_ns / 1000000000ULL,
+			       .tv_nsec = deadline_ns % 1000000000ULL };
+
+	/* clock_nanosleep returns the error, it does not set errno */
+	while (!nm_exiting && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
 const char *nm_kernel_release(void)
 {
 	static struct utsname u;

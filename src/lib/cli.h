@@ -93,6 +93,14 @@ extern volatile sig_atomic_t nm_exiting;
 void nm_install_signals(void);
 /* Sleeps up to sec seconds, returning early when a signal asks to exit. */
 void nm_sleep(double sec);
+/*
+ * Report loops on a fixed grid: the deadline after prev (CLOCK_MONOTONIC
+ * ns), one interval on, or now when that has passed (a late sweep is not
+ * followed by catch-up sweeps). prev 0: the first, one interval from now.
+ */
+uint64_t nm_next_deadline(uint64_t prev, uint64_t interval_ns, uint64_t now);
+/* Sleeps until that CLOCK_MONOTONIC time, returning early when a signal asks to exit. */
+void nm_sleep_until(uint64_t deadline_ns);
 
 /* "6.18.44-fc" */
 const char *nm_kernel_release(void);

@@ -19,10 +19,24 @@ static void test_table_size(void **state)
 	assert_int_equal(nm_table_size(16777215), 16777216);
 }
 
+static void test_next_deadline(void **state)
+{
+	const uint64_t s = 1000000000ULL;
+
+	(void)state;
+	assert_true(nm_next_deadline(0, s, 5 * s) == 6 * s);
+	/* a sweep that took 300 ms does not push the grid */
+	assert_true(nm_next_deadline(6 * s, s, 6 * s + 300000000ULL) == 7 * s);
+	/* more than an interval late: at once, and the grid starts there */
+	assert_true(nm_next_deadline(7 * s, s, 8 * s + 500000000ULL) == 8 * s + 500000000ULL);
+	assert_true(nm_next_deadline(8 * s + 500000000ULL, s, 8 * s + 600000000ULL) == 9 * s + 500000000ULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_size),
+		cmocka_unit_test(test_next_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
