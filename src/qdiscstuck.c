@@ -655,6 +655,8 @@ static void print_json(struct sweep *s)
 
 	nm_json_begin(&j, stdout, "interval");
 	nm_json_u64(&j, "time", (uint64_t)time(NULL));
+	/* the sweep's CLOCK_MONOTONIC, the clock of the BPF side and of ktime_get_ns() */
+	nm_json_u64(&j, "mono_ns", s->now_ns);
 	nm_json_u64(&j, "qdiscs", s->n);
 	for (int st = 0; st < QS_NSTATES; st++)
 		nm_json_u64(&j, qs_state_name(st), s->per_state[st]);
@@ -896,11 +898,13 @@ static int kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifind
 }
 
 static void json_kick(const char *dev, unsigned int queue, const struct kick_result *k,
-		      const char *why)
+		      const char *why, uint64_t start_ns)
 {
 	struct nm_json j;
 
 	nm_json_begin(&j, stdout, "kick");
+	/* when the first frame went: its enqueue is what runs the qdisc */
+	nm_json_u64(&j, "mono_ns", start_ns);
 	nm_json_str(&j, "dev", dev);
 	nm_json_u64(&j, "txq", queue);
 	nm_json_bool(&j, "reached", k->reached);
@@ -913,13 +917,14 @@ static void json_kick(const char *dev, unsigned int queue, const struct kick_res
 static int do_kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifindex,
 		   unsigned int queue, const char *why)
 {
+	uint64_t start_ns = mono_ns();
 	struct kick_result k;
 	int ret = kick(skel, dev, ifindex, queue, &k);
 
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "kick %s tx-%u: %s", dev, queue, strerror(-ret));
 	if (env.o.json)
-		json_kick(dev, queue, &k, why);
+		json_kick(dev, queue, &k, why, start_ns);
 	if (k.reached)
 		nm_info(&env.o, "kick: %s tx-%u: one frame queued there (%d attempt(s), %d elsewhere): its enqueue runs the qdisc; the next report shows whether the backlog moved",
 			dev, queue, k.attempts, k.stray);
