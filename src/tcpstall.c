@@ -364,8 +364,10 @@ static void take_sample(const struct ts_sample *smp, void *arg)
 		note_ended(&smp->key, s, ended, "sweep");
 	st.samples[state]++;
 	if (s && st.kick && smp->key.netns == env.o.netns_ino &&
-	    ts_kick_wanted(state, s->last_kick_ns, smp->now_ns, st.nkq, &env.kick)) {
+	    ts_kick_wanted(state, s->stall_start_ns, s->kicked_stall_ns, s->last_kick_ns, smp->now_ns,
+			   st.nkq, &env.kick)) {
 		s->last_kick_ns = smp->now_ns;
+		s->kicked_stall_ns = s->stall_start_ns;
 		/* TCP_NAGLE_OFF is what getsockopt(TCP_NODELAY) reads */
 		st.kq[st.nkq++] = (struct kick_req){ .key = smp->key, .nodelay = smp->nonagle & 1 };
 	}
@@ -1552,6 +1554,10 @@ static void apply_fixes(void)
 	while (nm_htab_next(st.socks, &pos, &k, &v))
 		if (((struct ts_sock *)v)->stall_start_ns && ((struct ts_sock *)v)->cause == TS_TSQ_IDLE)
 			fix_tsq_idle(k);
+	/* one that ended in the interval counts too: a 40-ms stall is rarely on at a report */
+	for (size_t i = 0; i < st.nended; i++)
+		if (st.ended[i].cause == TS_TSQ_IDLE)
+			fix_tsq_idle(&st.ended[i].key);
 }
 
 static int fix_start(struct tcpstall_bpf *skel)

@@ -360,13 +360,16 @@ uint64_t ts_sweep_wait_ns(uint64_t period_ns, uint64_t took_ns, bool scheduled_f
 
 /* ---- --fix=kick ---- */
 
-bool ts_kick_wanted(enum ts_state state, uint64_t last_kick_ns, uint64_t now_ns,
-		    unsigned int queued, const struct ts_kick_cfg *cfg)
+bool ts_kick_wanted(enum ts_state state, uint64_t stall_ns, uint64_t kicked_stall_ns,
+		    uint64_t last_kick_ns, uint64_t now_ns, unsigned int queued,
+		    const struct ts_kick_cfg *cfg)
 {
 	bool target = state == TS_TSQ_IDLE || (cfg->any_state && state != TS_APP_LIMITED);
 
 	if (!target || queued >= cfg->batch)
 		return false;
+	if (stall_ns && stall_ns != kicked_stall_ns)
+		return true;
 	return !last_kick_ns || now_ns < last_kick_ns || now_ns - last_kick_ns >= cfg->gap_ns;
 }
 

@@ -77,6 +77,7 @@ struct ts_sock {
 	uint8_t last_kick;		/* enum ts_kick_result of the last kick, with kicks */
 	uint8_t pad;
 	uint64_t last_kick_ns;		/* --fix=kick: when it was last kicked, 0 never */
+	uint64_t kicked_stall_ns;	/* ... the start of the stall it was kicked in */
 	uint32_t kicks;			/* kicks attempted on it */
 	uint32_t pad2;
 };
@@ -146,10 +147,11 @@ void ts_judge_placement(const struct ts_acks *d, uint32_t epoch, uint64_t min_se
 			struct ts_placement *out);
 
 /*
- * --fix=kick. A socket is kicked when its latest sample is tsq_idle, not
- * more often than once per gap (a kick that did not help is not repeated
- * at the sweep rate), and at most batch sockets per sweep (the BPF map's
- * size, and a bound on the cost of one pass).
+ * --fix=kick. A socket is kicked when its latest sample is tsq_idle: at
+ * once in each new stall (a server's socket can stall on every response),
+ * and within one stall not more often than once per gap (a kick that did
+ * not help is not repeated at the sweep rate); at most batch sockets per
+ * sweep (the BPF map's size, and a bound on the cost of one pass).
  */
 #define TS_KICK_GAP_MS		200
 struct ts_kick_cfg {
@@ -160,9 +162,14 @@ struct ts_kick_cfg {
 };
 #define TS_KICK_CFG_DEFAULT { .gap_ns = TS_KICK_GAP_MS * 1000000ULL, .batch = TS_KICK_BATCH }
 
-/* state: ts_classify() of the sample; queued: sockets already chosen in this sweep. */
-bool ts_kick_wanted(enum ts_state state, uint64_t last_kick_ns, uint64_t now_ns,
-		    unsigned int queued, const struct ts_kick_cfg *cfg);
+/*
+ * state: ts_classify() of the sample; stall_ns: the start of the stall it
+ * is in (ts_sock.stall_start_ns, 0: none); kicked_stall_ns: the stall of
+ * the last kick; queued: sockets already chosen in this sweep.
+ */
+bool ts_kick_wanted(enum ts_state state, uint64_t stall_ns, uint64_t kicked_stall_ns,
+		    uint64_t last_kick_ns, uint64_t now_ns, unsigned int queued,
+		    const struct ts_kick_cfg *cfg);
 
 /* What became of one kick: counted by result in JSON and the metrics. */
 enum ts_kick_result {

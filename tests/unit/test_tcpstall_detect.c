@@ -392,26 +392,29 @@ static void test_kick_wanted(void **state)
 
 	(void)state;
 	/* the report's state, never kicked: kicked */
-	assert_true(ts_kick_wanted(ts_classify(&s, 10), 0, t, 0, &cfg));
+	assert_true(ts_kick_wanted(ts_classify(&s, 10), 0, 0, 0, t, 0, &cfg));
 	/* every other state, stalled or not, is left alone */
 	for (int st = 0; st < TS_NSTATES; st++)
 		if (st != TS_TSQ_IDLE)
-			assert_false(ts_kick_wanted(st, 0, t, 0, &cfg));
+			assert_false(ts_kick_wanted(st, 0, 0, 0, t, 0, &cfg));
 	/* not again within the gap, again after it */
-	assert_false(ts_kick_wanted(TS_TSQ_IDLE, t - 10 * ms, t, 0, &cfg));
-	assert_false(ts_kick_wanted(TS_TSQ_IDLE, t - (TS_KICK_GAP_MS - 1) * ms, t, 0, &cfg));
-	assert_true(ts_kick_wanted(TS_TSQ_IDLE, t - TS_KICK_GAP_MS * ms, t, 0, &cfg));
+	assert_false(ts_kick_wanted(TS_TSQ_IDLE, 0, 0, t - 10 * ms, t, 0, &cfg));
+	assert_false(ts_kick_wanted(TS_TSQ_IDLE, 0, 0, t - (TS_KICK_GAP_MS - 1) * ms, t, 0, &cfg));
+	assert_true(ts_kick_wanted(TS_TSQ_IDLE, 0, 0, t - TS_KICK_GAP_MS * ms, t, 0, &cfg));
+	/* a new stall of the socket within the gap: kicked at once; the same one is not */
+	assert_true(ts_kick_wanted(TS_TSQ_IDLE, t - 20 * ms, t - 300 * ms, t - 100 * ms, t, 0, &cfg));
+	assert_false(ts_kick_wanted(TS_TSQ_IDLE, t - 20 * ms, t - 20 * ms, t - 10 * ms, t, 0, &cfg));
 	/* a clock behind the last kick (a bad input) does not block it forever */
-	assert_true(ts_kick_wanted(TS_TSQ_IDLE, t + ms, t, 0, &cfg));
+	assert_true(ts_kick_wanted(TS_TSQ_IDLE, 0, 0, t + ms, t, 0, &cfg));
 	/* at most a batch per sweep */
-	assert_true(ts_kick_wanted(TS_TSQ_IDLE, 0, t, TS_KICK_BATCH - 1, &cfg));
-	assert_false(ts_kick_wanted(TS_TSQ_IDLE, 0, t, TS_KICK_BATCH, &cfg));
+	assert_true(ts_kick_wanted(TS_TSQ_IDLE, 0, 0, 0, t, TS_KICK_BATCH - 1, &cfg));
+	assert_false(ts_kick_wanted(TS_TSQ_IDLE, 0, 0, 0, t, TS_KICK_BATCH, &cfg));
 	/* the test aid: any socket with something unsent, under the same bounds */
 	any.any_state = true;
-	assert_true(ts_kick_wanted(TS_RWND, 0, t, 0, &any));
-	assert_false(ts_kick_wanted(TS_APP_LIMITED, 0, t, 0, &any));
-	assert_false(ts_kick_wanted(TS_RWND, t - ms, t, 0, &any));
-	assert_false(ts_kick_wanted(TS_RWND, 0, t, TS_KICK_BATCH, &any));
+	assert_true(ts_kick_wanted(TS_RWND, 0, 0, 0, t, 0, &any));
+	assert_false(ts_kick_wanted(TS_APP_LIMITED, 0, 0, 0, t, 0, &any));
+	assert_false(ts_kick_wanted(TS_RWND, 0, 0, t - ms, t, 0, &any));
+	assert_false(ts_kick_wanted(TS_RWND, 0, 0, 0, t, TS_KICK_BATCH, &any));
 }
 
 static void test_kick_result(void **state)
