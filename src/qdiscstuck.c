@@ -30,6 +30,7 @@
 #include "detect/qdiscstuck_detect.h"
 #include "lib/cli.h"
 #include "lib/htab.h"
+#include "lib/fixes.h"
 #include "lib/journal.h"
 #include "lib/netns.h"
 #include "lib/output.h"
@@ -50,11 +51,12 @@ static struct env {
 	long threshold_ms;
 	int fix;
 	bool all;
+	bool list_fixes;
 	const char *kick;	/* --kick DEV:QUEUE */
 	const char *lock;	/* --lock DEV:QUEUE */
 } env;
 
-enum { OPT_THRESHOLD = 0x2000, OPT_FIX, OPT_ALL, OPT_KICK, OPT_LOCK };
+enum { OPT_THRESHOLD = 0x2000, OPT_FIX, OPT_ALL, OPT_KICK, OPT_LOCK, OPT_LIST_FIXES };
 
 const char *argp_program_version = "qdiscstuck (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
@@ -83,6 +85,7 @@ static const struct argp_option options[] = {
 	{ "lock", OPT_LOCK, "DEV:QUEUE", 0,
 	  "Replace the lockless qdisc of that TX queue by a locked FIFO while running (undone at exit)", 0 },
 	{ "all", OPT_ALL, NULL, 0, "Report idle qdiscs too", 0 },
+	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
 	{},
 };
 
@@ -135,6 +138,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.kick = arg;
 		else
 			env.lock = arg;
+		break;
+	case OPT_LIST_FIXES:
+		env.list_fixes = true;
 		break;
 	case OPT_ALL:
 		env.all = true;
@@ -942,16 +948,35 @@ struct lock_state {
 };
 
 /* CONFIG_NET_SCH_BPF builds the bpf_qdisc kfuncs: their presence in BTF tells. */
+/* --fix=kick's lever: one frame sent on the queue (AF_PACKET) runs the qdisc. */
+static int probe_kick(const struct nm_fix *f, char *why, size_t len)
+{
+	int fd = socket(AF_PACKET, SOCK_RAW, 0);
+
+	(void)f;
+	if (fd < 0) {
+		snprintf(why, len, "AF_PACKET socket: %s", strerror(errno));
+		return -errno;
+	}
+	close(fd);
+	return 0;
+}
+
+/* --list-fixes: each remedy, its lever, and whether this kernel allows it. */
+enum { QFIX_KICK, QFIX_LOCK, QFIX_LOCK_BPF };
+static const struct nm_fix fixes[] = {
+	[QFIX_KICK] = { "kick", "a frame on the stuck TX queue (AF_PACKET): the qdisc runs", probe_kick, NULL, NULL },
+	[QFIX_LOCK] = { "lock", "tc qdisc replace: pfifo (locked) for pfifo_fast", nm_fix_probe_cmd, "tc", NULL },
+	/* the struct_ops lever a locked BPF FIFO would use (6.16+); not used yet */
+	[QFIX_LOCK_BPF] = { "lock-bpf", "struct_ops Qdisc_ops: a BPF FIFO (6.16+; netmedic has none yet)",
+			    nm_fix_probe_btf_type, "bpf_struct_ops_Qdisc_ops", NULL },
+};
+
 static bool kernel_has_bpf_qdisc(void)
 {
-	struct btf *btf = env.o.btf_path ? btf__parse(env.o.btf_path, NULL) : btf__load_vmlinux_btf();
-	bool has;
+	char why[128];
 
-	if (!btf)
-		return false;
-	has = btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC) >= 0;
-	btf__free(btf);
-	return has;
+	return !nm_fix_probe_btf_type(&fixes[QFIX_LOCK_BPF], why, sizeof(why));
 }
 
 static int lock_open(struct lock_state *ls)
@@ -1306,6 +1331,10 @@ int main(int argc, char **argv)
 	ret = nm_setup(&env.o);
 	if (ret)
 		return ret;
+	if (env.list_fixes) {
+		nm_fixes_list(stdout, fixes, sizeof(fixes) / sizeof(fixes[0]));
+		return NM_EXIT_OK;
+	}
 	if (env.kick && (ret = resolve_dev_queue(env.kick, "--kick", kdev, &kif, &kq)))
 		return ret;
 	if (env.lock && (ret = resolve_dev_queue(env.lock, "--lock", ldev, &lif, &lq)))

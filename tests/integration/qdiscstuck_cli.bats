@@ -112,3 +112,19 @@ teardown() {
 		assert_line --index 0 --partial "__qdisc_run=tp_btf/qdisc_dequeue"
 	fi
 }
+
+@test "qdiscstuck --list-fixes: kick, lock and the BPF qdisc lever, with this kernel's verdicts" {
+	run "$BIN/qdiscstuck" --list-fixes
+	assert_success
+	assert_equal "${#lines[@]}" 4
+	assert_line --index 1 --regexp '^kick +a frame on the stuck TX queue \(AF_PACKET\): the qdisc runs +allowed$'
+	if command -v tc >/dev/null; then
+		assert_line --index 2 --regexp '^lock +tc qdisc replace: pfifo \(locked\) for pfifo_fast +allowed$'
+	fi
+	# the struct_ops lever is there exactly when the kernel's BTF has its type
+	if bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "STRUCT 'bpf_struct_ops_Qdisc_ops'"; then
+		assert_line --index 3 --regexp '^lock-bpf .* allowed$'
+	else
+		assert_line --index 3 --regexp '^lock-bpf .* not allowed: bpf_struct_ops_Qdisc_ops: not in kernel BTF$'
+	fi
+}
