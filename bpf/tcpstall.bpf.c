@@ -396,9 +396,10 @@ static __always_inline void mark_end(struct ts_mark *m, const struct ts_key *k, 
 	count(bpf_map_push_elem(&tsq_episodes, &e, 0) ? TS_CNT_TSQ_LOST : TS_CNT_TSQ_EPISODES);
 }
 
-static __always_inline void mark_start(const struct ts_key *k, __u32 snd_nxt, __u64 now)
+static __always_inline void mark_start(struct sock *sk, const struct ts_key *k, __u32 snd_nxt, __u64 now)
 {
-	struct ts_mark m = { .start_ns = now, .snd_nxt = snd_nxt };
+	struct ts_mark m = { .start_ns = now, .snd_nxt = snd_nxt,
+			     .nonagle = BPF_CORE_READ_BITFIELD_PROBED((struct tcp_sock *)sk, nonagle) };
 
 	bpf_map_update_elem(&tsq_marks, k, &m, BPF_ANY);
 	__sync_fetch_and_add(&marks_open, 1);
@@ -425,7 +426,7 @@ static __always_inline void tsq_look(struct sock *sk, const struct ts_key *k)
 		mark_end(m, k, now);
 	}
 	if (idle)
-		mark_start(k, snd_nxt, now);
+		mark_start(sk, k, snd_nxt, now);
 }
 
 SEC("fexit/tcp_push")

@@ -1289,6 +1289,51 @@ static void kick_outcome(const struct kick_req *q, const struct ts_kick *k)
  * TCP_NODELAY), named in the kicks map, kicked in one pass of the
  * iterator, and their records dropped once it put every old value back.
  */
+static void kick_pass(struct tcpstall_bpf *skel);
+
+/* The sweep chose it for this pass already (its stall dated otherwise). */
+static bool kick_queued(const struct ts_key *k)
+{
+	for (unsigned int i = 0; i < st.nkq; i++)
+		if (!memcmp(&st.kq[i].key, k, sizeof(*k)))
+			return true;
+	return false;
+}
+
+/*
+ * Where the episode hooks run, an open episode is a tsq_idle socket for
+ * sure, from its exact start: one open for --threshold is kicked even if
+ * no sweep sampled it (a 40-ms stall may fall between two stretched
+ * sweeps), and a socket that no sweep has seen lately too. Its old
+ * TCP_NODELAY is the one the hooks saw at the start; the kick program
+ * skips a socket whose TCP_NODELAY changed since.
+ */
+static void kick_episodes(struct tcpstall_bpf *skel)
+{
+	int fd = bpf_map__fd(skel->maps.tsq_marks);
+	uint64_t now = mono_ns(), age = env.threshold_ms * 1000000ULL;
+	struct ts_key k, next;
+	bool first = true;
+
+	while (st.nkq < env.kick.batch && !bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
+		struct ts_mark m;
+		struct ts_sock *s;
+
+		first = false;
+		k = next;
+		if (bpf_map_lookup_elem(fd, &k, &m) || now < m.start_ns + age)
+			continue;
+		s = nm_htab_upsert(st.socks, &k, NULL);
+		if (!s || k.netns != env.o.netns_ino || s->kicked_stall_ns == m.start_ns || kick_queued(&k) ||
+		    !ts_kick_wanted(TS_TSQ_IDLE, m.start_ns, s->kicked_stall_ns, s->last_kick_ns, now, st.nkq,
+				    &env.kick))
+			continue;
+		s->last_kick_ns = now;
+		s->kicked_stall_ns = m.start_ns;
+		st.kq[st.nkq++] = (struct kick_req){ .key = k, .nodelay = m.nonagle & 1 };
+	}
+}
+
 static void kick_pass(struct tcpstall_bpf *skel)
 {
 	int fd = bpf_map__fd(skel->maps.kicks), err;
@@ -1757,6 +1802,8 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 		st.sweep_wait_ns = ts_sweep_wait_ns(env.sweep_ms * 1000000ULL, thread_cpu_ns() - c0,
 						    full && st.fast && st.fast == st.fast_own);
 		sweep_gone();
+		if (st.kick && st.episodes)
+			kick_episodes(skel);
 		if (st.nkq)
 			kick_pass(skel);
 		if (now >= next) {

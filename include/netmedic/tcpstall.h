@@ -69,7 +69,8 @@ struct ts_sample {
 struct ts_mark {
 	__u64 start_ns;		/* bpf_ktime_get_ns() (CLOCK_MONOTONIC) */
 	__u32 snd_nxt;		/* at the start: a transmit since ends the episode */
-	__u32 pad;
+	__u8 nonagle;		/* tp->nonagle at the start: --fix=kick journals its bit 0 */
+	__u8 pad[3];
 };
 
 struct ts_episode {

@@ -10,6 +10,8 @@
 # whose time overlaps it; named right when that stall's cause is tsq_idle;
 # timed right when its length is within 10% of the injected one, or within
 # one sweep (the interval records' sweep_wait_ms, the most of the run).
+# ended_before_delack: long ones that ended before TCP_DELACK_MIN (40 ms),
+# that is, before the client's delayed ACK would have: what a kick cuts.
 set -euo pipefail
 out=$1 thr=$2 kick=$3
 inj=$out/tsq-injections.txt
@@ -32,6 +34,8 @@ match() {
 		d = (f[3] - f[2]) / 1e6
 		if (d < thr) next
 		long++
+		# ended before the delayed-ACK timeout (TCP_DELACK_MIN, 40 ms): cut short
+		if (d < 40) cut++
 		best = 0
 		for (i = 1; i <= n; i++) {
 			if (sp[i] != f[4] || dp[i] != f[5]) continue
@@ -47,7 +51,7 @@ match() {
 		tol = d * 0.1 > sw ? d * 0.1 : sw
 		if (ms[best] - d <= tol && d - ms[best] <= tol) timed++
 	}
-	END { printf "%d %d %d %d %d %d\n", inj, long, det, named, timed, mis }
+	END { printf "%d %d %d %d %d %d %d\n", inj, long, det, named, timed, mis, cut }
 	' <(stalls "$json") "$inj"
 }
 
@@ -62,9 +66,10 @@ wrk_p() {
 
 run_obj() {
 	local name=$1 phase=$2
-	read -r i l d n t m < <(match "$phase" "$out/tsq-$name.json")
+	read -r i l d n t m c < <(match "$phase" "$out/tsq-$name.json")
 	jq -nc --argjson i "$i" --argjson l "$l" --argjson d "$d" --argjson n "$n" --argjson t "$t" --argjson m "$m" \
-		'{injected: $i, injected_long: $l, seen: $d, detected: $n, timed: $t, misnamed: $m}'
+		--argjson c "$c" '{injected: $i, injected_long: $l, seen: $d, detected: $n, timed: $t, misnamed: $m,
+		 ended_before_delack: $c}'
 }
 
 fp=$(stalls "$out/tsq-off.json" | awk -F'\t' '$5 == "tsq_idle"' | wc -l)
