@@ -27,14 +27,18 @@ acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 defer() { lab_exec ts-rcv sysctl -n net.ipv4.tcp_backlog_ack_defer; }
 
 # bulk_run OUT: tcpstall on the sender during a 3-s bulk flow; $output is
-# its interval record, and the sweep must have seen the sender working
+# its interval record, and the sweep must have seen the sender working.
+# On a veth the ACKs come back in microseconds, so at a sweep's instant a
+# bulk sender often has nothing unsent and nothing in flight, and is not
+# sampled: 9 to 85 samples in about 190 sweeps (full sweeps alike), seen
+# over 20 runs. So at least 5.
 bulk_run() {
 	start_bg "$1" "$BIN/tcpstall" --netns $SND --json -i 4 -c 1
 	"$TS" bulk 3
 	wait_bg
 	run jq -c 'select(.type == "interval")' "$1"
 	echo "$output"
-	[ "$(echo "$output" | jq '.samples | add')" -gt 10 ]
+	[ "$(echo "$output" | jq '.samples | add')" -ge 5 ]
 }
 
 # rwnd_run OUT: tcpstall on the sender while its reader stops reading; the
