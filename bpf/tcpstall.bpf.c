@@ -396,6 +396,71 @@ static __always_inline void mark_end(struct ts_mark *m, const struct ts_key *k, 
 	count(bpf_map_push_elem(&tsq_episodes, &e, 0) ? TS_CNT_TSQ_LOST : TS_CNT_TSQ_EPISODES);
 }
 
+/*
+ * --fix=kick, where the kick rung of tcp_push loads: each episode arms its
+ * socket's timer for the threshold, and one still open then is a request
+ * in the kick_due ring, which wakes userspace at once. Without it a stall
+ * waits for the next loop pass, which the sweep budget may space 40 ms
+ * apart under load: past the delayed ACK the kick exists to beat.
+ */
+struct kick_timer {
+	struct bpf_timer t;
+	__u64 start_ns;		/* the episode it was armed for */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct ts_key);
+	__type(value, struct kick_timer);
+} kick_timers SEC(".maps");
+
+/* one request per stall that outlived the threshold: a few a second at worst */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} kick_due SEC(".maps");
+
+#define NM_CLOCK_MONOTONIC	1	/* bpf_ktime_get_ns()'s clock */
+
+/* The threshold is reached: the episode it was armed for, if still open, asks for a kick. */
+static int kick_fire(void *map, struct ts_key *key, struct kick_timer *t)
+{
+	struct ts_mark *m = bpf_map_lookup_elem(&tsq_marks, key);
+	struct ts_kick_due *d;
+
+	if (!m || m->start_ns != t->start_ns)
+		return 0;	/* it ended in time, or another one began */
+	d = bpf_ringbuf_reserve(&kick_due, sizeof(*d), 0);
+	if (!d) {
+		count(TS_CNT_KICK_DUE_LOST);
+		return 0;
+	}
+	d->key = *key;
+	d->start_ns = m->start_ns;
+	d->nonagle = m->nonagle;
+	bpf_ringbuf_submit(d, 0);
+	count(TS_CNT_KICK_DUE);
+	return 0;
+}
+
+static __always_inline void kick_arm(const struct ts_key *k, __u64 start)
+{
+	struct kick_timer zero = {}, *t = bpf_map_lookup_elem(&kick_timers, k);
+
+	if (!t) {
+		bpf_map_update_elem(&kick_timers, k, &zero, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&kick_timers, k);
+		if (!t)
+			return;
+		/* -EBUSY when another CPU got there first: its callback is this one */
+		bpf_timer_init(&t->t, &kick_timers, NM_CLOCK_MONOTONIC);
+		bpf_timer_set_callback(&t->t, kick_fire);
+	}
+	t->start_ns = start;
+	bpf_timer_start(&t->t, targ_stall_ns, 0);
+}
+
 static __always_inline void mark_start(struct sock *sk, const struct ts_key *k, __u32 snd_nxt, __u64 now)
 {
 	struct ts_mark m = { .start_ns = now, .snd_nxt = snd_nxt,
@@ -413,7 +478,7 @@ static __always_inline void mark_start(struct sock *sk, const struct ts_key *k, 
  * state, found first, starts an episode (its exact start); its absence, or
  * a transmit since the start (snd_nxt moved), ends the open one.
  */
-static __always_inline void tsq_look(struct sock *sk, const struct ts_key *k)
+static __always_inline void tsq_look(struct sock *sk, const struct ts_key *k, const bool kick)
 {
 	__u32 snd_nxt = BPF_CORE_READ((struct tcp_sock *)sk, snd_nxt);
 	bool idle = throttled_idle(sk);
@@ -425,12 +490,14 @@ static __always_inline void tsq_look(struct sock *sk, const struct ts_key *k)
 			return;		/* the same episode goes on */
 		mark_end(m, k, now);
 	}
-	if (idle)
-		mark_start(sk, k, snd_nxt, now);
+	if (!idle)
+		return;
+	mark_start(sk, k, snd_nxt, now);
+	if (kick)
+		kick_arm(k, now);
 }
 
-SEC("fexit/tcp_push")
-int BPF_PROG(ts_push_exit, struct sock *sk, int flags, int mss_now, int nonagle, int size_goal)
+static __always_inline int push_exit(struct sock *sk, const bool kick)
 {
 	struct ts_key k = {};
 
@@ -438,21 +505,44 @@ int BPF_PROG(ts_push_exit, struct sock *sk, int flags, int mss_now, int nonagle,
 		return 0;
 	/* it sends: the fast sweep follows it (sock_send_length does so on 6.3+) */
 	tag(sk);
-	tsq_look(sk, &k);
+	tsq_look(sk, &k, kick);
 	return 0;
 }
 
-SEC("fexit/tcp_wfree")
-int BPF_PROG(ts_wfree_exit, struct sk_buff *skb)
+static __always_inline int wfree_exit(struct sock *sk, const bool kick)
 {
-	/* a direct load keeps sk a BTF pointer, as sk_key_match() needs */
-	struct sock *sk = skb->sk;
 	struct ts_key k = {};
 
 	if (!sk || !sk_key_match(sk, &k, true))
 		return 0;
-	tsq_look(sk, &k);
+	tsq_look(sk, &k, kick);
 	return 0;
+}
+
+SEC("fexit/tcp_push")
+int BPF_PROG(ts_push_exit, struct sock *sk, int flags, int mss_now, int nonagle, int size_goal)
+{
+	return push_exit(sk, false);
+}
+
+/* a direct load of skb->sk keeps it a BTF pointer, as sk_key_match() needs */
+SEC("fexit/tcp_wfree")
+int BPF_PROG(ts_wfree_exit, struct sk_buff *skb)
+{
+	return wfree_exit(skb->sk, false);
+}
+
+/* The same, with --fix=kick: each episode also arms its socket's kick timer. */
+SEC("fexit/tcp_push")
+int BPF_PROG(ts_push_exit_kick, struct sock *sk, int flags, int mss_now, int nonagle, int size_goal)
+{
+	return push_exit(sk, true);
+}
+
+SEC("fexit/tcp_wfree")
+int BPF_PROG(ts_wfree_exit_kick, struct sk_buff *skb)
+{
+	return wfree_exit(skb->sk, true);
 }
 
 /*

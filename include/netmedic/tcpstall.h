@@ -73,6 +73,18 @@ struct ts_mark {
 	__u8 pad[3];
 };
 
+/*
+ * --fix=kick: a tsq_idle episode still open at the threshold (the kick
+ * timer's request, in the kick_due ring buffer).
+ */
+struct ts_kick_due {
+	struct ts_key key;
+	__u32 pad0;
+	__u64 start_ns;		/* the episode's, as in its ts_mark */
+	__u8 nonagle;		/* the ts_mark's */
+	__u8 pad[7];
+};
+
 struct ts_episode {
 	struct ts_key key;
 	__u64 start_ns;
@@ -163,6 +175,8 @@ enum ts_counter {
 	TS_CNT_ACK_UNTRACKED,	/* events of sockets that found both their slots busy */
 	TS_CNT_TSQ_EPISODES,	/* ... that ended after at least the threshold */
 	TS_CNT_TSQ_LOST,	/* ... that found the tsq_episodes queue full */
+	TS_CNT_KICK_DUE,	/* --fix=kick: episodes open at the threshold, sent to userspace */
+	TS_CNT_KICK_DUE_LOST,	/* ... that found the kick_due ring full */
 	TS_CNT_MAX,
 };
 

@@ -148,6 +148,31 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 	[ "$(echo "$output" | jq '.causes | index("backlog_ack_defer_off") == null')" = true ]
 }
 
+# --fix=kick adds a rung above tcp_push's fexit pair: the same programs,
+# and each tsq_idle episode arms its socket's kick timer (bpf_timer in a
+# fexit program, 5.15+), so a stall is kicked at the threshold. Refused,
+# the plain pair runs and stalls are kicked at the next loop pass.
+@test "6.1: tcpstall --fix=kick arms its kick timer on fexit; refused, kicks wait for a pass" {
+	run --separate-stderr "$BIN/tcpstall" --fix=kick --json -c 1 -i 0.2
+	assert_success
+	echo "${lines[0]}"
+	echo "${lines[0]}" | jq -e '.hooks.tcp_push == "fexit/tcp_push" and .kick_at == "threshold"'
+	echo "${lines[0]}" | jq -e '.kicker == "SCHED_FIFO 1"'
+	echo "${lines[1]}" | jq -e '.type == "interval" and .kick_due == 0 and .kick_due_lost == 0'
+	run "$BIN/tcpstall" --fix=kick --list-hooks
+	assert_success
+	assert_line --regexp '^ts_push_exit_kick +tcp_push +1 +loaded'
+	NETMEDIC_REFUSE=ts_push_exit_kick run --separate-stderr "$BIN/tcpstall" --fix=kick --json -c 1 -i 0.2
+	assert_success
+	echo "${lines[0]}"
+	echo "${lines[0]}" | jq -e '.hooks.tcp_push == "fexit/tcp_push" and .kick_at == "next_pass" and .kicker == "none"'
+	echo "${lines[0]}" | jq -e '.refused.ts_push_exit_kick | startswith("load")'
+	echo "${lines[1]}" | jq -e 'has("kick_due") | not'
+	run --separate-stderr "$BIN/tcpstall" --json -c 1 -i 0.2
+	assert_success
+	echo "${lines[0]}" | jq -e '.hooks.tcp_push == "fexit/tcp_push" and (has("kick_at") | not)'
+}
+
 @test "6.1: tcpstall --fix says the kernel has no tcp_backlog_ack_defer, changes nothing" {
 	"$LAB/tcpstall.sh" up --quickack on --defer 0
 	start_bg "$TMP/out" "$BIN/tcpstall" --netns nm-ts-rcv --port 5301 --json -i 1.5 -c 2 --fix

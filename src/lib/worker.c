@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "lib/worker.h"
+
+#define POLL_MS		100	/* how soon a stop request is seen */
+
+struct nm_worker {
+	pthread_t tid;
+	struct ring_buffer *ring;
+	nm_worker_flush_fn flush;
+	void *ctx;
+	bool stop;		/* set by nm_worker_stop (atomic) */
+	bool alive;		/* cleared by the thread when its ring fails (atomic) */
+	char error[128];
+	char priority[96];
+};
+
+static void *worker_main(void *arg)
+{
+	struct nm_worker *w = arg;
+	int n;
+
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		n = ring_buffer__poll(w->ring, POLL_MS);
+		if (n > 0 && w->flush)
+			w->flush(w->ctx);
+		if (n < 0 && n != -EINTR) {
+			snprintf(w->error, sizeof(w->error), "ring buffer poll: %s", strerror(-n));
+			break;
+		}
+	}
+	__atomic_store_n(&w->alive, false, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* SCHED_FIFO 1: above every normal task, below every real-time one. */
+static void worker_priority(struct nm_worker *w)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	int err = pthread_setschedparam(w->tid, SCHED_FIFO, &sp);
+
+	if (!err)
+		snprintf(w->priority, sizeof(w->priority), "SCHED_FIFO 1");
+	else
+		snprintf(w->priority, sizeof(w->priority), "normal (SCHED_FIFO: %s)", strerror(err));
+}
+
+struct nm_worker *nm_worker_start(int ring_fd, nm_worker_record_fn record, nm_worker_flush_fn flush,
+				  void *ctx, char *err, size_t len)
+{
+	struct nm_worker *w = calloc(1, sizeof(*w));
+	sigset_t all, old;
+	int e;
+
+	if (!w) {
+		snprintf(err, len, "out of memory");
+		return NULL;
+	}
+	w->ring = ring_buffer__new(ring_fd, record, ctx, NULL);
+	if (!w->ring) {
+		snprintf(err, len, "ring buffer: %s", strerror(errno));
+		free(w);
+		return NULL;
+	}
+	w->flush = flush;
+	w->ctx = ctx;
+	w->alive = true;
+	/* the thread inherits the mask: every signal stays with the main thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&w->tid, NULL, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		snprintf(err, len, "thread: %s", strerror(e));
+		ring_buffer__free(w->ring);
+		free(w);
+		return NULL;
+	}
+	worker_priority(w);
+	return w;
+}
+
+bool nm_worker_alive(const struct nm_worker *w)
+{
+	return w && __atomic_load_n(&w->alive, __ATOMIC_ACQUIRE);
+}
+
+const char *nm_worker_error(const struct nm_worker *w)
+{
+	return w && !nm_worker_alive(w) ? w->error : "";
+}
+
+const char *nm_worker_priority(const struct nm_worker *w)
+{
+	return w ? w->priority : "none";
+}
+
+void nm_worker_stop(struct nm_worker *w)
+{
+	if (!w)
+		return;
+	__atomic_store_n(&w->stop, true, __ATOMIC_RELEASE);
+	pthread_join(w->tid, NULL);
+	ring_buffer__free(w->ring);
+	free(w);
+}
