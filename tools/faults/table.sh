@@ -8,6 +8,11 @@ j() { jq -r "$1" "$s"; }
 # the delayed-ACK timeout (TCP_DELACK_MIN, 40 ms) less a fifth: a p99.99 at
 # or above it is the report's tail, one below it is not
 TAIL_MS=32
+# the percentile judged: the report's p99.99 in full runs; p99.9 in short
+# ones (CI's), whose 6-s runs hold about 15,000 requests: there p99.99 is
+# the second-slowest one, which a single TCG hiccup decides (60 ms seen
+# with the injection off), while the injected tail is at p99 already
+if [ "$(j .short)" = true ]; then TP=p999; TPN=p99.9; else TP=p9999; TPN=p99.99; fi
 
 echo "faults: kernel $(j .kernel)$([ "$(j .short)" = true ] && echo ', short runs')"
 printf '%-18s %9s %9s %9s %9s %9s\n' "wrk latency (ms)" p50 p99 p99.9 p99.99 max
@@ -25,6 +30,7 @@ for r in on on_autocork_fix on_kick; do
 		"$(j ".tsq.runs.$r.timed")" "$(j ".tsq.runs.$r.misnamed")" "$(j ".tsq.runs.$r.ended_before_delack")"
 done
 echo "tsq_idle stalls named with the injection off: $(j .tsq.false_positives_off)"
+echo "--fix=kick: $(j '.tsq.runs.on_kick | "kick at \(.kick_at), kicker \(.kicker), \(.kick_due) timer requests, \(.kicks_done) kicks done, the oldest stall at its kick \(.kick_age_max_ms) ms"')"
 if [ "$(j .qdisc)" != null ]; then
 	echo "qdisc: $(j '.qdisc | "injected \(.injected), detected \(.detected), kicked \(.kicked), stuck named with the injection off \(.false_positives_off)"')"
 fi
@@ -42,24 +48,18 @@ target '.tsq.injected_long > 0 and .tsq.detected >= 0.95 * .tsq.injected_long' \
 target '.tsq.detected > 0 and .tsq.timed >= 0.95 * .tsq.detected' \
 	"95% of those timed within 10% or one sweep ($(j .tsq.timed) of $(j .tsq.detected))"
 target '.tsq.false_positives_off == 0' "no tsq_idle stall with the injection off ($(j .tsq.false_positives_off))"
-target ".tsq.wrk.on.p9999_ms >= $TAIL_MS" "the injection's delayed-ACK tail: p99.99 >= $TAIL_MS ms ($(j .tsq.wrk.on.p9999_ms))"
-target ".tsq.wrk.on_autocork_fix.p9999_ms < $TAIL_MS" \
-	"--fix=autocork removes the tail: p99.99 < $TAIL_MS ms ($(j .tsq.wrk.on_autocork_fix.p9999_ms))"
-if [ "$(j .tsq.wrk.on_kick)" != null ]; then
-	# the kick acts once a stall is --threshold old: it cuts stalls short of
-	# the delayed ACK, most of them; what is left of the tail is said, not
-	# passed as met
-	target '.tsq.runs.on_kick.injected_long > 0 and
-		.tsq.runs.on_kick.ended_before_delack > 0.5 * .tsq.runs.on_kick.injected_long' \
-		"--fix=kick ends most long stalls before the 40-ms delayed ACK ($(j .tsq.runs.on_kick.ended_before_delack) of $(j .tsq.runs.on_kick.injected_long))"
-	if [ "$(j ".tsq.wrk.on_kick.p9999_ms < $TAIL_MS")" != true ]; then
-		echo "faults: not met (issue #15's aim, not checked): --fix=kick leaves p99.99 at $(j .tsq.wrk.on_kick.p9999_ms) ms" \
-			"(>= $TAIL_MS): $(j '.tsq.runs.on_kick | .injected_long - .ended_before_delack') long stalls still lasted 40 ms or more"
-	fi
-else
-	echo "faults: target missed: --fix=kick: this tcpstall has no kick" >&2
-	miss=1
-fi
+target ".tsq.wrk.on.${TP}_ms >= $TAIL_MS" "the injection's delayed-ACK tail: $TPN >= $TAIL_MS ms ($(j .tsq.wrk.on.${TP}_ms))"
+target ".tsq.wrk.on_autocork_fix.${TP}_ms < $TAIL_MS" \
+	"--fix=autocork removes the tail: $TPN < $TAIL_MS ms ($(j .tsq.wrk.on_autocork_fix.${TP}_ms))"
+# the guest's 6.1 has fexit and bpf_timer: each stall is kicked at the
+# threshold by the kicker thread, before the peer's delayed ACK
+target '.tsq.runs.on_kick.kick_at == "threshold"' \
+	"--fix=kick kicks at the threshold (kick_at $(j .tsq.runs.on_kick.kick_at), kicker $(j .tsq.runs.on_kick.kicker))"
+target '.tsq.runs.on_kick.injected_long > 0 and
+	.tsq.runs.on_kick.ended_before_delack >= 0.95 * .tsq.runs.on_kick.injected_long' \
+	"--fix=kick ends 95% of the long stalls before the 40-ms delayed ACK ($(j .tsq.runs.on_kick.ended_before_delack) of $(j .tsq.runs.on_kick.injected_long))"
+target ".tsq.wrk.on_kick.${TP}_ms < $TAIL_MS" \
+	"--fix=kick removes the tail: $TPN < $TAIL_MS ms ($(j .tsq.wrk.on_kick.${TP}_ms))"
 if [ "$(j .qdisc)" != null ]; then
 	target '.qdisc.injected > 0 and .qdisc.detected == .qdisc.injected' \
 		"every injected qdisc named stuck in time ($(j .qdisc.detected) of $(j .qdisc.injected))"

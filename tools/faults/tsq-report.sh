@@ -2,7 +2,7 @@
 # make faults, the TSQ part's figures: matches nm_tsq_inject's log of
 # injected stalls with tcpstall's stall records, run by run, and prints
 # the "tsq" object of build/faults/summary.json on stdout.
-# Usage: tsq-report.sh OUTDIR THRESHOLD_MS KICK(0|1)
+# Usage: tsq-report.sh OUTDIR THRESHOLD_MS
 #
 # An injected stall is long when it lasted at least the threshold (from the
 # injection to the socket's next transmit of new data, as the module dates
@@ -13,7 +13,7 @@
 # ended_before_delack: long ones that ended before TCP_DELACK_MIN (40 ms),
 # that is, before the client's delayed ACK would have: what a kick cuts.
 set -euo pipefail
-out=$1 thr=$2 kick=$3
+out=$1 thr=$2
 inj=$out/tsq-injections.txt
 
 # the run's stall records: sport dport start_ns ms cause by
@@ -72,10 +72,23 @@ run_obj() {
 		 ended_before_delack: $c}'
 }
 
+# kick_run: run_obj of the --fix=kick run, with what tcpstall said of its kicks:
+# when it kicks (kick_at), its thread's priority, the timer's requests, the
+# kicks done and the oldest stall a kick found (its age, over the intervals)
+kick_run() {
+	local j=$out/tsq-on_kick.json
+	run_obj on_kick 4 | jq -c --slurpfile r "$j" '. + {
+		kick_at: ([$r[] | select(.type == "start") | .kick_at][0] // null),
+		kicker: ([$r[] | select(.type == "start") | .kicker][0] // null),
+		kick_due: ([$r[] | select(.type == "interval") | .kick_due // 0] | max // 0),
+		kicks_done: ([$r[] | select(.type == "interval") | .kicks.done] | max // 0),
+		kick_age_max_ms: ([$r[] | select(.type == "interval") | .kick_age_max_ms // 0] | max // 0)}'
+}
+
 fp=$(stalls "$out/tsq-off.json" | awk -F'\t' '$5 == "tsq_idle"' | wc -l)
 on=$(run_obj on 2)
 fix=$(run_obj on_autocork_fix 3)
-if [ "$kick" = 1 ]; then kickrun=$(run_obj on_kick 4); else kickrun=null; fi
+kickrun=$(kick_run)
 jq -nc --argjson on "$on" --argjson fix "$fix" --argjson kick "$kickrun" --argjson fp "$fp" \
 	--argjson thr "$thr" --argjson woff "$(wrk_p off)" --argjson won "$(wrk_p on)" \
 	--argjson wfix "$(wrk_p on_autocork_fix)" --argjson wkick "$(wrk_p on_kick)" \

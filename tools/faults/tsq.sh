@@ -72,6 +72,14 @@ tsq_run() {
 	# a warm-up, unmeasured: a --fix acts on the first tsq_idle it sees,
 	# and the measured run is the state with its remedy in place
 	ip netns exec "$TSQ_CLI" timeout 20 wrk -t1 -c8 -d2s "http://$TSQ_ADDR:$TSQ_PORT/" >/dev/null 2>&1
+	# --fix=autocork acts at the report after the first tsq_idle: measure once it did
+	case " $* " in
+	*" --fix=autocork "*)
+		for _ in $(seq 1 40); do
+			grep -q 'tcp_autocorking 1 -> 0' "$out/tsq-$name.err" && break
+			sleep 0.25
+		done ;;
+	esac
 	sleep 1
 	ip netns exec "$TSQ_CLI" timeout $((secs + 20)) wrk -t1 -c8 -d"${secs}s" --latency \
 		-s tools/faults/wrk-report.lua "http://$TSQ_ADDR:$TSQ_PORT/" >"$out/tsq-$name.wrk" 2>&1
@@ -86,19 +94,14 @@ tsq_run() {
 }
 
 faults_tsq() {
-	local out=$1 secs=15 kick=1
+	local out=$1 secs=15
 	[ -n "${FAULTS_SHORT:-}" ] && secs=6
 	tsq_up || { echo "faults: tsq: set-up failed" >&2; tsq_down; return 1; }
 	tsq_run "$out" off 1 0 "$secs"
 	tsq_run "$out" on 2 1 "$secs"
 	tsq_run "$out" on_autocork_fix 3 1 "$secs" --fix=autocork
-	# --fix=kick: where this tcpstall has it
-	if "$NETMEDIC_BUILD/tcpstall" --help 2>&1 | grep -q 'kick'; then
-		tsq_run "$out" on_kick 4 1 "$secs" --fix=kick
-	else
-		kick=0
-	fi
+	tsq_run "$out" on_kick 4 1 "$secs" --fix=kick
 	cp /proc/nm_tsq_inject "$out/tsq-injections.txt"
 	tsq_down
-	tools/faults/tsq-report.sh "$out" "$TSQ_THRESHOLD_MS" "$kick" >"$out/tsq.json"
+	tools/faults/tsq-report.sh "$out" "$TSQ_THRESHOLD_MS" >"$out/tsq.json"
 }
