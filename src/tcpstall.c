@@ -1092,6 +1092,9 @@ static void prom_totals(struct nm_prom *p, struct tcpstall_bpf *skel)
 	for (int r = 0; r < TS_KICK_NRESULTS; r++)
 		nm_prom_sample(p, "tcpstall_kicks_total", labels_kv("result", ts_kick_result_name(r)),
 			       st.kick_report.kicks[r]);
+	nm_prom_family(p, "tcpstall_kick_age_max_seconds", "gauge",
+		       "The oldest stall's age at its kick in the last interval (--fix=kick), 0 if none");
+	nm_prom_sample(p, "tcpstall_kick_age_max_seconds", labels(NULL), st.kick_report.age_max_ns / 1e9);
 }
 
 static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)

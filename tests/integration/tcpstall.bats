@@ -294,6 +294,11 @@ hold_bg() {
 	[[ $stderr == *"fix: kick: pushed the pending data of 198.18.1.1:"*">198.18.1.2:5301 (TCP_NODELAY 1, then back to 0)"* ]]
 	grep -qE '^tcpstall_kicks_total\{result="done"\} [1-9][0-9]*$' "$prom"
 	grep -qx 'tcpstall_kicks_total{result="failed"} 0' "$prom"
+	# each interval kicked the stalled socket: its age at the kicks is there, in both sinks
+	printf '%s\n' "$output" | jq -se 'map(select(.type == "interval")) | length == 2 and
+		all(.kick_age_max_ms > 0 and .kick_age_mean_ms > 0 and .kick_age_mean_ms <= .kick_age_max_ms)'
+	grep -qE '^tcpstall_kick_age_max_seconds [0-9.e+-]+$' "$prom"
+	! grep -qx 'tcpstall_kick_age_max_seconds 0' "$prom"
 	promtool check metrics <"$prom"
 	# every record was dropped: there is nothing for --cleanup
 	run "$BIN/tcpstall" --cleanup
