@@ -1326,6 +1326,7 @@ int main(int argc, char **argv)
 	nm_opts_init(&env.o, TOOL);
 	env.threshold_ms = QS_THRESHOLD_MS_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	nm_install_signals();	/* before anything is changed */
 	if (env.o.cleanup)
 		return nm_cleanup_main(&env.o);
 	ret = nm_setup(&env.o);
@@ -1348,7 +1349,8 @@ int main(int argc, char **argv)
 		sweep_free(s);
 		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
 	}
-	nm_install_signals();
+	if (nm_exiting)
+		goto out;	/* a signal during the load: nothing was changed */
 	if (env.kick) {
 		ret = do_kick(skel, kdev, kif, kq, "--kick");
 		goto out;

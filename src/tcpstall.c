@@ -2005,6 +2005,7 @@ int main(int argc, char **argv)
 
 	nm_opts_init(&env.o, TOOL);
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	nm_install_signals();	/* before anything is changed */
 	env.max_flows = nm_table_size(env.max_flows);
 	test_aids();
 	/* before --netns moves us: RFS's global sysctl lives here */
@@ -2047,14 +2048,14 @@ int main(int argc, char **argv)
 	skel->bss->tag_on_queue = !strcmp(st.tag_source, "net_dev_queue");
 	st.kick = kick_rung(hooks) ? skel->links.ts_kick : NULL;
 	skel->bss->kick_halt = env.kick_halt;
-	nm_install_signals();
 	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);
-	ret = env.fix ? fix_start(skel) : 0;
+	/* a signal during the load: nothing is changed, nothing reported */
+	ret = env.fix && !nm_exiting ? fix_start(skel) : 0;
 	/* once the journal is open: its first request may come at once */
 	if (!ret && st.kick && push_kick_timer(hooks))
 		kicker_start(skel);
-	if (!ret)
+	if (!ret && !nm_exiting)
 		ret = run(skel, hooks);
 	kicker_stop();
 	if (fix_stop() && !ret)

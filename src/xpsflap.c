@@ -839,6 +839,7 @@ int main(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	env.max_flows = nm_table_size(env.max_flows);
 	max_flows = env.max_flows;
+	nm_install_signals();	/* before anything is changed */
 
 	if (env.o.cleanup)
 		return nm_cleanup_main(&env.o);
@@ -854,7 +855,11 @@ int main(int argc, char **argv)
 		xpsflap_bpf__destroy(skel);
 		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
 	}
-	nm_install_signals();
+	if (nm_exiting) {
+		/* a signal during the load: nothing was changed */
+		xpsflap_bpf__destroy(skel);
+		return NM_EXIT_OK;
+	}
 	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);
 	tab = map_flows(skel, &tab_len);

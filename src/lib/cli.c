@@ -233,9 +233,17 @@ static void on_signal(int sig)
 	nm_exiting = 1;
 }
 
+/*
+ * First thing in main, before anything is changed: a signal at any moment
+ * then asks for an exit, and every change made by then is undone. SIGINT
+ * is caught even when inherited ignored (a script's background job): for
+ * a tool that holds changes, an interrupt means restore and exit, never
+ * "run on". SA_RESTART: a signal during a load or a netlink dump must not
+ * fail it; the sleeps (nanosleep, epoll) return EINTR regardless.
+ */
 void nm_install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

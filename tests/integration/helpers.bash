@@ -52,3 +52,14 @@ assert_one_line_error() {
 	assert_equal "$(printf '%s\n' "$output" | grep -c .)" 1
 	assert_output --partial "error"
 }
+
+# signal_early SIG DELAY CMD...: CMD as a script's background job (bash
+# starts it with SIGINT ignored), sent SIG after DELAY seconds; prints its
+# exit status, or "alive" when it still ran 10 s after the signal (then it
+# is killed).
+signal_early() {
+	bash -c 'sig=$1 d=$2; shift 2; "$@" >/dev/null 2>&1 & p=$!
+		sleep "$d"; kill -"$sig" $p
+		for _ in $(seq 100); do kill -0 $p 2>/dev/null || { wait $p; echo $?; exit 0; }; sleep 0.1; done
+		kill -KILL $p; echo alive' _ "$@"
+}

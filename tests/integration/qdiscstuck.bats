@@ -154,6 +154,24 @@ tc_sent() {
 	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
 }
 
+# Handlers come before any change: a signal at any moment of the start
+# (BPF load, lock) ends the run with the lockless qdisc back; SIGINT too
+# when inherited ignored, as by a script's background job.
+@test "qdiscstuck --lock: SIGTERM or SIGINT early in the start restores and exits, SIGINT ignored or not" {
+	"$QS" up mq
+	for sig in TERM INT; do
+		for d in 0.05 0.1 0.3 1; do
+			rc=$(signal_early $sig $d "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3)
+			echo "SIG$sig after ${d}s: $rc"
+			assert_equal "$rc" 0
+			run lab_exec qs-a tc qdisc show dev qa
+			assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
+			refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
+			! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+		done
+	done
+}
+
 @test "qdiscstuck --lock: after kill -9, --cleanup restores the lockless qdisc" {
 	"$QS" up mq
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3

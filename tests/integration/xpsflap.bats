@@ -151,6 +151,24 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	! lab_exec xf-mid tc qdisc show dev $DEV | grep -q clsact
 }
 
+# Handlers come before any change: a signal at any moment of the start (BPF
+# load, pin) ends the run with everything restored. SIGINT too when it was
+# inherited ignored, as by a script's background job (docs/xpsflap.md).
+@test "xpsflap --pin: SIGTERM or SIGINT early in the start restores and exits, SIGINT ignored or not" {
+	"$XF" up --queues 2 --xps on
+	for sig in TERM INT; do
+		for d in 0.05 0.1 0.3 1; do
+			rc=$(signal_early $sig $d "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1)
+			echo "SIG$sig after ${d}s: $rc"
+			assert_equal "$rc" 0
+			assert_equal "$(xps 0)" 1
+			assert_equal "$(xps 1)" 2
+			assert_equal "$(tc_egress)" ""
+			[ -z "$(ls /run/netmedic 2>/dev/null | grep xpsflap)" ]
+		done
+	done
+}
+
 @test "xpsflap --pin: after kill -9, --cleanup restores the XPS maps" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
