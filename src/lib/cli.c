@@ -309,8 +309,10 @@ int nm_cleanup_main(const struct nm_opts *o)
 	if (geteuid())
 		return nm_err(o, NM_EXIT_RUNTIME, "--cleanup must run as root");
 	ret = nm_journal_cleanup(o->tool, stderr);
+	/* Each journal not undone has said why, naming its file, above. */
 	if (ret < 0)
-		return nm_err(o, NM_EXIT_RUNTIME, "--cleanup: %s", strerror(-ret));
+		return nm_err(o, NM_EXIT_RUNTIME, "--cleanup: not every journal in %s was undone (see above)",
+			      nm_journal_dir());
 	nm_info(o, "cleanup: %d journal(s) undone", ret);
 	return NM_EXIT_OK;
 }

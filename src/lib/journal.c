@@ -73,6 +73,7 @@ struct parsed {
 	unsigned long ino;
 	struct rec *r;
 	int n;
+	char why[160];		/* what is wrong, when parse_journal says -EBADMSG */
 };
 
 /* Growable string; a failed allocation sticks in oom and is checked once. */
@@ -141,6 +142,29 @@ static void sb_field(struct sbuf *b, const char *s)
 {
 	sb_add(b, "\t", 1);
 	sb_put_esc(b, s);
+}
+
+/* One record, without its newline: the kind, then each field escaped. */
+static void sb_record(struct sbuf *b, const char *kind, const char *const *fields)
+{
+	sb_puts(b, kind);
+	for (; *fields; fields++)
+		sb_field(b, *fields);
+}
+
+static void sb_header(struct sbuf *b, long pid, const char *tool, const char *key,
+		      const char *netns, unsigned long ino)
+{
+	char num[32];
+
+	sb_puts(b, NM_MAGIC "\t" NM_VERSION);
+	snprintf(num, sizeof(num), "%ld", pid);
+	sb_field(b, num);
+	sb_field(b, tool);
+	sb_field(b, key);
+	sb_field(b, netns);
+	snprintf(num, sizeof(num), "%lu", ino);
+	sb_field(b, num);
 }
 
 /* In place; returns false on an escape we never write (corruption). */
@@ -349,13 +373,49 @@ static int fsync_dir(const char *dir)
 	return rc;
 }
 
-static int mkdir_p(const char *dir)
+int nm_journal_check_stat(const struct stat *st, mode_t want, uid_t euid, char *why, size_t len)
 {
-	char tmp[PATH_MAX];
+	mode_t type = st->st_mode & S_IFMT;
+
+	if (type == S_IFLNK)
+		return set_err(why, len, -ELOOP, "is a symbolic link");
+	if (type != want && want == S_IFDIR)
+		return set_err(why, len, -ENOTDIR, "is not a directory");
+	if (type != want && type == S_IFDIR)
+		return set_err(why, len, -EISDIR, "is a directory, not a regular file");
+	if (type != want)
+		return set_err(why, len, -EINVAL, "is not a regular file");
+	/* Whoever else could write it could make root run what they like. */
+	if (st->st_uid != euid)
+		return set_err(why, len, -EPERM, "is owned by uid %u, not %u", (unsigned)st->st_uid,
+			       (unsigned)euid);
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return set_err(why, len, -EPERM, "is writable by group or others (mode %04o)",
+			       (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* The run directory as found (lstat: a symlink there is refused too). */
+static int check_path(const char *path, mode_t want, char *why, size_t len)
+{
 	struct stat st;
 
+	if (lstat(path, &st))
+		return set_err(why, len, -errno, "cannot be read: %s", strerror(errno));
+	return nm_journal_check_stat(&st, want, geteuid(), why, len);
+}
+
+/*
+ * Creates what is missing (mode 0700) and accepts the directory only if
+ * it may be trusted: an existing one of another owner or mode is refused,
+ * never fixed up (why says what is wrong).
+ */
+static int mkdir_p(const char *dir, char *why, size_t len)
+{
+	char tmp[PATH_MAX];
+
 	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
+		return set_err(why, len, -ENAMETOOLONG, "is too long a path");
 	for (char *p = tmp + 1; ; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
@@ -363,17 +423,15 @@ static int mkdir_p(const char *dir)
 
 		*p = '\0';
 		if (mkdir(tmp, 0700) && errno != EEXIST)
-			return -errno;
+			return set_err(why, len, -errno, "cannot be created: %s", strerror(errno));
 		*p = c;
 		if (!c)
 			break;
 	}
-	if (stat(dir, &st))
-		return -errno;
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	return check_path(dir, S_IFDIR, why, len);
 }
 
-static const char *run_dir(void)
+const char *nm_journal_dir(void)
 {
 	const char *d = getenv(NM_JOURNAL_DIR_ENV);
 
@@ -433,21 +491,49 @@ static char **split_line(char *line, int *nf)
 	return f;
 }
 
-static int parse_header(struct parsed *p, char **f, int nf)
+static int bad(struct parsed *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->why, sizeof(p->why), fmt, ap);
+	va_end(ap);
+	return -EBADMSG;
+}
+
+/* A decimal number from max down to min; strtoul alone wraps "-1" and saturates. */
+static int parse_num(const char *s, unsigned long min, unsigned long max, unsigned long *v)
 {
 	char *end;
 
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	return errno == ERANGE || *v < min || *v > max ? -ERANGE : 0;
+}
+
+static int parse_header(struct parsed *p, char **f, int nf)
+{
+	unsigned long pid;
+	int rc;
+
 	if (nf != 7 || strcmp(f[0], NM_MAGIC) || strcmp(f[1], NM_VERSION))
-		return -EBADMSG;
-	p->pid = strtol(f[2], &end, 10);
-	if (*end || p->pid <= 0)
-		return -EBADMSG;
+		return bad(p, "not a " NM_MAGIC " " NM_VERSION " header");
+	/* A pid is a positive int (pid_t); anything else did not come from us. */
+	rc = parse_num(f[2], 1, INT_MAX, &pid);
+	if (rc)
+		return bad(p, "pid '%s' is %s", f[2], rc == -ERANGE ? "out of range" : "not a number");
+	p->pid = pid;
 	p->tool = f[3];
 	p->key = f[4];
 	p->netns = f[5];
-	p->ino = strtoul(f[6], &end, 10);
-	if (*end)
-		return -EBADMSG;
+	rc = parse_num(f[6], 0, ULONG_MAX, &p->ino);
+	if (rc)
+		return bad(p, "netns inode '%s' is %s", f[6],
+			   rc == -ERANGE ? "out of range" : "not a number");
 	p->have_header = true;
 	return 0;
 }
@@ -474,7 +560,7 @@ static int add_record(struct parsed *p, char **f, int nf, off_t off)
 
 	if (!(nf == 3 && !strcmp(f[0], "file")) && !(nf >= 2 && !strcmp(f[0], "cmd")) &&
 	    !(nf >= 2 && is_plan(f[0])))
-		return -EBADMSG;
+		return bad(p, "not a record: kind '%.32s', %d field(s)", f[0], nf);
 	r = realloc(p->r, (p->n + 1) * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -489,21 +575,22 @@ static int add_record(struct parsed *p, char **f, int nf, off_t off)
  */
 static int parse_journal(int fd, struct parsed *p)
 {
-	char *line, *nl, **f;
+	char *line, *nl, **f, why[sizeof(p->why)];
+	int nf = 0, rc, lineno = 0;
 	size_t len;
-	int nf, rc;
 
 	memset(p, 0, sizeof(*p));
 	rc = read_fd(fd, &p->buf, &len);
 	if (rc)
 		return rc;
 	for (line = p->buf; (nl = memchr(line, '\n', len - (line - p->buf))); line = nl + 1) {
+		lineno++;
 		if (memchr(line, '\0', nl - line))
-			rc = -EBADMSG;
+			rc = bad(p, "a NUL byte");
 		*nl = '\0';
 		f = rc ? NULL : split_line(line, &nf);
 		if (!rc && !f)
-			rc = -EBADMSG;
+			rc = bad(p, "an escape netmedic never writes (or no memory)");
 		if (!rc && line == p->buf)
 			rc = parse_header(p, f, nf);
 		else if (!rc)
@@ -511,7 +598,9 @@ static int parse_journal(int fd, struct parsed *p)
 		if (rc || line == p->buf)
 			free(f);
 		if (rc) {
+			snprintf(why, sizeof(why), "line %d: %s", lineno, p->why);
 			parsed_free(p);
+			snprintf(p->why, sizeof(p->why), "%s", why);
 			return rc;
 		}
 	}
@@ -606,17 +695,9 @@ static int append(struct nm_journal *j, struct sbuf *b)
 static int write_header(struct nm_journal *j, const char *key, const char *netns, unsigned long ino)
 {
 	struct sbuf b = { 0 };
-	char num[32];
 	int rc;
 
-	sb_puts(&b, NM_MAGIC "\t" NM_VERSION);
-	snprintf(num, sizeof(num), "%ld", (long)getpid());
-	sb_field(&b, num);
-	sb_field(&b, j->tool);
-	sb_field(&b, key);
-	sb_field(&b, netns);
-	snprintf(num, sizeof(num), "%lu", ino);
-	sb_field(&b, num);
+	sb_header(&b, (long)getpid(), j->tool, key, netns, ino);
 	j->end = 0;
 	rc = ftruncate(j->fd, 0) ? -errno : append(j, &b);
 	free(b.p);
@@ -643,6 +724,16 @@ static long holder_pid(int fd)
 		parsed_free(&p);
 	}
 	return pid;
+}
+
+/* The journal as opened: the same checks as its directory's. */
+static int check_fd(int fd, char *why, size_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return set_err(why, len, -errno, "cannot be read: %s", strerror(errno));
+	return nm_journal_check_stat(&st, S_IFREG, geteuid(), why, len);
 }
 
 /* Open and lock path; retries when the file was unlinked under us. */
@@ -679,7 +770,8 @@ static int check_stale(struct nm_journal *j, const char *key, char *err, size_t 
 	int rc = parse_journal(j->fd, &p);
 
 	if (rc == -EBADMSG)
-		return set_err(err, errlen, rc, "journal %s is corrupt; inspect and remove it", j->path);
+		return set_err(err, errlen, rc, "journal %s is corrupt (%s); inspect and remove it",
+			       j->path, p.why);
 	if (rc)
 		return set_err(err, errlen, rc, "cannot read journal %s: %s", j->path, strerror(-rc));
 	if (p.n)
@@ -703,7 +795,7 @@ static int journal_init(struct nm_journal *j, const char *tool, const char *key)
 		rc = sanitize(key, skey, sizeof(skey));
 	if (rc)
 		return rc;
-	if (snprintf(j->dir, sizeof(j->dir), "%s", run_dir()) >= (int)sizeof(j->dir) ||
+	if (snprintf(j->dir, sizeof(j->dir), "%s", nm_journal_dir()) >= (int)sizeof(j->dir) ||
 	    snprintf(j->path, sizeof(j->path), "%s/%s-%s" NM_SUFFIX, j->dir, j->tool, skey) >=
 	    (int)sizeof(j->path))
 		return -ENAMETOOLONG;
@@ -715,6 +807,7 @@ int nm_journal_open(struct nm_journal **jp, const char *tool, const char *key, c
 {
 	struct nm_journal *j;
 	unsigned long ino;
+	char why[128];
 	int rc;
 
 	*jp = NULL;
@@ -731,9 +824,9 @@ int nm_journal_open(struct nm_journal **jp, const char *tool, const char *key, c
 			key ? key : "", strerror(-rc));
 		goto fail;
 	}
-	rc = mkdir_p(j->dir);
+	rc = mkdir_p(j->dir, why, sizeof(why));
 	if (rc) {
-		set_err(err, errlen, rc, "cannot create %s: %s", j->dir, strerror(-rc));
+		set_err(err, errlen, rc, "run directory %s %s", j->dir, why);
 		goto fail;
 	}
 	rc = open_locked(j->path, &j->fd);
@@ -742,8 +835,17 @@ int nm_journal_open(struct nm_journal **jp, const char *tool, const char *key, c
 			j->tool, holder_pid(j->fd), key);
 		goto fail;
 	}
+	if (rc == -ELOOP) {
+		set_err(err, errlen, rc, "journal %s is a symbolic link; remove it", j->path);
+		goto fail;
+	}
 	if (rc) {
 		set_err(err, errlen, rc, "cannot lock %s: %s", j->path, strerror(-rc));
+		goto fail;
+	}
+	rc = check_fd(j->fd, why, sizeof(why));
+	if (rc) {
+		set_err(err, errlen, rc, "journal %s %s; remove it", j->path, why);
 		goto fail;
 	}
 	rc = check_stale(j, key, err, errlen);
@@ -799,9 +901,7 @@ int nm_journal_set_file(struct nm_journal *j, const char *path, const char *new_
 	rc = read_value(path, &old);
 	if (rc)
 		return set_err(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
-	sb_puts(&b, "file");
-	sb_field(&b, path);
-	sb_field(&b, old);
+	sb_record(&b, "file", (const char *const[]){ path, old, NULL });
 	off = j->end;
 	rc = append(j, &b);
 	free(b.p);
@@ -824,26 +924,26 @@ int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char 
 		   char *err, size_t errlen)
 {
 	struct sbuf b = { 0 };
+	off_t off;
 	int rc;
 
 	if (!j || !undo_argv || !undo_argv[0] || (do_argv && !do_argv[0]))
 		return set_err(err, errlen, -EINVAL, "invalid argument");
-	if (do_argv) {
-		rc = run_cmd(do_argv, err, errlen);
-		if (rc)
-			return rc;
-	}
-	sb_puts(&b, "cmd");
-	for (const char *const *a = undo_argv; *a; a++)
-		sb_field(&b, *a);
+	sb_record(&b, "cmd", undo_argv);
+	off = j->end;
 	rc = append(j, &b);
 	free(b.p);
 	if (rc) {
 		/* Never leave a change behind that no journal knows about. */
-		run_cmd(undo_argv, NULL, 0);
+		if (!do_argv)
+			run_cmd(undo_argv, NULL, 0);
 		return set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
 	}
-	return 0;
+	/* Write-ahead: the undo is on disk before the change is made. */
+	rc = do_argv ? run_cmd(do_argv, err, errlen) : 0;
+	if (rc && cut(j, off) == 0)
+		j->count--;
+	return rc;
 }
 
 int nm_journal_exec(const char *kind, nm_journal_exec_fn fn, void *arg)
@@ -870,9 +970,7 @@ int nm_journal_add(struct nm_journal *j, const char *kind, const char *const *fi
 
 	if (!j || !kind || !is_plan(kind) || !fields || !fields[0])
 		return set_err(err, errlen, -EINVAL, "invalid argument");
-	sb_puts(&b, kind);
-	for (const char *const *f = fields; *f; f++)
-		sb_field(&b, *f);
+	sb_record(&b, kind, fields);
 	rc = append(j, &b);
 	free(b.p);
 	if (rc)
@@ -963,18 +1061,92 @@ static int undo_one(const struct rec *r, FILE *log)
 	return rc;
 }
 
-/* Undo newest first; each done record is cut off so a crash here loses nothing. */
-static int undo_records(int fd, const struct parsed *p, FILE *log)
-{
-	int first = 0, rc;
+/* The journal being undone: its fd (locked) changes when it is rewritten. */
+struct target {
+	int fd;
+	const char *path, *dir;
+};
 
+/*
+ * The journal after failed undos: the header, the records not tried yet
+ * (r[0..todo)), then the failed ones (indices newest first) in their
+ * order. A locked temp file renamed over the journal: a crash leaves the
+ * old or the new one, and nobody can take the new one before we let go.
+ */
+static int rewrite(struct target *t, const struct parsed *p, int todo, const int *failed, int nfailed)
+{
+	const char *base = strrchr(t->path, '/');
+	struct sbuf b = { 0 };
+	char tmp[PATH_MAX];
+	int fd, rc;
+
+	sb_header(&b, p->pid, p->tool, p->key, p->netns, p->ino);
+	sb_add(&b, "\n", 1);
+	for (int i = 0; i < todo + nfailed; i++) {
+		const struct rec *r = &p->r[i < todo ? i : failed[nfailed - 1 - (i - todo)]];
+
+		sb_record(&b, r->f[0], (const char *const *)r->f + 1);
+		sb_add(&b, "\n", 1);
+	}
+	if (b.oom)
+		return -ENOMEM;
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", t->dir, base ? base + 1 : t->path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	rc = fd < 0 ? -errno : 0;
+	if (!rc && (flock(fd, LOCK_EX) || write_all(fd, b.p, b.len, 0) || fsync(fd) ||
+		    rename(tmp, t->path)))
+		rc = errno ? -errno : -EIO;
+	free(b.p);
+	if (rc && fd >= 0) {
+		unlink(tmp);
+		close(fd);
+	}
+	if (rc)
+		return rc;
+	fsync_dir(t->dir);
+	close(t->fd);
+	t->fd = fd;
+	return 0;
+}
+
+/* What a failed undo leaves, and how to retry it. */
+static void log_kept(FILE *log, const struct target *t, const struct parsed *p, int nfailed, int rc)
+{
+	if (rc)
+		jlog(log, "%s: cannot drop what was undone from it (%s): it keeps every change from the first that failed",
+		     t->path, strerror(-rc));
+	else
+		jlog(log, "%s keeps %d change(s) that could not be undone (the failures above)", t->path,
+		     nfailed);
+	jlog(log, "%s: to retry, fix what failed and run `%s --cleanup`", t->path, p->tool);
+}
+
+/*
+ * Undo newest first; each done record is cut off so a crash here loses
+ * nothing, and one that failed is kept (rewrite) so that a retry can
+ * still find it. 0 when all were undone, else the first -errno.
+ */
+static int undo_records(struct target *t, const struct parsed *p, FILE *log)
+{
+	int first = 0, nfailed = 0, wrc = 0, rc;
+	int *failed = calloc(p->n ? p->n : 1, sizeof(*failed));
+
+	if (!failed)
+		return -ENOMEM;
 	for (int i = p->n - 1; i >= 0; i--) {
 		rc = undo_one(&p->r[i], log);
 		if (rc && !first)
 			first = rc;
-		if (ftruncate(fd, p->r[i].off) == 0)
-			fsync(fd);
+		if (rc)
+			failed[nfailed++] = i;
+		if (!nfailed && ftruncate(t->fd, p->r[i].off) == 0)
+			fsync(t->fd);
+		else if (nfailed)
+			wrc = rewrite(t, p, i, failed, nfailed);
 	}
+	if (nfailed)
+		log_kept(log, t, p, nfailed, wrc);
+	free(failed);
 	return first;
 }
 
@@ -987,21 +1159,25 @@ static void remove_journal(const char *path, const char *dir)
 
 int nm_journal_undo(struct nm_journal *j, FILE *log)
 {
+	struct target t;
 	struct parsed p;
 	int rc;
 
 	if (!j)
 		return 0;
-	rc = parse_journal(j->fd, &p);
+	t = (struct target){ .fd = j->fd, .path = j->path, .dir = j->dir };
+	rc = parse_journal(t.fd, &p);
 	if (rc) {
 		/* Keep it: the next open refuses and someone can look at it. */
-		jlog(log, "cannot read journal %s: %s; left in place", j->path, strerror(-rc));
+		jlog(log, "cannot read journal %s: %s; left in place", j->path,
+		     rc == -EBADMSG ? p.why : strerror(-rc));
 	} else {
-		rc = undo_records(j->fd, &p, log);
+		rc = undo_records(&t, &p, log);
 		parsed_free(&p);
-		remove_journal(j->path, j->dir);
+		if (!rc)
+			remove_journal(j->path, j->dir);
 	}
-	close(j->fd);
+	close(t.fd);
 	free(j);
 	return rc;
 }
@@ -1009,7 +1185,7 @@ int nm_journal_undo(struct nm_journal *j, FILE *log)
 /* ---- cleanup after a crash ---- */
 
 /* Undo in the recorded netns from a child, so the caller's netns and mounts stay put. */
-static int undo_in_netns(int fd, const struct parsed *p, FILE *log)
+static int undo_in_netns(struct target *t, const struct parsed *p, FILE *log)
 {
 	char err[256];
 	int status, rc;
@@ -1023,10 +1199,10 @@ static int undo_in_netns(int fd, const struct parsed *p, FILE *log)
 	if (pid == 0) {
 		rc = nm_netns_enter(p->netns, err, sizeof(err));
 		if (rc) {
-			jlog(log, "%s", err);
+			jlog(log, "%s: %s", t->path, err);
 			_exit(NM_EXIT_NOENTER);
 		}
-		rc = undo_records(fd, p, log);
+		rc = undo_records(t, p, log);
 		_exit(-rc < NM_EXIT_NOENTER ? -rc : EIO);
 	}
 	while (waitpid(pid, &status, 0) < 0) {
@@ -1040,76 +1216,134 @@ static int undo_in_netns(int fd, const struct parsed *p, FILE *log)
 	return -WEXITSTATUS(status);
 }
 
-/* Where to undo: 0 here, 1 in the recorded netns, -ENOENT gone, -EXDEV elsewhere. */
-static int netns_target(const struct parsed *p)
-{
-	unsigned long cur = nm_netns_inode(NULL), ino;
+enum where { NS_HERE, NS_THERE, NS_GONE, NS_REUSED, NS_NOT_NETNS, NS_ELSEWHERE };
 
+/* Where to undo the changes of a journal made in p->netns (or in its own netns). */
+static enum where netns_target(const struct parsed *p, unsigned long *ino)
+{
+	unsigned long cur = nm_netns_inode(NULL);
+
+	*ino = 0;
 	if (!*p->netns)
-		return p->ino && cur && p->ino != cur ? -EXDEV : 0;
-	ino = nm_netns_inode(p->netns);
-	/* A different inode means the name or pid was reused by another netns. */
-	if (!ino || (p->ino && ino != p->ino))
-		return -ENOENT;
-	return ino == cur ? 0 : 1;
+		return p->ino && cur && p->ino != cur ? NS_ELSEWHERE : NS_HERE;
+	if (access(p->netns, F_OK) && errno == ENOENT)
+		return NS_GONE;
+	if (nm_netns_check(p->netns))
+		return NS_NOT_NETNS;
+	*ino = nm_netns_inode(p->netns);
+	if (!*ino)
+		return NS_GONE;
+	/* A different inode: the name or pid now stands for another netns. */
+	if (p->ino && *ino != p->ino)
+		return NS_REUSED;
+	return *ino == cur ? NS_HERE : NS_THERE;
 }
 
-static int cleanup_locked(int fd, const char *path, const char *dir, const struct parsed *p,
-			  FILE *log)
+static int cleanup_locked(struct target *t, const struct parsed *p, FILE *log)
 {
-	int where = netns_target(p), rc;
+	unsigned long ino;
+	enum where where = netns_target(p, &ino);
+	int rc;
 
-	if (where == -EXDEV) {
+	switch (where) {
+	case NS_ELSEWHERE:
 		jlog(log, "%s: changes were made in netns inode %lu, not this one (%lu); run --cleanup there",
-		      path, p->ino, nm_netns_inode(NULL));
+		     t->path, p->ino, nm_netns_inode(NULL));
 		return -EXDEV;
-	}
-	if (where == -ENOENT) {
+	case NS_NOT_NETNS:
+		jlog(log, "%s: its netns %s is not a network namespace; left in place, inspect and remove it",
+		     t->path, p->netns);
+		return -EINVAL;
+	case NS_GONE:
 		jlog(log, "%s: netns %s no longer exists, nothing left to restore; removing journal",
-		      path, p->netns);
-		remove_journal(path, dir);
+		     t->path, p->netns);
+		remove_journal(t->path, t->dir);
 		return 0;
+	case NS_REUSED:
+		jlog(log, "%s: netns %s is now another netns (inode %lu, the changes were made in %lu, which that path no longer reaches): nothing to restore there; removing journal",
+		     t->path, p->netns, ino, p->ino);
+		remove_journal(t->path, t->dir);
+		return 0;
+	case NS_HERE:
+	case NS_THERE:
+		break;
 	}
-	jlog(log, "%s: undoing %d change(s) left by pid %ld%s%s", path, p->n, p->pid,
-	      where ? " in netns " : "", where ? p->netns : "");
-	rc = where ? undo_in_netns(fd, p, log) : undo_records(fd, p, log);
+	jlog(log, "%s: undoing %d change(s) left by pid %ld%s%s", t->path, p->n, p->pid,
+	     where == NS_THERE ? " in netns " : "", where == NS_THERE ? p->netns : "");
+	rc = where == NS_THERE ? undo_in_netns(t, p, log) : undo_records(t, p, log);
 	if (rc == -ENOEXEC) {
-		jlog(log, "%s: left in place", path);
+		jlog(log, "%s: left in place", t->path);
 		return -ENOEXEC;
 	}
-	remove_journal(path, dir);
-	return rc ? rc : 1;
+	if (rc)
+		return rc;	/* undo_records kept what failed, and said so */
+	remove_journal(t->path, t->dir);
+	return 1;
+}
+
+/* Only a regular file of ours that nobody else may write is ever run. */
+static int trusted(const char *path, FILE *log)
+{
+	char why[128];
+	int rc = check_path(path, S_IFREG, why, sizeof(why));
+
+	if (rc && rc != -ENOENT)
+		jlog(log, "%s %s; not run, left alone", path, why);
+	return rc;
+}
+
+/* A journal held by a live process: say so, if it is ours. */
+static void log_busy(int fd, const char *path, const char *tool, FILE *log)
+{
+	struct parsed p;
+
+	if (parse_journal(fd, &p))
+		return;
+	/* "<tool>-*" also matches tools named "<tool>-x"; those are not ours. */
+	if (!p.have_header || !strcmp(p.tool, tool))
+		jlog(log, "%s: in use by running pid %ld, left alone", path, p.pid);
+	parsed_free(&p);
 }
 
 /* 1 undone, 0 nothing to do here, -errno on failure. */
 static int cleanup_one(const char *dir, const char *name, const char *tool, FILE *log)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[128];
+	struct target t = { .fd = -1, .path = path, .dir = dir };
 	struct parsed p;
-	int fd, rc;
+	int rc;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		rc = errno == EWOULDBLOCK ? 0 : -errno;
-		if (!rc && parse_journal(fd, &p) == 0) {
-			/* "<tool>-*" also matches tools named "<tool>-x"; those are not ours. */
-			if (!p.have_header || !strcmp(p.tool, tool))
-				jlog(log, "%s: in use by running pid %ld, left alone", path, p.pid);
-			parsed_free(&p);
-		}
-		close(fd);
-		return rc;
+	rc = trusted(path, log);
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	t.fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (t.fd < 0) {
+		rc = -errno;
+		if (rc != -ENOENT)
+			jlog(log, "%s: cannot open: %s", path, strerror(-rc));
+		return rc == -ENOENT ? 0 : rc;
 	}
-	rc = 0;
-	if (!same_file(fd, path))
-		goto out;
-	rc = parse_journal(fd, &p);
+	/* Swapped since the lstat? The open file is what counts. */
+	rc = check_fd(t.fd, why, sizeof(why));
 	if (rc) {
-		jlog(log, "%s: cannot read journal: %s; inspect and remove it", path, strerror(-rc));
+		jlog(log, "%s %s; not run, left alone", path, why);
+		goto out;
+	}
+	if (flock(t.fd, LOCK_EX | LOCK_NB)) {
+		rc = errno == EWOULDBLOCK ? 0 : -errno;
+		if (!rc)
+			log_busy(t.fd, path, tool, log);
+		goto out;
+	}
+	if (!same_file(t.fd, path))
+		goto out;
+	rc = parse_journal(t.fd, &p);
+	if (rc) {
+		jlog(log, "%s: %s: %s; inspect and remove it", path,
+		     rc == -EBADMSG ? "corrupt journal" : "cannot read journal",
+		     rc == -EBADMSG ? p.why : strerror(-rc));
 		goto out;
 	}
 	if (p.have_header && strcmp(p.tool, tool))
@@ -1117,10 +1351,10 @@ static int cleanup_one(const char *dir, const char *name, const char *tool, FILE
 	else if (!p.n)
 		remove_journal(path, dir);	/* died before changing anything */
 	else
-		rc = cleanup_locked(fd, path, dir, &p, log);
+		rc = cleanup_locked(&t, &p, log);
 	parsed_free(&p);
 out:
-	close(fd);
+	close(t.fd);
 	return rc;
 }
 
@@ -1134,8 +1368,8 @@ static bool journal_name(const char *name, const char *tool)
 
 int nm_journal_cleanup(const char *tool, FILE *log)
 {
-	char stool[NM_TOOL_MAX];
-	const char *dir = run_dir();
+	char stool[NM_TOOL_MAX], why[128];
+	const char *dir = nm_journal_dir();
 	struct dirent **names;
 	int n, rc, done = 0, first = 0;
 
@@ -1144,10 +1378,21 @@ int nm_journal_cleanup(const char *tool, FILE *log)
 	rc = sanitize(tool, stool, sizeof(stool));
 	if (rc)
 		return rc;
-	/* Sorted, so logs are stable; a missing dir just means nothing to do. */
+	/* A missing dir just means nothing to do; one others may write is not ours to run. */
+	rc = check_path(dir, S_IFDIR, why, sizeof(why));
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		jlog(log, "run directory %s %s; no journal there is run", dir, why);
+		return rc;
+	}
+	/* Sorted, so logs are stable. */
 	n = scandir(dir, &names, NULL, alphasort);
-	if (n < 0)
-		return errno == ENOENT ? 0 : -errno;
+	if (n < 0) {
+		rc = -errno;
+		jlog(log, "run directory %s cannot be read: %s", dir, strerror(-rc));
+		return rc;
+	}
 	for (int i = 0; i < n; i++) {
 		if (journal_name(names[i]->d_name, stool)) {
 			rc = cleanup_one(dir, names[i]->d_name, stool, log);

@@ -20,11 +20,15 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #define NM_JOURNAL_DIR		"/run/netmedic"
 #define NM_JOURNAL_DIR_ENV	"NETMEDIC_RUN_DIR"
 
 struct nm_journal;
+
+/* The run directory: NETMEDIC_RUN_DIR, else NM_JOURNAL_DIR. */
+const char *nm_journal_dir(void);
 
 /*
  * Opens (creates) RUN_DIR/<tool>-<key>.journal and takes an exclusive non-blocking flock on it, held while the tool
@@ -32,7 +36,9 @@ struct nm_journal;
  * netns: the netns path the changes are made in ("" or NULL for the tool's own), recorded in the journal so that
  * cleanup can re-enter it. Returns 0; -EBUSY when another live process holds it (err says "another <tool> instance
  * (pid N) is already changing <key>"); -EEXIST when a stale journal with entries is present (err tells the user to
- * run `<tool> --cleanup` first); other -errno. Creates RUN_DIR (mode 0700) when missing.
+ * run `<tool> --cleanup` first); other -errno. Creates RUN_DIR (mode 0700) when missing; an existing RUN_DIR or
+ * journal must be owned by the euid and not writable by group or others (nm_journal_check_stat), else -EPERM
+ * (-ELOOP for a symlink) and err names it and says why.
  * A stale journal without entries is simply taken over; one that cannot be parsed gives -EBADMSG.
  * A netns given but not found gives -ENOENT. On any error *jp is NULL.
  */
@@ -48,10 +54,12 @@ int nm_journal_open(struct nm_journal **jp, const char *tool, const char *key, c
 int nm_journal_set_file(struct nm_journal *j, const char *path, const char *new_value, char *old_out, size_t oldlen, char *err, size_t errlen);
 
 /*
- * Records an undo command (argv, NULL-terminated, run with execvp without a shell, e.g. {"tc","filter","del",...}) after
- * running do_argv successfully (do_argv may be NULL when the caller already did the change itself). 0 or -errno.
- * A command that exits non-zero or is killed gives -EIO, one that cannot be executed the execvp errno (e.g. -ENOENT).
- * If the record cannot be written, the undo command is run at once so that no unjournaled change is left behind.
+ * Records an undo command (argv, NULL-terminated, run with execvp without a shell, e.g. {"tc","filter","del",...}),
+ * fsyncs it, then runs do_argv (write-ahead: a crash at any point leaves the undo on disk). do_argv may be NULL when
+ * the caller already did the change itself. 0 or -errno. A do_argv that exits non-zero or is killed gives -EIO, one
+ * that cannot be executed the execvp errno (e.g. -ENOENT); either way its record is taken back (a command that
+ * failed is taken not to have changed anything). With do_argv NULL, if the record cannot be written, the undo
+ * command is run at once so that no unjournaled change is left behind.
  * Commands get stdin from /dev/null and share stdout/stderr with the tool.
  */
 int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char *const *undo_argv, char *err, size_t errlen);
@@ -61,6 +69,8 @@ int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char 
  * undo to the FILE log (may be NULL) such as "restored /sys/.../xps_cpus to 00000001", then unlink the journal,
  * release the lock and free. Returns 0 or the first -errno (but still tries every record).
  * Each undone record is cut off the journal (fsync'ed), so a crash during undo leaves only what is still to do.
+ * The records whose undo failed are kept: the journal is rewritten (atomically) with only those, and the log says
+ * what is left and that `<tool> --cleanup` retries it.
  * Does not change netns: call it in the netns the changes were made in. NULL j is a no-op.
  */
 int nm_journal_undo(struct nm_journal *j, FILE *log);
@@ -117,11 +127,23 @@ int nm_journal_count(const struct nm_journal *j);
  * For --cleanup after a crash: for every RUN_DIR/<tool>-*.journal whose lock can be taken (owner dead), re-enter the
  * recorded netns in a forked child (using nm_netns_enter) when it is not the current one, undo as above, and remove
  * the journal. Journals held by a live process are left alone and reported. If the recorded netns no longer exists,
- * say so in the log and remove the journal (nothing left to restore). Returns the number of journals undone, or -errno.
+ * say so in the log and remove the journal (nothing left to restore); likewise when the path now names another netns
+ * (a different inode). A recorded path that is not a netns at all is left in place. Returns the number of journals
+ * undone, or -errno.
+ * Only a RUN_DIR and journals that pass nm_journal_check_stat are read: anything else is refused with a line naming
+ * it and why, and nothing it says is run. Failed undos keep their records, as nm_journal_undo.
  * -errno is also returned (after trying every journal) when some undo step failed or a journal could not be handled,
  * so that --cleanup can exit non-zero. A journal made in the tool's own netns (no path recorded) whose netns inode
  * differs from the current one is left alone: run --cleanup inside that netns.
  */
 int nm_journal_cleanup(const char *tool, FILE *log);
+
+/*
+ * Whether a run directory (want S_IFDIR) or a journal (S_IFREG) may be
+ * trusted, from its lstat: of that type, not a symlink, owned by euid and
+ * not writable by group or others (sshd's StrictModes). 0, or -errno with
+ * the reason in why ("is owned by uid 65534, not 0").
+ */
+int nm_journal_check_stat(const struct stat *st, mode_t want, uid_t euid, char *why, size_t len);
 
 #endif /* NETMEDIC_LIB_JOURNAL_H */

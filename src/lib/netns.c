@@ -16,12 +16,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "lib/netns.h"
+
+#ifndef NS_GET_NSTYPE
+#define NS_GET_NSTYPE	_IO(0xb7, 0x3)	/* linux/nsfs.h, 4.11 */
+#endif
 
 /* Mounts below /sys we try to keep (bpffs, tracefs, debugfs, cgroup, ...). */
 #define NM_MAX_SUBMOUNTS 32
@@ -72,6 +77,20 @@ unsigned long nm_netns_inode(const char *name_or_path)
 	if (stat(p, &st))
 		return 0;
 	return st.st_ino;
+}
+
+int nm_netns_check(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), type, rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	/* Only nsfs answers NS_GET_NSTYPE; any other file gets ENOTTY. */
+	type = ioctl(fd, NS_GET_NSTYPE);
+	if (type != CLONE_NEWNET)
+		rc = type < 0 && errno != ENOTTY && errno != EINVAL ? -errno : -EINVAL;
+	close(fd);
+	return rc;
 }
 
 /*
@@ -172,6 +191,9 @@ int nm_netns_enter(const char *name_or_path, char *err, size_t errlen)
 	}
 	rc = setns(fd, CLONE_NEWNET) ? -errno : 0;
 	close(fd);
+	/* setns says EINVAL for any file that is not a netns: say which. */
+	if (rc == -EINVAL && nm_netns_check(path) == -EINVAL)
+		return set_err(err, errlen, rc, "%s is not a network namespace", path);
 	if (rc)
 		return set_err(err, errlen, rc, "cannot enter netns %s: %s", path, strerror(-rc));
 

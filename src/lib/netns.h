@@ -22,6 +22,9 @@
  */
 int nm_netns_enter(const char *name_or_path, char *err, size_t errlen);
 
+/* 0 when path is a network namespace (nsfs, CLONE_NEWNET), else -errno (-EINVAL: another file). */
+int nm_netns_check(const char *path);
+
 /* Inode number of a netns (name/path), or of the current one when name_or_path is NULL; 0 on error. */
 unsigned long nm_netns_inode(const char *name_or_path);
 

@@ -419,7 +419,7 @@ static void test_cmd_failures(void **state)
 	assert_int_equal(nm_journal_count(j), 0);
 	assert_int_equal(access(flag, F_OK), -1);
 
-	/* A failing undo is reported, the others still run, the journal goes away. */
+	/* A failing undo is reported, the others still run, the failed one is kept. */
 	assert_int_equal(nm_journal_run(j, NULL, touch, err, sizeof(err)), 0);
 	assert_int_equal(nm_journal_run(j, NULL, fail, err, sizeof(err)), 0);
 	log = open_memstream(&logbuf, &loglen);
@@ -430,7 +430,7 @@ static void test_cmd_failures(void **state)
 	assert_non_null(strstr(logbuf, "ran touch "));
 	free(logbuf);
 	assert_int_equal(access(flag, F_OK), 0);
-	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 0);
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), -EIO);
 }
 
 static void test_key_sanitised(void **state)
@@ -536,7 +536,7 @@ static void test_netns_helpers(void **state)
 
 	(void)state;
 	assert_string_equal(nm_netns_path("blue", buf, sizeof(buf)), "/run/netns/blue");
-	assert_string_equal(nm_netns_path("/proc/1/ns/net", buf, sizeof(buf)), "/proc/1/ns/net");
+	assert_string_equal(nm_netns_path("/proc/self/ns/net", buf, sizeof(buf)), "/proc/self/ns/net");
 	assert_null(nm_netns_path(NULL, buf, sizeof(buf)));
 	assert_null(nm_netns_path("", buf, sizeof(buf)));
 	assert_null(nm_netns_path("a-rather-long-name", buf, 8));
@@ -632,7 +632,7 @@ static void test_plan_kinds_checked(void **state)
 	assert_int_equal(nm_journal_undo(j, NULL), 0);
 }
 
-/* A kind no executor applies: reported, the others still undone, the journal removed. */
+/* A kind no executor applies: reported and kept, the others still undone. */
 static void test_plan_without_executor(void **state)
 {
 	struct fixture *fx = *state;
@@ -733,6 +733,318 @@ static void test_undo_null(void **state)
 	assert_int_equal(nm_journal_count(NULL), 0);
 }
 
+/* ---- issue #16: what a failed undo keeps, who may write a journal, clear errors ---- */
+
+static FILE *log_open(char **buf, size_t *len)
+{
+	FILE *log;
+
+	*buf = NULL;
+	*len = 0;
+	log = open_memstream(buf, len);
+	assert_non_null(log);
+	return log;
+}
+
+/* The run directory as nm_journal_open makes it, for journals written by hand. */
+static void make_run_dir(const struct fixture *fx)
+{
+	char parent[PATH_MAX];
+
+	snprintf(parent, sizeof(parent), "%s/run", fx->dir);
+	assert_int_equal(mkdir(parent, 0700) == 0 || errno == EEXIST, 1);
+	assert_int_equal(mkdir(fx->run, 0700) == 0 || errno == EEXIST, 1);
+}
+
+/* A journal written by hand (a crash, an attacker, a fuzzer), mode 0600. */
+static void put_journal(const struct fixture *fx, const char *key, const char *text)
+{
+	char jpath[PATH_MAX];
+
+	make_run_dir(fx);
+	journal_path(fx, key, jpath);
+	put(jpath, text);
+	assert_int_equal(chmod(jpath, 0600), 0);
+}
+
+/* #16.2: the record whose undo failed stays, alone, for a retry; the rest are undone. */
+static void test_failed_undo_kept(void **state)
+{
+	struct fixture *fx = *state;
+	const char *const bad[] = { "/nonexistent/bin", "arg", NULL };
+	char a[PATH_MAX], b[PATH_MAX], jpath[PATH_MAX], err[256], *logbuf, *text;
+	struct nm_journal *j;
+	size_t loglen;
+	FILE *log;
+
+	make_path(fx, "a", a);
+	make_path(fx, "b", b);
+	put(a, "old-a\n");
+	put(b, "old-b\n");
+	journal_path(fx, "kept", jpath);
+	assert_int_equal(nm_journal_open(&j, TOOL, "kept", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_set_file(j, a, "new-a", NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_run(j, NULL, bad, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_set_file(j, b, "new-b", NULL, 0, err, sizeof(err)), 0);
+	log = log_open(&logbuf, &loglen);
+	assert_int_equal(nm_journal_undo(j, log), -ENOENT);
+	fclose(log);
+	assert_content(a, "old-a\n");
+	assert_content(b, "old-b\n");
+	/* what is left, and how to retry it */
+	assert_non_null(strstr(logbuf, jpath));
+	assert_non_null(strstr(logbuf, "keeps 1 change(s) that could not be undone"));
+	assert_non_null(strstr(logbuf, TOOL " --cleanup"));
+	free(logbuf);
+	assert_int_equal(count_lines(jpath), 2);
+	text = get(jpath);
+	assert_non_null(strstr(text, "\ncmd\t/nonexistent/bin\targ\n"));
+	free(text);
+	/* a retry that fails again keeps it again, and says so */
+	log = log_open(&logbuf, &loglen);
+	assert_true(nm_journal_cleanup(TOOL, log) < 0);
+	fclose(log);
+	assert_non_null(strstr(logbuf, "keeps 1 change(s)"));
+	free(logbuf);
+	assert_int_equal(count_lines(jpath), 2);
+	/* and a new instance is told to clean up first */
+	assert_int_equal(nm_journal_open(&j, TOOL, "kept", NULL, err, sizeof(err)), -EEXIST);
+}
+
+/* #16.2 after kill -9: cleanup keeps the failed record, in order, and undoes the others. */
+static void test_cleanup_failed_kept(void **state)
+{
+	struct fixture *fx = *state;
+	char a[PATH_MAX], jpath[PATH_MAX], text[1024];
+	char *got;
+
+	make_path(fx, "ca", a);
+	put(a, "1");
+	snprintf(text, sizeof(text),
+		 "netmedic-journal\t1\t999999\t" TOOL "\tck\t\t0\n"
+		 "cmd\t/nonexistent/one\n"
+		 "file\t%s\t0\n"
+		 "cmd\t/nonexistent/two\tx\n", a);
+	put_journal(fx, "ck", text);
+	journal_path(fx, "ck", jpath);
+	assert_true(nm_journal_cleanup(TOOL, NULL) < 0);
+	assert_content(a, "0");
+	got = get(jpath);
+	assert_string_equal(got, "netmedic-journal\t1\t999999\t" TOOL "\tck\t\t0\n"
+			    "cmd\t/nonexistent/one\n"
+			    "cmd\t/nonexistent/two\tx\n");
+	free(got);
+}
+
+/* #16.5: the undo is on disk before the change is made (write-ahead). */
+static void test_run_journals_first(void **state)
+{
+	struct fixture *fx = *state;
+	char jpath[PATH_MAX], err[256];
+	struct nm_journal *j;
+
+	journal_path(fx, "wal", jpath);
+	const char *const check[] = { "grep", "-q", "undo-marker-16", jpath, NULL };
+	const char *const undo[] = { "true", "undo-marker-16", NULL };
+	const char *const fail[] = { "false", NULL };
+
+	assert_int_equal(nm_journal_open(&j, TOOL, "wal", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_run(j, check, undo, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_count(j), 1);
+	/* a change that was not made takes its record back */
+	assert_int_equal(nm_journal_run(j, fail, undo, err, sizeof(err)), -EIO);
+	assert_int_equal(nm_journal_count(j), 1);
+	assert_int_equal(count_lines(jpath), 2);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+}
+
+/* #16.3: the trust decision, on synthetic stats. */
+static void test_check_stat(void **state)
+{
+	struct stat st = { .st_mode = S_IFDIR | 0700, .st_uid = 0 };
+	char why[128];
+
+	(void)state;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 0, why, sizeof(why)), 0);
+	st.st_mode = S_IFDIR | 0755;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 0, why, sizeof(why)), 0);
+	st.st_mode = S_IFDIR | 01777;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 0, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "is writable by group or others (mode 1777)");
+	st.st_mode = S_IFDIR | 0720;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 0, why, sizeof(why)), -EPERM);
+	st.st_mode = S_IFDIR | 0700;
+	st.st_uid = 65534;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 0, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "is owned by uid 65534, not 0");
+	st.st_uid = 1000;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 1000, why, sizeof(why)), 0);
+	st.st_mode = S_IFREG | 0600;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 1000, why, sizeof(why)), -ENOTDIR);
+	assert_string_equal(why, "is not a directory");
+	assert_int_equal(nm_journal_check_stat(&st, S_IFREG, 1000, why, sizeof(why)), 0);
+	st.st_mode = S_IFREG | 0666;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFREG, 1000, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "is writable by group or others (mode 0666)");
+	st.st_mode = S_IFLNK | 0777;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFREG, 1000, why, sizeof(why)), -ELOOP);
+	assert_string_equal(why, "is a symbolic link");
+	st.st_mode = S_IFDIR | 0700;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFREG, 1000, why, sizeof(why)), -EISDIR);
+	assert_string_equal(why, "is a directory, not a regular file");
+	st.st_mode = S_IFCHR | 0600;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFREG, 1000, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "is not a regular file");
+}
+
+/* #16.3: a run directory others may write is refused, by open and by cleanup. */
+static void test_run_dir_mode_refused(void **state)
+{
+	struct fixture *fx = *state;
+	char file[PATH_MAX], err[256], *logbuf;
+	struct nm_journal *j;
+	size_t loglen;
+	FILE *log;
+
+	make_path(fx, "rd", file);
+	put(file, "0");
+	killed_owner("rd", NULL, file, "1");
+	assert_int_equal(chmod(fx->run, 01777), 0);
+	assert_int_equal(nm_journal_open(&j, TOOL, "rd2", NULL, err, sizeof(err)), -EPERM);
+	assert_null(j);
+	assert_non_null(strstr(err, fx->run));
+	assert_non_null(strstr(err, "writable by group or others"));
+	log = log_open(&logbuf, &loglen);
+	assert_int_equal(nm_journal_cleanup(TOOL, log), -EPERM);
+	fclose(log);
+	assert_non_null(strstr(logbuf, fx->run));
+	assert_non_null(strstr(logbuf, "writable by group or others (mode 1777)"));
+	free(logbuf);
+	assert_content(file, "1");
+	/* back to a sane mode, the same journal is undone */
+	assert_int_equal(chmod(fx->run, 0700), 0);
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 1);
+	assert_content(file, "0");
+}
+
+/* #16.3: a journal others may write is not run, and is named. */
+static void test_journal_mode_refused(void **state)
+{
+	struct fixture *fx = *state;
+	char file[PATH_MAX], jpath[PATH_MAX], *logbuf;
+	size_t loglen;
+	FILE *log;
+
+	make_path(fx, "jm", file);
+	put(file, "0");
+	killed_owner("jm", NULL, file, "1");
+	journal_path(fx, "jm", jpath);
+	assert_int_equal(chmod(jpath, 0666), 0);
+	log = log_open(&logbuf, &loglen);
+	assert_int_equal(nm_journal_cleanup(TOOL, log), -EPERM);
+	fclose(log);
+	assert_non_null(strstr(logbuf, jpath));
+	assert_non_null(strstr(logbuf, "writable by group or others (mode 0666)"));
+	free(logbuf);
+	assert_content(file, "1");
+	assert_int_equal(access(jpath, F_OK), 0);
+	assert_int_equal(chmod(jpath, 0600), 0);
+	assert_int_equal(nm_journal_cleanup(TOOL, NULL), 1);
+	assert_content(file, "0");
+}
+
+/* #16.8: every refusal of a journal names the file and says what is wrong with it. */
+static void assert_cleanup_says(const char *want1, const char *want2, const char *refuse)
+{
+	char *logbuf;
+	size_t loglen;
+	FILE *log;
+
+	log = log_open(&logbuf, &loglen);
+	assert_true(nm_journal_cleanup(TOOL, log) < 0);
+	fclose(log);
+	if (!strstr(logbuf, want1) || !strstr(logbuf, want2) || (refuse && strstr(logbuf, refuse)))
+		fail_msg("cleanup said '%s', not '%s' ... '%s'", logbuf, want1, want2);
+	free(logbuf);
+}
+
+static void test_bad_header_numbers(void **state)
+{
+	struct fixture *fx = *state;
+	char jpath[PATH_MAX];
+
+	journal_path(fx, "ino", jpath);
+	put_journal(fx, "ino", "netmedic-journal\t1\t1234\t" TOOL "\tino\t\t99999999999999999999999\n"
+		    "cmd\ttrue\n");
+	assert_cleanup_says(jpath, "line 1: netns inode '99999999999999999999999' is out of range",
+			    "cross-device");
+	unlink(jpath);
+	journal_path(fx, "pid", jpath);
+	put_journal(fx, "pid", "netmedic-journal\t1\t99999999999999999999\t" TOOL "\tpid\t\t0\n"
+		    "cmd\ttrue\n");
+	assert_cleanup_says(jpath, "line 1: pid '99999999999999999999' is out of range", NULL);
+	unlink(jpath);
+	put_journal(fx, "pid", "netmedic-journal\t1\t4294967297\t" TOOL "\tpid\t\t0\n"
+		    "cmd\ttrue\n");
+	assert_cleanup_says(jpath, "line 1: pid '4294967297' is out of range", NULL);
+	unlink(jpath);
+	put_journal(fx, "pid", "netmedic-journal\t1\t12\t" TOOL "\tpid\t\t0\n"
+		    "bogus record\n");
+	assert_cleanup_says(jpath, "line 2: ", NULL);
+}
+
+static void test_netns_not_a_netns(void **state)
+{
+	struct fixture *fx = *state;
+	char jpath[PATH_MAX], file[PATH_MAX], text[1024];
+	struct stat st;
+
+	make_path(fx, "notns", file);
+	put(file, "x");
+	assert_int_equal(stat(file, &st), 0);
+	snprintf(text, sizeof(text), "netmedic-journal\t1\t1234\t" TOOL "\tnn\t%s\t%lu\ncmd\ttrue\n",
+		 file, (unsigned long)st.st_ino);
+	put_journal(fx, "nn", text);
+	journal_path(fx, "nn", jpath);
+	assert_cleanup_says(jpath, "is not a network namespace", "Exec format");
+	assert_int_equal(access(jpath, F_OK), 0);
+}
+
+static void test_netns_inode_mismatch(void **state)
+{
+	struct fixture *fx = *state;
+	char jpath[PATH_MAX], *logbuf;
+	size_t loglen;
+	FILE *log;
+
+	put_journal(fx, "mm", "netmedic-journal\t1\t1234\t" TOOL "\tmm\t/proc/self/ns/net\t1\ncmd\ttrue\n");
+	journal_path(fx, "mm", jpath);
+	log = log_open(&logbuf, &loglen);
+	assert_int_equal(nm_journal_cleanup(TOOL, log), 0);
+	fclose(log);
+	assert_non_null(strstr(logbuf, jpath));
+	assert_non_null(strstr(logbuf, "/proc/self/ns/net is now another netns"));
+	assert_null(strstr(logbuf, "no longer exists"));
+	free(logbuf);
+}
+
+static void test_journal_not_regular(void **state)
+{
+	struct fixture *fx = *state;
+	char jpath[PATH_MAX], target[PATH_MAX];
+
+	make_path(fx, "target", target);
+	put(target, "");
+	make_run_dir(fx);
+	journal_path(fx, "lnk", jpath);
+	assert_int_equal(symlink(target, jpath), 0);
+	assert_cleanup_says(jpath, "is a symbolic link", NULL);
+	unlink(jpath);
+	journal_path(fx, "dir", jpath);
+	assert_int_equal(mkdir(jpath, 0700), 0);
+	assert_cleanup_says(jpath, "is a directory, not a regular file", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -760,6 +1072,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan_failure_logged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rewind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_sigkill_then_cleanup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_undo_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cleanup_failed_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_journals_first, setup, teardown),
+		cmocka_unit_test(test_check_stat),
+		cmocka_unit_test_setup_teardown(test_run_dir_mode_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_mode_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_header_numbers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_netns_not_a_netns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_netns_inode_mismatch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_not_regular, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
