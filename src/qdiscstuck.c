@@ -1078,9 +1078,10 @@ static int queue_qdisc(const char *dev, unsigned int ifindex, unsigned int queue
 static int lock_queue(struct lock_state *ls, const char *dev, unsigned int ifindex,
 		      unsigned int queue)
 {
-	char err[256], parent[16], limit[16], h[16];
+	struct qs_lock_cmd cmd;
 	struct find_ctx c;
 	const char *twin;
+	char err[256];
 	int ret;
 
 	if (queue_qdisc(dev, ifindex, queue, &c, err, sizeof(err)))
@@ -1099,25 +1100,13 @@ static int lock_queue(struct lock_state *ls, const char *dev, unsigned int ifind
 	ret = lock_open(ls);
 	if (ret)
 		return ret;
-	if (c.child.parent == TC_H_ROOT_)
-		snprintf(parent, sizeof(parent), "root");
-	else
-		qs_fmt_parent(c.child.parent, parent, sizeof(parent));
-	snprintf(limit, sizeof(limit), "%d", txqueuelen(dev));
-	{
-		const char *pa = c.child.parent == TC_H_ROOT_ ? "root" : "parent";
-		const char *pv = c.child.parent == TC_H_ROOT_ ? NULL : parent;
-		const char *do_argv[] = { "tc", "qdisc", "replace", "dev", dev, pa, pv ? pv : "pfifo",
-					  pv ? twin : "limit", pv ? "limit" : limit, pv ? limit : NULL, NULL };
-		const char *undo_argv[] = { "tc", "qdisc", "replace", "dev", dev, pa,
-					    pv ? pv : c.child.kind, pv ? c.child.kind : NULL, NULL };
-
-		if (nm_journal_run(ls->j, do_argv, undo_argv, err, sizeof(err)))
-			return nm_err(&env.o, NM_EXIT_RUNTIME, "lock: %s", err);
-	}
+	qs_lock_cmds(&cmd, dev, c.child.parent, c.child.handle, c.child.kind, txqueuelen(dev));
+	/* nm_journal_run journals the undo before it runs the replace */
+	if (nm_journal_run(ls->j, cmd.do_argv, cmd.undo_argv, err, sizeof(err)))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "lock: %s", err);
 	ls->changes++;
-	nm_info(&env.o, "lock: %s tx-%u: %s %s (handle %s, lockless) -> pfifo limit %s (locked); restored at exit or by --cleanup",
-		dev, queue, parent, c.child.kind, qs_fmt_handle(c.child.handle, h, sizeof(h)), limit);
+	nm_info(&env.o, "lock: %s tx-%u: %s %s (handle %s, lockless) -> %s limit %s (locked); restored at exit or by --cleanup",
+		dev, queue, cmd.parent, c.child.kind, cmd.handle, twin, cmd.limit);
 	return 0;
 }
 

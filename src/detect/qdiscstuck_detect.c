@@ -210,6 +210,36 @@ const char *qs_fmt_handle(uint32_t h, char *buf, size_t len)
 	return buf;
 }
 
+int qs_lock_cmds(struct qs_lock_cmd *c, const char *dev, uint32_t parent, uint32_t handle,
+		 const char *kind, int limit)
+{
+	const char *twin = qs_locked_twin(kind);
+	int d = 0, u = 0;
+
+	if (!twin)
+		return -EINVAL;
+	qs_fmt_parent(parent, c->parent, sizeof(c->parent));
+	qs_fmt_handle(handle, c->handle, sizeof(c->handle));
+	snprintf(c->limit, sizeof(c->limit), "%d", limit);
+	for (const char *const *w = (const char *const[]){ "tc", "qdisc", "replace", "dev", dev, NULL }; *w; w++)
+		c->do_argv[d++] = c->undo_argv[u++] = *w;
+	/* qs_fmt_parent says "root" for the root, and tc takes "root" alone */
+	if (parent != 0xffffffffU)
+		c->do_argv[d++] = c->undo_argv[u++] = "parent";
+	c->do_argv[d++] = c->undo_argv[u++] = c->parent;
+	c->do_argv[d++] = twin;
+	c->do_argv[d++] = "limit";
+	c->do_argv[d++] = c->limit;
+	c->do_argv[d] = NULL;
+	if (handle >> 16) {
+		c->undo_argv[u++] = "handle";
+		c->undo_argv[u++] = c->handle;
+	}
+	c->undo_argv[u++] = kind;
+	c->undo_argv[u] = NULL;
+	return 0;
+}
+
 const char *qs_fmt_parent(uint32_t p, char *buf, size_t len)
 {
 	if (p == 0xffffffffU)

@@ -91,6 +91,21 @@ bool qs_kind_is_shaper(const char *kind);
 /* Lockless qdisc kinds whose locked twin --fix=lock can put in their place. */
 const char *qs_locked_twin(const char *kind);
 
+/*
+ * --lock's two tc commands for the qdisc (kind, handle) on parent of dev:
+ * replace it by its locked twin of that limit, and put it back under the
+ * same handle (a new automatic one would break whatever refers to the
+ * old). Handle 0: (the kernel's default qdisc) cannot be asked for, so
+ * that undo takes a new one. 0, or -EINVAL when kind has no locked twin.
+ */
+#define QS_LOCK_ARGC	12
+struct qs_lock_cmd {
+	char parent[16], handle[16], limit[16];
+	const char *do_argv[QS_LOCK_ARGC], *undo_argv[QS_LOCK_ARGC];
+};
+int qs_lock_cmds(struct qs_lock_cmd *c, const char *dev, uint32_t parent, uint32_t handle,
+		 const char *kind, int limit);
+
 /* "DRV_XOFF|STACK_XOFF" ("-" for 0); buf of 48 bytes is enough. */
 const char *qs_txq_state_str(uint32_t state, char *buf, size_t len);
 

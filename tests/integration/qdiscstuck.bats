@@ -184,3 +184,25 @@ tc_sent() {
 	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
 	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
 }
+
+# handle of the pfifo_fast child on PARENT, e.g. "8002:"
+child_handle() {
+	lab_exec qs-a tc qdisc show dev qa |
+		awk -v p="$1" '$2 == "pfifo_fast" && $4 == "parent" && $5 == p { print $3; exit }'
+}
+
+@test "qdiscstuck --lock: the restored pfifo_fast keeps its handle (SIGTERM, then kill -9 and --cleanup)" {
+	"$QS" up mq
+	h=$(child_handle 1:2)
+	[ -n "$h" ]
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3
+	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2 "
+	stop_bg TERM
+	assert_equal "$(child_handle 1:2)" "$h"
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3
+	stop_bg KILL
+	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2 "
+	run "$BIN/qdiscstuck" --cleanup
+	assert_success
+	assert_equal "$(child_handle 1:2)" "$h"
+}

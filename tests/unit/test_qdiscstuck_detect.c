@@ -7,7 +7,9 @@
  */
 #include <stdarg.h>
 #include <stddef.h>
+#include <errno.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -454,6 +456,42 @@ static void test_helpers(void **state)
 	assert_string_equal(qs_state_name(QS_NSTATES), "?");
 }
 
+/* argv as one string, for comparing */
+static const char *joined(const char *const *argv, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (; *argv; argv++)
+		off += snprintf(buf + off, len - off, "%s%s", off ? " " : "", *argv);
+	return buf;
+}
+
+/* #16.7: --lock puts the lockless qdisc back under the handle it had. */
+static void test_lock_cmds_keep_handle(void **state)
+{
+	struct qs_lock_cmd c;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(qs_lock_cmds(&c, "qa", 0x10002, 0x80240000, "pfifo_fast", 1000), 0);
+	assert_string_equal(joined(c.do_argv, buf, sizeof(buf)),
+			    "tc qdisc replace dev qa parent 1:2 pfifo limit 1000");
+	assert_string_equal(joined(c.undo_argv, buf, sizeof(buf)),
+			    "tc qdisc replace dev qa parent 1:2 handle 8024: pfifo_fast");
+	/* the root of a one-queue device */
+	assert_int_equal(qs_lock_cmds(&c, "eth0", 0xffffffff, 0x10000, "pfifo_fast", 500), 0);
+	assert_string_equal(joined(c.do_argv, buf, sizeof(buf)),
+			    "tc qdisc replace dev eth0 root pfifo limit 500");
+	assert_string_equal(joined(c.undo_argv, buf, sizeof(buf)),
+			    "tc qdisc replace dev eth0 root handle 1: pfifo_fast");
+	/* the kernel's default qdisc has handle 0:, which no tc command can ask for */
+	assert_int_equal(qs_lock_cmds(&c, "eth0", 0xffffffff, 0, "pfifo_fast", 500), 0);
+	assert_string_equal(joined(c.undo_argv, buf, sizeof(buf)),
+			    "tc qdisc replace dev eth0 root pfifo_fast");
+	assert_int_equal(qs_lock_cmds(&c, "eth0", 0x10002, 0x80240000, "fq_codel", 500), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_bypass_busy_is_ok),
 		cmocka_unit_test(test_kick_new_stall_at_once_same_stall_after_retry),
 		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_lock_cmds_keep_handle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
