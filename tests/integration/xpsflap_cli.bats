@@ -130,3 +130,66 @@ teardown() {
 	assert_success
 	assert_line --index 1 --regexp 'not allowed: xf_pin_tc: load: Operation not permitted \(EPERM\) by NETMEDIC_REFUSE$'
 }
+
+# journal DIR KEY RECORD...: a journal as a dead xpsflap leaves it, 0600
+journal() {
+	local dir=$1 key=$2 f
+	shift 2
+	f=$dir/xpsflap-$key.journal
+	printf 'netmedic-journal\t1\t999999\txpsflap\t%s\t\t0\n' "$key" >"$f"
+	printf '%s\n' "$@" >>"$f"
+	chmod 0600 "$f"
+}
+
+@test "xpsflap --cleanup: a failed undo keeps its record and says what is left and how to retry" {
+	mkdir -m 0700 "$TMP/run"
+	journal "$TMP/run" k "$(printf 'cmd\t/nonexistent/bin\targ')" "$(printf 'cmd\ttouch\t%s' "$TMP/done")"
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
+	echo "$stderr"
+	assert_failure 1
+	[ -e "$TMP/done" ]
+	[[ $stderr == *"$TMP/run/xpsflap-k.journal keeps 1 change(s) that could not be undone"* ]]
+	[[ $stderr == *'run `xpsflap --cleanup`'* ]]
+	[ "$(tail -n +2 "$TMP/run/xpsflap-k.journal")" = "$(printf 'cmd\t/nonexistent/bin\targ')" ]
+	# the retry finds it again
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
+	assert_failure 1
+	[[ $stderr == *"keeps 1 change(s)"* ]]
+}
+
+@test "xpsflap --cleanup: runs no journal another user owns or may write, nor one in such a directory" {
+	mkdir -m 0700 "$TMP/run"
+	rec=$(printf 'cmd\ttouch\t%s' "$TMP/ran")
+	journal "$TMP/run" k "$rec"
+	f=$TMP/run/xpsflap-k.journal
+	chmod 0666 "$f"
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
+	assert_failure 1
+	[[ $stderr == *"$f is writable by group or others (mode 0666)"* ]]
+	chmod 0600 "$f"
+	chown 65534 "$f"
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
+	assert_failure 1
+	[[ $stderr == *"$f is owned by uid 65534, not 0"* ]]
+	chown 0 "$f"
+	chmod 1777 "$TMP/run"
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
+	assert_failure 1
+	[[ $stderr == *"run directory $TMP/run is writable by group or others (mode 1777)"* ]]
+	[ ! -e "$TMP/ran" ]
+	# the control: the same journal, trusted, is run
+	chmod 0700 "$TMP/run"
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
+	assert_success
+	[ -e "$TMP/ran" ]
+}
+
+@test "xpsflap --cleanup: a symlink or a directory in place of a journal is named, with what it is" {
+	mkdir -m 0700 "$TMP/run"
+	ln -s /etc/passwd "$TMP/run/xpsflap-l.journal"
+	mkdir "$TMP/run/xpsflap-d.journal"
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
+	assert_failure 1
+	[[ $stderr == *"$TMP/run/xpsflap-l.journal is a symbolic link"* ]]
+	[[ $stderr == *"$TMP/run/xpsflap-d.journal is a directory, not a regular file"* ]]
+}
