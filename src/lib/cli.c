@@ -38,7 +38,7 @@ static const struct argp_option common_options[] = {
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per line instead of the table", 1 },
 	{ "table", OPT_TABLE, NULL, 0, "Print the table too with --json (on stderr)", 1 },
 	{ "prom-file", OPT_PROM, "PATH", 0,
-	  "Write a Prometheus textfile (atomically) every interval", 1 },
+	  "Write a Prometheus textfile (atomically) every interval; PATH must be absent or a regular file (not a symlink)", 1 },
 	{ "dev", OPT_DEV, "IFNAME", 0, "Watch this device only (repeatable, up to 8)", 1 },
 	{ "netns", OPT_NETNS, "NAME|PATH", 0,
 	  "Run in this network namespace (a name under /run/netns or a path)", 1 },

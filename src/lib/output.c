@@ -414,6 +414,51 @@ static int split_path(const char *path, char *dir, size_t dirlen,
 	return **base ? 0 : -EISDIR;
 }
 
+static const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFCHR: return "character device";
+	case S_IFBLK: return "block device";
+	case S_IFIFO: return "FIFO";
+	case S_IFSOCK: return "socket";
+	default: return "special file";
+	}
+}
+
+/*
+ * The target must be absent or a regular file: rename() replaces whatever
+ * is there, so a --prom-file /dev/null would destroy the device node. A
+ * symlink is refused too rather than followed: rename() replaces the link
+ * itself, and the textfile collector reads the regular files of its own
+ * directory, so the real path is what the user should give.
+ */
+static int check_file(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		int ret = -errno;
+
+		if (ret == -ENOENT)
+			return 0;
+		set_err(err, errlen, "cannot access %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "%s is a directory", path);
+		return -EISDIR;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		set_err(err, errlen, "%s is a symbolic link; give the file it points to (the textfile is replaced by rename, which would replace the link)",
+			path);
+		return -ELOOP;
+	}
+	set_err(err, errlen, "%s is a %s, not a regular file", path, file_kind(st.st_mode));
+	return -EINVAL;
+}
+
 /*
  * Validates the target and fills dir/base; the messages are what an operator
  * sees for a bad --prom-file, so name the exact directory.
@@ -446,11 +491,7 @@ static int check_target(const char *path, char *dir, size_t dirlen,
 		set_err(err, errlen, "%s is not a directory", dir);
 		return -ENOTDIR;
 	}
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s is a directory", path);
-		return -EISDIR;
-	}
-	return 0;
+	return check_file(path, err, errlen);
 }
 
 /*

@@ -85,14 +85,19 @@ void nm_prom_log2_hist(struct nm_prom *p, const char *name,
 		       const char *const *labels, const uint64_t *slots,
 		       int nslots, double scale, double sum);
 
-/* Returns 0, or -errno with a one-line reason in err (e.g. "directory /x does not exist"). */
+/*
+ * Returns 0, or -errno with a one-line reason in err (e.g. "directory /x does not exist"). The target must be
+ * absent or a regular file: a device, FIFO or socket is refused (-EINVAL), and so is a symlink (-ELOOP), since
+ * rename() would replace the link itself; nothing is written then.
+ */
 int nm_prom_write_atomic(struct nm_prom *p, const char *path, char *err,
 			 size_t errlen);
 
 /*
  * At startup: checks that the directory of path exists and that a file can be
  * created there (creates and removes a temp file, since root passes
- * access(2) checks). 0 or -errno with a one-line reason in err.
+ * access(2) checks), and that the target is absent or a regular file, as
+ * nm_prom_write_atomic() requires. 0 or -errno with a one-line reason in err.
  */
 int nm_prom_check_path(const char *path, char *err, size_t errlen);
 

@@ -60,6 +60,21 @@ teardown() {
 	output=$stderr assert_one_line_error
 }
 
+@test "xpsflap: --prom-file naming a device node or a symlink -> exit 2, one line, left as it was" {
+	mknod "$TMP/null" c 1 3
+	run --separate-stderr "$BIN/xpsflap" --prom-file "$TMP/null" -c 1 -i 0.2
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"$TMP/null is a character device, not a regular file"* ]]
+	[ -c "$TMP/null" ]
+	ln -s x.prom "$TMP/link.prom"
+	run --separate-stderr "$BIN/xpsflap" --prom-file "$TMP/link.prom" -c 1 -i 0.2
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"$TMP/link.prom is a symbolic link"* ]]
+	[ -L "$TMP/link.prom" ] && [ ! -e "$TMP/x.prom" ]
+}
+
 @test "xpsflap: bad input with --pin changes nothing on the system" {
 	"$XF" up --queues 2 --xps on
 	run "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --pin --prom-file "$TMP/missing/x.prom" -c 1

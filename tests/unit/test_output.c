@@ -671,6 +671,38 @@ static void test_check_path_target_is_dir(void **state)
 	assert_int_equal(nm_prom_check_path(path, err, sizeof(err)), -EISDIR);
 }
 
+/* #16.1: a FIFO, a device or a symlink at the target is refused, never replaced. */
+static void test_check_path_not_regular(void **state)
+{
+	const char *dir = *state;
+	char fifo[PATH_MAX], link[PATH_MAX], err[PATH_MAX + 64] = "";
+	struct nm_prom *p = nm_prom_new();
+	struct stat st;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo.prom", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(nm_prom_check_path(fifo, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, fifo));
+	assert_non_null(strstr(err, "is a FIFO, not a regular file"));
+	nm_prom_sample(p, "nm_up", NULL, 1);
+	assert_int_equal(nm_prom_write_atomic(p, fifo, err, sizeof(err)), -EINVAL);
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	/* only the check: /dev/null must never be a write test's target */
+	assert_int_equal(nm_prom_check_path("/dev/null", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "/dev/null is a character device, not a regular file");
+
+	snprintf(link, sizeof(link), "%s/link.prom", dir);
+	assert_int_equal(symlink("m.prom", link), 0);
+	assert_int_equal(nm_prom_check_path(link, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "is a symbolic link"));
+	assert_int_equal(nm_prom_write_atomic(p, link, err, sizeof(err)), -ELOOP);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(count_entries(dir), 2);
+	nm_prom_free(p);
+}
+
 static void test_check_path_null_err(void **state)
 {
 	(void)state;
@@ -754,6 +786,7 @@ int main(void)
 		T(test_check_path_ok),
 		T(test_check_path_not_a_dir),
 		T(test_check_path_target_is_dir),
+		T(test_check_path_not_regular),
 #undef T
 		cmocka_unit_test(test_check_path_missing_dir),
 		cmocka_unit_test(test_check_path_cannot_create),
