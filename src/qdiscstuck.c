@@ -89,23 +89,12 @@ static const struct argp_option options[] = {
 	{},
 };
 
+/* --fix's words, in the order of their FIX_ bits */
+static const char *const fix_names[] = { "kick", "lock" };
+
 static int parse_fix(const char *arg)
 {
-	char buf[32], *tok, *save;
-	int fix = 0;
-
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "kick"))
-			fix |= FIX_KICK;
-		else if (!strcmp(tok, "lock"))
-			fix |= FIX_LOCK;
-		else
-			return -1;
-	}
-	return fix ? fix : -1;
+	return nm_parse_names(arg, fix_names, 2);
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)

@@ -128,31 +128,14 @@ static int parse_uint(const char *arg, unsigned long min, unsigned long max, uns
 	return errno || *end || !*arg || *arg == '-' || *v < min || *v > max ? -1 : 0;
 }
 
+/* --fix's words, in the order of their FIX_ bits */
+static const char *const fix_names[] = { "defer", "autocork", "rfs", "routes", "kick" };
+
 static int parse_fix(const char *arg)
 {
-	char buf[64], *tok, *save;
-	int fix = 0;
-
 	if (!arg)
 		return FIX_DEFER | FIX_AUTOCORK;
-	if (!*arg)
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "defer"))
-			fix |= FIX_DEFER;
-		else if (!strcmp(tok, "autocork"))
-			fix |= FIX_AUTOCORK;
-		else if (!strcmp(tok, "rfs"))
-			fix |= FIX_RFS;
-		else if (!strcmp(tok, "routes"))
-			fix |= FIX_ROUTES;
-		else if (!strcmp(tok, "kick"))
-			fix |= FIX_KICK;
-		else
-			return -1;
-	}
-	return fix;
+	return nm_parse_names(arg, fix_names, 5);
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)

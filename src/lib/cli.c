@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include "lib/cli.h"
 #include "lib/journal.h"
 #include "lib/netns.h"
@@ -69,6 +70,26 @@ static int parse_long(const char *s, long *v)
 	errno = 0;
 	*v = strtol(s, &end, 10);
 	return errno || end == s || *end ? -1 : 0;
+}
+
+long nm_parse_names(const char *arg, const char *const *names, int n)
+{
+	long mask = 0;
+	int i;
+
+	/* strtok would skip empty items; a typo such as kick,,lock must not pass */
+	for (const char *p = arg;; p++) {
+		size_t len = strcspn(p, ",");
+
+		for (i = 0; i < n && (strlen(names[i]) != len || strncmp(p, names[i], len)); i++)
+			;
+		if (!len || i == n)
+			return -1;
+		mask |= 1L << i;
+		p += len;
+		if (!*p)
+			return mask;
+	}
 }
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
@@ -182,11 +203,19 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 static int check_btf(struct nm_opts *o)
 {
 	const char *path = o->btf_path ? o->btf_path : "/sys/kernel/btf/vmlinux";
+	struct btf *btf;
 
 	if (access(path, R_OK))
 		return nm_err(o, NM_EXIT_RUNTIME,
 			      "no kernel BTF at %s: netmedic needs a kernel built with CONFIG_DEBUG_INFO_BTF",
 			      path);
+	if (!o->btf_path)
+		return 0;
+	/* Read it now: libbpf's own errors (4001...) mean nothing to a user later. */
+	btf = btf__parse(path, NULL);
+	if (!btf)
+		return nm_err(o, NM_EXIT_RUNTIME, "NETMEDIC_BTF=%s: %s", path, nm_btf_strerror(errno));
+	btf__free(btf);
 	return 0;
 }
 
@@ -209,6 +238,8 @@ int nm_setup(struct nm_opts *o)
 
 	/* the table goes to stdout, or to stderr beside --json when --table asks for it */
 	o->table = !o->json || o->table;
+	/* before check_btf: libbpf's own lines would make its error two */
+	libbpf_set_print(o->verbose ? libbpf_print : libbpf_quiet);
 	if (geteuid() != 0)
 		return nm_err(o, NM_EXIT_RUNTIME, "must run as root (BPF programs and remedies need CAP_BPF, CAP_NET_ADMIN, CAP_PERFMON)");
 	ret = check_btf(o);
@@ -223,7 +254,6 @@ int nm_setup(struct nm_opts *o)
 	if (o->prom_file && nm_prom_check_path(o->prom_file, err, sizeof(err)))
 		return nm_err(o, NM_EXIT_USAGE, "--prom-file %s: %s", o->prom_file, err);
 	setrlimit(RLIMIT_MEMLOCK, &rl);
-	libbpf_set_print(o->verbose ? libbpf_print : libbpf_quiet);
 	return NM_EXIT_OK;
 }
 

@@ -70,6 +70,13 @@ void nm_info(const struct nm_opts *o, const char *fmt, ...) __attribute__((forma
  */
 int nm_setup(struct nm_opts *o);
 
+/*
+ * A comma-separated list of names (--fix=kick,lock) as a mask: bit i for
+ * names[i]. -1 for an empty list, an empty item ("kick,,lock", a leading or
+ * trailing comma) or an unknown name.
+ */
+long nm_parse_names(const char *arg, const char *const *names, int n);
+
 /* --cleanup: undo the journals a dead instance of o->tool left; the exit code. */
 int nm_cleanup_main(const struct nm_opts *o);
 

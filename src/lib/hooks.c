@@ -391,6 +391,17 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 	return 0;
 }
 
+const char *nm_btf_strerror(int e)
+{
+	e = e < 0 ? -e : e;
+	/* libbpf's own codes (LIBBPF_ERRNO__*, 4000 up): the file is no BTF it can read */
+	if (e >= 4000 && e < 4100)
+		return "not a BTF file (raw BTF such as /sys/kernel/btf/vmlinux, or an ELF file with a .BTF section)";
+	if (e == EINVAL || e == EPROTO)
+		return "not a BTF file, or BTF this libbpf cannot read";
+	return strerror(e);
+}
+
 int nm_hooks_choose(struct nm_hook *hooks, int n, enum nm_hook_mode mode,
 		    const char *btf_path, const struct nm_refusals *rf, char *err, size_t errlen)
 {
@@ -400,7 +411,7 @@ int nm_hooks_choose(struct nm_hook *hooks, int n, enum nm_hook_mode mode,
 	btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
 	if (!btf) {
 		snprintf(err, errlen, "cannot read kernel BTF%s%s: %s", btf_path ? " at " : "",
-			 btf_path ? btf_path : "", strerror(errno));
+			 btf_path ? btf_path : "", nm_btf_strerror(errno));
 		return -1;
 	}
 	for (int i = 0; i < n && !ret; i++)

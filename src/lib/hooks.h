@@ -114,6 +114,9 @@ bool nm_refuse_match(const char *list, const char *prog, const char *sec);
 /* What would make a refused program load, from its type and errno: one clause. */
 const char *nm_refusal_hint(const struct nm_refusal *r);
 
+/* Why btf__parse() failed (errno), for a user: libbpf's own codes as words. */
+const char *nm_btf_strerror(int e);
+
 /*
  * Probes each rung with a minimal program of the same type and attach point,
  * skips the rungs holding a refused program (rf may be NULL), chooses one

@@ -16,9 +16,9 @@ teardown() {
 }
 
 @test "qdiscstuck: bad options -> exit 2, one line naming the option" {
-	for a in "--threshold 0" "--threshold abc" "--threshold 99999999" "--fix=bogus" "--fix=" \
+	for a in "--threshold 0" "--threshold abc" "--threshold 99999999" "--fix=bogus" "--fix=" "--fix=kick,,lock" "--fix=,kick" \
 		 "--kick eth0" "--kick :1" "--lock eth0:x" "-i 0" "-c x" "--hooks nope"; do
-		run --separate-stderr "$BIN/qdiscstuck" $a
+		run --separate-stderr "$BIN/qdiscstuck" $a -c 1 -i 0.2
 		assert_failure 2
 		[[ $stderr == *invalid* ]]
 	done

@@ -4,8 +4,8 @@
 load helpers
 
 @test "tcpstall: bad options -> exit 2" {
-	for a in "--threshold 0" "--sweep x" "--port 70000" "--fix=bogus" "-i 0" "-c -1" "--max-flows 1"; do
-		run --separate-stderr "$BIN/tcpstall" $a
+	for a in "--threshold 0" "--sweep x" "--port 70000" "--fix=bogus" "--fix=defer,,autocork" "--fix=kick," "-i 0" "-c -1" "--max-flows 1"; do
+		run --separate-stderr "$BIN/tcpstall" $a -c 1 -i 0.2
 		assert_failure 2
 		[[ $stderr == *invalid* ]]
 	done
@@ -21,6 +21,11 @@ load helpers
 	NETMEDIC_BTF=/nonexistent run --separate-stderr "$BIN/tcpstall" -c 1
 	assert_failure 1
 	output=$stderr assert_one_line_error
+	# a file that is there but holds no BTF: named, and said so (not "Unknown error 4001")
+	NETMEDIC_BTF=/etc/passwd run --separate-stderr "$BIN/tcpstall" -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"NETMEDIC_BTF=/etc/passwd: not a BTF file"* ]]
 	run --separate-stderr "$BIN/tcpstall" --netns nm-no-such-ns -c 1
 	assert_failure 2
 	output=$stderr assert_one_line_error

@@ -48,6 +48,10 @@ teardown() {
 	assert_failure 1
 	output=$stderr assert_one_line_error
 	[[ $stderr == *"no kernel BTF at /nonexistent/vmlinux"* ]]
+	NETMEDIC_BTF=/etc/passwd run --separate-stderr "$BIN/xpsflap" -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"NETMEDIC_BTF=/etc/passwd: not a BTF file"* ]]
 }
 
 @test "xpsflap: --prom-file in a missing or unwritable directory -> exit 2" {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for src/lib/cli.c: the size of a two-way direct-mapped table. */
+/* Unit tests for src/lib/cli.c: table sizes, report deadlines, option lists. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,11 +32,31 @@ static void test_next_deadline(void **state)
 	assert_true(nm_next_deadline(8 * s + 500000000ULL, s, 8 * s + 600000000ULL) == 9 * s + 500000000ULL);
 }
 
+/* #16.8: --fix=kick,,lock was taken as kick,lock: an empty item is refused. */
+static void test_parse_names(void **state)
+{
+	const char *const names[] = { "kick", "lock", "rfs" };
+
+	(void)state;
+	assert_int_equal(nm_parse_names("kick", names, 3), 1);
+	assert_int_equal(nm_parse_names("lock,kick", names, 3), 3);
+	assert_int_equal(nm_parse_names("rfs,rfs", names, 3), 4);
+	assert_int_equal(nm_parse_names("kick,,lock", names, 3), -1);
+	assert_int_equal(nm_parse_names(",kick", names, 3), -1);
+	assert_int_equal(nm_parse_names("kick,", names, 3), -1);
+	assert_int_equal(nm_parse_names(",", names, 3), -1);
+	assert_int_equal(nm_parse_names("", names, 3), -1);
+	assert_int_equal(nm_parse_names("kic", names, 3), -1);
+	assert_int_equal(nm_parse_names("kick,lockx", names, 3), -1);
+	assert_int_equal(nm_parse_names("Kick", names, 3), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_size),
 		cmocka_unit_test(test_next_deadline),
+		cmocka_unit_test(test_parse_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
