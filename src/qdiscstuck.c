@@ -1302,6 +1302,8 @@ int main(int argc, char **argv)
 	int stats_fd = -1, ret;
 
 	nm_opts_init(&env.o, TOOL);
+	/* --lock undoes its replace with tc; a journal may run nothing else */
+	nm_journal_allow_cmd("tc");
 	env.threshold_ms = QS_THRESHOLD_MS_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	nm_install_signals();	/* before anything is changed */

@@ -1987,6 +1987,8 @@ int main(int argc, char **argv)
 	int stats_fd = -1, ret;
 
 	nm_opts_init(&env.o, TOOL);
+	/* --fix=routes undoes its route replaces with ip; a journal may run nothing else */
+	nm_journal_allow_cmd("ip");
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	nm_install_signals();	/* before anything is changed */
 	env.max_flows = nm_table_size(env.max_flows);

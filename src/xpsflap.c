@@ -834,6 +834,8 @@ int main(int argc, char **argv)
 	int stats_fd = -1, ret;
 
 	nm_opts_init(&env.o, TOOL);
+	/* --pin undoes its tc changes with tc; a journal may run nothing else */
+	nm_journal_allow_cmd("tc");
 	env.max_flows = 65536;
 	env.min_switches = XF_MIN_SWITCHES_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);

@@ -49,6 +49,9 @@ static struct {
 	void *arg;
 } execs[NM_JOURNAL_KINDS];
 
+/* The commands cmd records may run at undo (nm_journal_allow_cmd), for this process. */
+static char allowed[NM_JOURNAL_CMDS][64];
+
 struct nm_journal {
 	int fd;
 	int count;
@@ -946,6 +949,35 @@ int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char 
 	return rc;
 }
 
+int nm_journal_allow_cmd(const char *argv0)
+{
+	int i;
+
+	if (!argv0 || !*argv0 || strlen(argv0) >= sizeof(allowed[0]))
+		return -EINVAL;
+	for (i = 0; i < NM_JOURNAL_CMDS && allowed[i][0] && strcmp(allowed[i], argv0); i++)
+		;
+	if (i == NM_JOURNAL_CMDS)
+		return -ENOSPC;
+	snprintf(allowed[i], sizeof(allowed[i]), "%s", argv0);
+	return 0;
+}
+
+/* The journal says what to run; only what the tool itself undoes with is run. */
+static bool cmd_allowed(const char *argv0, char *list, size_t len)
+{
+	size_t off = 0;
+
+	list[0] = '\0';
+	for (int i = 0; i < NM_JOURNAL_CMDS && allowed[i][0]; i++) {
+		if (!strcmp(allowed[i], argv0))
+			return true;
+		off += snprintf(list + off, off < len ? len - off : 0, "%s%s", i ? ", " : "",
+				allowed[i]);
+	}
+	return false;
+}
+
 int nm_journal_exec(const char *kind, nm_journal_exec_fn fn, void *arg)
 {
 	int i;
@@ -1034,7 +1066,7 @@ static int undo_plan(const struct rec *r, FILE *log)
 	return rc;
 }
 
-static int undo_one(const struct rec *r, FILE *log)
+static int undo_one(const struct rec *r, const char *tool, FILE *log)
 {
 	char shown[256], msg[512];
 	bool changed;
@@ -1053,6 +1085,11 @@ static int undo_one(const struct rec *r, FILE *log)
 		return rc;
 	}
 	fmt_argv((const char *const *)r->f + 1, shown, sizeof(shown));
+	if (!cmd_allowed(r->f[1], msg, sizeof(msg))) {
+		jlog(log, "failed to undo with %s: %s is not a command %s undoes with (%s)", shown, r->f[1],
+		     tool, msg[0] ? msg : "none");
+		return -EPERM;
+	}
 	rc = run_cmd((const char *const *)r->f + 1, msg, sizeof(msg));
 	if (rc)
 		jlog(log, "failed to undo with %s", msg);
@@ -1134,7 +1171,7 @@ static int undo_records(struct target *t, const struct parsed *p, FILE *log)
 	if (!failed)
 		return -ENOMEM;
 	for (int i = p->n - 1; i >= 0; i--) {
-		rc = undo_one(&p->r[i], log);
+		rc = undo_one(&p->r[i], p->tool, log);
 		if (rc && !first)
 			first = rc;
 		if (rc)

@@ -92,6 +92,17 @@ typedef int (*nm_journal_exec_fn)(const char *const *fields, int nfields, char *
 
 #define NM_JOURNAL_KINDS	4	/* executors a process may register */
 
+#define NM_JOURNAL_CMDS		12	/* commands a process may allow */
+
+/*
+ * Allows a `cmd` record to run argv0 at undo ("tc", "ip"; compared as
+ * written, so "/sbin/tc" is another command). A record naming any other
+ * command is not run: its undo fails with -EPERM and it is kept. Nothing
+ * is allowed until the tool says so; call it before undo or cleanup.
+ * 0, -ENOSPC when full, -EINVAL.
+ */
+int nm_journal_allow_cmd(const char *argv0);
+
 /*
  * Registers (or replaces) the executor of kind, a lowercase word other
  * than "file" and "cmd". Call it before undo or cleanup. 0 or -errno.

@@ -162,14 +162,15 @@ journal() {
 
 @test "xpsflap --cleanup: a failed undo keeps its record and says what is left and how to retry" {
 	mkdir -m 0700 "$TMP/run"
-	journal "$TMP/run" k "$(printf 'cmd\t/nonexistent/bin\targ')" "$(printf 'cmd\ttouch\t%s' "$TMP/done")"
+	bad=$(printf 'cmd\ttc\tqdisc\tdel\tdev\tnm-no-such-dev\tclsact')
+	journal "$TMP/run" k "$bad" "$(printf 'cmd\ttc\t-V')"
 	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
 	echo "$stderr"
 	assert_failure 1
-	[ -e "$TMP/done" ]
+	[[ $stderr == *"ran tc -V"* ]]
 	[[ $stderr == *"$TMP/run/xpsflap-k.journal keeps 1 change(s) that could not be undone"* ]]
 	[[ $stderr == *'run `xpsflap --cleanup`'* ]]
-	[ "$(tail -n +2 "$TMP/run/xpsflap-k.journal")" = "$(printf 'cmd\t/nonexistent/bin\targ')" ]
+	[ "$(tail -n +2 "$TMP/run/xpsflap-k.journal")" = "$bad" ]
 	# the retry finds it again
 	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
 	assert_failure 1
@@ -178,8 +179,7 @@ journal() {
 
 @test "xpsflap --cleanup: runs no journal another user owns or may write, nor one in such a directory" {
 	mkdir -m 0700 "$TMP/run"
-	rec=$(printf 'cmd\ttouch\t%s' "$TMP/ran")
-	journal "$TMP/run" k "$rec"
+	journal "$TMP/run" k "$(printf 'cmd\ttc\t-V')"
 	f=$TMP/run/xpsflap-k.journal
 	chmod 0666 "$f"
 	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
@@ -195,12 +195,22 @@ journal() {
 	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
 	assert_failure 1
 	[[ $stderr == *"run directory $TMP/run is writable by group or others (mode 1777)"* ]]
-	[ ! -e "$TMP/ran" ]
+	[[ $stderr != *"ran tc"* ]]
 	# the control: the same journal, trusted, is run
 	chmod 0700 "$TMP/run"
 	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
 	assert_success
-	[ -e "$TMP/ran" ]
+	[[ $stderr == *"ran tc -V"* ]]
+}
+
+@test "xpsflap --cleanup: a journal runs no command but tc, even root's" {
+	mkdir -m 0700 "$TMP/run"
+	journal "$TMP/run" k "$(printf 'cmd\tsh\t-c\ttouch %s' "$TMP/ran")"
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr "$BIN/xpsflap" --cleanup
+	assert_failure 1
+	[[ $stderr == *"sh is not a command xpsflap undoes with (tc)"* ]]
+	[ ! -e "$TMP/ran" ]
+	[ -e "$TMP/run/xpsflap-k.journal" ]
 }
 
 @test "xpsflap --cleanup: a symlink or a directory in place of a journal is named, with what it is" {

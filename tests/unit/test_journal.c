@@ -53,6 +53,11 @@ static int setup(void **state)
 	/* Not created yet: nm_journal_open must create it (mode 0700). */
 	snprintf(fx->run, sizeof(fx->run), "%s/run/netmedic", fx->dir);
 	setenv(NM_JOURNAL_DIR_ENV, fx->run, 1);
+	/* the commands these tests undo with (a tool registers tc or ip) */
+	for (const char *const *c = (const char *const[]){ "cp", "touch", "false", "true", "sh",
+		"/nonexistent/bin", "/nonexistent/one", "/nonexistent/two", NULL }; *c; c++)
+		if (nm_journal_allow_cmd(*c))
+			return -1;
 	*state = fx;
 	return 0;
 }
@@ -1045,6 +1050,33 @@ static void test_journal_not_regular(void **state)
 	assert_cleanup_says(jpath, "is a directory, not a regular file", NULL);
 }
 
+/* #16.3: a cmd record runs only a command the tool registered, whoever wrote it. */
+static void test_cmd_not_allowed(void **state)
+{
+	struct fixture *fx = *state;
+	char flag[PATH_MAX], jpath[PATH_MAX], text[1024], *logbuf, *got;
+	size_t loglen;
+	FILE *log;
+
+	make_path(fx, "ran", flag);
+	snprintf(text, sizeof(text), "netmedic-journal\t1\t1234\t" TOOL "\tna\t\t0\n"
+		 "cmd\tbash\t-c\ttouch %s\n", flag);
+	put_journal(fx, "na", text);
+	journal_path(fx, "na", jpath);
+	log = log_open(&logbuf, &loglen);
+	assert_int_equal(nm_journal_cleanup(TOOL, log), -EPERM);
+	fclose(log);
+	if (!strstr(logbuf, "bash is not a command " TOOL " undoes with (cp, touch, "))
+		fail_msg("cleanup said '%s'", logbuf);
+	free(logbuf);
+	assert_int_equal(access(flag, F_OK), -1);
+	got = get(jpath);
+	assert_non_null(strstr(got, "\ncmd\tbash\t-c\t"));
+	free(got);
+	assert_int_equal(nm_journal_allow_cmd(""), -EINVAL);
+	assert_int_equal(nm_journal_allow_cmd(NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1082,6 +1114,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_netns_not_a_netns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_netns_inode_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_not_regular, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_not_allowed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
