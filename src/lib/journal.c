@@ -972,8 +972,8 @@ static bool cmd_allowed(const char *argv0, char *list, size_t len)
 	for (int i = 0; i < NM_JOURNAL_CMDS && allowed[i][0]; i++) {
 		if (!strcmp(allowed[i], argv0))
 			return true;
-		off += snprintf(list + off, off < len ? len - off : 0, "%s%s", i ? ", " : "",
-				allowed[i]);
+		if (off < len)
+			off += snprintf(list + off, len - off, "%s%s", i ? ", " : "", allowed[i]);
 	}
 	return false;
 }
@@ -1125,14 +1125,21 @@ static int rewrite(struct target *t, const struct parsed *p, int todo, const int
 		sb_record(&b, r->f[0], (const char *const *)r->f + 1);
 		sb_add(&b, "\n", 1);
 	}
-	if (b.oom)
+	if (b.oom) {
+		free(b.p);
 		return -ENOMEM;
+	}
 	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", t->dir, base ? base + 1 : t->path);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	rc = fd < 0 ? -errno : 0;
-	if (!rc && (flock(fd, LOCK_EX) || write_all(fd, b.p, b.len, 0) || fsync(fd) ||
-		    rename(tmp, t->path)))
-		rc = errno ? -errno : -EIO;
+	if (!rc && flock(fd, LOCK_EX))
+		rc = -errno;
+	if (!rc)
+		rc = write_all(fd, b.p, b.len, 0);
+	if (!rc && fsync(fd))
+		rc = -errno;
+	if (!rc && rename(tmp, t->path))
+		rc = -errno;
 	free(b.p);
 	if (rc && fd >= 0) {
 		unlink(tmp);
