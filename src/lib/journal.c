@@ -1266,13 +1266,16 @@ enum where { NS_HERE, NS_THERE, NS_GONE, NS_REUSED, NS_NOT_NETNS, NS_ELSEWHERE }
 static enum where netns_target(const struct parsed *p, unsigned long *ino)
 {
 	unsigned long cur = nm_netns_inode(NULL);
+	int rc;
 
 	*ino = 0;
 	if (!*p->netns)
 		return p->ino && cur && p->ino != cur ? NS_ELSEWHERE : NS_HERE;
-	if (access(p->netns, F_OK) && errno == ENOENT)
+	rc = nm_netns_check(p->netns);
+	if (rc == -ENOENT)
 		return NS_GONE;
-	if (nm_netns_check(p->netns))
+	/* Other errors (EACCES...) are left to the entry, which names them. */
+	if (rc == -EINVAL)
 		return NS_NOT_NETNS;
 	*ino = nm_netns_inode(p->netns);
 	if (!*ino)
