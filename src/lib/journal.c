@@ -19,12 +19,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -613,6 +616,52 @@ static int parse_journal(int fd, struct parsed *p)
 /* ---- running commands ---- */
 
 /*
+ * A step that hangs (a wedged tc, or a command that never exits) must not
+ * hang the tool, nor --cleanup: it is killed after this, and its record,
+ * as any failed undo, is kept.
+ */
+#define NM_CMD_TIMEOUT_S	10
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open		434	/* the same on every architecture */
+#endif
+
+/* Waits for pid at most timeout_s; killed (SIGKILL) and reaped past it: -ETIMEDOUT. */
+static int wait_bounded(pid_t pid, int *status, int timeout_s)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), rc = 0;
+	struct pollfd p = { .fd = pfd, .events = POLLIN };
+	long left_ms = timeout_s * 1000L;
+
+	while (left_ms > 0) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			goto out;
+		if (r < 0 && errno != EINTR) {
+			rc = -errno;
+			goto out;
+		}
+		/* a pidfd turns readable at the exit; without one (before 5.3), poll every 10 ms */
+		if (pfd >= 0 && poll(&p, 1, (int)(left_ms < 100 ? left_ms : 100)) < 0 && errno != EINTR)
+			break;
+		if (pfd < 0)
+			usleep(10000);
+		left_ms -= pfd >= 0 ? 100 : 10;
+	}
+	if (waitpid(pid, status, WNOHANG) != pid) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+			;
+		rc = -ETIMEDOUT;
+	}
+out:
+	if (pfd >= 0)
+		close(pfd);
+	return rc;
+}
+
+/*
  * fork+execvp with stdin from /dev/null. A CLOEXEC pipe carries the
  * execvp errno back, so "no such command" is told apart from a failure.
  */
@@ -648,10 +697,11 @@ static int run_cmd(const char *const *argv, char *err, size_t errlen)
 		n = read(pfd[0], &e, sizeof(e));
 	} while (n < 0 && errno == EINTR);
 	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return set_err(err, errlen, -errno, "cannot wait for %s: %s", cmd, strerror(errno));
-	}
+	rc = wait_bounded(pid, &status, NM_CMD_TIMEOUT_S);
+	if (rc == -ETIMEDOUT)
+		return set_err(err, errlen, rc, "%s: timed out after %d s (killed)", cmd, NM_CMD_TIMEOUT_S);
+	if (rc)
+		return set_err(err, errlen, rc, "cannot wait for %s: %s", cmd, strerror(-rc));
 	if (n == (ssize_t)sizeof(e) && e)
 		return set_err(err, errlen, -e, "cannot run %s: %s", cmd, strerror(e));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)

@@ -177,6 +177,24 @@ journal() {
 	[[ $stderr == *"keeps 1 change(s)"* ]]
 }
 
+# tc monitor never exits: a hung undo step must not hang --cleanup
+@test "xpsflap --cleanup: an undo step that hangs is killed after its time, named, and kept" {
+	mkdir -m 0700 "$TMP/run"
+	hung=$(printf 'cmd\ttc\tmonitor')
+	journal "$TMP/run" k "$hung" "$(printf 'cmd\ttc\t-V')"
+	SECONDS=0
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr timeout 60 "$BIN/xpsflap" --cleanup
+	echo "$stderr"
+	echo "took ${SECONDS}s"
+	assert_failure 1
+	[ "$SECONDS" -lt 30 ]
+	[[ $stderr == *"tc monitor: timed out after 10 s (killed)"* ]]
+	[[ $stderr == *"ran tc -V"* ]]
+	[[ $stderr == *"keeps 1 change(s) that could not be undone"* ]]
+	[ "$(tail -n +2 "$TMP/run/xpsflap-k.journal")" = "$hung" ]
+	! pgrep -f '^tc monitor$'
+}
+
 @test "xpsflap --cleanup: runs no journal another user owns or may write, nor one in such a directory" {
 	mkdir -m 0700 "$TMP/run"
 	journal "$TMP/run" k "$(printf 'cmd\ttc\t-V')"
