@@ -187,11 +187,28 @@ void nm_info(const struct nm_opts *o, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+bool nm_libbpf_line_rewrite(const char *line, const char *rel, char *out, size_t len)
+{
+	int major = 0, minor = 0;
+
+	if (!strstr(line, "try raising 'ulimit -l'") || sscanf(rel, "%d.%d", &major, &minor) != 2 ||
+	    major < 5 || (major == 5 && minor < 11))
+		return false;
+	snprintf(out, len, "libbpf: not a memory limit: this kernel (%s) charges BPF memory to the memory cgroup, not to 'ulimit -l'; its policy refused the program (lockdown, an LSM, a distribution patch), as the refused line says\n",
+		 rel);
+	return true;
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
+	char line[512], out[512];
+
 	if (level == LIBBPF_DEBUG)
 		return 0;
-	return vfprintf(stderr, fmt, args);
+	vsnprintf(line, sizeof(line), fmt, args);
+	if (nm_libbpf_line_rewrite(line, nm_kernel_release(), out, sizeof(out)))
+		return fputs(out, stderr);
+	return fputs(line, stderr);
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list args)

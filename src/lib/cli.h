@@ -111,6 +111,15 @@ void nm_sleep_until(uint64_t deadline_ns);
 
 /* "6.18.44-fc" */
 const char *nm_kernel_release(void);
+
+/*
+ * libbpf's "permission error while running as root; try raising 'ulimit
+ * -l'?" (printed on any EPERM at load), for a kernel of release rel: on
+ * 5.11+, which charges BPF memory to the memory cgroup, not to
+ * RLIMIT_MEMLOCK, it misleads. Writes the line to print instead into out
+ * and returns true; false for any other line, or an older kernel.
+ */
+bool nm_libbpf_line_rewrite(const char *line, const char *rel, char *out, size_t len);
 /* ifindex -> name in the tool's netns (or "if<N>" / "if<N>@<netns>"). */
 const char *nm_dev_name(const struct nm_opts *o, unsigned int netns, unsigned int ifindex,
 			char *buf, size_t len);

@@ -119,3 +119,17 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 	NETMEDIC_REFUSE=ts_kick run "$BIN/tcpstall" --fix=kick --list-hooks
 	assert_line --regexp "^kick +2 +none +chosen: --fix=kick is not available on this kernel"
 }
+
+# libbpf advises raising 'ulimit -l' for any EPERM at load; 5.11+ kernels
+# charge BPF memory to the memory cgroup, so -v says what was refused instead
+@test "tcpstall -v: a program the kernel refuses is not blamed on 'ulimit -l' (5.11+)" {
+	run --separate-stderr "$BIN/tcpstall" -v --json -c 1 -i 0.2
+	assert_success
+	echo "$stderr"
+	refute [ -z "$(echo "${lines[0]}" | jq -r .kernel)" ]
+	[[ $stderr != *"try raising 'ulimit -l'"* ]]
+	# where the kernel itself refused a load with EPERM, the line that replaced libbpf's is there
+	if echo "${lines[0]}" | jq -e '.refused | to_entries | any(.value | test("^load: .*EPERM\\)$"))' >/dev/null; then
+		[[ $stderr == *"not a memory limit: this kernel ($(uname -r)) charges BPF memory to the memory cgroup"* ]]
+	fi
+}

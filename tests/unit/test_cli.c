@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "lib/cli.h"
@@ -51,12 +52,32 @@ static void test_parse_names(void **state)
 	assert_int_equal(nm_parse_names("Kick", names, 3), -1);
 }
 
+/* #16.10: libbpf advises 'ulimit -l' for any EPERM, which misleads on 5.11+. */
+static void test_libbpf_line_rewrite(void **state)
+{
+	const char *ul = "permission error while running as root; try raising 'ulimit -l'? current value: 8.0 MiB\n";
+	char out[512];
+
+	(void)state;
+	assert_true(nm_libbpf_line_rewrite(ul, "6.18.44-fc-v973", out, sizeof(out)));
+	assert_non_null(strstr(out, "not a memory limit: this kernel (6.18.44-fc-v973) charges BPF memory"));
+	assert_non_null(strstr(out, "refused line"));
+	assert_true(nm_libbpf_line_rewrite(ul, "5.11.0", out, sizeof(out)));
+	/* before 5.11 RLIMIT_MEMLOCK is the limit: libbpf's advice stands */
+	assert_false(nm_libbpf_line_rewrite(ul, "5.10.200", out, sizeof(out)));
+	assert_false(nm_libbpf_line_rewrite(ul, "4.19.0", out, sizeof(out)));
+	assert_false(nm_libbpf_line_rewrite(ul, "garbage", out, sizeof(out)));
+	assert_false(nm_libbpf_line_rewrite("prog 'x': BPF program load failed: Operation not permitted\n",
+					    "6.18.0", out, sizeof(out)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_size),
 		cmocka_unit_test(test_next_deadline),
 		cmocka_unit_test(test_parse_names),
+		cmocka_unit_test(test_libbpf_line_rewrite),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
