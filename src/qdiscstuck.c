@@ -1323,6 +1323,7 @@ int main(int argc, char **argv)
 	s = sweep_new();
 	if (!s)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+	nm_test_stop("load");
 	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
 	if (ret) {
 		qdiscstuck_bpf__destroy(skel);
@@ -1337,8 +1338,12 @@ int main(int argc, char **argv)
 	}
 	if (env.o.bpf_stats)
 		stats_fd = nm_self_enable_stats(&env.o);
-	if (env.lock)
+	if (env.lock) {
+		nm_test_stop("change");
+		if (nm_exiting)
+			goto out;
 		ret = lock_queue(&ls, ldev, lif, lq);
+	}
 	if (!ret && env.lock && !ls.changes)
 		ret = NM_EXIT_RUNTIME;	/* said why: not lockless, or not empty */
 	if (!ret) {

@@ -2011,6 +2011,7 @@ int main(int argc, char **argv)
 	st.prev_acks = nm_htab_new(sizeof(uint64_t), sizeof(struct prev_acks), env.max_flows);
 	if (!st.socks || !st.prev_acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+	nm_test_stop("load");
 	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
 	if (ret) {
 		tcpstall_bpf__destroy(skel);

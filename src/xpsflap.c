@@ -852,6 +852,7 @@ int main(int argc, char **argv)
 		nm_fixes_list(stdout, fixes, sizeof(fixes) / sizeof(fixes[0]));
 		return NM_EXIT_OK;
 	}
+	nm_test_stop("load");
 	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
 	if (ret) {
 		xpsflap_bpf__destroy(skel);
@@ -867,8 +868,10 @@ int main(int argc, char **argv)
 	tab = map_flows(skel, &tab_len);
 	if (!tab)
 		ret = NM_EXIT_RUNTIME;
-	if (!ret && env.pin)
-		ret = pin_start(skel, &ps);
+	if (!ret && env.pin) {
+		nm_test_stop("change");
+		ret = nm_exiting ? 0 : pin_start(skel, &ps);
+	}
 	if (!ret) {
 		print_start(hooks, max_flows);
 		note_one_queue_devs();

@@ -299,6 +299,14 @@ void nm_install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+void nm_test_stop(const char *point)
+{
+	const char *t = getenv("NETMEDIC_TEST_STOP");
+
+	if (t && !strcmp(t, point))
+		raise(SIGSTOP);
+}
+
 void nm_sleep(double sec)
 {
 	struct timespec ts = { .tv_sec = (time_t)sec,

@@ -98,6 +98,12 @@ long nm_table_size(long n);
 /* SIGINT/SIGTERM set this; main loops poll it. */
 extern volatile sig_atomic_t nm_exiting;
 void nm_install_signals(void);
+/*
+ * NETMEDIC_TEST_STOP=POINT (a test aid): the tool stops itself (SIGSTOP)
+ * at POINT, "load" (before the BPF load) or "change" (before its first
+ * change), so that a test can signal it exactly there, then SIGCONT it.
+ */
+void nm_test_stop(const char *point);
 /* Sleeps up to sec seconds, returning early when a signal asks to exit. */
 void nm_sleep(double sec);
 /*

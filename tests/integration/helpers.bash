@@ -53,13 +53,30 @@ assert_one_line_error() {
 	assert_output --partial "error"
 }
 
-# signal_early SIG DELAY CMD...: CMD as a script's background job (bash
-# starts it with SIGINT ignored), sent SIG after DELAY seconds; prints its
-# exit status, or "alive" when it still ran 10 s after the signal (then it
-# is killed).
-signal_early() {
-	bash -c 'sig=$1 d=$2; shift 2; "$@" >/dev/null 2>&1 & p=$!
-		sleep "$d"; kill -"$sig" $p
-		for _ in $(seq 100); do kill -0 $p 2>/dev/null || { wait $p; echo $?; exit 0; }; sleep 0.1; done
+# signal_at POINT SIG CMD...: CMD as a script's background job (bash
+# starts it with SIGINT ignored), stopped at POINT by NETMEDIC_TEST_STOP
+# ("load": before the BPF load; "change": before its first change), sent
+# SIG there, then continued. POINT "": SIG one second after the start.
+# Prints its exit status; "alive" when it still ran 10 s after the signal
+# (it is killed then); "never stopped" when it did not reach POINT.
+signal_at() {
+	NETMEDIC_TEST_STOP=$1 bash -c 'point=$1 sig=$2; shift 2; "$@" >/dev/null 2>&1 & p=$!
+		st=
+		if [ -n "$point" ]; then
+			for _ in $(seq 200); do
+				read -r _ _ st _ </proc/$p/stat 2>/dev/null || break
+				[ "$st" = T ] && break
+				sleep 0.05
+			done
+			[ "$st" = T ] || { kill -KILL $p 2>/dev/null; echo "never stopped"; exit 0; }
+		else
+			sleep 1
+		fi
+		kill -"$sig" $p
+		kill -CONT $p
+		for _ in $(seq 100); do
+			kill -0 $p 2>/dev/null || { wait $p; echo $?; exit 0; }
+			sleep 0.1
+		done
 		kill -KILL $p; echo alive' _ "$@"
 }
