@@ -4,7 +4,10 @@
 # VM_KERNEL_PKG, VM_TIMEOUT (s), VM_MEM (MiB), VM_ACCEL (kvm|tcg), VM_MODE_BUDGET
 # (s per hook mode, in the guest), VM_CMD (run that in the guest instead),
 # VM_QEMU_ARGS (more qemu arguments, word-split: a NIC, say), VM_OUT (a host
-# directory: what the guest leaves in /vmxfer/out is copied there).
+# directory: what the guest leaves in /vmxfer/out is copied there), VM_NETNS
+# (run qemu inside that network namespace, which the caller made and
+# deletes: where a tap backend of VM_QEMU_ARGS lives, away from the host's
+# network; unset: the host's, for slirp backends).
 set -u
 # all in one function: bash has read the whole of it before it runs, so an
 # edit of this file during a 10-minute run cannot derail that run
@@ -161,7 +164,8 @@ boot() {
 	*) fail "VM_ACCEL=$a: kvm or tcg" ;;
 	esac
 	: >"$log"
-	timeout -k 15 "$VM_TIMEOUT" qemu-system-x86_64 "${accel[@]}" -smp 2 -m "$VM_MEM" \
+	# ip netns exec execs timeout(1): $QPID stays the process to stop
+	"${nsexec[@]}" timeout -k 15 "$VM_TIMEOUT" qemu-system-x86_64 "${accel[@]}" -smp 2 -m "$VM_MEM" \
 		-nodefaults -no-user-config -display none -monitor none -serial "file:$log" -no-reboot \
 		-kernel "$VMLINUZ" -initrd "$INITRD" \
 		-append "console=ttyS0 rdinit=/init panic=-1 oops=panic loglevel=4 mitigations=off" \
@@ -189,6 +193,12 @@ boot() {
 	QPID=
 	return 0
 }
+nsexec=()
+if [ -n "${VM_NETNS:-}" ]; then
+	ip netns exec "$VM_NETNS" true 2>/dev/null || fail "VM_NETNS=$VM_NETNS: no such network namespace (ip netns add)"
+	nsexec=(ip netns exec "$VM_NETNS")
+	echo "vmtest: qemu runs in network namespace $VM_NETNS"
+fi
 qrc=
 boot "$VM_ACCEL" "$([ "$VM_ACCEL" = kvm ] && echo 30 || echo 180)"
 if [ $? = 125 ]; then

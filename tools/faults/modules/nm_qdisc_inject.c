@@ -27,6 +27,8 @@
  *
  * Parameters (also under /sys/module/nm_qdisc_inject/parameters/):
  *   dev=NAME    the device whose qdiscs to leave stuck; required
+ *   txq=N       only the qdisc of that TX queue (a child of mq: its
+ *               siblings run as ever); -1, the default: every queue
  *   enable=0|1  on or off; the log and counters survive
  *   budget=N    skips left (each injection takes one; 0: none; -1: no limit)
  *   phase=N     a tag copied into each record (the runs of one boot)
@@ -47,6 +49,9 @@
 static char dev[IFNAMSIZ];
 module_param_string(dev, dev, sizeof(dev), 0644);
 MODULE_PARM_DESC(dev, "device whose qdiscs to leave stuck (required)");
+static int want_txq = -1;
+module_param_named(txq, want_txq, int, 0644);
+MODULE_PARM_DESC(txq, "only the qdisc of this TX queue (-1: every queue)");
 static bool enable;
 module_param(enable, bool, 0644);
 MODULE_PARM_DESC(enable, "inject (1) or not (0)");
@@ -77,9 +82,18 @@ static noinline void nm_skip(void)
 	barrier();
 }
 
+/*
+ * A qdisc of the chosen device and queue. dev_queue is the TX queue the
+ * qdisc is attached to: for a child of mq its own queue, which is what
+ * tells one child from its siblings.
+ */
 static bool watched(const struct Qdisc *q)
 {
-	return dev[0] && q && q->dev_queue && !strncmp(qdisc_dev(q)->name, dev, IFNAMSIZ);
+	int want = READ_ONCE(want_txq);
+
+	if (!dev[0] || !q || !q->dev_queue || strncmp(qdisc_dev(q)->name, dev, IFNAMSIZ))
+		return false;
+	return want < 0 || q->dev_queue - qdisc_dev(q)->_tx == want;
 }
 
 static u32 backlog_sum(const struct Qdisc *q)
@@ -250,10 +264,10 @@ static int log_show(struct seq_file *m, void *v)
 {
 	unsigned int i, n;
 
-	seq_printf(m, "calls %lld chances %lld injected %lld ended %lld unlogged %lld budget %d enable %d dev %s\n",
+	seq_printf(m, "calls %lld chances %lld injected %lld ended %lld unlogged %lld budget %d enable %d dev %s txq %d\n",
 		   atomic64_read(&calls), atomic64_read(&chances), atomic64_read(&injected),
 		   atomic64_read(&ended), atomic64_read(&unlogged), READ_ONCE(budget),
-		   READ_ONCE(enable), dev);
+		   READ_ONCE(enable), dev, READ_ONCE(want_txq));
 	spin_lock_irq(&lock);
 	n = nrecs;
 	spin_unlock_irq(&lock);
@@ -286,8 +300,8 @@ static int __init nm_init(void)
 	err = register_kprobe(&wake_kp);
 	if (err)
 		goto out_sched;
-	pr_info("nm_qdisc_inject: on netif_tx_wake_queue and __netif_schedule for dev '%s' (enable=%d budget=%d)\n",
-		dev, enable, budget);
+	pr_info("nm_qdisc_inject: on netif_tx_wake_queue and __netif_schedule for dev '%s' txq %d (enable=%d budget=%d)\n",
+		dev, want_txq, enable, budget);
 	return 0;
 out_sched:
 	unregister_kprobe(&sched_kp);
