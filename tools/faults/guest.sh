@@ -12,5 +12,10 @@ if [ -r tools/faults/qdisc.sh ]; then
 	# shellcheck source=/dev/null
 	. tools/faults/qdisc.sh
 	faults_qdisc "$out" || rc=1
+	if [ -r tools/faults/qdisc-mq.sh ]; then
+		# shellcheck source=/dev/null
+		. tools/faults/qdisc-mq.sh
+		faults_qdisc_mq "$out" || rc=1
+	fi
 fi
 exit $rc

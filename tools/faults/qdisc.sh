@@ -168,21 +168,18 @@ qf_phase_on() {
 	echo 0 >"$QF_P/enable"
 }
 
-# Matches the module's records to qdiscstuck's; writes qdisc.json.
-qf_judge() {
+# Matches injections to stuck reports; prints the figures as JSON.
+# qf_match INJECT ONREC FP_OFF ROUNDS ROUNDS_OFF: INJECT the module's
+# records (/proc/nm_qdisc_inject less its first line), ONREC the records
+# of the run with the injection (qf_records' lines, of one qdisc only).
+# Per injection: the first stuck sweep after it, the first kick after
+# that, and the qdisc's next run (end_ns); stuck sweeps no injection
+# explains are counted too. The details go to $QF_LOG.
+qf_match() {
 	local win_ns=$(( (QDISC_THRESHOLD_MS + QDISC_INTERVAL * 1000) * 1000000 ))
-	local fp_off unmatched
 
-	qf_records "$QF_OUT/qdisc.off.json" >"$QF_OUT/qdisc.off.rec"
-	qf_records "$QF_OUT/qdisc.on.json" >"$QF_OUT/qdisc.on.rec"
-	tail -n +2 /proc/nm_qdisc_inject >"$QF_OUT/qdisc.inject"
-	head -1 /proc/nm_qdisc_inject | tee -a "$QF_LOG"
-	fp_off=$(awk '$1 == "qdisc" && $3 == "stuck"' "$QF_OUT/qdisc.off.rec" | wc -l)
-	# per injection: the first stuck sweep after it, the first kick after
-	# that, and the qdisc's next run (end_ns); stuck sweeps no injection
-	# explains are counted too
-	awk -v win="$win_ns" -v thr="$QDISC_THRESHOLD_MS" -v iv="$QDISC_INTERVAL" -v fp="$fp_off" \
-	    -v off_rounds="$QF_ROUNDS_OFF" -v rounds="$QF_ROUNDS" -v logf="$QF_LOG" '
+	awk -v win="$win_ns" -v thr="$QDISC_THRESHOLD_MS" -v iv="$QDISC_INTERVAL" -v fp="$3" \
+	    -v rounds="$4" -v off_rounds="$5" -v logf="$QF_LOG" '
 	FILENAME == ARGV[1] { n++; st[n] = $2; en[n] = $3; ql[n] = $7; caller[n] = $10; next }
 	$1 == "qdisc" && $3 == "stuck" { ns++; sm[ns] = $2; sq[ns] = $4; used[ns] = 0; next }
 	$1 == "kick" { nk++; km[nk] = $2; kr[nk] = $3 }
@@ -214,7 +211,20 @@ qf_judge() {
 		printf "\"stuck_unmatched_on\":%d,\"rounds_on\":%d,\"rounds_off\":%d,", unm, rounds, off_rounds
 		printf "\"threshold_ms\":%d,\"interval_s\":%d,\"detect_ms_max\":%.0f,\"detect_ms\":[%s],", thr, iv, lmax, lats
 		printf "\"kick_to_run_ms_max\":%.0f}\n", rmax
-	}' "$QF_OUT/qdisc.inject" "$QF_OUT/qdisc.on.rec" >"$QF_OUT/qdisc.json"
+	}' "$1" "$2"
+}
+
+# Matches the module's records to qdiscstuck's; writes qdisc.json.
+qf_judge() {
+	local fp_off
+
+	qf_records "$QF_OUT/qdisc.off.json" >"$QF_OUT/qdisc.off.rec"
+	qf_records "$QF_OUT/qdisc.on.json" >"$QF_OUT/qdisc.on.rec"
+	tail -n +2 /proc/nm_qdisc_inject >"$QF_OUT/qdisc.inject"
+	head -1 /proc/nm_qdisc_inject | tee -a "$QF_LOG"
+	fp_off=$(awk '$1 == "qdisc" && $3 == "stuck"' "$QF_OUT/qdisc.off.rec" | wc -l)
+	qf_match "$QF_OUT/qdisc.inject" "$QF_OUT/qdisc.on.rec" "$fp_off" "$QF_ROUNDS" "$QF_ROUNDS_OFF" \
+		>"$QF_OUT/qdisc.json"
 	qf_log "states off: $(awk '$1 == "qdisc" { c[$3]++ } END { for (s in c) printf "%s %d ", s, c[s] }' "$QF_OUT/qdisc.off.rec")"
 	qf_log "states on: $(awk '$1 == "qdisc" { c[$3]++ } END { for (s in c) printf "%s %d ", s, c[s] }' "$QF_OUT/qdisc.on.rec")"
 	qf_log "figures: $(cat "$QF_OUT/qdisc.json")"

@@ -18,18 +18,34 @@ fail() { echo "faults: FAILED: $*" >&2; exit 1; }
 rm -rf "$OUT/out"
 mkdir -p "$OUT/out"
 qemu_args=
+QM_NETNS=
 if [ -r "$ROOT/tools/faults/qdisc.sh" ]; then
 	# shellcheck source=/dev/null
 	. "$ROOT/tools/faults/qdisc.sh"
 	qemu_args=${QDISC_QEMU_ARGS:-}
+	if [ -r "$ROOT/tools/faults/qdisc-mq.sh" ]; then
+		# the multi-queue NIC's tap, in a namespace of its own, gone at exit
+		# shellcheck source=/dev/null
+		. "$ROOT/tools/faults/qdisc-mq.sh"
+		trap qm_netns_down EXIT
+		trap 'exit 130' INT TERM
+		qm_netns_up || fail "cannot make the network namespace with the multi-queue tap (ip netns, ip tuntap; /dev/net/tun)"
+		qemu_args="$qemu_args $QDISC_MQ_QEMU_ARGS"
+	fi
 fi
 VM_KERNEL_PKG=$KPKG VM_CMD="FAULTS_SHORT=${FAULTS_SHORT:-} bash tools/faults/guest.sh" VM_OUT="$OUT/out" \
-	VM_QEMU_ARGS="$qemu_args" VM_TIMEOUT=${FAULTS_TIMEOUT:-900} "$ROOT/tools/vm/run.sh" |
+	VM_QEMU_ARGS="$qemu_args" VM_NETNS="$QM_NETNS" VM_TIMEOUT=${FAULTS_TIMEOUT:-900} "$ROOT/tools/vm/run.sh" |
 	grep -v '^vmtest: [0-9]* passed, [0-9]* failed$'
 vrc=${PIPESTATUS[0]}
+qm_netns_down 2>/dev/null
 [ -s "$OUT/out/tsq.json" ] || fail "the guest wrote no tsq.json (guest exit $vrc; logs in $OUT/out)"
 qd=null
 [ -s "$OUT/out/qdisc.json" ] && qd=$(cat "$OUT/out/qdisc.json")
+# the mq case, inside the qdisc object: .qdisc.mq
+if [ -s "$OUT/out/qdisc-mq.json" ]; then
+	qd=$(jq -c --argjson mq "$(cat "$OUT/out/qdisc-mq.json")" '(. // {}) + {mq: $mq}' <<<"$qd") ||
+		fail "cannot read $OUT/out/qdisc-mq.json"
+fi
 jq -n --argjson tsq "$(cat "$OUT/out/tsq.json")" --argjson qdisc "$qd" \
 	--arg kernel "$KVER" --arg short "${FAULTS_SHORT:-}" \
 	'{kernel: $kernel, short: ($short != ""), tsq: $tsq, qdisc: $qdisc}' >"$OUT/summary.json" ||

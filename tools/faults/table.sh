@@ -34,6 +34,9 @@ echo "--fix=kick: $(j '.tsq.runs.on_kick | "kick at \(.kick_at), kicker \(.kicke
 if [ "$(j .qdisc)" != null ]; then
 	echo "qdisc: $(j '.qdisc | "injected \(.injected), detected \(.detected), kicked \(.kicked), stuck named with the injection off \(.false_positives_off)"')"
 fi
+if [ "$(j .qdisc.mq)" != null ]; then
+	echo "qdisc, child $(j .qdisc.mq.parent) of mq (tx-$(j .qdisc.mq.txq) of $(j .qdisc.mq.queues)): $(j '.qdisc.mq | "injected \(.injected), detected \(.detected), kicked \(.kicked), stuck named with the injection off \(.false_positives_off), siblings named stuck \(.false_positives_siblings)"')"
+fi
 
 miss=0
 target() { # CONDITION(jq) TEXT
@@ -67,6 +70,23 @@ if [ "$(j .qdisc)" != null ]; then
 	target '.qdisc.false_positives_off == 0' "no stuck qdisc with the injection off ($(j .qdisc.false_positives_off))"
 else
 	echo "faults: target missed: the qdisc part did not run" >&2
+	miss=1
+fi
+if [ "$(j .qdisc.mq)" != null ]; then
+	# every round must have injected: fewer would test less than it claims
+	target '.qdisc.mq.injected > 0 and .qdisc.mq.injected == .qdisc.mq.rounds_on' \
+		"mq: a lost wake of tx-$(j .qdisc.mq.txq) in every round ($(j .qdisc.mq.injected) of $(j .qdisc.mq.rounds_on))"
+	target '.qdisc.mq.injected_elsewhere == 0' "mq: no injection on another queue ($(j .qdisc.mq.injected_elsewhere))"
+	target '.qdisc.mq.detected == .qdisc.mq.injected' \
+		"mq: child $(j .qdisc.mq.parent) named stuck in time after each ($(j .qdisc.mq.detected) of $(j .qdisc.mq.injected))"
+	target '.qdisc.mq.misnamed == 0' "mq: no stuck record of tx-$(j .qdisc.mq.txq) under another qdisc ($(j .qdisc.mq.misnamed))"
+	target '.qdisc.mq.kicked == .qdisc.mq.detected' "mq: --fix=kick restarts each ($(j .qdisc.mq.kicked) of $(j .qdisc.mq.detected))"
+	target '.qdisc.mq.kicks_elsewhere == 0' "mq: no kick of another queue ($(j .qdisc.mq.kicks_elsewhere))"
+	target '.qdisc.mq.false_positives_off == 0' "mq: no stuck child with the injection off ($(j .qdisc.mq.false_positives_off))"
+	target '.qdisc.mq.false_positives_siblings == 0' \
+		"mq: no sibling named stuck with the injection on ($(j .qdisc.mq.false_positives_siblings))"
+else
+	echo "faults: target missed: the mq part did not run" >&2
 	miss=1
 fi
 [ "$miss" = 0 ] && echo "faults: every target met"
