@@ -275,8 +275,8 @@ static struct qrow *parent_row(struct sweep *s, const struct qrow *r)
 	if (r->nl.parent == TC_H_ROOT_)
 		return NULL;
 	for (size_t i = 0; i < s->n; i++)
-		if (s->rows[i].nl.ifindex == r->nl.ifindex &&
-		    s->rows[i].nl.handle == (r->nl.parent & 0xffff0000U) && &s->rows[i] != r)
+		if (s->rows[i].nl.ifindex == r->nl.ifindex && &s->rows[i] != r &&
+		    qs_is_parent_qdisc(s->rows[i].nl.handle, s->rows[i].nl.parent, r->nl.parent))
 			return &s->rows[i];
 	return NULL;
 }

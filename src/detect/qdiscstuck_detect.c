@@ -256,6 +256,21 @@ int qs_mq_child_queue(uint32_t parent, uint32_t mq_handle)
 	return (parent & 0xffff) ? (int)(parent & 0xffff) - 1 : -1;
 }
 
+/*
+ * The parent is the qdisc whose handle is the major of child_parent. A
+ * device's default qdiscs have handle 0: the mq root (0:) and each child
+ * it made (0:, parent 0:N). Only the root of them is a parent (the kernel
+ * resolves major 0 to the root, and classless children have no classes);
+ * matching by handle alone takes a sibling for the parent whenever it
+ * comes first in the dump.
+ */
+bool qs_is_parent_qdisc(uint32_t handle, uint32_t parent, uint32_t child_parent)
+{
+	if (child_parent == 0xffffffffU || handle != (child_parent & 0xffff0000U))
+		return false;
+	return handle || parent == 0xffffffffU;
+}
+
 int qs_parse_dev_queue(const char *s, char *dev, size_t devlen, unsigned int *queue)
 {
 	const char *colon = strrchr(s, ':');

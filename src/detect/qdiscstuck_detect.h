@@ -119,6 +119,12 @@ const char *qs_fmt_parent(uint32_t p, char *buf, size_t len);
  */
 int qs_mq_child_queue(uint32_t parent, uint32_t mq_handle);
 
+/*
+ * Whether the qdisc (handle, parent) of a device is the parent qdisc of
+ * one whose parent is child_parent, on the same device.
+ */
+bool qs_is_parent_qdisc(uint32_t handle, uint32_t parent, uint32_t child_parent);
+
 /* Parses "DEV:QUEUE" (for --kick). 0, or -1 when malformed. */
 int qs_parse_dev_queue(const char *s, char *dev, size_t devlen, unsigned int *queue);
 

@@ -436,6 +436,8 @@ static void test_helpers(void **state)
 	assert_int_equal(qs_mq_child_queue(0x10001, 0x10000), 0);
 	assert_int_equal(qs_mq_child_queue(0x20001, 0x10000), -1);
 	assert_int_equal(qs_mq_child_queue(0xffffffff, 0x10000), -1);
+	/* the default mq root has handle 0: its children are 0:1, 0:2... */
+	assert_int_equal(qs_mq_child_queue(0x2, 0x0), 1);
 	assert_string_equal(qs_txq_state_str(0, buf, sizeof(buf)), "-");
 	assert_string_equal(qs_txq_state_str(3, buf, sizeof(buf)), "DRV_XOFF|STACK_XOFF");
 	assert_string_equal(qs_txq_state_str(4, buf, sizeof(buf)), "FROZEN");
@@ -492,6 +494,27 @@ static void test_lock_cmds_keep_handle(void **state)
 	assert_int_equal(qs_lock_cmds(&c, "eth0", 0x10002, 0x80240000, "fq_codel", 500), -EINVAL);
 }
 
+/*
+ * A device's default qdiscs as 6.1 dumps them: mq 0: root, then its
+ * children, each handle 0: too, parent 0:N. Only the root is their parent.
+ */
+static void test_parent_of_default_mq_children(void **state)
+{
+	(void)state;
+	/* the default mq root (0:, root) is the parent of 0:1 and 0:2 */
+	assert_true(qs_is_parent_qdisc(0x0, 0xffffffff, 0x1));
+	assert_true(qs_is_parent_qdisc(0x0, 0xffffffff, 0x2));
+	/* a sibling child (handle 0:, parent 0:1) is nobody's parent */
+	assert_false(qs_is_parent_qdisc(0x0, 0x1, 0x2));
+	assert_false(qs_is_parent_qdisc(0x0, 0x2, 0x2));
+	/* named handles: 1: is the parent of 1:3, not of 2:1; a child 10: of 1:3 is the parent of 10:1 */
+	assert_true(qs_is_parent_qdisc(0x10000, 0xffffffff, 0x10003));
+	assert_false(qs_is_parent_qdisc(0x10000, 0xffffffff, 0x20001));
+	assert_true(qs_is_parent_qdisc(0x100000, 0x10003, 0x100001));
+	/* a root has no parent */
+	assert_false(qs_is_parent_qdisc(0x0, 0xffffffff, 0xffffffff));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_kick_new_stall_at_once_same_stall_after_retry),
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_lock_cmds_keep_handle),
+		cmocka_unit_test(test_parent_of_default_mq_children),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
