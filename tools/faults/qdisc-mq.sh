@@ -246,7 +246,7 @@ faults_qdisc_mq() {
 	QF_ROUNDS=15 QF_ROUNDS_OFF=6
 	[ "${FAULTS_SHORT:-}" = 1 ] && QF_ROUNDS=4 QF_ROUNDS_OFF=2
 	mkdir -p "$QF_OUT" && : >"$QF_LOG"
-	local rc=1
+	local rc=1 t0=$SECONDS
 
 	qf_log "start: mq, $QF_ROUNDS rounds with the injection on tx-$QDISC_MQ_TXQ, $QF_ROUNDS_OFF without; threshold $QDISC_THRESHOLD_MS ms, interval $QDISC_INTERVAL s"
 	if qm_setup && qm_phase_off && qm_phase_on; then
@@ -255,5 +255,6 @@ faults_qdisc_mq() {
 	tc -s qdisc show dev "${QF_DEV:-lo}" >>"$QF_LOG" 2>&1
 	cat /proc/nm_qdisc_inject >>"$QF_LOG" 2>/dev/null
 	qm_teardown
+	qf_log "mq part: $((SECONDS - t0)) s"
 	return $rc
 }
