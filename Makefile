@@ -39,7 +39,7 @@ LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard src/detect/*.h) $(wildcard includ
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration demo bench vmtest faults \
+.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration demo bench vmtest faults soak \
 	install clean FORCE
 
 all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify
@@ -55,6 +55,7 @@ help:
 	@echo "make bench             deps + build + cost and scale of every CLI, beside bpftrace (docs/PERFORMANCE.md)"
 	@echo "make vmtest            deps + build + the integration suite in qemu on Debian's 6.1 kernel"
 	@echo "make faults            deps + build + the bugs injected in the 6.1 guest, tools measured (FAULTS_SHORT=1: CI's)"
+	@echo "make soak              deps + build + hours of the tools under churn, checked for leaks (SOAK_SECONDS)"
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
 	@echo "make install PREFIX=/usr/local"
 
@@ -142,6 +143,13 @@ vmtest: deps
 faults: deps
 	@$(MAKE) --no-print-directory all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/faults/run.sh
+
+# Hours of the three tools under churn (flows, namespaces, remedies killed
+# at random), then flat RSS and fds, parsable textfiles, nothing left
+# (docs/RELIABILITY.md). SOAK_SECONDS sets the length (CI: 600).
+soak: deps
+	@$(MAKE) --no-print-directory all
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/soak/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
