@@ -232,14 +232,6 @@ struct sweep {
 	size_t bpf_entries;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static bool dev_selected(unsigned int ifindex)
 {
 	if (!env.o.ndevs)
@@ -521,7 +513,7 @@ static int sweep(struct qdiscstuck_bpf *skel, struct sweep *s)
 
 	sample(skel);
 	s->n = 0;
-	s->now_ns = mono_ns();
+	s->now_ns = nm_mono_ns();
 	ret = nm_rtnl_qdisc_dump(0, collect, s, err, sizeof(err));
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "qdisc statistics: %s", err);
@@ -912,7 +904,7 @@ static void json_kick(const char *dev, unsigned int queue, const struct kick_res
 static int do_kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifindex,
 		   unsigned int queue, const char *why)
 {
-	uint64_t start_ns = mono_ns();
+	uint64_t start_ns = nm_mono_ns();
 	struct kick_result k;
 	int ret = kick(skel, dev, ifindex, queue, &k);
 
@@ -1356,7 +1348,7 @@ int main(int argc, char **argv)
 	 * interval, which a sleep after each sweep (and kick) would stretch
 	 */
 	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
-		deadline = nm_next_deadline(deadline, (uint64_t)(env.o.interval * 1e9), mono_ns());
+		deadline = nm_next_deadline(deadline, (uint64_t)(env.o.interval * 1e9), nm_mono_ns());
 		nm_sleep_until(deadline);
 		report(skel, s, hooks, &ls);
 	}

@@ -585,14 +585,6 @@ static uint64_t thread_cpu_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /*
  * The tsq_idle episodes that tcp_push/tcp_wfree measured and ended (the
  * tsq_episodes queue) become stalls. Runs before each sweep, so that an
@@ -618,7 +610,7 @@ static void sweep_gone(void)
 {
 	struct ts_key gone[256];
 	size_t pos = 0, ngone = 0;
-	uint64_t now = mono_ns(), ended;
+	uint64_t now = nm_mono_ns(), ended;
 	void *k, *v;
 
 	while (nm_htab_next(st.socks, &pos, &k, &v)) {
@@ -1385,7 +1377,7 @@ static void walk_marks(struct tcpstall_bpf *skel, bool forget, bool kick)
 {
 	int fd = bpf_map__fd(skel->maps.tsq_marks), open = 0;
 	struct ts_key k, next, drop[256];
-	uint64_t now = mono_ns();
+	uint64_t now = nm_mono_ns();
 	size_t ndrop = 0;
 	bool first = true;
 
@@ -1494,7 +1486,7 @@ static void kick_pass(struct tcpstall_bpf *skel, struct kick_batch *b)
 	err = n ? kick_run(st.kick) : 0;
 	if (err)
 		nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: the kick iterator: %s", strerror(-err));
-	now = mono_ns();
+	now = nm_mono_ns();
 	for (unsigned int i = 0; i < n; i++) {
 		struct ts_kick k = {};
 
@@ -1809,7 +1801,7 @@ static void test_aids(void)
 
 static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = nm_mono_ns();
 
 	collect_acks(skel);
 	if (st.nrows)
@@ -1935,23 +1927,23 @@ static int list_fixes(void)
 
 static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
-	uint64_t next = mono_ns() + (uint64_t)(env.o.interval * 1e9), full_at = 0, t0, c0, now;
+	uint64_t next = nm_mono_ns() + (uint64_t)(env.o.interval * 1e9), full_at = 0, t0, c0, now;
 	long reports = 0;
 	int ret;
 
 	print_start(hooks);
 	while (!nm_exiting) {
 		/* a full sweep first, then every FULL_SWEEP_MS: it tags what the fast ones follow */
-		bool full = !st.fast || mono_ns() >= full_at;
+		bool full = !st.fast || nm_mono_ns() >= full_at;
 
-		t0 = mono_ns();
+		t0 = nm_mono_ns();
 		c0 = thread_cpu_ns();
 		if (st.episodes)
 			take_episodes(skel);
 		ret = sweep(skel, full);
 		if (ret)
 			return nm_err(&env.o, NM_EXIT_RUNTIME, "socket sweep: %s", strerror(-ret));
-		now = mono_ns();
+		now = nm_mono_ns();
 		if (full && st.fast)
 			full_at = t0 + FULL_SWEEP_MS * 1000000ULL;
 		/*
@@ -1969,7 +1961,7 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 			kick_pass(skel, &st.kb);
 		if (now >= next) {
 			report(skel, hooks);
-			next += (uint64_t)(env.o.interval * 1e9);
+			next = nm_next_deadline(next, (uint64_t)(env.o.interval * 1e9), now);
 			if (env.o.count && ++reports >= env.o.count)
 				return 0;
 		}

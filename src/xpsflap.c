@@ -336,14 +336,6 @@ struct snapshot {
 	size_t active, flapping;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Per device slot and queue totals (--prom-file): the BPF ones summed over CPUs, then flows'. */
 static struct xf_dev_stats totals[XF_DEV_SLOTS][XF_DEV_QUEUES];
 /* The device of each slot in use, as read with totals. */
@@ -726,7 +718,7 @@ static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct
 static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct snapshot *s,
 		   const struct nm_hook *hooks, long max_flows)
 {
-	s->now_ns = mono_ns();
+	s->now_ns = nm_mono_ns();
 	s->epoch = skel->bss->epoch;
 	read_counters(bpf_map__fd(skel->maps.counters), s);
 	if (env.o.prom_file)
@@ -875,7 +867,7 @@ int main(int argc, char **argv)
 	if (!ret) {
 		print_start(hooks, max_flows);
 		note_one_queue_devs();
-		snap.since_ns = mono_ns();
+		snap.since_ns = nm_mono_ns();
 	}
 	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
 		/* a signal cuts the interval short; its report is still printed */

@@ -317,6 +317,14 @@ void nm_sleep(double sec)
 		;
 }
 
+uint64_t nm_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 uint64_t nm_next_deadline(uint64_t prev, uint64_t interval_ns, uint64_t now)
 {
 	uint64_t next = (prev ? prev : now) + interval_ns;

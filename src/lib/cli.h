@@ -112,6 +112,8 @@ void nm_sleep(double sec);
  * followed by catch-up sweeps). prev 0: the first, one interval from now.
  */
 uint64_t nm_next_deadline(uint64_t prev, uint64_t interval_ns, uint64_t now);
+/* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns()'s clock, so BPF times compare with it. */
+uint64_t nm_mono_ns(void);
 /* Sleeps until that CLOCK_MONOTONIC time, returning early when a signal asks to exit. */
 void nm_sleep_until(uint64_t deadline_ns);
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "detect/tcpstall_detect.h"
+#include "lib/cli.h"
 #include "lib/netns.h"
 #include "lib/sockdiag.h"
 #include "lib/tcpstall_diag.h"
@@ -19,14 +20,6 @@ struct diag_sweep {
 	void *arg;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static int diag_sock(const struct nm_diag_sock *d, void *arg)
 {
 	const struct diag_sweep *w = arg;
@@ -38,7 +31,7 @@ static int diag_sock(const struct nm_diag_sock *d, void *arg)
 	if (w->port && d->lport != w->port && d->rport != w->port)
 		return 0;
 	/* per socket, as the BPF sweep dates each: tcp_info was read just before */
-	ts_sample_from_diag(d, mono_ns(), w->netns_ino, &s);
+	ts_sample_from_diag(d, nm_mono_ns(), w->netns_ino, &s);
 	if (!s.unsent && !s.packets_out)
 		return 0;	/* nothing to send: cannot be stalled */
 	w->cb(&s, w->arg);
