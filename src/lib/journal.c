@@ -64,24 +64,6 @@ struct nm_journal {
 	char dir[PATH_MAX];
 };
 
-/* A journal read back from disk; fields point into buf. */
-struct rec {
-	char **f;		/* f[0] is the kind, NULL-terminated */
-	int nf;
-	off_t off;		/* start of the line: undo cuts back to it */
-};
-
-struct parsed {
-	char *buf;
-	bool have_header;
-	long pid;
-	const char *tool, *key, *netns;
-	unsigned long ino;
-	struct rec *r;
-	int n;
-	char why[160];		/* what is wrong, when parse_journal says -EBADMSG */
-};
-
 /* Growable string; a failed allocation sticks in oom and is checked once. */
 struct sbuf {
 	char *p;
@@ -456,7 +438,7 @@ static bool same_file(int fd, const char *path)
 
 /* ---- parsing ---- */
 
-static void parsed_free(struct parsed *p)
+void nm_journal_parsed_free(struct nm_journal_parsed *p)
 {
 	for (int i = 0; i < p->n; i++)
 		free(p->r[i].f);
@@ -497,7 +479,7 @@ static char **split_line(char *line, int *nf)
 	return f;
 }
 
-static int bad(struct parsed *p, const char *fmt, ...)
+static int bad(struct nm_journal_parsed *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -521,7 +503,7 @@ static int parse_num(const char *s, unsigned long min, unsigned long max, unsign
 	return errno == ERANGE || *v < min || *v > max ? -ERANGE : 0;
 }
 
-static int parse_header(struct parsed *p, char **f, int nf)
+static int parse_header(struct nm_journal_parsed *p, char **f, int nf)
 {
 	unsigned long pid;
 	int rc;
@@ -560,9 +542,9 @@ static bool is_plan(const char *k)
 	return strcmp(k, "file") && strcmp(k, "cmd") && kind_word(k);
 }
 
-static int add_record(struct parsed *p, char **f, int nf, off_t off)
+static int add_record(struct nm_journal_parsed *p, char **f, int nf, off_t off)
 {
-	struct rec *r;
+	struct nm_journal_rec *r;
 
 	if (!(nf == 3 && !strcmp(f[0], "file")) && !(nf >= 2 && !strcmp(f[0], "cmd")) &&
 	    !(nf >= 2 && is_plan(f[0])))
@@ -571,25 +553,18 @@ static int add_record(struct parsed *p, char **f, int nf, off_t off)
 	if (!r)
 		return -ENOMEM;
 	p->r = r;
-	p->r[p->n++] = (struct rec){ .f = f, .nf = nf, .off = off };
+	p->r[p->n++] = (struct nm_journal_rec){ .f = f, .nf = nf, .off = off };
 	return 0;
 }
 
-/*
- * Read a journal back. An empty file, or one whose header is still torn,
- * is a valid journal without a header and without records.
- */
-static int parse_journal(int fd, struct parsed *p)
+int nm_journal_parse(char *buf, size_t len, struct nm_journal_parsed *p)
 {
 	char *line, *nl, **f, why[sizeof(p->why)];
-	int nf = 0, rc, lineno = 0;
-	size_t len;
+	int nf = 0, rc = 0, lineno = 0;
 
 	memset(p, 0, sizeof(*p));
-	rc = read_fd(fd, &p->buf, &len);
-	if (rc)
-		return rc;
-	for (line = p->buf; (nl = memchr(line, '\n', len - (line - p->buf))); line = nl + 1) {
+	p->buf = buf;
+	for (line = buf; (nl = memchr(line, '\n', len - (line - buf))); line = nl + 1) {
 		lineno++;
 		if (memchr(line, '\0', nl - line))
 			rc = bad(p, "a NUL byte");
@@ -597,20 +572,34 @@ static int parse_journal(int fd, struct parsed *p)
 		f = rc ? NULL : split_line(line, &nf);
 		if (!rc && !f)
 			rc = bad(p, "an escape netmedic never writes (or no memory)");
-		if (!rc && line == p->buf)
+		if (!rc && line == buf)
 			rc = parse_header(p, f, nf);
 		else if (!rc)
-			rc = add_record(p, f, nf, line - p->buf);
-		if (rc || line == p->buf)
+			rc = add_record(p, f, nf, line - buf);
+		if (rc || line == buf)
 			free(f);
 		if (rc) {
 			snprintf(why, sizeof(why), "line %d: %s", lineno, p->why);
-			parsed_free(p);
+			nm_journal_parsed_free(p);
 			snprintf(p->why, sizeof(p->why), "%s", why);
 			return rc;
 		}
 	}
 	return 0;
+}
+
+/* Read a journal back: its whole text, parsed (nm_journal_parse). */
+static int parse_journal(int fd, struct nm_journal_parsed *p)
+{
+	size_t len;
+	char *buf;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rc = read_fd(fd, &buf, &len);
+	if (rc)
+		return rc;
+	return nm_journal_parse(buf, len, p);
 }
 
 /* ---- running commands ---- */
@@ -764,7 +753,7 @@ static int write_header(struct nm_journal *j, const char *key, const char *netns
 /* pid of the process holding fd's lock; its header may still be on the way. */
 static long holder_pid(int fd)
 {
-	struct parsed p;
+	struct nm_journal_parsed p;
 	long pid = 0;
 
 	for (int i = 0; i < 50 && !pid; i++) {
@@ -774,7 +763,7 @@ static long holder_pid(int fd)
 			continue;
 		if (p.have_header)
 			pid = p.pid;
-		parsed_free(&p);
+		nm_journal_parsed_free(&p);
 	}
 	return pid;
 }
@@ -819,7 +808,7 @@ static int open_locked(const char *path, int *fdp)
 /* A journal left by a dead owner: refuse if it still has work for cleanup. */
 static int check_stale(struct nm_journal *j, const char *key, char *err, size_t errlen)
 {
-	struct parsed p;
+	struct nm_journal_parsed p;
 	int rc = parse_journal(j->fd, &p);
 
 	if (rc == -EBADMSG)
@@ -831,7 +820,7 @@ static int check_stale(struct nm_journal *j, const char *key, char *err, size_t 
 		rc = set_err(err, errlen, -EEXIST,
 			     "%s was left with %d unrestored change(s) to %s by %s (pid %ld), which died; run `%s --cleanup` first",
 			     j->path, p.n, key, j->tool, p.pid, j->tool);
-	parsed_free(&p);
+	nm_journal_parsed_free(&p);
 	return rc;
 }
 
@@ -1097,7 +1086,7 @@ static void jlog(FILE *log, const char *fmt, ...)
 }
 
 /* A plan record: its kind's executor undoes it. */
-static int undo_plan(const struct rec *r, FILE *log)
+static int undo_plan(const struct nm_journal_rec *r, FILE *log)
 {
 	char msg[512] = "";
 	int rc, i;
@@ -1116,7 +1105,7 @@ static int undo_plan(const struct rec *r, FILE *log)
 	return rc;
 }
 
-static int undo_one(const struct rec *r, const char *tool, FILE *log)
+static int undo_one(const struct nm_journal_rec *r, const char *tool, FILE *log)
 {
 	char shown[256], msg[512];
 	bool changed;
@@ -1160,7 +1149,7 @@ struct target {
  * order. A locked temp file renamed over the journal: a crash leaves the
  * old or the new one, and nobody can take the new one before we let go.
  */
-static int rewrite(struct target *t, const struct parsed *p, int todo, const int *failed, int nfailed)
+static int rewrite(struct target *t, const struct nm_journal_parsed *p, int todo, const int *failed, int nfailed)
 {
 	const char *base = strrchr(t->path, '/');
 	struct sbuf b = { 0 };
@@ -1170,7 +1159,7 @@ static int rewrite(struct target *t, const struct parsed *p, int todo, const int
 	sb_header(&b, p->pid, p->tool, p->key, p->netns, p->ino);
 	sb_add(&b, "\n", 1);
 	for (int i = 0; i < todo + nfailed; i++) {
-		const struct rec *r = &p->r[i < todo ? i : failed[nfailed - 1 - (i - todo)]];
+		const struct nm_journal_rec *r = &p->r[i < todo ? i : failed[nfailed - 1 - (i - todo)]];
 
 		sb_record(&b, r->f[0], (const char *const *)r->f + 1);
 		sb_add(&b, "\n", 1);
@@ -1204,7 +1193,7 @@ static int rewrite(struct target *t, const struct parsed *p, int todo, const int
 }
 
 /* What a failed undo leaves, and how to retry it. */
-static void log_kept(FILE *log, const struct target *t, const struct parsed *p, int nfailed, int rc)
+static void log_kept(FILE *log, const struct target *t, const struct nm_journal_parsed *p, int nfailed, int rc)
 {
 	if (rc)
 		jlog(log, "%s: cannot drop what was undone from it (%s): it keeps every change from the first that failed",
@@ -1220,7 +1209,7 @@ static void log_kept(FILE *log, const struct target *t, const struct parsed *p, 
  * nothing, and one that failed is kept (rewrite) so that a retry can
  * still find it. 0 when all were undone, else the first -errno.
  */
-static int undo_records(struct target *t, const struct parsed *p, FILE *log)
+static int undo_records(struct target *t, const struct nm_journal_parsed *p, FILE *log)
 {
 	int first = 0, nfailed = 0, wrc = 0, rc;
 	int *failed = calloc(p->n ? p->n : 1, sizeof(*failed));
@@ -1254,7 +1243,7 @@ static void remove_journal(const char *path, const char *dir)
 int nm_journal_undo(struct nm_journal *j, FILE *log)
 {
 	struct target t;
-	struct parsed p;
+	struct nm_journal_parsed p;
 	int rc;
 
 	if (!j)
@@ -1267,7 +1256,7 @@ int nm_journal_undo(struct nm_journal *j, FILE *log)
 		     rc == -EBADMSG ? p.why : strerror(-rc));
 	} else {
 		rc = undo_records(&t, &p, log);
-		parsed_free(&p);
+		nm_journal_parsed_free(&p);
 		if (!rc)
 			remove_journal(j->path, j->dir);
 	}
@@ -1279,7 +1268,7 @@ int nm_journal_undo(struct nm_journal *j, FILE *log)
 /* ---- cleanup after a crash ---- */
 
 /* Undo in the recorded netns from a child, so the caller's netns and mounts stay put. */
-static int undo_in_netns(struct target *t, const struct parsed *p, FILE *log)
+static int undo_in_netns(struct target *t, const struct nm_journal_parsed *p, FILE *log)
 {
 	char err[256];
 	int status, rc;
@@ -1313,7 +1302,7 @@ static int undo_in_netns(struct target *t, const struct parsed *p, FILE *log)
 enum where { NS_HERE, NS_THERE, NS_GONE, NS_REUSED, NS_NOT_NETNS, NS_ELSEWHERE };
 
 /* Where to undo the changes of a journal made in p->netns (or in its own netns). */
-static enum where netns_target(const struct parsed *p, unsigned long *ino)
+static enum where netns_target(const struct nm_journal_parsed *p, unsigned long *ino)
 {
 	unsigned long cur = nm_netns_inode(NULL);
 	int rc;
@@ -1336,7 +1325,7 @@ static enum where netns_target(const struct parsed *p, unsigned long *ino)
 	return *ino == cur ? NS_HERE : NS_THERE;
 }
 
-static int cleanup_locked(struct target *t, const struct parsed *p, FILE *log)
+static int cleanup_locked(struct target *t, const struct nm_journal_parsed *p, FILE *log)
 {
 	unsigned long ino;
 	enum where where = netns_target(p, &ino);
@@ -1392,14 +1381,14 @@ static int trusted(const char *path, FILE *log)
 /* A journal held by a live process: say so, if it is ours. */
 static void log_busy(int fd, const char *path, const char *tool, FILE *log)
 {
-	struct parsed p;
+	struct nm_journal_parsed p;
 
 	if (parse_journal(fd, &p))
 		return;
 	/* "<tool>-*" also matches tools named "<tool>-x"; those are not ours. */
 	if (!p.have_header || !strcmp(p.tool, tool))
 		jlog(log, "%s: in use by running pid %ld, left alone", path, p.pid);
-	parsed_free(&p);
+	nm_journal_parsed_free(&p);
 }
 
 /* 1 undone, 0 nothing to do here, -errno on failure. */
@@ -1407,7 +1396,7 @@ static int cleanup_one(const char *dir, const char *name, const char *tool, FILE
 {
 	char path[PATH_MAX], why[128];
 	struct target t = { .fd = -1, .path = path, .dir = dir };
-	struct parsed p;
+	struct nm_journal_parsed p;
 	int rc;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
@@ -1449,7 +1438,7 @@ static int cleanup_one(const char *dir, const char *name, const char *tool, FILE
 		remove_journal(path, dir);	/* died before changing anything */
 	else
 		rc = cleanup_locked(&t, &p, log);
-	parsed_free(&p);
+	nm_journal_parsed_free(&p);
 out:
 	close(t.fd);
 	return rc;

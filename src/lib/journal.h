@@ -19,8 +19,10 @@
 #define NETMEDIC_LIB_JOURNAL_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #define NM_JOURNAL_DIR		"/run/netmedic"
 #define NM_JOURNAL_DIR_ENV	"NETMEDIC_RUN_DIR"
@@ -148,6 +150,36 @@ int nm_journal_count(const struct nm_journal *j);
  * differs from the current one is left alone: run --cleanup inside that netns.
  */
 int nm_journal_cleanup(const char *tool, FILE *log);
+
+/* A journal's text read back; fields point into buf. */
+struct nm_journal_rec {
+	char **f;		/* f[0] is the kind, NULL-terminated */
+	int nf;
+	off_t off;		/* start of the line: undo cuts back to it */
+};
+
+struct nm_journal_parsed {
+	char *buf;
+	bool have_header;
+	long pid;
+	const char *tool, *key, *netns;
+	unsigned long ino;
+	struct nm_journal_rec *r;
+	int n;
+	char why[160];		/* what is wrong, when nm_journal_parse says -EBADMSG */
+};
+
+/*
+ * Parses a journal's text (the format above) without acting on any of it:
+ * what --cleanup and open read back, split from what they do with it.
+ * buf (malloc'd, len bytes; the parse writes into it) becomes p->buf, and
+ * nm_journal_parsed_free(p) frees it; on error it is freed already. An
+ * empty text, or a header still torn, is a journal with neither header
+ * nor records; records are only the lines whose newline was written.
+ * 0, -EBADMSG with p->why ("line 2: ..."), or -ENOMEM.
+ */
+int nm_journal_parse(char *buf, size_t len, struct nm_journal_parsed *p);
+void nm_journal_parsed_free(struct nm_journal_parsed *p);
 
 /*
  * Whether a run directory (want S_IFDIR) or a journal (S_IFREG) may be

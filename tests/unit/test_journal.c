@@ -1077,6 +1077,67 @@ static void test_cmd_not_allowed(void **state)
 	assert_int_equal(nm_journal_allow_cmd(NULL), -EINVAL);
 }
 
+/* A copy of s the parse may own (it writes into its buffer). */
+static int parse_text(const char *s, size_t len, struct nm_journal_parsed *p)
+{
+	char *buf = malloc(len + 1);
+
+	assert_non_null(buf);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return nm_journal_parse(buf, len, p);
+}
+
+static int parse_str(const char *s, struct nm_journal_parsed *p)
+{
+	return parse_text(s, strlen(s), p);
+}
+
+/* The parse alone, as --cleanup reads a journal: fields, torn tail, errors. */
+static void test_parse_text(void **state)
+{
+	static const char text[] =
+		"netmedic-journal\t1\t42\txpsflap\t7-veth0\t/run/netns/a\t4026531840\n"
+		"file\t/sys/x\t00000003\\n\n"
+		"cmd\ttc\tqdisc\tdel\n"
+		"sockopt\ta\\tb\n"
+		"cmd\ttc\ttorn";
+	static const char nul[] = "netmedic-journal\t1\t1\tt\tk\t\t0\nfile\ta\0\tb\n";
+	struct nm_journal_parsed p;
+
+	(void)state;
+	assert_int_equal(parse_text(text, sizeof(text) - 1, &p), 0);
+	assert_true(p.have_header);
+	assert_int_equal(p.pid, 42);
+	assert_string_equal(p.tool, "xpsflap");
+	assert_string_equal(p.key, "7-veth0");
+	assert_string_equal(p.netns, "/run/netns/a");
+	assert_int_equal(p.ino, 4026531840UL);
+	/* the torn last line is not a record */
+	assert_int_equal(p.n, 3);
+	assert_int_equal(p.r[0].nf, 3);
+	assert_string_equal(p.r[0].f[2], "00000003\n");
+	assert_int_equal(p.r[1].nf, 4);
+	assert_string_equal(p.r[1].f[3], "del");
+	assert_null(p.r[1].f[4]);
+	assert_string_equal(p.r[2].f[1], "a\tb");
+	assert_int_equal(p.r[1].off, strchr(text + p.r[0].off, '\n') + 1 - text);
+	nm_journal_parsed_free(&p);
+
+	assert_int_equal(parse_str("", &p), 0);
+	assert_false(p.have_header);
+	assert_int_equal(p.n, 0);
+	nm_journal_parsed_free(&p);
+
+	assert_int_equal(parse_text(nul, sizeof(nul) - 1, &p), -EBADMSG);
+	assert_string_equal(p.why, "line 2: a NUL byte");
+	assert_null(p.buf);
+	assert_int_equal(parse_str("netmedic-journal\t1\t1\tt\tk\t\t0\nfile\tonly\n", &p), -EBADMSG);
+	assert_non_null(strstr(p.why, "line 2: not a record"));
+	assert_int_equal(parse_str("netmedic-journal\t2\n", &p), -EBADMSG);
+	assert_non_null(strstr(p.why, "line 1: not a netmedic-journal 1 header"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1115,6 +1176,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_netns_inode_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_not_allowed, setup, teardown),
+		cmocka_unit_test(test_parse_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
