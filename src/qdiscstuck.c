@@ -101,16 +101,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	char dev[IF_NAMESIZE];
 	unsigned int q;
-	char *end;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &env.o;
 		break;
 	case OPT_THRESHOLD:
-		errno = 0;
-		env.threshold_ms = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || env.threshold_ms < 1 || env.threshold_ms > 3600000)
+		if (nm_parse_long(arg, 1, 3600000, &env.threshold_ms))
 			argp_error(state, "invalid --threshold '%s': milliseconds from 1 to 3600000", arg);
 		break;
 	case OPT_FIX:

@@ -119,15 +119,6 @@ static const struct argp_option options[] = {
 	{},
 };
 
-static int parse_uint(const char *arg, unsigned long min, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(arg, &end, 10);
-	return errno || *end || !*arg || *arg == '-' || *v < min || *v > max ? -1 : 0;
-}
-
 /* --fix's words, in the order of their FIX_ bits */
 static const char *const fix_names[] = { "defer", "autocork", "rfs", "routes", "kick" };
 
@@ -148,27 +139,27 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = &env.o;
 		break;
 	case OPT_THRESHOLD:
-		if (parse_uint(arg, 1, 3600000, &v))
+		if (nm_parse_ulong(arg, 1, 3600000, &v))
 			argp_error(state, "invalid --threshold '%s': milliseconds, 1 to 3600000", arg);
 		env.threshold_ms = v;
 		break;
 	case OPT_SWEEP:
-		if (parse_uint(arg, 1, 60000, &v))
+		if (nm_parse_ulong(arg, 1, 60000, &v))
 			argp_error(state, "invalid --sweep '%s': milliseconds, 1 to 60000", arg);
 		env.sweep_ms = v;
 		break;
 	case OPT_PORT:
-		if (parse_uint(arg, 1, 65535, &v))
+		if (nm_parse_ulong(arg, 1, 65535, &v))
 			argp_error(state, "invalid --port '%s': 1 to 65535", arg);
 		env.port = v;
 		break;
 	case OPT_MAX_FLOWS:
-		if (parse_uint(arg, 64, 16777216, &v))
+		if (nm_parse_ulong(arg, 64, 16777216, &v))
 			argp_error(state, "invalid --max-flows '%s': 64 to 16777216", arg);
 		env.max_flows = v;
 		break;
 	case OPT_MIN_SEGS:
-		if (parse_uint(arg, 1, 1000000000, &v))
+		if (nm_parse_ulong(arg, 1, 1000000000, &v))
 			argp_error(state, "invalid --min-segs '%s'", arg);
 		env.storm.min_segs = v;
 		break;

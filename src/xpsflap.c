@@ -9,6 +9,7 @@
 #include <argp.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -71,7 +72,7 @@ static const struct argp_option options[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	char *end;
+	long v;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -84,21 +85,17 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.list_fixes = true;
 		break;
 	case OPT_MAX_FLOWS:
-		errno = 0;
-		env.max_flows = strtol(arg, &end, 10);
-		if (errno || *end || env.max_flows < 64 || env.max_flows > 16777216)
+		if (nm_parse_long(arg, 64, 16777216, &env.max_flows))
 			argp_error(state, "invalid --max-flows '%s': 64 to 16777216", arg);
 		break;
 	case OPT_TOP:
-		errno = 0;
-		env.top = strtol(arg, &end, 10);
-		if (errno || *end || env.top < 1)
+		/* into a long first: an int would wrap 4294967297 to 1 */
+		if (nm_parse_long(arg, 1, INT_MAX, &v))
 			argp_error(state, "invalid --top '%s'", arg);
+		env.top = v;
 		break;
 	case OPT_MIN_SWITCHES:
-		errno = 0;
-		env.min_switches = strtol(arg, &end, 10);
-		if (errno || *end || env.min_switches < 1 || env.min_switches > 1000000)
+		if (nm_parse_long(arg, 1, 1000000, &env.min_switches))
 			argp_error(state, "invalid --min-switches '%s': 1 to 1000000", arg);
 		break;
 	case ARGP_KEY_ARG:

@@ -72,6 +72,31 @@ static int parse_long(const char *s, long *v)
 	return errno || end == s || *end ? -1 : 0;
 }
 
+int nm_parse_interval(const char *s, double *sec)
+{
+	return parse_double(s, sec) || *sec < 0.01 || *sec > 86400 ? -1 : 0;
+}
+
+int nm_parse_count(const char *s, long *n)
+{
+	return parse_long(s, n) || *n < 1 ? -1 : 0;
+}
+
+int nm_parse_long(const char *s, long min, long max, long *v)
+{
+	return parse_long(s, v) || *v < min || *v > max ? -1 : 0;
+}
+
+int nm_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	/* strtoul takes "-1" as ULONG_MAX: a sign is refused, not wrapped */
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return errno || *end || !*s || *s == '-' || *v < min || *v > max ? -1 : 0;
+}
+
 long nm_parse_names(const char *arg, const char *const *names, int n)
 {
 	long mask = 0;
@@ -98,11 +123,11 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'i':
-		if (parse_double(arg, &o->interval) || o->interval < 0.01 || o->interval > 86400)
+		if (nm_parse_interval(arg, &o->interval))
 			argp_error(state, "invalid interval '%s': seconds from 0.01 to 86400", arg);
 		break;
 	case 'c':
-		if (parse_long(arg, &o->count) || o->count < 1)
+		if (nm_parse_count(arg, &o->count))
 			argp_error(state, "invalid count '%s': a whole number >= 1", arg);
 		break;
 	case OPT_JSON:

@@ -71,6 +71,17 @@ void nm_info(const struct nm_opts *o, const char *fmt, ...) __attribute__((forma
 int nm_setup(struct nm_opts *o);
 
 /*
+ * The value parsers of the options, pure (argp_error is the caller's): 0,
+ * or -1 for anything but the whole string as a number in range. -i: seconds
+ * from 0.01 to 86400; -c: a whole number >= 1; nm_parse_long: base 10 from
+ * min to max; nm_parse_ulong: the same, unsigned, no sign allowed.
+ */
+int nm_parse_interval(const char *s, double *sec);
+int nm_parse_count(const char *s, long *n);
+int nm_parse_long(const char *s, long min, long max, long *v);
+int nm_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *v);
+
+/*
  * A comma-separated list of names (--fix=kick,lock) as a mask: bit i for
  * names[i]. -1 for an empty list, an empty item ("kick,,lock", a leading or
  * trailing comma) or an unknown name.

@@ -71,6 +71,39 @@ static void test_libbpf_line_rewrite(void **state)
 					    "6.18.0", out, sizeof(out)));
 }
 
+/* The option values: whole string, in range, no wrap. */
+static void test_parse_values(void **state)
+{
+	unsigned long u;
+	double d;
+	long l;
+
+	(void)state;
+	assert_int_equal(nm_parse_interval("0.5", &d), 0);
+	assert_true(d == 0.5);
+	assert_int_equal(nm_parse_interval("0.001", &d), -1);
+	assert_int_equal(nm_parse_interval("86401", &d), -1);
+	assert_int_equal(nm_parse_interval("nan", &d), -1);
+	assert_int_equal(nm_parse_interval("inf", &d), -1);
+	assert_int_equal(nm_parse_interval("1s", &d), -1);
+	assert_int_equal(nm_parse_interval("", &d), -1);
+	assert_int_equal(nm_parse_count("3", &l), 0);
+	assert_int_equal(l, 3);
+	assert_int_equal(nm_parse_count("0", &l), -1);
+	assert_int_equal(nm_parse_count("99999999999999999999", &l), -1);
+	assert_int_equal(nm_parse_long("64", 64, 100, &l), 0);
+	assert_int_equal(nm_parse_long("101", 64, 100, &l), -1);
+	assert_int_equal(nm_parse_long("", 0, 100, &l), -1);
+	/* xpsflap --top goes into an int: 2^32 + 1 must not pass as 1 */
+	assert_int_equal(nm_parse_long("4294967297", 1, 2147483647, &l), -1);
+	assert_int_equal(nm_parse_ulong("65535", 1, 65535, &u), 0);
+	assert_int_equal(u, 65535);
+	assert_int_equal(nm_parse_ulong("-1", 0, (unsigned long)-1, &u), -1);
+	assert_int_equal(nm_parse_ulong("", 0, 10, &u), -1);
+	assert_int_equal(nm_parse_ulong("0", 1, 10, &u), -1);
+	assert_int_equal(nm_parse_ulong("7x", 1, 10, &u), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -78,6 +111,7 @@ int main(void)
 		cmocka_unit_test(test_next_deadline),
 		cmocka_unit_test(test_parse_names),
 		cmocka_unit_test(test_libbpf_line_rewrite),
+		cmocka_unit_test(test_parse_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
