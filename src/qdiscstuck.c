@@ -741,9 +741,7 @@ static uint64_t kicks_on(struct qdiscstuck_bpf *skel, unsigned int ifindex, unsi
 /* The CPUs whose XPS map sends to tx-queue, as a mask of the first 64. */
 static uint64_t xps_cpus(const char *dev, unsigned int queue)
 {
-	char path[128], buf[256], *c;
-	uint64_t mask = 0;
-	int shift = 0;
+	char path[128], buf[256];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/xps_cpus", dev, queue);
@@ -754,18 +752,7 @@ static uint64_t xps_cpus(const char *dev, unsigned int queue)
 		buf[0] = 0;
 	fclose(f);
 	buf[strcspn(buf, "\n")] = 0;
-	/* "00000000,00000003": 32-bit words, most significant first */
-	for (c = buf + strlen(buf); c > buf && shift < 64; shift += 32) {
-		char *start = c;
-
-		while (start > buf && start[-1] != ',')
-			start--;
-		mask |= (uint64_t)strtoul(start, NULL, 16) << shift;
-		c = start > buf ? start - 1 : buf;
-		if (c > buf)
-			*c = 0;
-	}
-	return mask;
+	return qs_xps_mask(buf);
 }
 
 /*

@@ -1110,37 +1110,6 @@ static void name_quickack_route(const struct ts_key *k)
 	pclose(f);
 }
 
-#define ROUTE_WORDS 48
-
-/* Splits an `ip route show` line into argv for `ip route replace`, without
- * the flags ip prints but does not take back, and with or without quickack. */
-static int route_argv(char *line, const char **argv, bool keep_quickack)
-{
-	static const char *const flags[] = { "linkdown", "dead", "offload", "trap", "rt_offload",
-					     "rt_trap", "offload_failed", "rt_offload_failed" };
-	char *save, *w;
-	int n = 0;
-
-	argv[n++] = "ip";
-	argv[n++] = "route";
-	argv[n++] = "replace";
-	for (w = strtok_r(line, " \t\n", &save); w && n < ROUTE_WORDS - 2;
-	     w = strtok_r(NULL, " \t\n", &save)) {
-		bool skip = false;
-
-		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-			skip |= !strcmp(w, flags[i]);
-		if (!keep_quickack && !strcmp(w, "quickack")) {
-			strtok_r(NULL, " \t\n", &save);	/* its value */
-			continue;
-		}
-		if (!skip)
-			argv[n++] = w;
-	}
-	argv[n] = NULL;
-	return n;
-}
-
 /*
  * --fix=routes: replace every route carrying quickack 1 by the same route
  * without it; the undo puts the original back (ip route replace, journaled).
@@ -1148,7 +1117,7 @@ static int route_argv(char *line, const char **argv, bool keep_quickack)
 static void fix_routes(int family)
 {
 	char line[512], a[512], b[512], err[256];
-	const char *do_argv[ROUTE_WORDS], *undo_argv[ROUTE_WORDS];
+	const char *do_argv[TS_ROUTE_WORDS], *undo_argv[TS_ROUTE_WORDS];
 	FILE *f = popen(family == NM_AF_INET6 ? "ip -6 route show" : "ip -4 route show", "r");
 
 	if (!f)
@@ -1159,12 +1128,12 @@ static void fix_routes(int family)
 		line[strcspn(line, "\n")] = 0;
 		snprintf(a, sizeof(a), "%s", line);
 		snprintf(b, sizeof(b), "%s", line);
-		route_argv(a, do_argv, false);
-		route_argv(b, undo_argv, true);
+		ts_route_argv(a, do_argv, false);
+		ts_route_argv(b, undo_argv, true);
 		if (family == NM_AF_INET6) {
 			/* ip -6 route replace ... */
-			memmove(&do_argv[2], &do_argv[1], (ROUTE_WORDS - 2) * sizeof(*do_argv));
-			memmove(&undo_argv[2], &undo_argv[1], (ROUTE_WORDS - 2) * sizeof(*undo_argv));
+			memmove(&do_argv[2], &do_argv[1], (TS_ROUTE_WORDS - 2) * sizeof(*do_argv));
+			memmove(&undo_argv[2], &undo_argv[1], (TS_ROUTE_WORDS - 2) * sizeof(*undo_argv));
 			do_argv[1] = undo_argv[1] = "-6";
 		}
 		if (nm_journal_run(st.journal, do_argv, undo_argv, err, sizeof(err)))

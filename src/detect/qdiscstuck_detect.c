@@ -288,3 +288,23 @@ int qs_parse_dev_queue(const char *s, char *dev, size_t devlen, unsigned int *qu
 	*queue = q;
 	return 0;
 }
+
+uint64_t qs_xps_mask(char *buf)
+{
+	uint64_t mask = 0;
+	int shift = 0;
+	char *c;
+
+	/* "00000000,00000003": 32-bit words, most significant first */
+	for (c = buf + strlen(buf); c > buf && shift < 64; shift += 32) {
+		char *start = c;
+
+		while (start > buf && start[-1] != ',')
+			start--;
+		mask |= (uint64_t)strtoul(start, NULL, 16) << shift;
+		c = start > buf ? start - 1 : buf;
+		if (c > buf)
+			*c = 0;
+	}
+	return mask;
+}

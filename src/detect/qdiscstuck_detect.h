@@ -128,4 +128,10 @@ bool qs_is_parent_qdisc(uint32_t handle, uint32_t parent, uint32_t child_parent)
 /* Parses "DEV:QUEUE" (for --kick). 0, or -1 when malformed. */
 int qs_parse_dev_queue(const char *s, char *dev, size_t devlen, unsigned int *queue);
 
+/*
+ * An xps_cpus line as sysfs prints it ("00000000,00000003", newline
+ * stripped) as a mask of the first 64 CPUs. buf is cut up in place.
+ */
+uint64_t qs_xps_mask(char *buf);
+
 #endif

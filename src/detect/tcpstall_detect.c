@@ -447,3 +447,32 @@ int ts_kick_parse(const char *const *f, int nf, struct ts_key *k, int *nodelay)
 	*nodelay = nd;
 	return 0;
 }
+
+/* Splits an `ip route show` line into argv for `ip route replace`, without
+ * the flags ip prints but does not take back, and with or without quickack. */
+int ts_route_argv(char *line, const char **argv, bool keep_quickack)
+{
+	static const char *const flags[] = { "linkdown", "dead", "offload", "trap", "rt_offload",
+					     "rt_trap", "offload_failed", "rt_offload_failed" };
+	char *save, *w;
+	int n = 0;
+
+	argv[n++] = "ip";
+	argv[n++] = "route";
+	argv[n++] = "replace";
+	for (w = strtok_r(line, " \t\n", &save); w && n < TS_ROUTE_WORDS - 2;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		bool skip = false;
+
+		for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+			skip |= !strcmp(w, flags[i]);
+		if (!keep_quickack && !strcmp(w, "quickack")) {
+			strtok_r(NULL, " \t\n", &save);	/* its value */
+			continue;
+		}
+		if (!skip)
+			argv[n++] = w;
+	}
+	argv[n] = NULL;
+	return n;
+}

@@ -194,4 +194,14 @@ void ts_kick_record(const struct ts_key *k, int nodelay, char bufs[TS_KICK_FIELD
 /* The key and old value back from those fields: 0, or -EBADMSG. */
 int ts_kick_parse(const char *const *fields, int nfields, struct ts_key *k, int *nodelay);
 
+/*
+ * --fix=routes: an `ip route show` line (cut up in place) as the argv of
+ * `ip route replace` with the same route, quickack dropped unless
+ * keep_quickack, and the flags ip prints but does not take back left out.
+ * argv holds TS_ROUTE_WORDS; room is left for "-6" after "ip". Returns the
+ * argc; argv[argc] is NULL.
+ */
+#define TS_ROUTE_WORDS	48
+int ts_route_argv(char *line, const char **argv, bool keep_quickack);
+
 #endif

@@ -6,10 +6,19 @@
 #include "lib/cli.h"
 #include "lib/kconfig.h"
 
+int nm_kconfig_line(const char *line, const char *name, long *v)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(line, name, n) || line[n] != '=')
+		return -1;
+	*v = strtol(line + n + 1, NULL, 0);
+	return 0;
+}
+
 /* gzopen reads plain files too: one reader for both places */
 static long from_file(const char *path, const char *name)
 {
-	size_t n = strlen(name);
 	char line[256];
 	long v = -1;
 	gzFile f = gzopen(path, "r");
@@ -17,10 +26,8 @@ static long from_file(const char *path, const char *name)
 	if (!f)
 		return -1;
 	while (gzgets(f, line, sizeof(line))) {
-		if (!strncmp(line, name, n) && line[n] == '=') {
-			v = strtol(line + n + 1, NULL, 0);
+		if (!nm_kconfig_line(line, name, &v))
 			break;
-		}
 	}
 	gzclose(f);
 	return v;

@@ -11,4 +11,10 @@
  */
 long nm_kconfig_long(const char *name);
 
+/*
+ * One line of such a file: when it sets name ("CONFIG_HZ=250"), its value
+ * (strtol base 0, as the files write hex too) into *v and 0; else -1.
+ */
+int nm_kconfig_line(const char *line, const char *name, long *v);
+
 #endif

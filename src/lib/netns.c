@@ -93,13 +93,19 @@ int nm_netns_check(const char *path)
 	return rc;
 }
 
+int nm_mountinfo_line(const char *line, int *id, int *parent, char mnt[NM_MOUNTINFO_PATH])
+{
+	/* the 511 is NM_MOUNTINFO_PATH - 1: sscanf cannot take it as an argument */
+	return sscanf(line, "%d %d %*s %*s %511s", id, parent, mnt) == 3 ? 0 : -1;
+}
+
 /*
  * Find the mounts sitting directly on the visible /sys mount. The last
  * "/sys" line in mountinfo is the top of any stack of mounts there.
  */
 static int find_submounts(struct submount *sm, int max)
 {
-	char line[1024], mnt[512];
+	char line[1024], mnt[NM_MOUNTINFO_PATH];
 	int id, parent, sys_id = -1, n = 0;
 	FILE *f;
 
@@ -107,13 +113,12 @@ static int find_submounts(struct submount *sm, int max)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%d %d %*s %*s %511s", &id, &parent, mnt) == 3 &&
-		    !strcmp(mnt, "/sys"))
+		if (!nm_mountinfo_line(line, &id, &parent, mnt) && !strcmp(mnt, "/sys"))
 			sys_id = id;
 	}
 	rewind(f);
 	while (sys_id >= 0 && n < max && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%d %d %*s %*s %511s", &id, &parent, mnt) != 3)
+		if (nm_mountinfo_line(line, &id, &parent, mnt))
 			continue;
 		/* Octal escapes mean odd characters; not worth decoding. */
 		if (parent != sys_id || strncmp(mnt, "/sys/", 5) || strchr(mnt, '\\'))

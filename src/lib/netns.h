@@ -34,4 +34,12 @@ unsigned long nm_netns_inode(const char *name_or_path);
  */
 const char *nm_netns_path(const char *name_or_path, char *buf, size_t len);
 
+/*
+ * One line of /proc/self/mountinfo: its mount id, parent id and mount point
+ * (as the kernel escapes it, at most NM_MOUNTINFO_PATH - 1 bytes kept).
+ * 0, or -1 for a line without them.
+ */
+#define NM_MOUNTINFO_PATH	512
+int nm_mountinfo_line(const char *line, int *id, int *parent, char mnt[NM_MOUNTINFO_PATH]);
+
 #endif /* NETMEDIC_LIB_NETNS_H */

@@ -515,6 +515,19 @@ static void test_parent_of_default_mq_children(void **state)
 	assert_false(qs_is_parent_qdisc(0x0, 0xffffffff, 0xffffffff));
 }
 
+/* xps_cpus as sysfs prints it: 32-bit words, most significant first. */
+static void test_xps_mask(void **state)
+{
+	char a[] = "00000000,00000003", b[] = "5", c[] = "", d[] = "1,00000000,80000000";
+
+	(void)state;
+	assert_true(qs_xps_mask(a) == 3);
+	assert_true(qs_xps_mask(b) == 5);
+	assert_true(qs_xps_mask(c) == 0);
+	/* the first 64 CPUs only */
+	assert_true(qs_xps_mask(d) == 0x80000000ULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_lock_cmds_keep_handle),
 		cmocka_unit_test(test_parent_of_default_mq_children),
+		cmocka_unit_test(test_xps_mask),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

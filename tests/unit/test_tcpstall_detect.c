@@ -492,6 +492,32 @@ static void test_kick_parse_rejects(void **state)
 	}
 }
 
+/* --fix=routes: a route line back as ip route replace's argv. */
+static void test_route_argv(void **state)
+{
+	char a[] = "198.18.0.0/24 dev veth0 proto kernel scope link linkdown quickack 1";
+	char b[sizeof(a)];
+	const char *argv[TS_ROUTE_WORDS];
+
+	(void)state;
+	memcpy(b, a, sizeof(a));
+	assert_int_equal(ts_route_argv(a, argv, false), 10);
+	assert_string_equal(argv[2], "replace");
+	assert_string_equal(argv[3], "198.18.0.0/24");
+	assert_string_equal(argv[9], "link");
+	assert_null(argv[10]);
+	assert_int_equal(ts_route_argv(b, argv, true), 12);
+	assert_string_equal(argv[10], "quickack");
+	assert_string_equal(argv[11], "1");
+	/* more words than fit: cut, with room left for "-6" and the NULL */
+	char many[400];
+	for (int i = 0; i < 100; i++)
+		memcpy(many + 4 * i, "xyz ", 4);
+	many[399] = '\0';
+	assert_int_equal(ts_route_argv(many, argv, false), TS_ROUTE_WORDS - 2);
+	assert_null(argv[TS_ROUTE_WORDS - 2]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_kick_result),
 		cmocka_unit_test(test_kick_record_roundtrip),
 		cmocka_unit_test(test_kick_parse_rejects),
+		cmocka_unit_test(test_route_argv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
