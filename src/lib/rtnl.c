@@ -17,6 +17,39 @@
 #define TCA_DUMP_INVISIBLE 10
 #endif
 
+/*
+ * The whole messages at the start of a received buffer, in bytes. libmnl
+ * 1.0.4's mnl_nlmsg_ok() compares (int)nlmsg_len with what is left, so a
+ * length of 2 GiB or more turns negative, passes, and the walk jumps far
+ * past the buffer; its attribute walks go on to the aligned end of the
+ * message. The kernel pads every message to NLMSG_ALIGNTO, so a message
+ * is whole when its aligned length fits; the walk stops at the first that
+ * does not, as a correct mnl_nlmsg_ok() would.
+ */
+static size_t whole_msgs(const void *buf, size_t n)
+{
+	size_t off = 0, len;
+
+	while (n - off >= sizeof(struct nlmsghdr)) {
+		const struct nlmsghdr *nlh = (const void *)((const char *)buf + off);
+
+		len = nlh->nlmsg_len;
+		if (len < sizeof(*nlh))
+			break;
+		len = (len + NLMSG_ALIGNTO - 1) & ~(size_t)(NLMSG_ALIGNTO - 1);
+		if (len > n - off)
+			break;
+		off += len;
+	}
+	return off;
+}
+
+int nm_nl_run(const void *buf, size_t n, unsigned int seq, unsigned int portid, mnl_cb_t cb,
+	      void *data)
+{
+	return mnl_cb_run(buf, whole_msgs(buf, n), seq, portid, cb, data);
+}
+
 static int stats2_attr(const struct nlattr *a, void *data)
 {
 	struct nm_qdisc_stats *q = data;
@@ -155,7 +188,7 @@ int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *er
 			mnl_socket_close(nl);
 			return ret;
 		}
-		ret = mnl_cb_run(buf, n, seq, portid, dump_msg, &c);
+		ret = nm_nl_run(buf, n, seq, portid, dump_msg, &c);
 	}
 	mnl_socket_close(nl);
 	if (ret < 0) {

@@ -11,7 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct nlmsghdr;
+#include <libmnl/libmnl.h>
+
+/*
+ * mnl_cb_run() over the whole messages of a received buffer only: what
+ * every dump here (rtnl, sock_diag) walks its replies with. A message
+ * whose length runs past the buffer ends the walk there, as one libmnl
+ * would misread (see rtnl.c). Returns what mnl_cb_run() returns.
+ */
+int nm_nl_run(const void *buf, size_t n, unsigned int seq, unsigned int portid, mnl_cb_t cb,
+	      void *data);
 
 struct nm_qdisc_stats {
 	unsigned int ifindex;

@@ -8,6 +8,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
+#include "lib/rtnl.h"
 #include "lib/sockdiag.h"
 
 /*
@@ -173,7 +174,7 @@ static int dump_one(struct mnl_socket *nl, char *buf, uint8_t family, uint32_t s
 		if (n < 0)
 			return dump_fail(-errno, fam, "dump", err, errlen);
 		errno = 0;
-		ret = mnl_cb_run(buf, n, seq, portid, dump_msg, c);
+		ret = nm_nl_run(buf, n, seq, portid, dump_msg, c);
 	}
 	if (ret < 0)
 		return dump_fail(errno ? -errno : -EIO, fam, "dump", err, errlen);

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/inet_diag.h>
+#include "lib/rtnl.h"
 #include "lib/sockdiag.h"
 
 static char buf[8192] __attribute__((aligned(8)));
@@ -149,6 +150,42 @@ static void test_not_ours(void **state)
 	assert_int_equal(nm_sockdiag_parse(nlh, &d), -EINVAL);
 }
 
+static int count_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct nm_diag_sock d;
+
+	if (!nm_sockdiag_parse(nlh, &d))
+		(*(int *)data)++;
+	return MNL_CB_OK;
+}
+
+/*
+ * A reply whose second message claims 4 GiB: libmnl takes (int)nlmsg_len,
+ * negative, as fitting, and jumped 4 GiB on (a fuzzer's SEGV). The walk
+ * must end at it, after the first socket.
+ */
+static void test_walk_stops_at_bad_length(void **state)
+{
+	struct nlmsghdr *nlh = msg(AF_INET), *bad;
+	size_t n;
+	int socks = 0;
+
+	(void)state;
+	n = nlh->nlmsg_len;
+	bad = (struct nlmsghdr *)(buf + n);
+	memset(bad, 0, 64);
+	/* what is left minus that, mod 2^32, is positive: libmnl walked on */
+	bad->nlmsg_len = 0xffffff00;
+	bad->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	assert_int_equal(nm_nl_run(buf, n + 64, 0, 0, count_msg, &socks), MNL_CB_OK);
+	assert_int_equal(socks, 1);
+	/* and one whose aligned end is past the buffer is not walked */
+	socks = 0;
+	nlh->nlmsg_len -= 1;
+	assert_int_equal(nm_nl_run(buf, n - 1, 0, 0, count_msg, &socks), MNL_CB_OK);
+	assert_int_equal(socks, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_info_lengths),
 		cmocka_unit_test(test_v6_addresses),
 		cmocka_unit_test(test_not_ours),
+		cmocka_unit_test(test_walk_stops_at_bad_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
