@@ -39,8 +39,20 @@ LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard src/detect/*.h) $(wildcard includ
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
+# libFuzzer harnesses (tests/fuzz): clang, ASan+UBSan, their own objects in
+# build/fuzz, whatever BUILD and SANITIZE say; the tools' builds never see
+# these flags.
+FUZZ_BUILD := build/fuzz
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -Isrc \
+	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
+FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
+
 .PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration demo bench vmtest faults soak \
-	install clean FORCE
+	fuzz fuzz-bins install clean FORCE
 
 all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify
 
@@ -51,6 +63,7 @@ help:
 	@echo "make vmlinux           regenerate $(VMLINUX_H) from VMLINUX_BTF ($(VMLINUX_BTF))"
 	@echo "make test              deps + build + unit tests + integration tests (root, real kernel)"
 	@echo "make test-unit         unit tests only (no root)"
+	@echo "make fuzz              build the libFuzzer harnesses (tests/fuzz), run each FUZZ_SECONDS (300)"
 	@echo "make demo              deps + build + run each CLI against its lab pathology"
 	@echo "make bench             deps + build + cost and scale of every CLI, beside bpftrace (docs/PERFORMANCE.md)"
 	@echo "make vmtest            deps + build + the integration suite in qemu on Debian's 6.1 kernel"
@@ -110,6 +123,21 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS)
 
 test-bins: $(UNIT_BINS)
 
+# instrumented for coverage (fuzzer-no-link); the harness links libFuzzer's main
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJS) -o $@ $(LDLIBS)
+
+fuzz-bins: $(FUZZ_BINS)
+
+# Each harness for FUZZ_SECONDS from its seed corpus (tests/fuzz/corpus/NAME).
+fuzz: fuzz-bins
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_BINS)
+
 test-unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
@@ -117,11 +145,13 @@ test-integration: all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tests/run-integration.sh
 
 # The README's test command: everything a fresh machine needs, then every
-# test, once with the plain build and once with ASan+UBSan (build/san).
+# test, once with the plain build and once with ASan+UBSan (build/san),
+# and each fuzz harness for 20 s.
 test: deps
 	@$(MAKE) --no-print-directory all test-bins
 	@$(MAKE) --no-print-directory SANITIZE=1 all test-bins
-	@tests/run-all.sh build build/san
+	@$(MAKE) --no-print-directory fuzz-bins
+	@NETMEDIC_FUZZ="$(FUZZ_BINS)" tests/run-all.sh build build/san
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -5,6 +5,8 @@
 # tp_btf program and qdiscstuck's sampler refused (NETMEDIC_REFUSE,
 # docs/KERNELS.md): each detection must hold on the raw_tp rungs a kernel
 # without tp_btf would leave, and on qdisc events without the sampler.
+# NETMEDIC_FUZZ (make test sets it): the fuzz harnesses, each run for 20 s
+# (tests/fuzz/run.sh); a crash or a sanitizer report fails the run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 p=0 f=0
@@ -33,5 +35,10 @@ for b in "$@"; do
 	NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILES="xpsflap.bats tcpstall.bats qdiscstuck.bats" \
 		NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 done
+if [ -n "${NETMEDIC_FUZZ:-}" ]; then
+	echo "== fuzz harnesses, 20 s each"
+	# shellcheck disable=SC2086 # a list of paths without spaces
+	FUZZ_SECONDS=20 run "$here/fuzz/run.sh" $NETMEDIC_FUZZ
+fi
 echo "netmedic: $p passed, $f failed"
 [ "$f" = 0 ]

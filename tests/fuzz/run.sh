@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs each libFuzzer harness given (build/fuzz/fuzz_NAME) for FUZZ_SECONDS
+# (default 300) from its committed seeds, tests/fuzz/corpus/NAME. What it
+# finds goes to build/fuzz/corpus/NAME (the seeds stay as committed), a
+# crash's input to build/fuzz/artifacts/NAME/, the full output to
+# build/fuzz/NAME.log. Prints one line per harness, the reproducer of any
+# crash, and "fuzz: N passed, N failed" (harnesses); fails if any failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+secs=${FUZZ_SECONDS:-300}
+pass=0 fail=0
+for bin in "$@"; do
+	name=$(basename "$bin")
+	name=${name#fuzz_}
+	out=$(dirname "$bin")
+	seeds=$here/corpus/$name
+	work=$out/corpus/$name
+	art=$out/artifacts/$name
+	log=$out/$name.log
+	mkdir -p "$work" "$art"
+	if [ ! -x "$bin" ] || [ ! -d "$seeds" ]; then
+		echo "fuzz: $name: no harness $bin or no seeds in $seeds"
+		fail=$((fail + 1))
+		continue
+	fi
+	# -timeout: an input that takes 10 s is a hang, and fails as one
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+		-artifact_prefix="$art/" "$work" "$seeds" >"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+	files=$(find "$work" -type f | wc -l)
+	if [ $rc = 0 ]; then
+		echo "fuzz: $name: ${runs:-?} inputs in ${took:-$secs} s, corpus $files, no crash"
+		pass=$((pass + 1))
+		continue
+	fi
+	fail=$((fail + 1))
+	echo "fuzz: $name: FAILED (exit $rc) after ${runs:-?} inputs; the end of $log:"
+	grep -E 'ERROR|SUMMARY|check failed|runtime error|#[0-9]+ 0x' "$log" | head -20
+	for f in $(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log"); do
+		echo "fuzz: $name: reproducer saved as $f (replay: $bin $f)"
+	done
+done
+echo "fuzz: $pass passed, $fail failed"
+[ "$fail" = 0 ]
