@@ -213,6 +213,7 @@ struct devq {
 	double bad_s;
 	uint64_t entered[QS_NSTATES];
 	uint32_t qlen, backlog;
+	enum qs_state state;	/* the worst of its qdiscs at this sweep */
 	bool present;
 };
 
@@ -441,8 +442,10 @@ static void classify_all(struct sweep *s)
 	uint64_t threshold = env.threshold_ms * 1000000ULL;
 
 	memset(s->per_state, 0, sizeof(s->per_state));
-	for (size_t i = 0; i < s->ndq; i++)
+	for (size_t i = 0; i < s->ndq; i++) {
 		s->dq[i].present = false;
+		s->dq[i].state = QS_IDLE;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct qrow *r = &s->rows[i];
 		uint64_t bad_before, entered_before[QS_NSTATES];
@@ -460,6 +463,7 @@ static void classify_all(struct sweep *s)
 		if (!d)
 			continue;
 		d->bad_s += (r->t->bad_ns - bad_before) / 1e9;
+		d->state = qs_state_worse(d->state, r->t->state);
 		for (int st = 0; st < QS_NSTATES; st++)
 			d->entered[st] += r->t->entered[st] - entered_before[st];
 		/* the backlog of a queue is what its runner holds (it counts its leaves) */
@@ -671,6 +675,35 @@ static void prom_devq(struct nm_prom *p, struct sweep *s, const char *name, cons
 	}
 }
 
+/*
+ * qdiscstuck_queue_state{device,queue,state}: 1 for the state the queue is
+ * in now (the worst of its qdiscs), 0 for the others: which queue is sick,
+ * as a state set, for an alert that names it.
+ */
+static void prom_queue_state(struct nm_prom *p, struct sweep *s)
+{
+	char dev[IF_NAMESIZE + 8], q[16];
+
+	nm_prom_family(p, "qdiscstuck_queue_state", "gauge",
+		       "1 for the state the TX queue is in now (the worst of its qdiscs)");
+	for (size_t i = 0; i < s->ndq; i++) {
+		const struct devq *d = &s->dq[i];
+
+		if (!d->present)
+			continue;
+		dev_name(d->ifindex, dev, sizeof(dev));
+		if (d->txq < 0)
+			snprintf(q, sizeof(q), "all");
+		else
+			snprintf(q, sizeof(q), "%d", d->txq);
+		for (int st = 0; st < QS_NSTATES; st++) {
+			const char *l[] = { "device", dev, "queue", q, "state", qs_state_name(st), NULL };
+
+			nm_prom_sample(p, "qdiscstuck_queue_state", l, d->state == (enum qs_state)st);
+		}
+	}
+}
+
 /* qdiscstuck_events_total{device,state}: entries into each state, summed over the device's queues. */
 static void prom_events(struct nm_prom *p, struct sweep *s)
 {
@@ -717,6 +750,7 @@ static int write_prom(struct qdiscstuck_bpf *skel, struct sweep *s, const struct
 	prom_devq(p, s, "qdiscstuck_backlog_packets", "gauge", "Packets queued in the queue's qdisc", 1);
 	prom_devq(p, s, "qdiscstuck_backlog_bytes", "gauge", "Bytes queued in the queue's qdisc", 2);
 	prom_events(p, s);
+	prom_queue_state(p, s);
 	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
 	nm_self_prom_map(p, TOOL, "qdiscs", s->bpf_entries, QS_MAX_QDISCS, 0);
 	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));

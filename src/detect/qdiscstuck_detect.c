@@ -19,6 +19,19 @@ static const char *const names[QS_NSTATES] = {
 	[QS_STUCK] = "stuck",
 };
 
+enum qs_state qs_state_worse(enum qs_state a, enum qs_state b)
+{
+	static const int rank[QS_NSTATES] = {
+		[QS_IDLE] = 0, [QS_OK] = 1, [QS_SHAPED] = 2, [QS_DRIVER_STOPPED] = 3, [QS_STUCK] = 4,
+	};
+
+	if (a >= QS_NSTATES)
+		return b;
+	if (b >= QS_NSTATES)
+		return a;
+	return rank[b] > rank[a] ? b : a;
+}
+
 const char *qs_state_name(enum qs_state s)
 {
 	return s < QS_NSTATES ? names[s] : "?";

@@ -84,6 +84,12 @@ uint64_t qs_state_ms(const struct qs_track *t, uint64_t now_ns);
 
 /* "ok", "idle", "shaped", "driver_stopped", "stuck" */
 const char *qs_state_name(enum qs_state s);
+/*
+ * The state a TX queue shows when its qdiscs (an mq child, an htb leaf and
+ * its root) differ: the worse of a and b, stuck > driver_stopped > shaped
+ * > ok > idle.
+ */
+enum qs_state qs_state_worse(enum qs_state a, enum qs_state b);
 
 /* tbf, htb, hfsc, cbq, fq, netem, cbs, taprio, etf, sfb...: dequeue waits for a timer. */
 bool qs_kind_is_shaper(const char *kind);

@@ -528,6 +528,21 @@ static void test_xps_mask(void **state)
 	assert_true(qs_xps_mask(d) == 0x80000000ULL);
 }
 
+/* A queue shows its worst qdisc: an mq child stuck under an ok root is a stuck queue. */
+static void test_state_worse(void **state)
+{
+	(void)state;
+	assert_int_equal(qs_state_worse(QS_OK, QS_STUCK), QS_STUCK);
+	assert_int_equal(qs_state_worse(QS_STUCK, QS_OK), QS_STUCK);
+	assert_int_equal(qs_state_worse(QS_DRIVER_STOPPED, QS_STUCK), QS_STUCK);
+	assert_int_equal(qs_state_worse(QS_SHAPED, QS_DRIVER_STOPPED), QS_DRIVER_STOPPED);
+	assert_int_equal(qs_state_worse(QS_OK, QS_SHAPED), QS_SHAPED);
+	assert_int_equal(qs_state_worse(QS_IDLE, QS_OK), QS_OK);
+	assert_int_equal(qs_state_worse(QS_OK, QS_IDLE), QS_OK);
+	assert_int_equal(qs_state_worse(QS_IDLE, QS_IDLE), QS_IDLE);
+	assert_int_equal(qs_state_worse(QS_NSTATES, QS_SHAPED), QS_SHAPED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_lock_cmds_keep_handle),
 		cmocka_unit_test(test_parent_of_default_mq_children),
+		cmocka_unit_test(test_state_worse),
 		cmocka_unit_test(test_xps_mask),
 	};
 
