@@ -1317,6 +1317,10 @@ int main(int argc, char **argv)
 	env.threshold_ms = QS_THRESHOLD_MS_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	nm_install_signals();	/* before anything is changed */
+	/* lock: tc qdisc replace, undone with tc; kick: AF_PACKET frames */
+	env.o.caps.remedy = env.o.caps.remedy_exec = env.lock || (env.fix & FIX_LOCK);
+	env.o.caps.raw = env.kick || (env.fix & FIX_KICK);
+	env.o.caps.remedy_opt = env.lock ? "--lock" : env.kick ? "--kick" : "--fix";
 	if (env.o.cleanup)
 		return nm_cleanup_main(&env.o);
 	ret = nm_setup(&env.o);
@@ -1342,12 +1346,15 @@ int main(int argc, char **argv)
 	}
 	if (nm_exiting)
 		goto out;	/* a signal during the load: nothing was changed */
+	if (env.o.bpf_stats)
+		stats_fd = nm_self_enable_stats(&env.o);
+	ret = nm_caps_after_attach(&env.o);
+	if (ret)
+		goto out;
 	if (env.kick) {
 		ret = do_kick(skel, kdev, kif, kq, "--kick");
 		goto out;
 	}
-	if (env.o.bpf_stats)
-		stats_fd = nm_self_enable_stats(&env.o);
 	if (env.lock) {
 		nm_test_stop("change");
 		if (nm_exiting)

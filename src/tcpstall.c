@@ -1947,6 +1947,13 @@ int main(int argc, char **argv)
 	test_aids();
 	/* before --netns moves us: RFS's global sysctl lives here */
 	st.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	/* sysctls; rfs: sysfs and the initial netns; routes: ip */
+	env.o.caps.remedy = env.fix & (FIX_DEFER | FIX_AUTOCORK | FIX_RFS | FIX_ROUTES);
+	env.o.caps.remedy_sysfs = env.o.caps.remedy_setns = env.fix & FIX_RFS;
+	env.o.caps.remedy_exec = env.fix & FIX_ROUTES;
+	env.o.caps.remedy_opt = "--fix";
+	/* a sockopt record (--fix=kick) is undone by a program */
+	env.o.caps.cleanup_bpf = true;
 	if (env.o.cleanup)
 		return cleanup_main();
 	if (env.list_fixes)
@@ -1990,6 +1997,9 @@ int main(int argc, char **argv)
 		stats_fd = nm_self_enable_stats(&env.o);
 	/* a signal during the load: nothing is changed, nothing reported */
 	ret = env.fix && !nm_exiting ? fix_start(skel) : 0;
+	/* before the kicker thread: capabilities are per thread */
+	if (!ret)
+		ret = nm_caps_after_attach(&env.o);
 	/* once the journal is open: its first request may come at once */
 	if (!ret && st.kick && push_kick_timer(hooks))
 		kicker_start(skel);

@@ -831,6 +831,10 @@ int main(int argc, char **argv)
 	env.max_flows = nm_table_size(env.max_flows);
 	max_flows = env.max_flows;
 	nm_install_signals();	/* before anything is changed */
+	/* --pin: a tc program and filter, xps_cpus in sysfs, undone with tc */
+	env.o.caps.remedy = env.o.caps.remedy_sysfs = env.o.caps.remedy_exec = env.pin;
+	env.o.caps.net_prog = env.pin;
+	env.o.caps.remedy_opt = "--pin";
 
 	if (env.o.cleanup)
 		return nm_cleanup_main(&env.o);
@@ -861,6 +865,8 @@ int main(int argc, char **argv)
 		nm_test_stop("change");
 		ret = nm_exiting ? 0 : pin_start(skel, &ps);
 	}
+	if (!ret)
+		ret = nm_caps_after_attach(&env.o);
 	if (!ret) {
 		print_start(hooks, max_flows);
 		note_one_queue_devs();

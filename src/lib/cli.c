@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <net/if.h>
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,6 +274,68 @@ static int resolve_devs(struct nm_opts *o)
 	return 0;
 }
 
+/* --netns /proc/PID/ns/net of another process: ptrace-read access to it */
+static bool other_proc(const char *netns)
+{
+	return netns && !strncmp(netns, "/proc/", 6) && strncmp(netns, "/proc/self/", 11) &&
+	       strncmp(netns, "/proc/thread-self/", 18);
+}
+
+/*
+ * The --prom-file directory, as its mode bits allow euid (no capability):
+ * rewriting the file after the drop needs CAP_DAC_OVERRIDE otherwise.
+ */
+static bool prom_needs_dac(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!path || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return false;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	if (stat(dir, &st))
+		return false;	/* nm_prom_check_path says what is wrong */
+	return !nm_caps_dir_writable(st.st_uid, st.st_mode, geteuid(),
+				     st.st_gid == getegid() || group_member(st.st_gid));
+}
+
+/* The capabilities o->caps needs, in the effective set; else one line naming the first missing. */
+static int check_caps(struct nm_opts *o)
+{
+	struct nm_cap_need need[NM_CAPS_MAX_NEEDS];
+	char name[32];
+	int n, i;
+
+	o->caps.euid = geteuid();
+	o->caps.no_cap_bpf = !nm_caps_kernel_has_bpf();
+	n = nm_caps_needed(&o->caps, need, NM_CAPS_MAX_NEEDS);
+	i = nm_caps_missing(need, n, nm_caps_effective());
+	if (i < 0)
+		return 0;
+	return nm_err(o, NM_EXIT_RUNTIME, "%s needs %s (%s); missing", need[i].what,
+		      nm_cap_name(need[i].cap, name, sizeof(name)), need[i].why);
+}
+
+int nm_caps_after_attach(const struct nm_opts *o)
+{
+	char kept[256], err[128];
+	const char *why;
+	uint64_t keep = nm_caps_keep(&o->caps, &why);
+
+	if (nm_caps_drop(keep, nm_caps_ambient(&o->caps, keep), err, sizeof(err)))
+		return nm_err(o, NM_EXIT_RUNTIME, "dropping capabilities: %s", err);
+	if (o->verbose)
+		nm_info(o, "caps: kept %s%s%s%s; no_new_privs", nm_caps_str(keep, kept, sizeof(kept)),
+			why ? " (" : "", why ? why : "", why ? ")" : "");
+	return NM_EXIT_OK;
+}
+
 int nm_setup(struct nm_opts *o)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
@@ -282,8 +346,14 @@ int nm_setup(struct nm_opts *o)
 	o->table = !o->json || o->table;
 	/* before check_btf: libbpf's own lines would make its error two */
 	libbpf_set_print(o->verbose ? libbpf_print : libbpf_quiet);
-	if (geteuid() != 0)
-		return nm_err(o, NM_EXIT_RUNTIME, "must run as root (BPF programs and remedies need CAP_BPF, CAP_NET_ADMIN, CAP_PERFMON)");
+	o->caps.load = true;
+	o->caps.netns = o->netns;
+	o->caps.netns_proc = other_proc(o->netns);
+	o->caps.bpf_stats = o->bpf_stats;
+	o->caps.prom_dac = prom_needs_dac(o->prom_file);
+	ret = check_caps(o);
+	if (ret)
+		return ret;
 	ret = check_btf(o);
 	if (ret)
 		return ret;
@@ -390,12 +460,14 @@ const char *nm_dev_name(const struct nm_opts *o, unsigned int netns, unsigned in
 	return buf;
 }
 
-int nm_cleanup_main(const struct nm_opts *o)
+int nm_cleanup_main(struct nm_opts *o)
 {
 	int ret;
 
-	if (geteuid())
-		return nm_err(o, NM_EXIT_RUNTIME, "--cleanup must run as root");
+	o->caps.cleanup = true;
+	ret = check_caps(o);
+	if (ret)
+		return ret;
 	ret = nm_journal_cleanup(o->tool, stderr);
 	/* Each journal not undone has said why, naming its file, above. */
 	if (ret < 0)

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/caps.h"
 #include "lib/hooks.h"
 #include "netmedic/common.h"
 
@@ -35,6 +36,11 @@ struct nm_opts {
 	bool cleanup;
 	bool bpf_stats;
 	const char *btf_path;		/* NETMEDIC_BTF, for kernels without /sys/kernel/btf/vmlinux */
+	/*
+	 * What the run needs privileges for: the tool sets the remedy fields
+	 * before nm_setup() (or nm_cleanup_main()), which sets the rest.
+	 */
+	struct nm_caps_run caps;
 	/* resolved by nm_setup() */
 	unsigned int ifindex[NM_MAX_DEVS];
 	unsigned long netns_ino;	/* of the netns the tool runs in (after --netns) */
@@ -64,7 +70,7 @@ int nm_err(const struct nm_opts *o, int code, const char *fmt, ...)
 void nm_info(const struct nm_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * Everything before load: root, kernel BTF, --netns, --dev names, the
+ * Everything before load: the capabilities the run needs, kernel BTF, --netns, --dev names, the
  * --prom-file directory, memlock, libbpf logging. Returns NM_EXIT_OK or the
  * exit code after printing the reason; nothing is changed on failure.
  */
@@ -88,8 +94,15 @@ int nm_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned
  */
 long nm_parse_names(const char *arg, const char *const *names, int n);
 
+/*
+ * Once everything is loaded and attached, and before any thread starts:
+ * keeps only what the rest of the run needs (nm_caps_keep), sets
+ * no_new_privs, and says what it kept with -v. The exit code.
+ */
+int nm_caps_after_attach(const struct nm_opts *o);
+
 /* --cleanup: undo the journals a dead instance of o->tool left; the exit code. */
-int nm_cleanup_main(const struct nm_opts *o);
+int nm_cleanup_main(struct nm_opts *o);
 
 /*
  * Writes the --dev filter into a skeleton's rodata (targ_ndevs, targ_netns,

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * caps.c - least privilege: the capabilities a run needs, those it keeps
+ * after attach, and raw capget/capset/prctl to check and drop them.
+ *
+ * Capabilities are per thread: nm_caps_drop() must run before any thread
+ * starts (tcpstall's kicker starts after it), so that every thread has the
+ * dropped set.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "lib/caps.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF		39
+#endif
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT		47
+#define PR_CAP_AMBIENT_RAISE	2
+#endif
+
+static const char *const cap_names[] = {
+	[CAP_CHOWN] = "chown", [CAP_DAC_OVERRIDE] = "dac_override",
+	[CAP_DAC_READ_SEARCH] = "dac_read_search", [CAP_FOWNER] = "fowner",
+	[CAP_FSETID] = "fsetid", [CAP_KILL] = "kill", [CAP_SETGID] = "setgid",
+	[CAP_SETUID] = "setuid", [CAP_SETPCAP] = "setpcap",
+	[CAP_LINUX_IMMUTABLE] = "linux_immutable", [CAP_NET_BIND_SERVICE] = "net_bind_service",
+	[CAP_NET_BROADCAST] = "net_broadcast", [CAP_NET_ADMIN] = "net_admin",
+	[CAP_NET_RAW] = "net_raw", [CAP_IPC_LOCK] = "ipc_lock", [CAP_IPC_OWNER] = "ipc_owner",
+	[CAP_SYS_MODULE] = "sys_module", [CAP_SYS_RAWIO] = "sys_rawio",
+	[CAP_SYS_CHROOT] = "sys_chroot", [CAP_SYS_PTRACE] = "sys_ptrace",
+	[CAP_SYS_PACCT] = "sys_pacct", [CAP_SYS_ADMIN] = "sys_admin", [CAP_SYS_BOOT] = "sys_boot",
+	[CAP_SYS_NICE] = "sys_nice", [CAP_SYS_RESOURCE] = "sys_resource",
+	[CAP_SYS_TIME] = "sys_time", [CAP_SYS_TTY_CONFIG] = "sys_tty_config",
+	[CAP_MKNOD] = "mknod", [CAP_LEASE] = "lease", [CAP_AUDIT_WRITE] = "audit_write",
+	[CAP_AUDIT_CONTROL] = "audit_control", [CAP_SETFCAP] = "setfcap",
+	[CAP_MAC_OVERRIDE] = "mac_override", [CAP_MAC_ADMIN] = "mac_admin",
+	[CAP_SYSLOG] = "syslog", [CAP_WAKE_ALARM] = "wake_alarm",
+	[CAP_BLOCK_SUSPEND] = "block_suspend", [CAP_AUDIT_READ] = "audit_read",
+	[CAP_PERFMON] = "perfmon", [CAP_BPF] = "bpf", [40] = "checkpoint_restore",
+};
+
+#define NCAPS ((int)(sizeof(cap_names) / sizeof(cap_names[0])))
+
+const char *nm_cap_name(int cap, char *buf, size_t len)
+{
+	size_t i;
+
+	if (cap < 0 || cap >= NCAPS || !cap_names[cap]) {
+		snprintf(buf, len, "CAP_%d", cap);
+		return buf;
+	}
+	snprintf(buf, len, "CAP_%s", cap_names[cap]);
+	for (i = 4; buf[i]; i++)
+		if (buf[i] >= 'a' && buf[i] <= 'z')
+			buf[i] -= 'a' - 'A';
+	return buf;
+}
+
+const char *nm_caps_str(uint64_t mask, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (int c = 0; c < 64 && off < len; c++) {
+		if (!(mask & NM_CAP(c)))
+			continue;
+		if (c < NCAPS && cap_names[c])
+			off += snprintf(buf + off, len - off, "%scap_%s", off ? "," : "", cap_names[c]);
+		else
+			off += snprintf(buf + off, len - off, "%scap_%d", off ? "," : "", c);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+static int add(struct nm_cap_need *need, int n, int max, int cap, const char *what, const char *why)
+{
+	if (n < max)
+		need[n] = (struct nm_cap_need){ .cap = cap, .what = what, .why = why };
+	return n + 1;
+}
+
+static int add_bpf(const struct nm_caps_run *r, struct nm_cap_need *need, int n, int max,
+		   const char *what)
+{
+	/* before 5.8 the kernel asks CAP_SYS_ADMIN for both */
+	if (r->no_cap_bpf)
+		return add(need, n, max, CAP_SYS_ADMIN, what, "bpf() and tracing, a kernel without CAP_BPF");
+	n = add(need, n, max, CAP_BPF, what, "bpf()");
+	return add(need, n, max, CAP_PERFMON, what, "tracing programs");
+}
+
+int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int max)
+{
+	const char *opt = r->remedy_opt ? r->remedy_opt : "the remedy";
+	int n = 0;
+
+	if (r->cleanup) {
+		n = add(need, n, max, CAP_NET_ADMIN, "--cleanup", "tc, net sysctls");
+		n = add(need, n, max, CAP_SYS_ADMIN, "--cleanup", "entering a journal's netns");
+		if (r->cleanup_bpf)
+			n = add_bpf(r, need, n, max, "--cleanup");
+		return n < max ? n : max;
+	}
+	if (r->load)
+		n = add_bpf(r, need, n, max, "loading BPF programs");
+	if (r->netns)
+		n = add(need, n, max, CAP_SYS_ADMIN, "--netns", "setns");
+	if (r->netns_proc)
+		n = add(need, n, max, CAP_SYS_PTRACE, "--netns", "another process's /proc/PID/ns");
+	if (r->net_prog)
+		n = add(need, n, max, CAP_NET_ADMIN, opt, "a tc BPF program");
+	if (r->remedy)
+		n = add(need, n, max, CAP_NET_ADMIN, opt, "tc, netlink, net sysctls");
+	if (r->remedy_sysfs && r->euid != 0)
+		n = add(need, n, max, CAP_DAC_OVERRIDE, opt, "sysfs files owned by root");
+	if (r->remedy_setns)
+		n = add(need, n, max, CAP_SYS_ADMIN, opt, "setns to the initial netns");
+	if (r->raw)
+		n = add(need, n, max, CAP_NET_RAW, opt, "AF_PACKET frames");
+	if (r->bpf_stats)
+		n = add(need, n, max, CAP_SYS_ADMIN, "--bpf-stats", "BPF_ENABLE_STATS");
+	if (r->prom_dac)
+		n = add(need, n, max, CAP_DAC_OVERRIDE, "--prom-file", "a directory this user cannot write");
+	return n < max ? n : max;
+}
+
+int nm_caps_missing(const struct nm_cap_need *need, int n, uint64_t eff)
+{
+	for (int i = 0; i < n; i++) {
+		int c = need[i].cap;
+
+		if (eff & NM_CAP(c))
+			continue;
+		/* bpf_capable() and perfmon_capable() take CAP_SYS_ADMIN too */
+		if ((c == CAP_BPF || c == CAP_PERFMON) && (eff & NM_CAP(CAP_SYS_ADMIN)))
+			continue;
+		return i;
+	}
+	return -1;
+}
+
+uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
+{
+	uint64_t keep = 0;
+	bool has_remedy = r->remedy || r->raw;
+
+	if (r->remedy)
+		keep |= NM_CAP(CAP_NET_ADMIN);
+	if (r->remedy && r->remedy_sysfs && r->euid != 0)
+		keep |= NM_CAP(CAP_DAC_OVERRIDE);
+	if (r->remedy && r->remedy_setns)
+		keep |= NM_CAP(CAP_SYS_ADMIN);
+	if (r->raw)
+		keep |= NM_CAP(CAP_NET_RAW);
+	if (r->prom_dac)
+		keep |= NM_CAP(CAP_DAC_OVERRIDE);
+	if (why) {
+		if (has_remedy && r->prom_dac)
+			*why = "remedies, --prom-file";
+		else if (has_remedy)
+			*why = "remedies";
+		else if (r->prom_dac)
+			*why = "--prom-file";
+		else
+			*why = NULL;
+	}
+	return keep;
+}
+
+uint64_t nm_caps_ambient(const struct nm_caps_run *r, uint64_t keep)
+{
+	return r->remedy_exec ? keep & NM_CAP(CAP_NET_ADMIN) : 0;
+}
+
+bool nm_caps_dir_writable(uid_t uid, mode_t mode, uid_t euid, bool in_group)
+{
+	/* the first class that matches decides, as in the kernel */
+	if (uid == euid)
+		return (mode & (S_IWUSR | S_IXUSR)) == (S_IWUSR | S_IXUSR);
+	if (in_group)
+		return (mode & (S_IWGRP | S_IXGRP)) == (S_IWGRP | S_IXGRP);
+	return (mode & (S_IWOTH | S_IXOTH)) == (S_IWOTH | S_IXOTH);
+}
+
+/* ---- the process ---- */
+
+static int caps_get(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+
+	memset(d, 0, 2 * sizeof(*d));
+	return syscall(SYS_capget, &h, d) ? -errno : 0;
+}
+
+static uint64_t word(uint32_t lo, uint32_t hi)
+{
+	return (uint64_t)hi << 32 | lo;
+}
+
+uint64_t nm_caps_effective(void)
+{
+	struct __user_cap_data_struct d[2];
+
+	if (caps_get(d))
+		return 0;
+	return word(d[0].effective, d[1].effective);
+}
+
+static int last_cap(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+	int c = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &c) != 1)
+			c = -1;
+		fclose(f);
+	}
+	return c;
+}
+
+bool nm_caps_kernel_has_bpf(void)
+{
+	int c = last_cap();
+
+	/* unreadable (no /proc): assume a kernel of this decade */
+	return c < 0 || c >= CAP_BPF;
+}
+
+int nm_caps_drop(uint64_t keep, uint64_t ambient, char *err, size_t len)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	uint64_t perm, inh;
+	int rc, last = last_cap();
+
+	rc = caps_get(d);
+	if (rc) {
+		snprintf(err, len, "capget: %s", strerror(-rc));
+		return rc;
+	}
+	perm = word(d[0].permitted, d[1].permitted) & keep;
+	ambient &= perm;
+	inh = (word(d[0].inheritable, d[1].inheritable) & keep) | ambient;
+	/* the bounding set too, while CAP_SETPCAP is still there (root) */
+	if (word(d[0].effective, d[1].effective) & NM_CAP(CAP_SETPCAP)) {
+		for (int c = 0; c <= (last < 0 ? 40 : last); c++)
+			if (!(keep & NM_CAP(c)) && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) && errno != EINVAL) {
+				rc = -errno;
+				snprintf(err, len, "PR_CAPBSET_DROP %d: %s", c, strerror(errno));
+				return rc;
+			}
+	}
+	d[0].permitted = d[0].effective = (uint32_t)perm;
+	d[1].permitted = d[1].effective = (uint32_t)(perm >> 32);
+	d[0].inheritable = (uint32_t)inh;
+	d[1].inheritable = (uint32_t)(inh >> 32);
+	if (syscall(SYS_capset, &h, d)) {
+		rc = -errno;
+		snprintf(err, len, "capset: %s", strerror(errno));
+		return rc;
+	}
+	/* tc and ip, run for a remedy or its undo, get what they need (non-root) */
+	for (int c = 0; c < 64; c++)
+		if ((ambient & NM_CAP(c)) && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0)) {
+			rc = -errno;
+			snprintf(err, len, "PR_CAP_AMBIENT_RAISE %d: %s", c, strerror(errno));
+			return rc;
+		}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		rc = -errno;
+		snprintf(err, len, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+		return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Least privilege: which capabilities a run needs before it loads anything,
+ * which it keeps once its programs are attached, and the calls that check
+ * and drop them (raw capget/capset/prctl: no libcap).
+ *
+ * The decisions (nm_caps_needed, nm_caps_missing, nm_caps_keep) are pure
+ * functions of what the options ask for; the rest reads or changes the
+ * process.
+ */
+#ifndef NETMEDIC_LIB_CAPS_H
+#define NETMEDIC_LIB_CAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define NM_CAP(c)	(1ULL << (c))
+
+/* What a run asks for, as far as privileges go. */
+struct nm_caps_run {
+	bool load;		/* loads BPF programs (every run but --cleanup) */
+	bool netns;		/* --netns: setns, unshare(CLONE_NEWNS), a sysfs mount */
+	bool netns_proc;	/* --netns /proc/PID/ns/net: another process's namespace */
+	bool remedy;		/* changes state: tc, netlink, net sysctls (CAP_NET_ADMIN) */
+	bool remedy_sysfs;	/* writes sysfs files (xps_cpus, rps_flow_cnt), owned by root */
+	bool remedy_setns;	/* enters another netns to change or restore (tcpstall --fix=rfs) */
+	bool remedy_exec;	/* runs tc or ip, which need CAP_NET_ADMIN in the child */
+	bool raw;		/* AF_PACKET frames (qdiscstuck --fix=kick, --kick) */
+	bool net_prog;		/* loads a tc program (sched_cls: CAP_NET_ADMIN) */
+	bool bpf_stats;		/* BPF_ENABLE_STATS: CAP_SYS_ADMIN */
+	bool cleanup;		/* --cleanup: undoes journals (tc, sysctl, sysfs, their netns) */
+	bool cleanup_bpf;	/* ... and loads a program to undo (tcpstall's sockopt records) */
+	bool prom_dac;		/* the --prom-file directory is writable only with CAP_DAC_OVERRIDE */
+	bool no_cap_bpf;	/* the kernel has no CAP_BPF/CAP_PERFMON (< 5.8): CAP_SYS_ADMIN */
+	uid_t euid;
+	const char *remedy_opt;	/* named in the message: "--pin", "--fix" */
+};
+
+struct nm_cap_need {
+	int cap;
+	const char *what;	/* "--netns", "loading BPF programs" */
+	const char *why;	/* "setns" */
+};
+
+#define NM_CAPS_MAX_NEEDS 16
+
+/* The capabilities the run needs, each with what needs it; their number. */
+int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int max);
+
+/*
+ * The index of the first need the effective set eff lacks, or -1. As in
+ * the kernel (bpf_capable, perfmon_capable), CAP_SYS_ADMIN stands in for
+ * CAP_BPF and CAP_PERFMON.
+ */
+int nm_caps_missing(const struct nm_cap_need *need, int n, uint64_t eff);
+
+/*
+ * What to keep once the programs are attached (maps and iterators are read
+ * through fds the process holds, which needs no capability); *why says
+ * what for ("remedies"), or NULL when nothing is kept.
+ */
+uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why);
+
+/* Of the kept set, what must pass to the commands the run executes (ambient). */
+uint64_t nm_caps_ambient(const struct nm_caps_run *r, uint64_t keep);
+
+/*
+ * Whether a directory of this owner and mode lets euid (in its group when
+ * in_group) create and rename files without CAP_DAC_OVERRIDE.
+ */
+bool nm_caps_dir_writable(uid_t uid, mode_t mode, uid_t euid, bool in_group);
+
+/* "CAP_NET_ADMIN" ("CAP_38" past the table). */
+const char *nm_cap_name(int cap, char *buf, size_t len);
+/* "cap_net_admin,cap_sys_admin", or "none". */
+const char *nm_caps_str(uint64_t mask, char *buf, size_t len);
+
+/* The effective set (capget); 0 on error. */
+uint64_t nm_caps_effective(void);
+/* The kernel knows CAP_BPF (5.8+): /proc/sys/kernel/cap_last_cap >= 39. */
+bool nm_caps_kernel_has_bpf(void);
+/*
+ * Keeps keep (permitted, effective; inheritable and ambient as ambient
+ * says), drops the rest of the bounding set when CAP_SETPCAP allows, and
+ * sets PR_SET_NO_NEW_PRIVS. Per thread: call it before any thread starts.
+ * 0 or -errno, what failed in err.
+ */
+int nm_caps_drop(uint64_t keep, uint64_t ambient, char *err, size_t len);
+
+#endif
