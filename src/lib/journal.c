@@ -373,10 +373,14 @@ int nm_journal_check_stat(const struct stat *st, mode_t want, uid_t euid, char *
 		return set_err(why, len, -EISDIR, "is a directory, not a regular file");
 	if (type != want)
 		return set_err(why, len, -EINVAL, "is not a regular file");
-	/* Whoever else could write it could make root run what they like. */
-	if (st->st_uid != euid)
-		return set_err(why, len, -EPERM, "is owned by uid %u, not %u", (unsigned)st->st_uid,
-			       (unsigned)euid);
+	/*
+	 * Whoever else could write it could make us run what they like. Root
+	 * is trusted by a non-root run (holding capabilities) too: root could
+	 * do anything anyway, and a root-owned /run/netmedic is the usual one.
+	 */
+	if (st->st_uid != euid && st->st_uid != 0)
+		return set_err(why, len, -EPERM, "is owned by uid %u, not %u%s", (unsigned)st->st_uid,
+			       (unsigned)euid, euid ? " nor root" : "");
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
 		return set_err(why, len, -EPERM, "is writable by group or others (mode %04o)",
 			       (unsigned)(st->st_mode & 07777));

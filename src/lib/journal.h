@@ -39,7 +39,7 @@ const char *nm_journal_dir(void);
  * cleanup can re-enter it. Returns 0; -EBUSY when another live process holds it (err says "another <tool> instance
  * (pid N) is already changing <key>"); -EEXIST when a stale journal with entries is present (err tells the user to
  * run `<tool> --cleanup` first); other -errno. Creates RUN_DIR (mode 0700) when missing; an existing RUN_DIR or
- * journal must be owned by the euid and not writable by group or others (nm_journal_check_stat), else -EPERM
+ * journal must be owned by the euid (or root) and not writable by group or others (nm_journal_check_stat), else -EPERM
  * (-ELOOP for a symlink) and err names it and says why.
  * A stale journal without entries is simply taken over; one that cannot be parsed gives -EBADMSG.
  * A netns given but not found gives -ENOENT. On any error *jp is NULL.

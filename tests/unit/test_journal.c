@@ -884,6 +884,15 @@ static void test_check_stat(void **state)
 	assert_string_equal(why, "is owned by uid 65534, not 0");
 	st.st_uid = 1000;
 	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 1000, why, sizeof(why)), 0);
+	/* #16.9: a non-root run trusts root's, and no other user's */
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 1001, why, sizeof(why)), -EPERM);
+	assert_string_equal(why, "is owned by uid 1000, not 1001 nor root");
+	st.st_uid = 0;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 1000, why, sizeof(why)), 0);
+	st.st_mode = S_IFDIR | 0770;
+	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 1000, why, sizeof(why)), -EPERM);
+	st.st_mode = S_IFDIR | 0700;
+	st.st_uid = 1000;
 	st.st_mode = S_IFREG | 0600;
 	assert_int_equal(nm_journal_check_stat(&st, S_IFDIR, 1000, why, sizeof(why)), -ENOTDIR);
 	assert_string_equal(why, "is not a directory");
