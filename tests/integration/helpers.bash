@@ -80,3 +80,29 @@ signal_at() {
 		done
 		kill -KILL $p; echo alive' _ "$@"
 }
+
+# as_nobody CAPS CMD...: CMD as uid and gid 65534 (nobody), no groups,
+# holding exactly CAPS (comma-separated: bpf,perfmon), inherited and ambient,
+# so that they are its effective set; "" for none.
+as_nobody() {
+	local caps=$1
+	shift
+	if [ -z "$caps" ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+		return
+	fi
+	caps=+${caps//,/,+}
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" "$@"
+}
+
+# proc_status PID FIELD: a field of /proc/PID/status (CapEff, NoNewPrivs, ...)
+proc_status() {
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
+}
+
+# nobody_run_dir DIR: a journal directory nobody owns, in a $TMP it can enter
+nobody_run_dir() {
+	chmod 0711 "$TMP"
+	mkdir -m 0700 "$1"
+	chown 65534:65534 "$1"
+}

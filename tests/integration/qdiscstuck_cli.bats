@@ -8,9 +8,11 @@ QS=$LAB/qdiscstuck.sh
 
 setup() {
 	TMP=$(mktemp -d)
+	BG_PID=
 }
 
 teardown() {
+	stop_bg KILL
 	"$QS" down
 	rm -rf "$TMP"
 }
@@ -44,11 +46,41 @@ teardown() {
 	[[ $stderr == *"no tx-7"* ]]
 }
 
-@test "qdiscstuck: not root -> exit 1, one line" {
-	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN/qdiscstuck" -c 1
+@test "qdiscstuck: not root, no capabilities -> exit 1, one line naming CAP_BPF" {
+	run --separate-stderr as_nobody "" "$BIN/qdiscstuck" -c 1
 	assert_failure 1
 	output=$stderr assert_one_line_error
-	[[ $stderr == *"must run as root"* ]]
+	[[ $stderr == *"loading BPF programs needs CAP_BPF (bpf()); missing"* ]]
+}
+
+@test "qdiscstuck: as nobody with CAP_BPF and CAP_PERFMON only, an observe run works and keeps nothing" {
+	run --separate-stderr as_nobody bpf,perfmon "$BIN/qdiscstuck" -c 2 -i 0.2 -v --json
+	echo "$stderr"
+	assert_success
+	# every report holds the host's qdiscs: netlink dumps and the sampler's test runs after the drop
+	[ "$(echo "$output" | jq -s 'map(select(.type == "interval" and .qdiscs >= 1)) | length')" = 2 ]
+	[[ $stderr == *"qdiscstuck: caps: kept none; no_new_privs"* ]]
+}
+
+@test "qdiscstuck: the one capability missing is named; --fix keeps what its remedies need" {
+	run --separate-stderr as_nobody bpf,perfmon "$BIN/qdiscstuck" --fix=kick -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"--fix needs CAP_NET_RAW (AF_PACKET frames); missing"* ]]
+	run --separate-stderr as_nobody bpf,perfmon,net_raw "$BIN/qdiscstuck" --fix=kick,lock -c 1
+	assert_failure 1
+	[[ $stderr == *"--fix needs CAP_NET_ADMIN (tc, netlink, net sysctls); missing"* ]]
+	run --separate-stderr "$BIN/qdiscstuck" --dev lo --fix=kick,lock -c 1 -i 0.2 -v
+	assert_success
+	[[ $stderr == *"qdiscstuck: caps: kept cap_net_admin,cap_net_raw (remedies); no_new_privs"* ]]
+}
+
+@test "qdiscstuck: once attached, root holds no capability; no_new_privs" {
+	start_bg "$TMP/out" "$BIN/qdiscstuck" -i 1
+	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000000000
+	assert_equal "$(proc_status "$BG_PID" CapBnd)" 0000000000000000
+	assert_equal "$(proc_status "$BG_PID" NoNewPrivs)" 1
+	stop_bg TERM
 }
 
 @test "qdiscstuck: no kernel BTF, missing --prom-file directory -> one line" {

@@ -3,6 +3,11 @@
 
 load helpers
 
+teardown() {
+	stop_bg KILL
+	[ -z "${TMP:-}" ] || rm -rf "$TMP"
+}
+
 @test "tcpstall: bad options -> exit 2" {
 	for a in "--threshold 0" "--sweep x" "--port 70000" "--fix=bogus" "--fix=defer,,autocork" "--fix=kick," "-i 0" "-c -1" "--max-flows 1"; do
 		run --separate-stderr "$BIN/tcpstall" $a -c 1 -i 0.2
@@ -15,9 +20,10 @@ load helpers
 }
 
 @test "tcpstall: not root, no BTF, unknown netns -> one line, non-zero" {
-	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN/tcpstall" -c 1
+	run --separate-stderr as_nobody "" "$BIN/tcpstall" -c 1
 	assert_failure 1
 	output=$stderr assert_one_line_error
+	[[ $stderr == *"loading BPF programs needs CAP_BPF (bpf()); missing"* ]]
 	NETMEDIC_BTF=/nonexistent run --separate-stderr "$BIN/tcpstall" -c 1
 	assert_failure 1
 	output=$stderr assert_one_line_error
@@ -132,4 +138,53 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 	if echo "${lines[0]}" | jq -e '.refused | to_entries | any(.value | test("^load: .*EPERM\\)$"))' >/dev/null; then
 		[[ $stderr == *"not a memory limit: this kernel ($(uname -r)) charges BPF memory to the memory cgroup"* ]]
 	fi
+}
+
+@test "tcpstall: as nobody with CAP_BPF and CAP_PERFMON only, an observe run works and keeps nothing" {
+	run --separate-stderr as_nobody bpf,perfmon "$BIN/tcpstall" -c 2 -i 0.3 -v --json
+	echo "$stderr"
+	assert_success
+	[[ $stderr == *"tcpstall: caps: kept none; no_new_privs"* ]]
+	# both reports: the sweeps (iter/tcp reads) and map reads ran after the drop
+	[ "$(echo "$output" | jq -s 'map(select(.type == "interval")) | length')" = 2 ]
+}
+
+@test "tcpstall: the one capability missing is named; --fix keeps what its remedies need" {
+	run --separate-stderr as_nobody bpf,perfmon "$BIN/tcpstall" --fix=defer -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"--fix needs CAP_NET_ADMIN (tc, netlink, net sysctls); missing"* ]]
+	run --separate-stderr as_nobody bpf,perfmon,net_admin,dac_override "$BIN/tcpstall" --fix=rfs -c 1
+	assert_failure 1
+	[[ $stderr == *"--fix needs CAP_SYS_ADMIN (setns to the initial netns); missing"* ]]
+	# --cleanup: nothing to undo needs nothing; a journal to undo needs what undoes it
+	TMP=$(mktemp -d)
+	nobody_run_dir "$TMP/run"
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr as_nobody "" "$BIN/tcpstall" --cleanup
+	assert_success
+	[[ $stderr == *"cleanup: 0 journal(s) undone"* ]]
+	printf '' > "$TMP/run/tcpstall-1.journal"
+	chown 65534:65534 "$TMP/run/tcpstall-1.journal"
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr as_nobody bpf,perfmon "$BIN/tcpstall" --cleanup
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"--cleanup needs CAP_NET_ADMIN (tc, net sysctls); missing"* ]]
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr as_nobody bpf,perfmon,net_admin,sys_admin "$BIN/tcpstall" --cleanup
+	echo "$stderr"
+	[[ $stderr != *"needs CAP_"* ]]
+	run --separate-stderr "$BIN/tcpstall" --port 1 --fix=defer -c 1 -i 0.2 -v
+	assert_success
+	[[ $stderr == *"tcpstall: caps: kept cap_net_admin (remedies); no_new_privs"* ]]
+	run --separate-stderr "$BIN/tcpstall" --port 1 --fix=rfs -c 1 -i 0.2 -v
+	assert_success
+	[[ $stderr == *"tcpstall: caps: kept cap_net_admin,cap_sys_admin (remedies); no_new_privs"* ]]
+}
+
+@test "tcpstall: once attached, root holds no capability; no_new_privs" {
+	TMP=$(mktemp -d)
+	start_bg "$TMP/out" "$BIN/tcpstall" -i 1
+	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000000000
+	assert_equal "$(proc_status "$BG_PID" CapBnd)" 0000000000000000
+	assert_equal "$(proc_status "$BG_PID" NoNewPrivs)" 1
+	stop_bg TERM
 }

@@ -36,11 +36,51 @@ teardown() {
 	[[ $stderr == *"--pin needs --dev"* ]]
 }
 
-@test "xpsflap: not root -> exit 1, one line" {
-	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN/xpsflap" -c 1
+@test "xpsflap: not root, no capabilities -> exit 1, one line naming CAP_BPF" {
+	run --separate-stderr as_nobody "" "$BIN/xpsflap" -c 1
 	assert_failure 1
 	output=$stderr assert_one_line_error
-	[[ $stderr == *"must run as root"* ]]
+	[[ $stderr == *"loading BPF programs needs CAP_BPF (bpf()); missing"* ]]
+}
+
+@test "xpsflap: as nobody with CAP_BPF and CAP_PERFMON only, an observe run works and keeps nothing" {
+	run --separate-stderr as_nobody bpf,perfmon "$BIN/xpsflap" -c 1 -i 0.2 -v
+	echo "$stderr"
+	assert_success
+	assert_line --index 0 --regexp "^xpsflap: kernel $(uname -r), hooks "
+	[[ $stderr == *"xpsflap: caps: kept none; no_new_privs"* ]]
+}
+
+@test "xpsflap: the one capability missing is named, with what needs it" {
+	run --separate-stderr as_nobody bpf "$BIN/xpsflap" -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"loading BPF programs needs CAP_PERFMON (tracing programs); missing"* ]]
+	run --separate-stderr as_nobody bpf,perfmon "$BIN/xpsflap" --netns nm-no-such-ns -c 1
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"xpsflap: error: --netns needs CAP_SYS_ADMIN (setns); missing"* ]]
+	run --separate-stderr as_nobody bpf,perfmon,sys_admin "$BIN/xpsflap" --netns /proc/1/ns/net -c 1
+	assert_failure 1
+	[[ $stderr == *"--netns needs CAP_SYS_PTRACE (another process's /proc/PID/ns); missing"* ]]
+	run --separate-stderr as_nobody bpf,perfmon "$BIN/xpsflap" --dev lo --pin -c 1
+	assert_failure 1
+	[[ $stderr == *"--pin needs CAP_NET_ADMIN (a tc BPF program); missing"* ]]
+	run --separate-stderr as_nobody bpf,perfmon,net_admin "$BIN/xpsflap" --dev lo --pin -c 1
+	assert_failure 1
+	[[ $stderr == *"--pin needs CAP_DAC_OVERRIDE (sysfs files owned by root); missing"* ]]
+	run --separate-stderr as_nobody bpf,perfmon "$BIN/xpsflap" --bpf-stats -c 1
+	assert_failure 1
+	[[ $stderr == *"--bpf-stats needs CAP_SYS_ADMIN (BPF_ENABLE_STATS); missing"* ]]
+}
+
+@test "xpsflap: once attached, root holds no capability, not even in the bounding set; no_new_privs" {
+	start_bg "$TMP/out" "$BIN/xpsflap" -i 1
+	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000000000
+	assert_equal "$(proc_status "$BG_PID" CapPrm)" 0000000000000000
+	assert_equal "$(proc_status "$BG_PID" CapBnd)" 0000000000000000
+	assert_equal "$(proc_status "$BG_PID" NoNewPrivs)" 1
+	stop_bg TERM
 }
 
 @test "xpsflap: no kernel BTF -> exit 1, one line" {

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for src/lib/caps.c: what a run needs, what it keeps. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include <linux/capability.h>
+
+#include "lib/caps.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF		39
+#endif
+
+#define C(x) NM_CAP(CAP_##x)
+
+static uint64_t needed_mask(const struct nm_caps_run *r)
+{
+	struct nm_cap_need need[NM_CAPS_MAX_NEEDS];
+	int n = nm_caps_needed(r, need, NM_CAPS_MAX_NEEDS);
+	uint64_t m = 0;
+
+	for (int i = 0; i < n; i++)
+		m |= NM_CAP(need[i].cap);
+	return m;
+}
+
+/* The first need the set lacks, as the error line names it. */
+static const char *missing(const struct nm_caps_run *r, uint64_t eff, int *cap)
+{
+	static struct nm_cap_need need[NM_CAPS_MAX_NEEDS];
+	int n = nm_caps_needed(r, need, NM_CAPS_MAX_NEEDS);
+	int i = nm_caps_missing(need, n, eff);
+
+	*cap = i < 0 ? -1 : need[i].cap;
+	return i < 0 ? NULL : need[i].what;
+}
+
+static void test_observe(void **state)
+{
+	struct nm_caps_run r = { .load = true, .euid = 65534 };
+	int cap;
+
+	(void)state;
+	assert_true(needed_mask(&r) == (C(BPF) | C(PERFMON)));
+	assert_null(missing(&r, C(BPF) | C(PERFMON), &cap));
+	assert_string_equal(missing(&r, C(BPF), &cap), "loading BPF programs");
+	assert_int_equal(cap, CAP_PERFMON);
+	missing(&r, C(PERFMON) | C(NET_ADMIN), &cap);
+	assert_int_equal(cap, CAP_BPF);
+	/* the kernel's bpf_capable()/perfmon_capable(): CAP_SYS_ADMIN does */
+	assert_null(missing(&r, C(SYS_ADMIN), &cap));
+	/* before 5.8 there is no CAP_BPF to name */
+	r.no_cap_bpf = true;
+	assert_true(needed_mask(&r) == C(SYS_ADMIN));
+	missing(&r, C(NET_ADMIN), &cap);
+	assert_int_equal(cap, CAP_SYS_ADMIN);
+	/* nothing is kept */
+	r.no_cap_bpf = false;
+	assert_true(nm_caps_keep(&r, NULL) == 0);
+}
+
+static void test_netns(void **state)
+{
+	struct nm_caps_run r = { .load = true, .netns = true, .euid = 65534 };
+	const char *why = "x";
+	int cap;
+
+	(void)state;
+	assert_string_equal(missing(&r, C(BPF) | C(PERFMON), &cap), "--netns");
+	assert_int_equal(cap, CAP_SYS_ADMIN);
+	assert_null(missing(&r, C(BPF) | C(PERFMON) | C(SYS_ADMIN), &cap));
+	r.netns_proc = true;
+	missing(&r, C(BPF) | C(PERFMON) | C(SYS_ADMIN), &cap);
+	assert_int_equal(cap, CAP_SYS_PTRACE);
+	/* entered once, before attach: nothing to keep for it */
+	assert_true(nm_caps_keep(&r, &why) == 0);
+	assert_null(why);
+}
+
+static void test_remedies(void **state)
+{
+	struct nm_caps_run pin = { .load = true, .remedy = true, .remedy_sysfs = true,
+				   .remedy_exec = true, .net_prog = true, .euid = 65534,
+				   .remedy_opt = "--pin" };
+	uint64_t base = C(BPF) | C(PERFMON), keep;
+	const char *why;
+	int cap;
+
+	(void)state;
+	assert_string_equal(missing(&pin, base, &cap), "--pin");
+	assert_int_equal(cap, CAP_NET_ADMIN);
+	missing(&pin, base | C(NET_ADMIN), &cap);
+	assert_int_equal(cap, CAP_DAC_OVERRIDE);
+	keep = nm_caps_keep(&pin, &why);
+	assert_true(keep == (C(NET_ADMIN) | C(DAC_OVERRIDE)));
+	assert_string_equal(why, "remedies");
+	/* tc, run for the undo, gets CAP_NET_ADMIN only */
+	assert_true(nm_caps_ambient(&pin, keep) == C(NET_ADMIN));
+	/* root owns the sysfs files: no CAP_DAC_OVERRIDE */
+	pin.euid = 0;
+	assert_true(needed_mask(&pin) == (base | C(NET_ADMIN)));
+	assert_true(nm_caps_keep(&pin, NULL) == C(NET_ADMIN));
+
+	/* tcpstall --fix=rfs goes back to the initial netns to restore */
+	struct nm_caps_run rfs = { .load = true, .remedy = true, .remedy_sysfs = true,
+				   .remedy_setns = true, .euid = 0, .remedy_opt = "--fix" };
+	assert_true(nm_caps_keep(&rfs, NULL) == (C(NET_ADMIN) | C(SYS_ADMIN)));
+	assert_true(nm_caps_ambient(&rfs, nm_caps_keep(&rfs, NULL)) == 0);
+
+	/* qdiscstuck --fix=kick: frames only */
+	struct nm_caps_run kick = { .load = true, .raw = true, .euid = 0 };
+	missing(&kick, base, &cap);
+	assert_int_equal(cap, CAP_NET_RAW);
+	assert_true(nm_caps_keep(&kick, &why) == C(NET_RAW));
+	assert_string_equal(why, "remedies");
+}
+
+static void test_stats_prom(void **state)
+{
+	struct nm_caps_run r = { .load = true, .bpf_stats = true, .prom_dac = true, .euid = 0 };
+	uint64_t base = C(BPF) | C(PERFMON);
+	const char *why;
+	int cap;
+
+	(void)state;
+	assert_string_equal(missing(&r, base, &cap), "--bpf-stats");
+	assert_int_equal(cap, CAP_SYS_ADMIN);
+	assert_string_equal(missing(&r, base | C(SYS_ADMIN), &cap), "--prom-file");
+	assert_int_equal(cap, CAP_DAC_OVERRIDE);
+	/* the stats fd is held: CAP_SYS_ADMIN goes; the textfile is rewritten each interval */
+	assert_true(nm_caps_keep(&r, &why) == C(DAC_OVERRIDE));
+	assert_string_equal(why, "--prom-file");
+}
+
+static void test_cleanup(void **state)
+{
+	struct nm_caps_run r = { .cleanup = true, .load = true, .euid = 65534 };
+	int cap;
+
+	(void)state;
+	assert_true(needed_mask(&r) == (C(NET_ADMIN) | C(SYS_ADMIN)));
+	r.cleanup_bpf = true;
+	assert_true(needed_mask(&r) == (C(NET_ADMIN) | C(SYS_ADMIN) | C(BPF) | C(PERFMON)));
+	assert_string_equal(missing(&r, C(SYS_ADMIN), &cap), "--cleanup");
+	assert_int_equal(cap, CAP_NET_ADMIN);
+}
+
+static void test_needed_bounded(void **state)
+{
+	struct nm_caps_run r = { .load = true, .netns = true, .netns_proc = true, .remedy = true,
+				 .remedy_sysfs = true, .remedy_setns = true, .raw = true,
+				 .net_prog = true, .bpf_stats = true, .prom_dac = true, .euid = 1 };
+	struct nm_cap_need need[3];
+
+	(void)state;
+	assert_int_equal(nm_caps_needed(&r, need, 3), 3);
+	assert_true(nm_caps_needed(&r, need, 0) == 0);
+}
+
+static void test_dir_writable(void **state)
+{
+	(void)state;
+	assert_true(nm_caps_dir_writable(0, S_IFDIR | 0755, 0, false));
+	assert_false(nm_caps_dir_writable(0, S_IFDIR | 0755, 65534, false));
+	assert_false(nm_caps_dir_writable(0, S_IFDIR | 0775, 65534, false));
+	assert_true(nm_caps_dir_writable(0, S_IFDIR | 0775, 65534, true));
+	assert_true(nm_caps_dir_writable(0, S_IFDIR | 01777, 65534, false));
+	/* the owner's bits decide for the owner, even when others may write */
+	assert_false(nm_caps_dir_writable(65534, S_IFDIR | 0577, 65534, false));
+	assert_false(nm_caps_dir_writable(65534, S_IFDIR | 0600, 65534, false));
+}
+
+static void test_names(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal(nm_cap_name(CAP_NET_ADMIN, b, sizeof(b)), "CAP_NET_ADMIN");
+	assert_string_equal(nm_cap_name(CAP_BPF, b, sizeof(b)), "CAP_BPF");
+	assert_string_equal(nm_cap_name(63, b, sizeof(b)), "CAP_63");
+	assert_string_equal(nm_caps_str(0, b, sizeof(b)), "none");
+	assert_string_equal(nm_caps_str(C(NET_ADMIN) | C(SYS_ADMIN), b, sizeof(b)),
+			    "cap_net_admin,cap_sys_admin");
+	assert_string_equal(nm_caps_str(C(NET_RAW) | NM_CAP(60), b, sizeof(b)), "cap_net_raw,cap_60");
+	/* cut short, never overrun */
+	nm_caps_str(C(NET_ADMIN) | C(SYS_ADMIN), b, 8);
+	assert_int_equal(strlen(b), 7);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_observe),
+		cmocka_unit_test(test_netns),
+		cmocka_unit_test(test_remedies),
+		cmocka_unit_test(test_stats_prom),
+		cmocka_unit_test(test_cleanup),
+		cmocka_unit_test(test_needed_bounded),
+		cmocka_unit_test(test_dir_writable),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
