@@ -169,6 +169,9 @@ uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 		keep |= NM_CAP(CAP_NET_RAW);
 	if (r->prom_dac)
 		keep |= NM_CAP(CAP_DAC_OVERRIDE);
+	/* reading the maps, each interval, still needs it there */
+	if (r->load && r->bpf_cmds_need_cap)
+		keep |= NM_CAP(r->no_cap_bpf ? CAP_SYS_ADMIN : CAP_BPF);
 	if (why) {
 		if (has_remedy && r->prom_dac)
 			*why = "remedies, --prom-file";
@@ -176,6 +179,8 @@ uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 			*why = "remedies";
 		else if (r->prom_dac)
 			*why = "--prom-file";
+		else if (keep)
+			*why = "map reads: a kernel before 5.19";
 		else
 			*why = NULL;
 	}
@@ -185,6 +190,28 @@ uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 uint64_t nm_caps_ambient(const struct nm_caps_run *r, uint64_t keep)
 {
 	return r->remedy_exec ? keep & NM_CAP(CAP_NET_ADMIN) : 0;
+}
+
+bool nm_caps_release_before(const char *release, int maj, int min)
+{
+	int a, b;
+
+	if (!release || sscanf(release, "%d.%d", &a, &b) != 2)
+		return false;
+	return a < maj || (a == maj && b < min);
+}
+
+bool nm_caps_unpriv_bpf_disabled(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/unprivileged_bpf_disabled", "re");
+	int v = 1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 1;
+		fclose(f);
+	}
+	return v != 0;
 }
 
 bool nm_caps_dir_writable(uid_t uid, mode_t mode, uid_t euid, bool in_group)

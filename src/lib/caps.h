@@ -34,6 +34,12 @@ struct nm_caps_run {
 	bool cleanup_bpf;	/* ... and loads a program to undo (tcpstall's sockopt records) */
 	bool prom_dac;		/* the --prom-file directory is writable only with CAP_DAC_OVERRIDE */
 	bool no_cap_bpf;	/* the kernel has no CAP_BPF/CAP_PERFMON (< 5.8): CAP_SYS_ADMIN */
+	/*
+	 * Every bpf() command, map reads on held fds too, asks for CAP_BPF
+	 * while kernel.unprivileged_bpf_disabled is set: kernels before 5.19
+	 * (c8644cd0efe7 kept the check for map creation and loads only).
+	 */
+	bool bpf_cmds_need_cap;
 	uid_t euid;
 	const char *remedy_opt;	/* named in the message: "--pin", "--fix" */
 };
@@ -71,6 +77,11 @@ uint64_t nm_caps_ambient(const struct nm_caps_run *r, uint64_t keep);
  * in_group) create and rename files without CAP_DAC_OVERRIDE.
  */
 bool nm_caps_dir_writable(uid_t uid, mode_t mode, uid_t euid, bool in_group);
+
+/* Whether a kernel release ("5.15.0-91-generic") is older than maj.min; false when unparsable. */
+bool nm_caps_release_before(const char *release, int maj, int min);
+/* kernel.unprivileged_bpf_disabled is set (unreadable: assume it is). */
+bool nm_caps_unpriv_bpf_disabled(void);
 
 /* "CAP_NET_ADMIN" ("CAP_38" past the table). */
 const char *nm_cap_name(int cap, char *buf, size_t len);

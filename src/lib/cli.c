@@ -315,6 +315,8 @@ static int check_caps(struct nm_opts *o)
 
 	o->caps.euid = geteuid();
 	o->caps.no_cap_bpf = !nm_caps_kernel_has_bpf();
+	o->caps.bpf_cmds_need_cap = nm_caps_release_before(nm_kernel_release(), 5, 19) &&
+				    nm_caps_unpriv_bpf_disabled();
 	n = nm_caps_needed(&o->caps, need, NM_CAPS_MAX_NEEDS);
 	i = nm_caps_missing(need, n, nm_caps_effective());
 	if (i < 0)

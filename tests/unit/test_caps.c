@@ -177,6 +177,29 @@ static void test_dir_writable(void **state)
 	assert_false(nm_caps_dir_writable(65534, S_IFDIR | 0600, 65534, false));
 }
 
+/* Before 5.19 a map read on a held fd asks for CAP_BPF too (unprivileged_bpf_disabled). */
+static void test_old_kernel(void **state)
+{
+	struct nm_caps_run r = { .load = true, .bpf_cmds_need_cap = true, .euid = 0 };
+	const char *why;
+
+	(void)state;
+	assert_true(nm_caps_keep(&r, &why) == C(BPF));
+	assert_string_equal(why, "map reads: a kernel before 5.19");
+	r.no_cap_bpf = true;
+	assert_true(nm_caps_keep(&r, NULL) == C(SYS_ADMIN));
+	r.remedy = true;
+	assert_true(nm_caps_keep(&r, &why) == (C(SYS_ADMIN) | C(NET_ADMIN)));
+	assert_string_equal(why, "remedies");
+	assert_true(nm_caps_release_before("5.15.0-91-generic", 5, 19));
+	assert_true(nm_caps_release_before("4.19.0", 5, 19));
+	assert_false(nm_caps_release_before("5.19.0", 5, 19));
+	assert_false(nm_caps_release_before("6.1.0-57-amd64", 5, 19));
+	assert_false(nm_caps_release_before("6.18.44-fc-v973", 5, 19));
+	assert_false(nm_caps_release_before("garbage", 5, 19));
+	assert_false(nm_caps_release_before(NULL, 5, 19));
+}
+
 static void test_names(void **state)
 {
 	char b[64];
@@ -204,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_cleanup),
 		cmocka_unit_test(test_needed_bounded),
 		cmocka_unit_test(test_dir_writable),
+		cmocka_unit_test(test_old_kernel),
 		cmocka_unit_test(test_names),
 	};
 
