@@ -83,16 +83,16 @@ signal_at() {
 
 # as_nobody CAPS CMD...: CMD as uid and gid 65534 (nobody), no groups,
 # holding exactly CAPS (comma-separated: bpf,perfmon), inherited and ambient,
-# so that they are its effective set; "" for none.
+# so that they are its effective set; "" for none. It execs: use it in a
+# subshell only (run, start_bg), where $BG_PID is then CMD's pid.
 as_nobody() {
 	local caps=$1
 	shift
 	if [ -z "$caps" ]; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-		return
+		exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 	fi
 	caps=+${caps//,/,+}
-	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" "$@"
+	exec setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" "$@"
 }
 
 # proc_status PID FIELD: a field of /proc/PID/status (CapEff, NoNewPrivs, ...)

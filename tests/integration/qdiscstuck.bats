@@ -213,3 +213,16 @@ child_handle() {
 	assert_success
 	assert_equal "$(child_handle 1:2)" "$h"
 }
+
+# #16.9: least privilege. nobody holding only what the run needs.
+@test "qdiscstuck as nobody with CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN (--netns): the stopped veth is driver_stopped" {
+	"$QS" up stopped
+	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6 -v
+	"$QS" burst 1000
+	wait_bg
+	grep -q "caps: kept none; no_new_privs" "$TMP/out.err"
+	last=$(records "$TMP/out" '.handle == "3e:" and .qlen > 0' | tail -1)
+	echo "$last"
+	[ "$(echo "$last" | jq -r .state)" = driver_stopped ]
+	[ "$(echo "$last" | jq .qlen)" = "$(tc_backlog root)" ]
+}

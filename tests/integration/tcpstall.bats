@@ -324,3 +324,28 @@ hold_bg() {
 	assert_output --partial "0 journal(s) undone"
 	wait $HOLD_PID
 }
+
+# #16.9: least privilege. nobody holding only what the run needs.
+@test "tcpstall as nobody with CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN (--netns): the ACK storm is found" {
+	"$TS" up --quickack on --defer 0
+	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/tcpstall" --netns $RCV --port 5301 --json -i 4 -c 1 -v
+	"$TS" storm 3 >/dev/null
+	wait_bg
+	grep -q "caps: kept none; no_new_privs" "$TMP/out.err"
+	run acks "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq .storm)" = true ]
+}
+
+@test "tcpstall --fix as nobody: keeps CAP_NET_ADMIN only, the sysctl is set and restored at exit" {
+	"$TS" up --quickack on --defer 0
+	nobody_run_dir "$TMP/run"
+	NETMEDIC_RUN_DIR=$TMP/run start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin,net_admin \
+		"$BIN/tcpstall" --netns $RCV --port 5301 --json -i 1.5 -c 4 --fix=defer -v
+	"$TS" storm 6 >/dev/null
+	wait_bg
+	grep -q "caps: kept cap_net_admin (remedies); no_new_privs" "$TMP/out.err"
+	grep -q "tcp_backlog_ack_defer 0 -> 1" "$TMP/out.err"
+	assert_equal "$(defer)" 0
+	[ -z "$(ls "$TMP/run")" ]
+}

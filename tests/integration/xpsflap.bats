@@ -307,3 +307,46 @@ mq_vs_prom() {
 	n=$(awk '/^netmedic_map_untracked_total\{tool="xpsflap",map="flows"\}/ {print $2}' "$TMP/prom/xpsflap.prom")
 	[ "$n" = "$(echo "$last" | jq .untracked_picks)" ]
 }
+
+# #16.9: least privilege. nobody holding only what the run needs.
+@test "xpsflap as nobody with CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN (--netns): the flow is seen on both queues" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 7 -c 1 -v
+	"$XF" traffic 4 >"$TMP/iperf.json"
+	wait_bg
+	grep -q "caps: kept none; no_new_privs" "$TMP/out.err"
+	run flow "$TMP/out"
+	echo "$output"
+	# read from the maps after the drop
+	[ "$(echo "$output" | jq '.packets')" -gt 1000 ]
+	[ "$(echo "$output" | jq '.switches')" -gt 0 ]
+}
+
+@test "xpsflap --pin as nobody: keeps CAP_NET_ADMIN and CAP_DAC_OVERRIDE only; restored at exit, and by --cleanup after kill -9" {
+	local caps=bpf,perfmon,sys_admin,net_admin,dac_override
+	"$XF" up --queues 2 --xps on
+	nobody_run_dir "$TMP/run"
+	export NETMEDIC_RUN_DIR=$TMP/run
+	start_bg "$TMP/out" as_nobody $caps "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1 -v
+	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000001002
+	assert_equal "$(proc_status "$BG_PID" NoNewPrivs)" 1
+	grep -q "caps: kept cap_dac_override,cap_net_admin (remedies); no_new_privs" "$TMP/out.err"
+	assert_equal "$(xps 0)" 0
+	[[ $(tc_egress) == *xf_pin_tc* ]]
+	stop_bg TERM
+	# tc, run for the undo after the drop, had CAP_NET_ADMIN (ambient)
+	assert_equal "$(xps 0)" 1
+	assert_equal "$(xps 1)" 2
+	assert_equal "$(tc_egress)" ""
+	start_bg "$TMP/out" as_nobody $caps "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
+	stop_bg KILL
+	assert_equal "$(xps 0)" 0
+	run as_nobody $caps "$BIN/xpsflap" --cleanup
+	echo "$output"
+	assert_success
+	assert_output --partial "1 journal(s) undone"
+	assert_equal "$(xps 0)" 1
+	assert_equal "$(xps 1)" 2
+	assert_equal "$(tc_egress)" ""
+	[ -z "$(ls "$TMP/run")" ]
+}
