@@ -32,6 +32,8 @@ VM_EXCLUDE=(
 "qdiscstuck.bats|qdiscstuck: LAB's stopped veth is driver_stopped within threshold + one interval, with tc's backlog|6.1's veth never stops its TX queue (it drops when the peer's ring is full): the burst drains, there is no driver-stopped queue to find"
 "qdiscstuck.bats|qdiscstuck: a stopped child of mq is found; --fix=kick explains and does not kick it|same: no stopped veth queue on 6.1"
 "qdiscstuck.bats|qdiscstuck --prom-file: states, backlog and stuck seconds of the stopped queue|same, and it expects the host's mode=\"tp_btf\" for __qdisc_run"
+"qdiscstuck.bats|qdiscstuck as nobody with CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN (--netns): the stopped veth is driver_stopped|same: no stopped veth queue on 6.1 (qdiscstuck_cli.bats runs it as nobody there)"
+"tcpstall.bats|tcpstall --fix as nobody: keeps CAP_NET_ADMIN only, the sysctl is set and restored at exit|--fix=defer's lever is the 6.7 sysctl; on 6.1 there is nothing to set (tcpstall_cli.bats checks what --fix keeps there)"
 )
 
 # vm_regex NAME: a bats --filter regex matching exactly NAME, with no
