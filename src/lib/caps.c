@@ -241,10 +241,17 @@ static uint64_t word(uint32_t lo, uint32_t hi)
 
 uint64_t nm_caps_effective(void)
 {
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2];
 
 	if (caps_get(d))
 		return 0;
+	if (d[0].effective != d[0].permitted || d[1].effective != d[1].permitted) {
+		d[0].effective = d[0].permitted;
+		d[1].effective = d[1].permitted;
+		if (syscall(SYS_capset, &h, d) || caps_get(d))
+			return 0;
+	}
 	return word(d[0].effective, d[1].effective);
 }
 

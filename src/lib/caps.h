@@ -88,7 +88,11 @@ const char *nm_cap_name(int cap, char *buf, size_t len);
 /* "cap_net_admin,cap_sys_admin", or "none". */
 const char *nm_caps_str(uint64_t mask, char *buf, size_t len);
 
-/* The effective set (capget); 0 on error. */
+/*
+ * The effective set (capget); 0 on error. It first raises the effective
+ * set to the permitted one (a file capability without +e, for example),
+ * which any process may do.
+ */
 uint64_t nm_caps_effective(void);
 /* The kernel knows CAP_BPF (5.8+): /proc/sys/kernel/cap_last_cap >= 39. */
 bool nm_caps_kernel_has_bpf(void);
