@@ -1319,6 +1319,7 @@ int main(int argc, char **argv)
 	nm_install_signals();	/* before anything is changed */
 	/* lock: tc qdisc replace, undone with tc; kick: AF_PACKET frames */
 	env.o.caps.remedy = env.o.caps.remedy_exec = env.lock || (env.fix & FIX_LOCK);
+	env.o.caps.journal = env.o.caps.remedy;
 	env.o.caps.raw = env.kick || (env.fix & FIX_KICK);
 	env.o.caps.remedy_opt = env.lock ? "--lock" : env.kick ? "--kick" : "--fix";
 	if (env.o.cleanup)

@@ -1951,6 +1951,7 @@ int main(int argc, char **argv)
 	env.o.caps.remedy = env.fix & (FIX_DEFER | FIX_AUTOCORK | FIX_RFS | FIX_ROUTES);
 	env.o.caps.remedy_sysfs = env.o.caps.remedy_setns = env.fix & FIX_RFS;
 	env.o.caps.remedy_exec = env.fix & FIX_ROUTES;
+	env.o.caps.journal = env.fix;
 	env.o.caps.remedy_opt = "--fix";
 	/* a sockopt record (--fix=kick) is undone by a program */
 	env.o.caps.cleanup_bpf = true;

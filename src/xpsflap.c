@@ -833,7 +833,7 @@ int main(int argc, char **argv)
 	nm_install_signals();	/* before anything is changed */
 	/* --pin: a tc program and filter, xps_cpus in sysfs, undone with tc */
 	env.o.caps.remedy = env.o.caps.remedy_sysfs = env.o.caps.remedy_exec = env.pin;
-	env.o.caps.net_prog = env.pin;
+	env.o.caps.net_prog = env.o.caps.journal = env.pin;
 	env.o.caps.remedy_opt = "--pin";
 
 	if (env.o.cleanup)

@@ -130,6 +130,8 @@ int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int ma
 		n = add(need, n, max, CAP_DAC_OVERRIDE, opt, "sysfs files owned by root");
 	if (r->remedy_setns)
 		n = add(need, n, max, CAP_SYS_ADMIN, opt, "setns to the initial netns");
+	if (r->journal && r->journal_dac)
+		n = add(need, n, max, CAP_DAC_OVERRIDE, opt, "a journal directory this user cannot write");
 	if (r->raw)
 		n = add(need, n, max, CAP_NET_RAW, opt, "AF_PACKET frames");
 	if (r->bpf_stats)
@@ -157,7 +159,7 @@ int nm_caps_missing(const struct nm_cap_need *need, int n, uint64_t eff)
 uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 {
 	uint64_t keep = 0;
-	bool has_remedy = r->remedy || r->raw;
+	bool has_remedy = r->remedy || r->raw || (r->journal && r->journal_dac);
 
 	if (r->remedy)
 		keep |= NM_CAP(CAP_NET_ADMIN);
@@ -165,6 +167,9 @@ uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 		keep |= NM_CAP(CAP_DAC_OVERRIDE);
 	if (r->remedy && r->remedy_setns)
 		keep |= NM_CAP(CAP_SYS_ADMIN);
+	/* the journal is written while the remedies are made, and removed at exit */
+	if (r->journal && r->journal_dac)
+		keep |= NM_CAP(CAP_DAC_OVERRIDE);
 	if (r->raw)
 		keep |= NM_CAP(CAP_NET_RAW);
 	if (r->prom_dac)

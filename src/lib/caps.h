@@ -33,6 +33,8 @@ struct nm_caps_run {
 	bool cleanup;		/* --cleanup: undoes journals (tc, sysctl, sysfs, their netns) */
 	bool cleanup_bpf;	/* ... and loads a program to undo (tcpstall's sockopt records) */
 	bool prom_dac;		/* the --prom-file directory is writable only with CAP_DAC_OVERRIDE */
+	bool journal;		/* writes an undo journal (under nm_journal_dir()) */
+	bool journal_dac;	/* ... in a directory (or parent, to create it) writable only with CAP_DAC_OVERRIDE */
 	bool no_cap_bpf;	/* the kernel has no CAP_BPF/CAP_PERFMON (< 5.8): CAP_SYS_ADMIN */
 	/*
 	 * Every bpf() command, map reads on held fds too, asks for CAP_BPF

@@ -282,28 +282,54 @@ static bool other_proc(const char *netns)
 	       strncmp(netns, "/proc/thread-self/", 18);
 }
 
-/*
- * The --prom-file directory, as its mode bits allow euid (no capability):
- * rewriting the file after the drop needs CAP_DAC_OVERRIDE otherwise.
- */
-static bool prom_needs_dac(const char *path)
+/* path's directory ("." or "/" too) into dir */
+static bool dir_of(const char *path, char *dir, size_t len)
 {
-	char dir[PATH_MAX], *slash;
-	struct stat st;
+	char *slash;
 
-	if (!path || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+	if (!path || snprintf(dir, len, "%s", path) >= (int)len)
 		return false;
 	slash = strrchr(dir, '/');
 	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
+		snprintf(dir, len, ".");
 	else if (slash == dir)
 		dir[1] = 0;
 	else
 		*slash = 0;
-	if (stat(dir, &st))
-		return false;	/* nm_prom_check_path says what is wrong */
-	return !nm_caps_dir_writable(st.st_uid, st.st_mode, geteuid(),
-				     st.st_gid == getegid() || group_member(st.st_gid));
+	return true;
+}
+
+/* A directory its mode bits let euid write (no capability); absent: ENOENT in *err. */
+static bool writable(const char *dir, int *err)
+{
+	struct stat st;
+
+	*err = stat(dir, &st) ? errno : 0;
+	if (*err)
+		return true;	/* not ours to judge: the caller's checks say what is wrong */
+	return nm_caps_dir_writable(st.st_uid, st.st_mode, geteuid(),
+				    st.st_gid == getegid() || group_member(st.st_gid));
+}
+
+/* Rewriting the --prom-file after the drop needs CAP_DAC_OVERRIDE. */
+static bool prom_needs_dac(const char *path)
+{
+	char dir[PATH_MAX];
+	int err;
+
+	return dir_of(path, dir, sizeof(dir)) && !writable(dir, &err);
+}
+
+/* The journal directory, or its parent when it is to be created, needs CAP_DAC_OVERRIDE. */
+static bool journal_needs_dac(void)
+{
+	const char *jd = nm_journal_dir();
+	char parent[PATH_MAX];
+	int err;
+
+	if (!writable(jd, &err))
+		return true;
+	return err == ENOENT && dir_of(jd, parent, sizeof(parent)) && !writable(parent, &err);
 }
 
 /* The capabilities o->caps needs, in the effective set; else one line naming the first missing. */
@@ -354,6 +380,7 @@ int nm_setup(struct nm_opts *o)
 	o->caps.netns_proc = other_proc(o->netns);
 	o->caps.bpf_stats = o->bpf_stats;
 	o->caps.prom_dac = prom_needs_dac(o->prom_file);
+	o->caps.journal_dac = o->caps.journal && journal_needs_dac();
 	ret = check_caps(o);
 	if (ret)
 		return ret;

@@ -188,3 +188,20 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 	assert_equal "$(proc_status "$BG_PID" NoNewPrivs)" 1
 	stop_bg TERM
 }
+
+@test "tcpstall --fix as nobody, journal directory root's 0700: CAP_DAC_OVERRIDE needed, kept, journal removed at exit" {
+	TMP=$(mktemp -d)
+	chmod 0711 "$TMP"
+	mkdir -m 0700 "$TMP/run"
+	export NETMEDIC_RUN_DIR=$TMP/run
+	run --separate-stderr as_nobody bpf,perfmon,net_admin "$BIN/tcpstall" --port 1 --fix=defer -c 1 -i 0.2
+	assert_failure 1
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"--fix needs CAP_DAC_OVERRIDE (a journal directory this user cannot write); missing"* ]]
+	run --separate-stderr as_nobody bpf,perfmon,net_admin,dac_override "$BIN/tcpstall" --port 1 --fix=defer -c 1 -i 0.2 -v
+	echo "$stderr"
+	assert_success
+	[[ $stderr == *"caps: kept cap_dac_override,cap_net_admin (remedies); no_new_privs"* ]]
+	# removed at exit, after the drop: nothing left for a root --cleanup to refuse
+	[ -z "$(ls -A "$TMP/run")" ]
+}

@@ -114,6 +114,19 @@ static void test_remedies(void **state)
 	assert_true(nm_caps_keep(&rfs, NULL) == (C(NET_ADMIN) | C(SYS_ADMIN)));
 	assert_true(nm_caps_ambient(&rfs, nm_caps_keep(&rfs, NULL)) == 0);
 
+	/* a journal directory of root's: written and removed at exit with CAP_DAC_OVERRIDE */
+	struct nm_caps_run defer = { .load = true, .remedy = true, .journal = true, .journal_dac = true,
+				     .euid = 65534, .remedy_opt = "--fix" };
+	assert_string_equal(missing(&defer, base | C(NET_ADMIN), &cap), "--fix");
+	assert_int_equal(cap, CAP_DAC_OVERRIDE);
+	assert_true(nm_caps_keep(&defer, NULL) == (C(NET_ADMIN) | C(DAC_OVERRIDE)));
+	defer.journal_dac = false;
+	assert_true(nm_caps_keep(&defer, NULL) == C(NET_ADMIN));
+	/* tcpstall --fix=kick journals its sockopt records, and changes nothing else */
+	struct nm_caps_run kickj = { .load = true, .journal = true, .journal_dac = true, .euid = 65534 };
+	assert_true(nm_caps_keep(&kickj, &why) == C(DAC_OVERRIDE));
+	assert_string_equal(why, "remedies");
+
 	/* qdiscstuck --fix=kick: frames only */
 	struct nm_caps_run kick = { .load = true, .raw = true, .euid = 0 };
 	missing(&kick, base, &cap);
