@@ -1382,6 +1382,13 @@ static int kicker_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* In the kicker, before its first request: capabilities are per thread. */
+static int kicker_init(void *ctx, char *msg, size_t len)
+{
+	(void)ctx;
+	return nm_caps_thread_drop(&env.o, msg, len);
+}
+
 static void kicker_flush(void *ctx)
 {
 	if (st.kt.n)
@@ -1399,8 +1406,8 @@ static void kicker_start(struct tcpstall_bpf *skel)
 {
 	char err[160];
 
-	st.kicker = nm_worker_start(bpf_map__fd(skel->maps.kick_due), kicker_record, kicker_flush, skel,
-				    err, sizeof(err));
+	st.kicker = nm_worker_start(bpf_map__fd(skel->maps.kick_due), kicker_init, kicker_record,
+				    kicker_flush, skel, err, sizeof(err));
 	if (!st.kicker)
 		nm_info(&env.o, "warning: --fix=kick: no kicker thread (%s): stalls are kicked at the next loop pass instead",
 			err);
@@ -1998,12 +2005,15 @@ int main(int argc, char **argv)
 		stats_fd = nm_self_enable_stats(&env.o);
 	/* a signal during the load: nothing is changed, nothing reported */
 	ret = env.fix && !nm_exiting ? fix_start(skel) : 0;
-	/* before the kicker thread: capabilities are per thread */
-	if (!ret)
-		ret = nm_caps_after_attach(&env.o);
-	/* once the journal is open: its first request may come at once */
+	/*
+	 * Once the journal is open: its first request may come at once. And
+	 * before the drop: the main thread sets the kicker's SCHED_FIFO, which
+	 * takes CAP_SYS_NICE; the kicker drops what this thread drops, first.
+	 */
 	if (!ret && st.kick && push_kick_timer(hooks))
 		kicker_start(skel);
+	if (!ret)
+		ret = nm_caps_after_attach(&env.o);
 	if (!ret && !nm_exiting)
 		ret = run(skel, hooks);
 	kicker_stop();

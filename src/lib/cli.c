@@ -351,6 +351,13 @@ static int check_caps(struct nm_opts *o)
 		      nm_cap_name(need[i].cap, name, sizeof(name)), need[i].why);
 }
 
+int nm_caps_thread_drop(const struct nm_opts *o, char *err, size_t len)
+{
+	uint64_t keep = nm_caps_keep(&o->caps, &(const char *){ NULL });
+
+	return nm_caps_drop(keep, nm_caps_ambient(&o->caps, keep), err, len);
+}
+
 int nm_caps_after_attach(const struct nm_opts *o)
 {
 	char kept[256], err[128];

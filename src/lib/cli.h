@@ -95,11 +95,13 @@ int nm_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned
 long nm_parse_names(const char *arg, const char *const *names, int n);
 
 /*
- * Once everything is loaded and attached, and before any thread starts:
- * keeps only what the rest of the run needs (nm_caps_keep), sets
- * no_new_privs, and says what it kept with -v. The exit code.
+ * Once everything is loaded and attached: keeps only what the rest of the
+ * run needs (nm_caps_keep), sets no_new_privs, and says what it kept with
+ * -v. The exit code. Capabilities are per thread: a thread started before
+ * it drops the same with nm_caps_thread_drop (0 or -errno, err says what).
  */
 int nm_caps_after_attach(const struct nm_opts *o);
+int nm_caps_thread_drop(const struct nm_opts *o, char *err, size_t len);
 
 /* --cleanup: undo the journals a dead instance of o->tool left; the exit code. */
 int nm_cleanup_main(struct nm_opts *o);

@@ -14,6 +14,7 @@
 struct nm_worker {
 	pthread_t tid;
 	struct ring_buffer *ring;
+	nm_worker_init_fn init;
 	nm_worker_flush_fn flush;
 	void *ctx;
 	bool stop;		/* set by nm_worker_stop (atomic) */
@@ -27,6 +28,10 @@ static void *worker_main(void *arg)
 	struct nm_worker *w = arg;
 	int n;
 
+	if (w->init && w->init(w->ctx, w->error, sizeof(w->error))) {
+		__atomic_store_n(&w->alive, false, __ATOMIC_RELEASE);
+		return NULL;
+	}
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		n = ring_buffer__poll(w->ring, POLL_MS);
 		if (n > 0 && w->flush)
@@ -52,8 +57,8 @@ static void worker_priority(struct nm_worker *w)
 		snprintf(w->priority, sizeof(w->priority), "normal (SCHED_FIFO: %s)", strerror(err));
 }
 
-struct nm_worker *nm_worker_start(int ring_fd, nm_worker_record_fn record, nm_worker_flush_fn flush,
-				  void *ctx, char *err, size_t len)
+struct nm_worker *nm_worker_start(int ring_fd, nm_worker_init_fn init, nm_worker_record_fn record,
+				  nm_worker_flush_fn flush, void *ctx, char *err, size_t len)
 {
 	struct nm_worker *w = calloc(1, sizeof(*w));
 	sigset_t all, old;
@@ -69,6 +74,7 @@ struct nm_worker *nm_worker_start(int ring_fd, nm_worker_record_fn record, nm_wo
 		free(w);
 		return NULL;
 	}
+	w->init = init;
 	w->flush = flush;
 	w->ctx = ctx;
 	w->alive = true;

@@ -22,13 +22,21 @@ struct nm_worker;
 typedef int (*nm_worker_record_fn)(void *ctx, void *data, size_t len);
 /* After each wake-up, once the records it found are taken. */
 typedef void (*nm_worker_flush_fn)(void *ctx);
+/*
+ * In the thread, before its first poll (may be NULL): capabilities are per
+ * thread, so this is where it drops what the main thread drops. Non-zero:
+ * the thread stops, with msg as its error.
+ */
+typedef int (*nm_worker_init_fn)(void *ctx, char *msg, size_t len);
 
 /*
- * Starts the thread on the ring buffer map ring_fd. NULL, with a one-line
- * reason in err, when the ring or the thread cannot be had.
+ * Starts the thread on the ring buffer map ring_fd; its priority is set
+ * from the calling thread, which needs CAP_SYS_NICE for SCHED_FIFO then.
+ * NULL, with a one-line reason in err, when the ring or the thread cannot
+ * be had.
  */
-struct nm_worker *nm_worker_start(int ring_fd, nm_worker_record_fn record, nm_worker_flush_fn flush,
-				  void *ctx, char *err, size_t len);
+struct nm_worker *nm_worker_start(int ring_fd, nm_worker_init_fn init, nm_worker_record_fn record,
+				  nm_worker_flush_fn flush, void *ctx, char *err, size_t len);
 /* False once the thread stopped on its own: its ring failed (nm_worker_error says how). */
 bool nm_worker_alive(const struct nm_worker *w);
 const char *nm_worker_error(const struct nm_worker *w);

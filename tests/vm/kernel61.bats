@@ -171,6 +171,20 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 	run --separate-stderr "$BIN/tcpstall" --json -c 1 -i 0.2
 	assert_success
 	echo "${lines[0]}" | jq -e '.hooks.tcp_push == "fexit/tcp_push" and (has("kick_at") | not)'
+	# capabilities are per thread: the kicker (SCHED_FIFO, policy 1) drops what the main thread does
+	start_bg "$TMP/out" "$BIN/tcpstall" --fix=kick --json -i 1 -c 3
+	sleep 0.5
+	local fifo=0 t
+	for t in /proc/$BG_PID/task/*; do
+		grep -E '^(CapEff|CapPrm|NoNewPrivs)' "$t/status"
+		[ "$(awk '/^CapEff/ { print $2 }' "$t/status")" = 0000000000000000 ]
+		[ "$(awk '/^CapPrm/ { print $2 }' "$t/status")" = 0000000000000000 ]
+		[ "$(awk '/^NoNewPrivs/ { print $2 }' "$t/status")" = 1 ]
+		[ "$(sed 's/.*) //' "$t/stat" | awk '{ print $39 }')" = 1 ] && fifo=$((fifo + 1))
+	done
+	[ "$(ls /proc/$BG_PID/task | wc -l)" = 2 ]
+	[ "$fifo" = 1 ]
+	wait_bg
 }
 
 @test "6.1: tcpstall --fix says the kernel has no tcp_backlog_ack_defer, changes nothing" {
