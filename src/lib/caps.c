@@ -118,6 +118,9 @@ int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int ma
 	}
 	if (r->load)
 		n = add_bpf(r, need, n, max, "loading BPF programs");
+	if (r->load && r->module_btf)
+		n = add(need, n, max, CAP_SYS_ADMIN, "loading BPF programs on this kernel",
+			"libbpf searches the modules' BTF for a kfunc vmlinux lacks");
 	if (r->netns)
 		n = add(need, n, max, CAP_SYS_ADMIN, "--netns", "setns");
 	if (r->netns_proc)

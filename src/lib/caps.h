@@ -30,6 +30,13 @@ struct nm_caps_run {
 	bool raw;		/* AF_PACKET frames (qdiscstuck --fix=kick, --kick) */
 	bool net_prog;		/* loads a tc program (sched_cls: CAP_NET_ADMIN) */
 	bool bpf_stats;		/* BPF_ENABLE_STATS: CAP_SYS_ADMIN */
+	/*
+	 * A __weak kfunc of the object is not in vmlinux BTF (bpf_rdonly_cast
+	 * before 6.2): libbpf then walks the modules' BTF for it
+	 * (BPF_BTF_GET_NEXT_ID, CAP_SYS_ADMIN), for the whole object, whichever
+	 * rung loads.
+	 */
+	bool module_btf;
 	bool cleanup;		/* --cleanup: undoes journals (tc, sysctl, sysfs, their netns) */
 	bool cleanup_bpf;	/* ... and loads a program to undo (tcpstall's sockopt records) */
 	bool prom_dac;		/* the --prom-file directory is writable only with CAP_DAC_OVERRIDE */

@@ -351,6 +351,18 @@ static int check_caps(struct nm_opts *o)
 		      nm_cap_name(need[i].cap, name, sizeof(name)), need[i].why);
 }
 
+int nm_kernel_has_func(const struct nm_opts *o, const char *name)
+{
+	struct btf *btf = o->btf_path ? btf__parse(o->btf_path, NULL) : btf__load_vmlinux_btf();
+	int has;
+
+	if (!btf)
+		return -1;
+	has = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) >= 0;
+	btf__free(btf);
+	return has;
+}
+
 int nm_caps_thread_drop(const struct nm_opts *o, char *err, size_t len)
 {
 	uint64_t keep = nm_caps_keep(&o->caps, &(const char *){ NULL });

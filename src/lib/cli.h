@@ -101,6 +101,8 @@ long nm_parse_names(const char *arg, const char *const *names, int n);
  * it drops the same with nm_caps_thread_drop (0 or -errno, err says what).
  */
 int nm_caps_after_attach(const struct nm_opts *o);
+/* Kernel BTF (NETMEDIC_BTF's, or vmlinux) has function name: 1, 0, or -1 when unreadable. */
+int nm_kernel_has_func(const struct nm_opts *o, const char *name);
 int nm_caps_thread_drop(const struct nm_opts *o, char *err, size_t len);
 
 /* --cleanup: undo the journals a dead instance of o->tool left; the exit code. */

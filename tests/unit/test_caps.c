@@ -64,6 +64,13 @@ static void test_observe(void **state)
 	/* nothing is kept */
 	r.no_cap_bpf = false;
 	assert_true(nm_caps_keep(&r, NULL) == 0);
+	/* a weak kfunc vmlinux lacks: libbpf walks module BTF, which takes CAP_SYS_ADMIN */
+	r.module_btf = true;
+	assert_true(needed_mask(&r) == (C(BPF) | C(PERFMON) | C(SYS_ADMIN)));
+	assert_string_equal(missing(&r, C(BPF) | C(PERFMON), &cap), "loading BPF programs on this kernel");
+	assert_int_equal(cap, CAP_SYS_ADMIN);
+	assert_null(missing(&r, C(BPF) | C(PERFMON) | C(SYS_ADMIN), &cap));
+	assert_true(nm_caps_keep(&r, NULL) == 0);
 }
 
 static void test_netns(void **state)
