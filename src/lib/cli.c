@@ -353,9 +353,12 @@ static int check_caps(struct nm_opts *o)
 
 int nm_kernel_has_func(const struct nm_opts *o, const char *name)
 {
+	/* quiet: a bad NETMEDIC_BTF is check_btf's to name, in one line */
+	libbpf_print_fn_t prev = libbpf_set_print(NULL);
 	struct btf *btf = o->btf_path ? btf__parse(o->btf_path, NULL) : btf__load_vmlinux_btf();
 	int has;
 
+	libbpf_set_print(prev);
 	if (!btf)
 		return -1;
 	has = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) >= 0;
