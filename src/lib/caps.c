@@ -118,9 +118,6 @@ int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int ma
 	}
 	if (r->load)
 		n = add_bpf(r, need, n, max, "loading BPF programs");
-	if (r->load && r->module_btf)
-		n = add(need, n, max, CAP_SYS_ADMIN, "loading BPF programs on this kernel",
-			"libbpf searches the modules' BTF for a kfunc vmlinux lacks");
 	if (r->netns)
 		n = add(need, n, max, CAP_SYS_ADMIN, "--netns", "setns");
 	if (r->netns_proc)
@@ -141,6 +138,10 @@ int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int ma
 		n = add(need, n, max, CAP_SYS_ADMIN, "--bpf-stats", "BPF_ENABLE_STATS");
 	if (r->prom_dac)
 		n = add(need, n, max, CAP_DAC_OVERRIDE, "--prom-file", "a directory this user cannot write");
+	/* last: what an option needs is named first, this only when nothing else lacks */
+	if (r->load && r->module_btf)
+		n = add(need, n, max, CAP_SYS_ADMIN, "loading BPF programs on this kernel",
+			"libbpf searches the modules' BTF for a kfunc vmlinux lacks");
 	return n < max ? n : max;
 }
 
