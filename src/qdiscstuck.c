@@ -654,6 +654,16 @@ static void print_json(struct sweep *s)
 			json_row(&s->rows[i], s->now_ns);
 }
 
+/* A queue's device and queue labels: "all" for a device-wide (root) qdisc. */
+static void devq_labels(const struct devq *d, char *dev, size_t devlen, char *q, size_t qlen)
+{
+	dev_name(d->ifindex, dev, devlen);
+	if (d->txq < 0)
+		snprintf(q, qlen, "all");
+	else
+		snprintf(q, qlen, "%d", d->txq);
+}
+
 static void prom_devq(struct nm_prom *p, struct sweep *s, const char *name, const char *type,
 		      const char *help, int which)
 {
@@ -666,11 +676,7 @@ static void prom_devq(struct nm_prom *p, struct sweep *s, const char *name, cons
 
 		if (which != 0 && !d->present)
 			continue;
-		dev_name(d->ifindex, dev, sizeof(dev));
-		if (d->txq < 0)
-			snprintf(q, sizeof(q), "all");
-		else
-			snprintf(q, sizeof(q), "%d", d->txq);
+		devq_labels(d, dev, sizeof(dev), q, sizeof(q));
 		nm_prom_sample(p, name, l, which == 0 ? d->bad_s : which == 1 ? d->qlen : d->backlog);
 	}
 }
@@ -691,11 +697,7 @@ static void prom_queue_state(struct nm_prom *p, struct sweep *s)
 
 		if (!d->present)
 			continue;
-		dev_name(d->ifindex, dev, sizeof(dev));
-		if (d->txq < 0)
-			snprintf(q, sizeof(q), "all");
-		else
-			snprintf(q, sizeof(q), "%d", d->txq);
+		devq_labels(d, dev, sizeof(dev), q, sizeof(q));
 		for (int st = 0; st < QS_NSTATES; st++) {
 			const char *l[] = { "device", dev, "queue", q, "state", qs_state_name(st), NULL };
 
