@@ -1962,6 +1962,8 @@ int main(int argc, char **argv)
 	env.o.caps.remedy_opt = "--fix";
 	/* a sockopt record (--fix=kick) is undone by a program */
 	env.o.caps.cleanup_bpf = true;
+	/* --fix=rfs: rps_flow_cnt */
+	env.o.caps.cleanup_sysfs = true;
 	if (env.o.cleanup)
 		return cleanup_main();
 	if (env.list_fixes)

@@ -835,6 +835,7 @@ int main(int argc, char **argv)
 	env.o.caps.remedy = env.o.caps.remedy_sysfs = env.o.caps.remedy_exec = env.pin;
 	env.o.caps.net_prog = env.o.caps.journal = env.pin;
 	env.o.caps.remedy_opt = "--pin";
+	env.o.caps.cleanup_sysfs = true;	/* a journal's xps_cpus */
 	/* the pick's kfunc rung: absent from vmlinux (before 6.2), libbpf asks the modules */
 	env.o.caps.module_btf = !env.o.cleanup && nm_kernel_has_func(&env.o, "bpf_rdonly_cast") == 0;
 

@@ -5,6 +5,11 @@
 # tp_btf program and qdiscstuck's sampler refused (NETMEDIC_REFUSE,
 # docs/KERNELS.md): each detection must hold on the raw_tp rungs a kernel
 # without tp_btf would leave, and on qdisc events without the sampler.
+# Then the whole integration suite once more as nobody: every CLI the tests
+# run holds exactly the capabilities its --print-caps names for that command
+# line (tests/as-nobody.sh), as a unit with DynamicUser would. Tests tagged
+# root are about root itself (what root keeps after attach, --list-fixes'
+# verdicts for root, a journal another user owns) and run in the first pass only.
 # NETMEDIC_FUZZ (make test sets it): the fuzz harnesses, each run for 20 s
 # (tests/fuzz/run.sh); a crash or a sanitizer report fails the run.
 set -u
@@ -24,6 +29,23 @@ tally() {
 	p=$((p + $(echo "$line" | sed -n 's/.* \([0-9]*\) passed.*/\1/p')))
 	f=$((f + $(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')))
 }
+# as_nobody_build DIR: a build directory beside DIR's, each CLI there
+# tests/as-nobody.sh, the rest links to DIR's; its path. Under /var/tmp, on a
+# path that nobody may search, as the real build's must be.
+as_nobody_build() {
+	local d f
+	d=$(mktemp -d /var/tmp/netmedic-nobody.XXXXXX) && chmod 0755 "$d" || return 1
+	for f in "$1"/*; do
+		ln -s "$f" "$d/"
+	done
+	# every src/NAME.c is a CLI, as in the Makefile
+	for f in "$here"/../src/*.c; do
+		f=${f##*/}
+		rm -f "$d/${f%.c}"
+		ln -s "$here/as-nobody.sh" "$d/${f%.c}"
+	done
+	echo "$d"
+}
 for b in "$@"; do
 	b=$(cd "$b" && pwd) || { echo "no build directory $b"; f=$((f + 1)); continue; }
 	echo "== unit tests ($b)"
@@ -34,6 +56,13 @@ for b in "$@"; do
 	echo "== detection tests with every tp_btf program and the qdisc sampler refused (NETMEDIC_REFUSE=tp_btf/,qs_sample, $b)"
 	NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILES="xpsflap.bats tcpstall.bats qdiscstuck.bats" \
 		NETMEDIC_BUILD=$b run "$here/run-integration.sh"
+	echo "== integration tests as nobody, with the capabilities each command line asks for ($b)"
+	nb=$(as_nobody_build "$b") || { echo "integration: 0 passed, 1 failed"; f=$((f + 1)); continue; }
+	# the journals in a directory of nobody's, as a unit's RuntimeDirectory= (tools/systemd)
+	mkdir -m 0700 "$nb/run" && chown 65534:65534 "$nb/run"
+	NM_REAL_BUILD=$b BATS_FILTER_TAGS='!root' NETMEDIC_BUILD=$nb NETMEDIC_RUN_DIR=$nb/run \
+		run "$here/run-integration.sh"
+	rm -rf "$nb"
 done
 if [ -n "${NETMEDIC_FUZZ:-}" ]; then
 	echo "== fuzz harnesses, 20 s each"

@@ -16,7 +16,8 @@ command -v bats >/dev/null || fail "bats is not installed (make deps)"
 files=${BATS_FILES:-$(ls ./*.bats)}
 out=$(mktemp)
 # TAP output keeps the count machine-readable; it is echoed as it comes.
-bats --tap $files | tee "$out"
+# BATS_FILTER_TAGS: only the tests these tags select (bats --filter-tags)
+bats --tap ${BATS_FILTER_TAGS:+--filter-tags "$BATS_FILTER_TAGS"} $files | tee "$out"
 rc=${PIPESTATUS[0]}
 # a skipped test tested nothing: it is not counted as passed but as failed
 skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$out")

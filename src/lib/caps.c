@@ -112,6 +112,11 @@ int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int ma
 	if (r->cleanup) {
 		n = add(need, n, max, CAP_NET_ADMIN, "--cleanup", "tc, net sysctls");
 		n = add(need, n, max, CAP_SYS_ADMIN, "--cleanup", "entering a journal's netns");
+		if (r->cleanup_sysfs && r->euid != 0)
+			n = add(need, n, max, CAP_DAC_OVERRIDE, "--cleanup", "sysfs files owned by root");
+		if (r->journal_dac)
+			n = add(need, n, max, CAP_DAC_OVERRIDE, "--cleanup",
+				"a journal directory this user cannot write");
 		if (r->cleanup_bpf)
 			n = add_bpf(r, need, n, max, "--cleanup");
 		return n < max ? n : max;

@@ -39,6 +39,7 @@ struct nm_caps_run {
 	bool module_btf;
 	bool cleanup;		/* --cleanup: undoes journals (tc, sysctl, sysfs, their netns) */
 	bool cleanup_bpf;	/* ... and loads a program to undo (tcpstall's sockopt records) */
+	bool cleanup_sysfs;	/* ... and restores sysfs files, owned by root (xps_cpus, rps_flow_cnt) */
 	bool prom_dac;		/* the --prom-file directory is writable only with CAP_DAC_OVERRIDE */
 	bool journal;		/* writes an undo journal (under nm_journal_dir()) */
 	bool journal_dac;	/* ... in a directory (or parent, to create it) writable only with CAP_DAC_OVERRIDE */

@@ -34,6 +34,7 @@ enum {
 	OPT_CLEANUP,
 	OPT_BPF_STATS,
 	OPT_TABLE,
+	OPT_PRINT_CAPS,
 };
 
 static const struct argp_option common_options[] = {
@@ -49,6 +50,8 @@ static const struct argp_option common_options[] = {
 	{ "hooks", OPT_HOOKS, "MODE", 0,
 	  "auto (default): best rung that attaches; fentry: fentry/fexit only; tracepoint: never fentry", 1 },
 	{ "list-hooks", OPT_LIST_HOOKS, NULL, 0, "Probe every hook rung on this kernel, print, exit", 1 },
+	{ "print-caps", OPT_PRINT_CAPS, NULL, 0,
+	  "Print the capabilities this command line needs as the user running it (one per line, with what needs it), then exit", 1 },
 	{ "cleanup", OPT_CLEANUP, NULL, 0,
 	  "Undo the changes of an instance that died (kill -9), then exit", 1 },
 	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
@@ -158,6 +161,9 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LIST_HOOKS:
 		o->list_hooks = true;
+		break;
+	case OPT_PRINT_CAPS:
+		o->print_caps = true;
 		break;
 	case OPT_CLEANUP:
 		o->cleanup = true;
@@ -305,8 +311,9 @@ static bool writable(const char *dir, int *err)
 	struct stat st;
 
 	*err = stat(dir, &st) ? errno : 0;
+	/* a directory on a path this user may not search: CAP_DAC_OVERRIDE reaches it */
 	if (*err)
-		return true;	/* not ours to judge: the caller's checks say what is wrong */
+		return *err != EACCES;	/* else not ours to judge: the caller's checks say what is wrong */
 	return nm_caps_dir_writable(st.st_uid, st.st_mode, geteuid(),
 				    st.st_gid == getegid() || group_member(st.st_gid));
 }
@@ -332,6 +339,25 @@ static bool journal_needs_dac(void)
 	return err == ENOENT && dir_of(jd, parent, sizeof(parent)) && !writable(parent, &err);
 }
 
+/*
+ * --print-caps: what the run would check, then exit before anything is
+ * changed (nm_setup and --cleanup check first). A line a need:
+ * "CAP_BPF<TAB>what<TAB>why"; "none" when the run needs none. It tells a
+ * unit's AmbientCapabilities, or setpriv's --ambient-caps, for this command
+ * line (tests/run-all.sh runs the integration suite so, as nobody).
+ */
+static void print_caps(const struct nm_cap_need *need, int n)
+{
+	char name[32];
+
+	for (int i = 0; i < n; i++)
+		printf("%s\t%s\t%s\n", nm_cap_name(need[i].cap, name, sizeof(name)), need[i].what,
+		       need[i].why);
+	if (!n)
+		printf("none\n");
+	exit(fflush(stdout) ? NM_EXIT_RUNTIME : NM_EXIT_OK);
+}
+
 /* The capabilities o->caps needs, in the effective set; else one line naming the first missing. */
 static int check_caps(struct nm_opts *o)
 {
@@ -344,6 +370,8 @@ static int check_caps(struct nm_opts *o)
 	o->caps.bpf_cmds_need_cap = nm_caps_release_before(nm_kernel_release(), 5, 19) &&
 				    nm_caps_unpriv_bpf_disabled();
 	n = nm_caps_needed(&o->caps, need, NM_CAPS_MAX_NEEDS);
+	if (o->print_caps)
+		print_caps(need, n);
 	i = nm_caps_missing(need, n, nm_caps_effective());
 	if (i < 0)
 		return 0;
@@ -541,7 +569,10 @@ int nm_cleanup_main(struct nm_opts *o)
 
 	/* nothing to undo needs no privilege: a unit's ExecStopPost after a clean stop */
 	o->caps.cleanup = true;
+	o->caps.journal_dac = journal_needs_dac();
 	ret = may_have_journals(o->tool) ? check_caps(o) : 0;
+	if (o->print_caps)
+		print_caps(NULL, 0);
 	if (ret)
 		return ret;
 	ret = nm_journal_cleanup(o->tool, stderr);

@@ -34,6 +34,7 @@ struct nm_opts {
 	enum nm_hook_mode hooks;
 	bool list_hooks;
 	bool cleanup;
+	bool print_caps;		/* --print-caps: print what check_caps would ask for, exit */
 	bool bpf_stats;
 	const char *btf_path;		/* NETMEDIC_BTF, for kernels without /sys/kernel/btf/vmlinux */
 	/*

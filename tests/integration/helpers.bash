@@ -8,6 +8,8 @@ load '/usr/lib/bats/bats-assert/load'
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 LAB=$ROOT/tools/lab
 BIN=${NETMEDIC_BUILD:-$ROOT/build}
+# the journals' directory of the tools the tests run (the nobody pass has its own)
+RUN_DIR=${NETMEDIC_RUN_DIR:-/run/netmedic}
 # shellcheck source=../../tools/lab/lib.sh
 . "$LAB/lib.sh"
 

@@ -150,13 +150,13 @@ tc_sent() {
 	"$QS" up mq
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3
 	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2 limit 1000p"
-	ls /run/netmedic | grep -q '^qdiscstuck-.*-lock.journal$'
+	ls "$RUN_DIR" | grep -q '^qdiscstuck-.*-lock.journal$'
 	stop_bg TERM
 	run lab_exec qs-a tc qdisc show dev qa
 	echo "$output"
 	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
 	refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
-	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
 }
 
 # Handlers come before any change: a signal at any moment of the start
@@ -174,7 +174,7 @@ tc_sent() {
 			run lab_exec qs-a tc qdisc show dev qa
 			assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
 			refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
-			! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+			! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
 		done
 	done
 }
@@ -189,7 +189,7 @@ tc_sent() {
 	assert_output --partial "1 journal(s) undone"
 	run lab_exec qs-a tc qdisc show dev qa
 	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
-	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
 }
 
 # handle of the pfifo_fast child on PARENT, e.g. "8002:"

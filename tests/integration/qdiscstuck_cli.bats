@@ -75,6 +75,7 @@ teardown() {
 	[[ $stderr == *"qdiscstuck: caps: kept cap_net_admin,cap_net_raw (remedies); no_new_privs"* ]]
 }
 
+# bats test_tags=root
 @test "qdiscstuck: once attached, root holds no capability; no_new_privs" {
 	start_bg "$TMP/out" "$BIN/qdiscstuck" -i 1
 	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000000000
@@ -102,7 +103,7 @@ teardown() {
 	run "$BIN/qdiscstuck" --netns nm-qs-a --lock qa:9 -c 1
 	assert_failure 2
 	assert_equal "$(lab_exec qs-a tc qdisc show dev qa)" "$before"
-	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
 }
 
 @test "qdiscstuck --lock on a qdisc that is not lockless: exit 1, says why, changes nothing" {
@@ -112,7 +113,7 @@ teardown() {
 	assert_failure 1
 	[[ $stderr == *"runs pfifo, which is not lockless"* ]]
 	assert_equal "$(lab_exec qs-a tc qdisc show dev qa)" "$before"
-	! ls /run/netmedic 2>/dev/null | grep -q qdiscstuck
+	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
 }
 
 @test "qdiscstuck: the first line names the kernel and the hook rungs; JSON too" {
@@ -145,6 +146,7 @@ teardown() {
 	fi
 }
 
+# bats test_tags=root
 @test "qdiscstuck --list-fixes: kick, lock and the BPF qdisc lever, with this kernel's verdicts" {
 	run "$BIN/qdiscstuck" --list-fixes
 	assert_success

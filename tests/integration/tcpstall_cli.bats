@@ -62,6 +62,7 @@ teardown() {
 # fix_line OUT NAME: NAME's line of --list-fixes
 fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 
+# bats test_tags=root
 @test "tcpstall --list-fixes: every remedy, its lever and this kernel's verdict" {
 	run "$BIN/tcpstall" --list-fixes
 	assert_success
@@ -149,6 +150,7 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 	[ "$(echo "$output" | jq -s 'map(select(.type == "interval")) | length')" = 2 ]
 }
 
+# bats test_tags=root
 @test "tcpstall: the one capability missing is named; --fix keeps what its remedies need" {
 	run --separate-stderr as_nobody bpf,perfmon "$BIN/tcpstall" --fix=defer -c 1
 	assert_failure 1
@@ -169,7 +171,12 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 	assert_failure 1
 	output=$stderr assert_one_line_error
 	[[ $stderr == *"--cleanup needs CAP_NET_ADMIN (tc, net sysctls); missing"* ]]
+	# --fix=rfs's rps_flow_cnt is root's, in sysfs
 	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr as_nobody bpf,perfmon,net_admin,sys_admin "$BIN/tcpstall" --cleanup
+	assert_failure 1
+	[[ $stderr == *"--cleanup needs CAP_DAC_OVERRIDE (sysfs files owned by root); missing"* ]]
+	NETMEDIC_RUN_DIR=$TMP/run run --separate-stderr as_nobody bpf,perfmon,net_admin,sys_admin,dac_override \
+		"$BIN/tcpstall" --cleanup
 	echo "$stderr"
 	[[ $stderr != *"needs CAP_"* ]]
 	run --separate-stderr "$BIN/tcpstall" --port 1 --fix=defer -c 1 -i 0.2 -v
@@ -180,6 +187,7 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 	[[ $stderr == *"tcpstall: caps: kept cap_net_admin,cap_sys_admin (remedies); no_new_privs"* ]]
 }
 
+# bats test_tags=root
 @test "tcpstall: once attached, root holds no capability; no_new_privs" {
 	TMP=$(mktemp -d)
 	start_bg "$TMP/out" "$BIN/tcpstall" -i 1

@@ -135,7 +135,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	grep -q "restored" "$TMP/after.err"
 	assert_equal "$(xps 0)" 1
 	assert_equal "$(xps 1)" 2
-	[ -z "$(ls /run/netmedic 2>/dev/null | grep xpsflap)" ]
+	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
 }
 
 @test "xpsflap --pin: SIGTERM restores the XPS maps" {
@@ -166,7 +166,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 			assert_equal "$(xps 0)" 1
 			assert_equal "$(xps 1)" 2
 			assert_equal "$(tc_egress)" ""
-			[ -z "$(ls /run/netmedic 2>/dev/null | grep xpsflap)" ]
+			[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
 		done
 	done
 }
@@ -188,7 +188,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	assert_equal "$(xps 1)" 2
 	assert_equal "$(tc_egress)" ""
 	! lab_exec xf-mid tc qdisc show dev $DEV | grep -q clsact
-	[ -z "$(ls /run/netmedic 2>/dev/null | grep xpsflap)" ]
+	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
 }
 
 @test "xpsflap --pin: a second instance on the same device is refused, nothing changed" {

@@ -84,6 +84,39 @@ teardown() {
 	[[ $stderr == *"--bpf-stats needs CAP_SYS_ADMIN (BPF_ENABLE_STATS); missing"* ]]
 }
 
+@test "xpsflap --print-caps: what this command line needs, as its user; nothing loaded or changed" {
+	"$XF" up
+	run --separate-stderr "$BIN/xpsflap" --print-caps
+	assert_success
+	assert_line --regexp $'^CAP_BPF\tloading BPF programs\t'
+	assert_line --regexp $'^CAP_PERFMON\tloading BPF programs\t'
+	refute_line --regexp '^CAP_NET_ADMIN'
+	run --separate-stderr "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --pin --print-caps
+	assert_success
+	assert_line --regexp $'^CAP_NET_ADMIN\t--pin\t'
+	assert_line --regexp $'^CAP_SYS_ADMIN\t--netns\tsetns$'
+	! ls "$RUN_DIR"/xpsflap-* 2>/dev/null
+	# another user: root's sysfs files and journal directory
+	run --separate-stderr as_nobody "" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --pin --print-caps
+	assert_success
+	assert_line --regexp $'^CAP_DAC_OVERRIDE\t--pin\tsysfs files owned by root$'
+	run --separate-stderr as_nobody "" "$BIN/xpsflap" --cleanup --print-caps
+	assert_success
+	# no journal: nothing to undo needs nothing
+	NETMEDIC_RUN_DIR=/nonexistent/run run --separate-stderr as_nobody "" "$BIN/xpsflap" --cleanup --print-caps
+	assert_output none
+}
+
+# The run's user is the pass's: root, or nobody in tests/run-all.sh's nobody
+# pass, where tests/as-nobody.sh runs every CLI (a guard on that pass).
+@test "xpsflap: the suite's runs are root's, or nobody's in the nobody pass" {
+	start_bg "$TMP/out" "$BIN/xpsflap" -i 1
+	uid=$(awk '$1 == "Uid:" { print $3 }' "/proc/$BG_PID/status")
+	stop_bg TERM
+	[ "$uid" = "$([ -n "${NM_REAL_BUILD:-}" ] && echo 65534 || echo 0)" ]
+}
+
+# bats test_tags=root
 @test "xpsflap: once attached, root holds no capability, not even in the bounding set; no_new_privs" {
 	start_bg "$TMP/out" "$BIN/xpsflap" -i 1
 	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000000000
@@ -137,7 +170,7 @@ teardown() {
 	assert_failure 2
 	assert_equal "$(lab_xps_get xf-mid xqm 0)" 1
 	assert_equal "$(lab_xps_get xf-mid xqm 1)" 2
-	[ -z "$(ls /run/netmedic 2>/dev/null | grep xpsflap)" ]
+	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
 }
 
 @test "xpsflap: the first line names the kernel and the hook rungs; JSON too" {
@@ -185,6 +218,7 @@ teardown() {
 	fi
 }
 
+# bats test_tags=root
 @test "xpsflap --list-fixes: --pin, its lever, and whether its program loads here" {
 	run "$BIN/xpsflap" --list-fixes
 	assert_success
@@ -245,6 +279,7 @@ journal() {
 	! pgrep -f '^tc monitor$'
 }
 
+# bats test_tags=root
 @test "xpsflap --cleanup: runs no journal another user owns or may write, nor one in such a directory" {
 	mkdir -m 0700 "$TMP/run"
 	journal "$TMP/run" k "$(printf 'cmd\ttc\t-V')"

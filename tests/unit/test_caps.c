@@ -170,6 +170,16 @@ static void test_cleanup(void **state)
 	assert_true(needed_mask(&r) == (C(NET_ADMIN) | C(SYS_ADMIN) | C(BPF) | C(PERFMON)));
 	assert_string_equal(missing(&r, C(SYS_ADMIN), &cap), "--cleanup");
 	assert_int_equal(cap, CAP_NET_ADMIN);
+	/* restoring xps_cpus as another user than root; root's journal directory */
+	r.cleanup_bpf = false;
+	r.cleanup_sysfs = true;
+	assert_true(needed_mask(&r) == (C(NET_ADMIN) | C(SYS_ADMIN) | C(DAC_OVERRIDE)));
+	missing(&r, C(NET_ADMIN) | C(SYS_ADMIN), &cap);
+	assert_int_equal(cap, CAP_DAC_OVERRIDE);
+	r.euid = 0;
+	assert_true(needed_mask(&r) == (C(NET_ADMIN) | C(SYS_ADMIN)));
+	r.journal_dac = true;
+	assert_true(needed_mask(&r) == (C(NET_ADMIN) | C(SYS_ADMIN) | C(DAC_OVERRIDE)));
 }
 
 static void test_needed_bounded(void **state)
