@@ -150,37 +150,46 @@ NM_ARGP(options, parse_arg, doc);
 
 enum { HOOK_RUN, HOOK_ENQ, HOOK_RESET, HOOK_KICK, HOOK_SAMPLE, NR_HOOKS };
 
-static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
-{
-	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
-	hooks[HOOK_RUN].name = "__qdisc_run";
+/* What a rung can do (nm_hook_can). */
+#define CAN_SAMPLE	1u	/* the sampler program, run by test-run each sweep */
+
+static const struct nm_hook_decl hook_decls[NR_HOOKS] = {
 	/*
 	 * Rung 1: the runs (fentry/fexit), the dequeue tracepoint for what each
 	 * dequeue gave, and the watchdog arms, which tell a shaper holding its
 	 * backlog until a due time from one that nothing will run again.
 	 */
-	nm_hook_rung3(&hooks[HOOK_RUN], skel->progs.qs_run_fentry, skel->progs.qs_run_fexit,
-		      skel->progs.qs_dequeue_tp);
-	nm_hook_rung_add(&hooks[HOOK_RUN], skel->progs.qs_wd_arm_fentry);
-	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_tp, NULL);
-	nm_hook_rung(&hooks[HOOK_RUN], skel->progs.qs_dequeue_raw, NULL);
-	hooks[HOOK_ENQ].name = "qdisc_enqueue";
-	nm_hook_rung(&hooks[HOOK_ENQ], skel->progs.qs_enqueue_tp, NULL);
-	nm_hook_rung(&hooks[HOOK_ENQ], skel->progs.qs_enqueue_raw, NULL);
-	nm_hook_rung_none(&hooks[HOOK_ENQ], "a qdisc is tracked from its first dequeue, not its first enqueue");
-	hooks[HOOK_RESET].name = "qdisc_reset";
-	nm_hook_rung(&hooks[HOOK_RESET], skel->progs.qs_reset_tp, skel->progs.qs_destroy_tp);
-	nm_hook_rung(&hooks[HOOK_RESET], skel->progs.qs_reset_raw, skel->progs.qs_destroy_raw);
-	nm_hook_rung_none(&hooks[HOOK_RESET], "resets and deletions are not seen: a deleted qdisc's record stays until its slot is taken");
+	[HOOK_RUN] = { "__qdisc_run", 0, {
+		{ .progs = { "qs_run_fentry", "qs_run_fexit", "qs_dequeue_tp", "qs_wd_arm_fentry" } },
+		{ .progs = { "qs_dequeue_tp" } },
+		{ .progs = { "qs_dequeue_raw" } },
+	} },
+	[HOOK_ENQ] = { "qdisc_enqueue", 0, {
+		{ .progs = { "qs_enqueue_tp" } },
+		{ .progs = { "qs_enqueue_raw" } },
+		{ .lost = "a qdisc is tracked from its first dequeue, not its first enqueue" },
+	} },
+	[HOOK_RESET] = { "qdisc_reset", 0, {
+		{ .progs = { "qs_reset_tp", "qs_destroy_tp" } },
+		{ .progs = { "qs_reset_raw", "qs_destroy_raw" } },
+		{ .lost = "resets and deletions are not seen: a deleted qdisc's record stays until its slot is taken" },
+	} },
 	/* where the kick frames of --kick/--fix=kick are seen: their queue */
-	hooks[HOOK_KICK].name = "kick_queue";
-	nm_hook_rung(&hooks[HOOK_KICK], skel->progs.qs_queue_tp, NULL);
-	nm_hook_rung(&hooks[HOOK_KICK], skel->progs.qs_queue_raw, NULL);
-	nm_hook_rung_none(&hooks[HOOK_KICK], "a kick's frame is not seen reaching its queue");
+	[HOOK_KICK] = { "kick_queue", 0, {
+		{ .progs = { "qs_queue_tp" } },
+		{ .progs = { "qs_queue_raw" } },
+		{ .lost = "a kick's frame is not seen reaching its queue" },
+	} },
 	/* each sweep's scheduling state of every tracked qdisc, by test-run */
-	hooks[HOOK_SAMPLE].name = "sampler";
-	nm_hook_rung(&hooks[HOOK_SAMPLE], skel->progs.qs_sample, NULL);
-	nm_hook_rung_none(&hooks[HOOK_SAMPLE], "scheduling state is not sampled: judged by events alone");
+	[HOOK_SAMPLE] = { "sampler", 0, {
+		{ .progs = { "qs_sample" }, .can = CAN_SAMPLE },
+		{ .lost = "scheduling state is not sampled: judged by events alone" },
+	} },
+};
+
+static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
+{
+	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, 0);
 }
 
 /* ---- the sweep ---- */
@@ -1252,7 +1261,7 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 	struct qdiscstuck_bpf *skel = p;
 	int err;
 
-	if (hooks[HOOK_SAMPLE].chosen != 0)
+	if (!nm_hook_can(&hooks[HOOK_SAMPLE], CAN_SAMPLE))
 		return 0;
 	err = run_sampler(skel);
 	if (err) {

@@ -194,78 +194,103 @@ NM_ARGP(options, parse_arg, doc);
 enum { HOOK_SWEEP, HOOK_FAST, HOOK_PUSH, HOOK_RELEASE, HOOK_RCV, HOOK_ACK, HOOK_DROP, HOOK_APP,
        HOOK_KICK, NR_HOOKS };
 
-static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
-{
-	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
+/* the runs a hook or rung is for (nm_hook_decl.when) */
+#define WANT_KICK	1u	/* --fix=kick */
+
+/* What a rung can do (nm_hook_can). */
+enum {
+	CAN_ITER	= 1u << 0,	/* the sweep is iter/tcp: TSQ flags, pacing, Nagle state */
+	CAN_DIAG	= 1u << 1,	/* ... sock_diag, no BPF: never tsq_idle or host_queue */
+	CAN_TAG_MAP	= 1u << 2,	/* the fast sweep walks the tagged sockets' storage map */
+	CAN_TAG_SWEEP	= 1u << 3,	/* ... walks every socket and samples the tagged ones */
+	CAN_EXACT	= 1u << 4,	/* tcp_push/tcp_wfree run: tsq_idle episodes, measured */
+	CAN_KICK_TIMER	= 1u << 5,	/* ... and each episode arms its socket's kick timer */
+	CAN_TAG		= 1u << 6,	/* tags sending sockets for the fast sweep */
+	CAN_OWNED	= 1u << 7,	/* owned = inside __release_sock, not the owner bit */
+	CAN_APP		= 1u << 8,	/* the reader's and writer's CPU at each read and write */
+	CAN_KICK	= 1u << 9,	/* --fix=kick's program */
+};
+
+static const struct nm_hook_decl hook_decls[NR_HOOKS] = {
 	/* the stall side's data: every socket with something to send, every second */
-	hooks[HOOK_SWEEP].name = "sweep";
-	nm_hook_rung(&hooks[HOOK_SWEEP], skel->progs.ts_sweep, NULL);
-	/*
-	 * Where iterators are refused: sock_diag, no BPF. It cannot read TSQ
-	 * flags, pacing or Nagle state (ts_sample_from_diag), so it never says
-	 * tsq_idle or host_queue, and it walks the whole socket table.
-	 */
-	nm_hook_rung_virtual(&hooks[HOOK_SWEEP], "sock_diag");
+	[HOOK_SWEEP] = { "sweep", 0, {
+		{ .progs = { "ts_sweep" }, .can = CAN_ITER },
+		/*
+		 * Where iterators are refused: sock_diag, no BPF. It cannot read TSQ
+		 * flags, pacing or Nagle state (ts_sample_from_diag), so it never says
+		 * tsq_idle or host_queue, and it walks the whole socket table.
+		 */
+		{ .virt = "sock_diag", .can = CAN_DIAG },
+	} },
 	/*
 	 * Between full sweeps, every --sweep ms: the sockets tagged as senders.
 	 * Rung 1 walks the tags themselves; rung 2, where map iterators are
 	 * refused, walks every socket and samples the tagged ones.
 	 */
-	hooks[HOOK_FAST].name = "fast_sweep";
-	nm_hook_rung(&hooks[HOOK_FAST], skel->progs.ts_sweep_tagged, NULL);
-	nm_hook_rung(&hooks[HOOK_FAST], skel->progs.ts_sweep_fast, NULL);
-	nm_hook_rung_none(&hooks[HOOK_FAST], "every sweep samples every socket");
+	[HOOK_FAST] = { "fast_sweep", 0, {
+		{ .progs = { "ts_sweep_tagged" }, .can = CAN_TAG_MAP },
+		{ .progs = { "ts_sweep_fast" }, .can = CAN_TAG_SWEEP },
+		{ .lost = "every sweep samples every socket" },
+	} },
 	/*
 	 * Where fexit is allowed, tcp_push/tcp_wfree date a tsq_idle stall
 	 * exactly, else its start comes from lsndtime.
 	 */
-	hooks[HOOK_PUSH].name = "tcp_push";
-	/* --fix=kick: the same, and each episode arms its kick timer (bpf_timer: 5.15+) */
-	if (env.fix & FIX_KICK)
-		nm_hook_rung(&hooks[HOOK_PUSH], skel->progs.ts_push_exit_kick,
-			     skel->progs.ts_wfree_exit_kick);
-	nm_hook_rung(&hooks[HOOK_PUSH], skel->progs.ts_push_exit, skel->progs.ts_wfree_exit);
-	nm_hook_rung_virtual(&hooks[HOOK_PUSH], "iter/tcp");
-	hooks[HOOK_RELEASE].name = "__release_sock";
-	nm_hook_rung(&hooks[HOOK_RELEASE], skel->progs.ts_release_enter, skel->progs.ts_release_exit);
-	nm_hook_rung_virtual(&hooks[HOOK_RELEASE], "sk_lock.owned@tcp_probe");
-	hooks[HOOK_RCV].name = "tcp_rcv";
+	[HOOK_PUSH] = { "tcp_push", 0, {
+		/* --fix=kick: the same, and each episode arms its kick timer (bpf_timer: 5.15+) */
+		{ .progs = { "ts_push_exit_kick", "ts_wfree_exit_kick" },
+		  .can = CAN_EXACT | CAN_KICK_TIMER | CAN_TAG, .when = WANT_KICK },
+		{ .progs = { "ts_push_exit", "ts_wfree_exit" }, .can = CAN_EXACT | CAN_TAG },
+		{ .virt = "iter/tcp" },
+	} },
+	[HOOK_RELEASE] = { "__release_sock", 0, {
+		{ .progs = { "ts_release_enter", "ts_release_exit" }, .can = CAN_OWNED },
+		{ .virt = "sk_lock.owned@tcp_probe" },
+	} },
 	/* with it, a closing socket gives its ACK slot back */
-	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_tp, skel->progs.ts_state_tp);
-	nm_hook_rung(&hooks[HOOK_RCV], skel->progs.ts_rcv_raw, skel->progs.ts_state_raw);
-	nm_hook_rung_none(&hooks[HOOK_RCV], "received segments are not counted: no ACK storm or CPU placement verdicts");
-	hooks[HOOK_ACK].name = "ack_xmit";
-	nm_hook_rung(&hooks[HOOK_ACK], skel->progs.ts_queue_tp, NULL);
-	nm_hook_rung(&hooks[HOOK_ACK], skel->progs.ts_queue_raw, NULL);
-	nm_hook_rung_none(&hooks[HOOK_ACK], "pure ACKs are not counted: no ACK storm verdicts");
-	hooks[HOOK_DROP].name = "backlog_drop";
-	nm_hook_rung(&hooks[HOOK_DROP], skel->progs.ts_drop_tp, NULL);
-	nm_hook_rung_none(&hooks[HOOK_DROP], "backlog drops are not counted");
+	[HOOK_RCV] = { "tcp_rcv", 0, {
+		{ .progs = { "ts_rcv_tp", "ts_state_tp" } },
+		{ .progs = { "ts_rcv_raw", "ts_state_raw" } },
+		{ .lost = "received segments are not counted: no ACK storm or CPU placement verdicts" },
+	} },
+	[HOOK_ACK] = { "ack_xmit", 0, {
+		/* tp_btf/net_dev_queue: it reaches the socket's storage, to tag it */
+		{ .progs = { "ts_queue_tp" }, .can = CAN_TAG },
+		{ .progs = { "ts_queue_raw" } },
+		{ .lost = "pure ACKs are not counted: no ACK storm verdicts" },
+	} },
+	[HOOK_DROP] = { "backlog_drop", 0, {
+		{ .progs = { "ts_drop_tp" } },
+		{ .lost = "backlog drops are not counted" },
+	} },
 	/* the reader's CPU; before 6.3 only backlog runs tell it */
-	hooks[HOOK_APP].name = "app_io";
-	nm_hook_rung(&hooks[HOOK_APP], skel->progs.ts_recv_len_tp, skel->progs.ts_send_len_tp);
-	nm_hook_rung_virtual(&hooks[HOOK_APP], "sk_lock.owned@tcp_probe");
+	[HOOK_APP] = { "app_io", 0, {
+		{ .progs = { "ts_recv_len_tp", "ts_send_len_tp" }, .can = CAN_APP | CAN_TAG },
+		{ .virt = "sk_lock.owned@tcp_probe" },
+	} },
 	/* --fix=kick only, as xpsflap's pin: the remedy's companion program */
-	if (!(env.fix & FIX_KICK))
-		return;
-	hooks[HOOK_KICK].name = "kick";
-	nm_hook_rung(&hooks[HOOK_KICK], skel->progs.ts_kick, NULL);
-	nm_hook_rung_none_why(&hooks[HOOK_KICK],
-			      "--fix=kick is not available on this kernel: tsq_idle sockets are not kicked");
+	[HOOK_KICK] = { "kick", WANT_KICK, {
+		{ .progs = { "ts_kick" }, .can = CAN_KICK },
+		{ .lost = "--fix=kick is not available on this kernel: tsq_idle sockets are not kicked",
+		  .lost_why = true },
+	} },
+};
+
+static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
+{
+	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, env.fix & FIX_KICK ? WANT_KICK : 0);
 }
 
 /* tcp_push/tcp_wfree run (a fexit rung): they measure tsq_idle episodes. */
 static bool push_exact(const struct nm_hook *hooks)
 {
-	const struct nm_hook *h = &hooks[HOOK_PUSH];
-
-	return h->chosen >= 0 && h->chosen < h->nrungs - 1;
+	return nm_hook_can(&hooks[HOOK_PUSH], CAN_EXACT);
 }
 
 /* ... and each episode arms its socket's kick timer (--fix=kick's first rung). */
 static bool push_kick_timer(const struct nm_hook *hooks)
 {
-	return (env.fix & FIX_KICK) && hooks[HOOK_PUSH].chosen == 0;
+	return nm_hook_can(&hooks[HOOK_PUSH], CAN_KICK_TIMER);
 }
 
 /* ---- state ---- */
@@ -440,7 +465,8 @@ static int sweep(struct tcpstall_bpf *skel, bool full)
 /* A rung that tags senders for the fast sweep: each write, each push, or its data skbs. */
 static bool can_tag(const struct nm_hook *hooks)
 {
-	return hooks[HOOK_APP].chosen == 0 || push_exact(hooks) || hooks[HOOK_ACK].chosen == 0;
+	return nm_hook_can(&hooks[HOOK_APP], CAN_TAG) || nm_hook_can(&hooks[HOOK_PUSH], CAN_TAG) ||
+	       nm_hook_can(&hooks[HOOK_ACK], CAN_TAG);
 }
 
 /*
@@ -465,7 +491,7 @@ static void set_fast_sweep_aside(struct tcpstall_bpf *skel, struct nm_hook *hook
 /* --fix=kick has its program here (the hook is declared with --fix=kick only). */
 static bool kick_rung(const struct nm_hook *hooks)
 {
-	return hooks[HOOK_KICK].name && hooks[HOOK_KICK].chosen == 0;
+	return nm_hook_can(&hooks[HOOK_KICK], CAN_KICK);
 }
 
 /* One read of an iterator: a kernel may allow the attach and refuse the run. */
@@ -482,24 +508,31 @@ static int iter_check(struct bpf_link *l)
 	return err;
 }
 
+/* The fast sweep's iterator link, as its rung says: NULL without one. */
+static struct bpf_link *fast_link(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+{
+	if (nm_hook_can(&hooks[HOOK_FAST], CAN_TAG_MAP))
+		return st.fast_own;
+	return nm_hook_can(&hooks[HOOK_FAST], CAN_TAG_SWEEP) ? skel->links.ts_sweep_fast : NULL;
+}
+
 /* The iterators' first runs: a refused one takes its hook's next rung. */
 static int check_iters(struct tcpstall_bpf *skel, const struct nm_hook *hooks,
 		       struct bpf_program **failed, const char **stage)
 {
-	struct bpf_link *fast = hooks[HOOK_FAST].chosen == 0 ? st.fast_own :
-				hooks[HOOK_FAST].chosen == 1 ? skel->links.ts_sweep_fast : NULL;
+	struct bpf_link *fast = fast_link(skel, hooks);
 	int err;
 
 	*stage = "run";
-	err = hooks[HOOK_SWEEP].chosen == 0 ? iter_check(skel->links.ts_sweep) : 0;
+	err = nm_hook_can(&hooks[HOOK_SWEEP], CAN_ITER) ? iter_check(skel->links.ts_sweep) : 0;
 	if (err) {
 		*failed = skel->progs.ts_sweep;
 		return err;
 	}
 	err = fast ? iter_check(fast) : 0;
 	if (err) {
-		*failed = hooks[HOOK_FAST].chosen == 0 ? skel->progs.ts_sweep_tagged :
-							 skel->progs.ts_sweep_fast;
+		*failed = nm_hook_can(&hooks[HOOK_FAST], CAN_TAG_MAP) ? skel->progs.ts_sweep_tagged :
+									skel->progs.ts_sweep_fast;
 		return err;
 	}
 	/* the kicks map is empty: a pass that kicks nothing */
@@ -523,7 +556,7 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 
 	if (!can_tag(hooks))
 		set_fast_sweep_aside(skel, hooks);
-	if (hooks[HOOK_FAST].chosen != 0)
+	if (!nm_hook_can(&hooks[HOOK_FAST], CAN_TAG_MAP))
 		return check_iters(skel, hooks, failed, stage);
 	li.map.map_fd = bpf_map__fd(skel->maps.tagged);
 	opts.link_info = &li;
@@ -546,8 +579,7 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 /* The fast sweep's iterator, from its rung: without one every sweep is a full one. */
 static void use_fast_sweep(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
-	st.fast = hooks[HOOK_FAST].chosen == 0 ? st.fast_own :
-		  hooks[HOOK_FAST].chosen == 1 ? skel->links.ts_sweep_fast : NULL;
+	st.fast = fast_link(skel, hooks);
 	skel->bss->tagging = st.fast != NULL;
 }
 
@@ -561,7 +593,7 @@ static const char *tag_source(const struct nm_hook *hooks)
 {
 	if (!st.fast)
 		return "none";
-	if (hooks[HOOK_APP].chosen == 0)
+	if (nm_hook_can(&hooks[HOOK_APP], CAN_APP))
 		return "sock_send_length";
 	if (push_exact(hooks))
 		return "tcp_push";
@@ -1993,8 +2025,8 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
-	skel->bss->release_rung = hooks[HOOK_RELEASE].chosen == 0;
-	st.diag = hooks[HOOK_SWEEP].chosen == 1;
+	skel->bss->release_rung = nm_hook_can(&hooks[HOOK_RELEASE], CAN_OWNED);
+	st.diag = nm_hook_can(&hooks[HOOK_SWEEP], CAN_DIAG);
 	/* fexit/tcp_push + fexit/tcp_wfree: tsq_idle episodes, measured where they happen */
 	st.episodes = push_exact(hooks);
 	use_fast_sweep(skel, hooks);

@@ -117,25 +117,31 @@ NM_ARGP(options, parse_arg, doc);
 
 enum { HOOK_PICK, HOOK_XMIT, HOOK_PIN, NR_HOOKS };
 
+/* the runs a hook or rung is for (nm_hook_decl.when) */
+#define WANT_PIN	1u
+
+static const struct nm_hook_decl hook_decls[NR_HOOKS] = {
+	[HOOK_PICK] = { "netdev_pick_tx", 0, {
+		{ .progs = { "xf_pick_fexit" } },
+		{ .progs = { "xf_pick_tp" }, .kfunc = "bpf_rdonly_cast" },
+		{ .progs = { "xf_pick_tp_read" } },
+		{ .progs = { "xf_pick_raw" } },
+	} },
+	[HOOK_XMIT] = { "net_dev_xmit", 0, {
+		{ .progs = { "xf_xmit_tp" } },
+		{ .progs = { "xf_xmit_raw" } },
+		{ .lost = "no reordering counts: queue switches only" },
+	} },
+	/* --pin only: without its program, clearing XPS leaves the queue to the kernel's flow hash */
+	[HOOK_PIN] = { "pin", WANT_PIN, {
+		{ .progs = { "xf_pin_tc" } },
+		{ .lost = "--pin clears the XPS maps only: the kernel's flow hash picks the queue" },
+	} },
+};
+
 static void declare_hooks(struct xpsflap_bpf *skel, struct nm_hook *hooks)
 {
-	memset(hooks, 0, sizeof(*hooks) * NR_HOOKS);
-	hooks[HOOK_PICK].name = "netdev_pick_tx";
-	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_fexit, NULL);
-	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_tp, NULL);
-	nm_hook_rung_kfunc(&hooks[HOOK_PICK], "bpf_rdonly_cast");
-	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_tp_read, NULL);
-	nm_hook_rung(&hooks[HOOK_PICK], skel->progs.xf_pick_raw, NULL);
-	hooks[HOOK_XMIT].name = "net_dev_xmit";
-	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.xf_xmit_tp, NULL);
-	nm_hook_rung(&hooks[HOOK_XMIT], skel->progs.xf_xmit_raw, NULL);
-	nm_hook_rung_none(&hooks[HOOK_XMIT], "no reordering counts: queue switches only");
-	/* --pin only: without its program, clearing XPS leaves the queue to the kernel's flow hash */
-	if (!env.pin)
-		return;
-	hooks[HOOK_PIN].name = "pin";
-	nm_hook_rung(&hooks[HOOK_PIN], skel->progs.xf_pin_tc, NULL);
-	nm_hook_rung_none(&hooks[HOOK_PIN], "--pin clears the XPS maps only: the kernel's flow hash picks the queue");
+	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, env.pin ? WANT_PIN : 0);
 }
 
 /* ---- remedy: --pin ---- */

@@ -28,31 +28,10 @@ void nm_hook_rung(struct nm_hook *h, struct bpf_program *p0, struct bpf_program 
 	h->chosen = -1;
 }
 
-void nm_hook_rung3(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1,
-		   struct bpf_program *p2)
-{
-	nm_hook_rung(h, p0, p1);
-	h->rungs[h->nrungs - 1].progs[2] = p2;
-}
-
 void nm_hook_rung_kfunc(struct nm_hook *h, const char *kfunc)
 {
 	if (h->nrungs)
 		h->rungs[h->nrungs - 1].kfunc = kfunc;
-}
-
-void nm_hook_rung_add(struct nm_hook *h, struct bpf_program *p)
-{
-	struct nm_rung *r;
-
-	if (!h->nrungs)
-		return;
-	r = &h->rungs[h->nrungs - 1];
-	for (int i = 0; i < NM_RUNG_PROGS; i++)
-		if (!r->progs[i]) {
-			r->progs[i] = p;
-			return;
-		}
 }
 
 void nm_hook_rung_virtual(struct nm_hook *h, const char *label)
@@ -85,6 +64,64 @@ void nm_hook_explain_loss(struct nm_hook *h)
 			why = h->rungs[i].why;
 	snprintf(r->lost_buf, sizeof(r->lost_buf), "%s (%s)", r->lost_base, why);
 	r->lost = r->lost_buf;
+}
+
+/* One declared rung onto h; -1 when a program name is not in obj. */
+static int declare_rung(struct nm_hook *h, const struct nm_rung_decl *d, const struct bpf_object *obj)
+{
+	struct bpf_program *p[NM_RUNG_PROGS] = {};
+
+	for (int i = 0; i < NM_RUNG_PROGS && d->progs[i]; i++) {
+		p[i] = bpf_object__find_program_by_name(obj, d->progs[i]);
+		if (!p[i]) {
+			fprintf(stderr, "hook %s: no program %s in the object\n", h->name, d->progs[i]);
+			return -1;
+		}
+	}
+	if (p[0]) {
+		nm_hook_rung(h, p[0], p[1]);
+		h->rungs[h->nrungs - 1].progs[2] = p[2];
+		h->rungs[h->nrungs - 1].progs[3] = p[3];
+		nm_hook_rung_kfunc(h, d->kfunc);
+	} else if (d->lost && d->lost_why) {
+		nm_hook_rung_none_why(h, d->lost);
+	} else if (d->lost) {
+		nm_hook_rung_none(h, d->lost);
+	} else {
+		nm_hook_rung_virtual(h, d->virt);
+	}
+	h->rungs[h->nrungs - 1].can = d->can;
+	return 0;
+}
+
+static bool decl_empty(const struct nm_rung_decl *d)
+{
+	return !d->progs[0] && !d->virt && !d->lost;
+}
+
+int nm_hooks_declare(struct nm_hook *hooks, const struct nm_hook_decl *decls, int n,
+		     const struct bpf_object *obj, unsigned int want)
+{
+	int bad = 0;
+
+	memset(hooks, 0, sizeof(*hooks) * n);
+	for (int i = 0; i < n; i++) {
+		const struct nm_hook_decl *d = &decls[i];
+
+		if (!d->name || (d->when & ~want))
+			continue;
+		hooks[i].name = d->name;
+		hooks[i].chosen = -1;
+		for (int r = 0; r < NM_MAX_RUNGS && !decl_empty(&d->rungs[r]); r++)
+			if (!(d->rungs[r].when & ~want))
+				bad -= declare_rung(&hooks[i], &d->rungs[r], obj);
+	}
+	return bad;
+}
+
+bool nm_hook_can(const struct nm_hook *h, unsigned int can)
+{
+	return h->chosen >= 0 && h->chosen < h->nrungs && (h->rungs[h->chosen].can & can) == can;
 }
 
 static bool rung_virtual(const struct nm_rung *r)

@@ -56,6 +56,7 @@ struct nm_rung {
 	char why[160];		/* why it was refused, if it was */
 	/* the refusal of one of its programs at load, attach or run (the loader's list) */
 	const struct nm_refusal *refused;
+	unsigned int can;	/* what the rung can do: the tool's bits (nm_hook_can) */
 };
 
 struct nm_hook {
@@ -65,18 +66,46 @@ struct nm_hook {
 	int chosen;		/* index into rungs, -1 before choosing */
 };
 
+/*
+ * A tool declares its ladder as data: each hook's rungs, best first, name
+ * their programs, or stand for them (virtual) or for their loss (none), and
+ * say what they can do. Code then asks the chosen rung what it can do
+ * (nm_hook_can), never which index won.
+ */
+struct nm_rung_decl {
+	const char *progs[NM_RUNG_PROGS];	/* program names; none: virtual or lost */
+	const char *virt;	/* a virtual rung's label ("sock_diag") */
+	const char *lost;	/* the "none" rung: what the user loses */
+	bool lost_why;		/* ... and why the rung before it was refused (a remedy asked for) */
+	const char *kfunc;	/* a kfunc its programs call (nm_hook_rung_kfunc) */
+	unsigned int can;	/* the tool's capability bits */
+	unsigned int when;	/* declared only when the run wants all these bits; 0: always */
+};
+
+struct nm_hook_decl {
+	const char *name;	/* the logical hook; NULL: the tool has no such hook */
+	unsigned int when;	/* as the rung's: the hook only for these runs */
+	struct nm_rung_decl rungs[NM_MAX_RUNGS];	/* ends at an empty one */
+};
+
+/*
+ * hooks[i] from decls[i], for the runs that want's bits select, with the
+ * programs of obj by name. A name obj lacks is a tool's bug: its rung is
+ * left out, stderr names it, and the count of such names is returned.
+ */
+int nm_hooks_declare(struct nm_hook *hooks, const struct nm_hook_decl *decls, int n,
+		     const struct bpf_object *obj, unsigned int want);
+
+/* The chosen rung can do all of can's bits (false before choosing). */
+bool nm_hook_can(const struct nm_hook *h, unsigned int can);
+
 /* Adds a rung of up to NM_RUNG_PROGS programs (NULL-terminated list) to hook. */
 void nm_hook_rung(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1);
-/* A rung of three programs (e.g. fentry + fexit + a tracepoint they need). */
-void nm_hook_rung3(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1,
-		   struct bpf_program *p2);
 /*
  * The hook's last rung calls kfunc (declared __weak): it is refused where
  * kernel BTF has no such function, and the next rung, without it, is taken.
  */
 void nm_hook_rung_kfunc(struct nm_hook *h, const char *kfunc);
-/* One more program in the hook's last rung (up to NM_RUNG_PROGS in all). */
-void nm_hook_rung_add(struct nm_hook *h, struct bpf_program *p);
 /*
  * A rung served by other programs (e.g. the owner bit read at a tracepoint
  * another hook attaches): always available, named by label.

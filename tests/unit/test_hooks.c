@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for the pure parts of src/lib/hooks.c: NETMEDIC_REFUSE
- * matching, how a refusal is named, and what the first line says was lost.
+ * matching, how a refusal is named, and what the first line says was lost;
+ * a ladder declared as data, against a built object (never loaded).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -9,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
+#include <bpf/libbpf.h>
 
 #include "lib/hooks.h"
 
@@ -121,6 +124,92 @@ static void test_loss_explained(void **state)
 	assert_string_equal(p.rungs[0].lost, "backlog drops are not counted");
 }
 
+/* The object beside this test's directory: build/xpsflap.bpf.o for build/tests/test_hooks. */
+static struct bpf_object *open_obj(void)
+{
+	char exe[4096], path[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	assert_true(n > 0);
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	assert_non_null(slash);
+	*slash = 0;
+	snprintf(path, sizeof(path), "%s/../xpsflap.bpf.o", exe);
+	return bpf_object__open_file(path, NULL);
+}
+
+enum { T_PICK, T_XMIT, T_PIN, T_UNUSED, T_N };
+#define T_WANT_PIN	1u
+#define T_WANT_MORE	2u
+#define T_CAN_A		1u
+#define T_CAN_B		2u
+
+static const struct nm_hook_decl decls[T_N] = {
+	[T_PICK] = { "pick", 0, {
+		{ .progs = { "xf_pick_fexit" }, .can = T_CAN_A | T_CAN_B },
+		{ .progs = { "xf_pick_tp" }, .kfunc = "bpf_rdonly_cast", .can = T_CAN_B },
+		{ .progs = { "xf_no_such_prog" } },
+		{ .progs = { "xf_pick_raw", "xf_xmit_raw" }, .when = T_WANT_MORE },
+		{ .virt = "elsewhere" },
+	} },
+	[T_XMIT] = { "xmit", 0, {
+		{ .progs = { "xf_xmit_tp" } },
+		{ .lost = "no reordering", .lost_why = true },
+	} },
+	[T_PIN] = { "pin", T_WANT_PIN, {
+		{ .progs = { "xf_pin_tc" } },
+		{ .lost = "pin lost" },
+	} },
+};
+
+static void test_declare(void **state)
+{
+	struct bpf_object *obj = open_obj();
+	struct nm_hook h[T_N];
+
+	(void)state;
+	assert_non_null(obj);
+	/* the unknown name's rung is left out, and counted */
+	assert_int_equal(nm_hooks_declare(h, decls, T_N, obj, 0), 1);
+	assert_string_equal(h[T_PICK].name, "pick");
+	assert_int_equal(h[T_PICK].nrungs, 3);	/* no T_WANT_MORE rung, no unknown one */
+	assert_string_equal(bpf_program__name(h[T_PICK].rungs[0].progs[0]), "xf_pick_fexit");
+	assert_null(h[T_PICK].rungs[0].progs[1]);
+	assert_string_equal(h[T_PICK].rungs[1].kfunc, "bpf_rdonly_cast");
+	assert_string_equal(h[T_PICK].rungs[2].label, "elsewhere");
+	assert_null(h[T_PICK].rungs[2].progs[0]);
+	assert_true(nm_hook_optional(&h[T_PICK]));
+	/* a none rung with the refusal before it */
+	assert_int_equal(h[T_XMIT].nrungs, 2);
+	assert_string_equal(h[T_XMIT].rungs[1].lost_base, "no reordering");
+	/* the hook and rungs of other runs are not declared */
+	assert_null(h[T_PIN].name);
+	assert_int_equal(h[T_PIN].nrungs, 0);
+	assert_null(h[T_UNUSED].name);
+	/* what a rung can do, asked of the chosen one only */
+	assert_false(nm_hook_can(&h[T_PICK], T_CAN_B));
+	h[T_PICK].chosen = 0;
+	assert_true(nm_hook_can(&h[T_PICK], T_CAN_A | T_CAN_B));
+	h[T_PICK].chosen = 1;
+	assert_true(nm_hook_can(&h[T_PICK], T_CAN_B));
+	assert_false(nm_hook_can(&h[T_PICK], T_CAN_A));
+	assert_false(nm_hook_can(&h[T_PICK], T_CAN_A | T_CAN_B));
+	h[T_PICK].chosen = 2;
+	assert_false(nm_hook_can(&h[T_PICK], T_CAN_B));
+	assert_false(nm_hook_can(&h[T_PIN], 0));	/* not declared: nothing chosen */
+
+	assert_int_equal(nm_hooks_declare(h, decls, T_N, obj, T_WANT_PIN | T_WANT_MORE), 1);
+	assert_int_equal(h[T_PICK].nrungs, 4);
+	assert_string_equal(bpf_program__name(h[T_PICK].rungs[2].progs[1]), "xf_xmit_raw");
+	assert_string_equal(h[T_PIN].name, "pin");
+	assert_int_equal(h[T_PIN].nrungs, 2);
+	assert_string_equal(h[T_PIN].rungs[1].lost, "pin lost");
+	assert_null(h[T_PIN].rungs[1].lost_base);
+	bpf_object__close(obj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_refusal_str_and_hint),
 		cmocka_unit_test(test_optional_and_losses),
 		cmocka_unit_test(test_loss_explained),
+		cmocka_unit_test(test_declare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
