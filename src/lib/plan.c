@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Plans and their executor. What a remedy changes is decided elsewhere,
+ * by pure functions; here it is only journaled, made and logged, so that
+ * every remedy written as a plan gets the same write-ahead undo and the
+ * same lines.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lib/plan.h"
+
+int nm_sysctl_path(const char *root, const char *name, char *buf, size_t len)
+{
+	size_t n, at;
+
+	if (!root)
+		root = NM_SYSCTL_ROOT;
+	n = snprintf(buf, len, "%s", root);
+	if (n >= len)
+		return -ENAMETOOLONG;
+	if (!name || !*name)
+		return -EINVAL;
+	while (*name) {
+		size_t c = strcspn(name, ".");
+
+		if (!c)
+			return -EINVAL;		/* "net..x", ".net", "net." */
+		if (n + 1 + c >= len)
+			return -ENAMETOOLONG;
+		buf[n++] = '/';
+		at = n;
+		for (size_t i = 0; i < c; i++)
+			buf[n++] = name[i] == '/' ? '.' : name[i];
+		buf[n] = 0;
+		if (!strcmp(buf + at, ".") || !strcmp(buf + at, ".."))
+			return -EINVAL;
+		name += c;
+		if (*name == '.' && !*++name)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static bool same(const struct nm_action *a, const struct nm_action *b)
+{
+	return a->kind == b->kind && (a->flags & NM_ACT_INIT_NS) == (b->flags & NM_ACT_INIT_NS) &&
+	       !strcmp(a->target, b->target) && !strcmp(a->undo, b->undo) &&
+	       (a->kind != NM_ACT_NOTE || !strcmp(a->what, b->what));
+}
+
+int nm_plan_add(struct nm_plan *p, const struct nm_action *a)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (same(&p->a[i], a))
+			return 1;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 8;
+		struct nm_action *na = realloc(p->a, cap * sizeof(*na));
+
+		if (!na)
+			return -ENOMEM;
+		p->a = na;
+		p->cap = cap;
+	}
+	p->a[p->n++] = *a;
+	return 0;
+}
+
+/* snprintf that says when it cut */
+static int put(char *buf, size_t len, const char *s)
+{
+	return snprintf(buf, len, "%s", s ? s : "") >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+int nm_plan_sysctl(struct nm_plan *p, unsigned int remedy, unsigned int flags, const char *tag,
+		   const char *name, const char *val, unsigned long netns)
+{
+	struct nm_action a = { .kind = NM_ACT_SYSCTL, .flags = flags, .remedy = remedy, .tag = tag,
+			       .netns = netns };
+	char path[512];
+	int err = nm_sysctl_path(NULL, name, path, sizeof(path));
+
+	if (err || (err = put(a.target, sizeof(a.target), name)) || (err = put(a.val, sizeof(a.val), val)))
+		return err;
+	return nm_plan_add(p, &a);
+}
+
+int nm_plan_file(struct nm_plan *p, unsigned int remedy, const char *tag, const char *path,
+		 const char *what, const char *val)
+{
+	struct nm_action a = { .kind = NM_ACT_FILE, .remedy = remedy, .tag = tag };
+	int err;
+
+	if ((err = put(a.target, sizeof(a.target), path)) || (err = put(a.what, sizeof(a.what), what)) ||
+	    (err = put(a.val, sizeof(a.val), val)))
+		return err;
+	return nm_plan_add(p, &a);
+}
+
+static int join(char *buf, size_t len, const char *const *argv)
+{
+	size_t n = 0;
+
+	if (!argv || !argv[0])
+		return -EINVAL;
+	buf[0] = 0;
+	for (int i = 0; argv[i]; i++) {
+		if (strchr(argv[i], '\t'))
+			return -EINVAL;
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", i ? "\t" : "", argv[i]);
+		if (n >= len)
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+int nm_plan_cmd(struct nm_plan *p, unsigned int remedy, const char *tag, const char *const *do_argv,
+		const char *const *undo_argv, const char *what, const char *val)
+{
+	struct nm_action a = { .kind = NM_ACT_CMD, .remedy = remedy, .tag = tag };
+	int err;
+
+	if ((err = join(a.target, sizeof(a.target), do_argv)) ||
+	    (err = join(a.undo, sizeof(a.undo), undo_argv)) || (err = put(a.what, sizeof(a.what), what)) ||
+	    (err = put(a.val, sizeof(a.val), val)))
+		return err;
+	return nm_plan_add(p, &a);
+}
+
+int nm_plan_note(struct nm_plan *p, unsigned int remedy, const char *tag, const char *fmt, ...)
+{
+	struct nm_action a = { .kind = NM_ACT_NOTE, .remedy = remedy, .tag = tag };
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(a.what, sizeof(a.what), fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(a.what))
+		return -ENAMETOOLONG;
+	return nm_plan_add(p, &a);
+}
+
+void nm_plan_truncate(struct nm_plan *p, size_t n)
+{
+	if (n < p->n)
+		p->n = n;
+}
+
+void nm_plan_free(struct nm_plan *p)
+{
+	free(p->a);
+	*p = (struct nm_plan){};
+}
+
+int nm_action_line(const struct nm_action *a, char *buf, size_t len)
+{
+	char ns[40] = "";
+	int n;
+
+	if (a->kind == NM_ACT_NOTE) {
+		n = snprintf(buf, len, "%s: %s", a->tag, a->what);
+	} else {
+		if (a->netns)
+			snprintf(ns, sizeof(ns), " in netns %lu", a->netns);
+		n = snprintf(buf, len, "fix: %s%s%s -> %s%s (%srestored at exit)",
+			     *a->what ? a->what : a->target, *a->old ? " " : "", a->old, a->val, ns,
+			     a->flags & NM_ACT_INIT_NS ? "global; " : "");
+	}
+	return n < 0 || n >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+int nm_plan_argv(char *words, const char **argv, int max)
+{
+	int n = 0;
+	char *save, *w;
+
+	for (w = strtok_r(words, "\t", &save); w && n < max - 1; w = strtok_r(NULL, "\t", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	return n;
+}
+
+static void say(const struct nm_exec *x, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* As nm_info and nm_err: "TOOL: [error: ]LINE" */
+static void say(const struct nm_exec *x, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(x->log, "%s: %s", x->tool, error ? "error: " : "");
+	va_start(ap, fmt);
+	vfprintf(x->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', x->log);
+	fflush(x->log);
+}
+
+#define NM_PLAN_WORDS	64
+
+/* One change, in the journal j of the netns we are in. */
+static int make(struct nm_exec *x, struct nm_journal *j, struct nm_action *a, char *err, size_t len)
+{
+	char path[640], words[640], undo[640];
+	const char *do_argv[NM_PLAN_WORDS], *undo_argv[NM_PLAN_WORDS];
+	int ret;
+
+	switch (a->kind) {
+	case NM_ACT_SYSCTL:
+		ret = nm_sysctl_path(x->sysctl_root, a->target, path, sizeof(path));
+		if (ret) {
+			snprintf(err, len, "%s: not a sysctl name", a->target);
+			return ret;
+		}
+		return nm_journal_set_file(j, path, a->val, a->old, sizeof(a->old), err, len);
+	case NM_ACT_FILE:
+		return nm_journal_set_file(j, a->target, a->val, a->old, sizeof(a->old), err, len);
+	case NM_ACT_CMD:
+		snprintf(words, sizeof(words), "%s", a->target);
+		snprintf(undo, sizeof(undo), "%s", a->undo);
+		nm_plan_argv(words, do_argv, NM_PLAN_WORDS);
+		nm_plan_argv(undo, undo_argv, NM_PLAN_WORDS);
+		return nm_journal_run(j, do_argv, undo_argv, err, len);
+	default:
+		snprintf(err, len, "unknown action kind %d", a->kind);
+		return -EINVAL;
+	}
+}
+
+/*
+ * A change to the initial netns (rps_sock_flow_entries lives there only):
+ * made from there, through a journal of its own, and back.
+ */
+static int make_global(struct nm_exec *x, struct nm_action *a)
+{
+	char err[256];
+	int here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), ret;
+
+	if (here < 0 || x->home_fd < 0 || setns(x->home_fd, CLONE_NEWNET)) {
+		ret = -errno;
+		say(x, true, "%s: cannot enter the initial netns: %s", a->tag, strerror(errno));
+		goto out;
+	}
+	ret = x->global ? 0 : nm_journal_open(&x->global, x->tool, x->global_key, NULL, err, sizeof(err));
+	if (!ret)
+		ret = make(x, x->global, a, err, sizeof(err));
+	if (ret)
+		say(x, true, "%s: %s", a->tag, err);
+	if (setns(here, CLONE_NEWNET)) {
+		ret = -errno;
+		say(x, true, "%s: cannot return to the netns: %s", a->tag, strerror(errno));
+	}
+out:
+	if (here >= 0)
+		close(here);
+	return ret;
+}
+
+static int exec_one(struct nm_exec *x, struct nm_action *a)
+{
+	char line[1536], err[256];
+	int ret;
+
+	if (a->kind == NM_ACT_NOTE) {
+		nm_action_line(a, line, sizeof(line));
+		say(x, false, "%s", line);
+		return 0;
+	}
+	if (a->flags & NM_ACT_INIT_NS) {
+		ret = make_global(x, a);
+	} else {
+		ret = x->j ? make(x, x->j, a, err, sizeof(err)) : -EBADF;
+		if (!x->j)
+			snprintf(err, sizeof(err), "no journal open");
+		if (ret)
+			say(x, true, "%s: %s", a->tag, err);
+	}
+	if (!ret) {
+		nm_action_line(a, line, sizeof(line));
+		say(x, false, "%s", line);
+	}
+	return ret;
+}
+
+int nm_exec_plan(struct nm_exec *x, struct nm_plan *p)
+{
+	int failed = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		p->a[i].err = -ECANCELED;
+	for (size_t i = 0; i < p->n; i++) {
+		struct nm_action *a = &p->a[i];
+
+		a->err = exec_one(x, a);
+		failed += !!a->err;
+		if (!a->err || !(a->flags & NM_ACT_REQUIRED))
+			continue;
+		/* the remedy's later actions need this one: left */
+		while (i + 1 < p->n && p->a[i + 1].remedy == a->remedy)
+			i++;
+	}
+	return failed;
+}
+
+int nm_exec_undo(struct nm_exec *x)
+{
+	int ret = 0, here;
+
+	if (x->j) {
+		if (nm_journal_count(x->j))
+			say(x, false, "fix: restoring");
+		if (nm_journal_undo(x->j, x->log)) {
+			say(x, true, "fix: not fully restored (see above)");
+			ret = -1;
+		}
+		x->j = NULL;
+	}
+	if (!x->global)
+		return ret;
+	/* undone where it was made: the initial netns */
+	here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (here < 0 || setns(x->home_fd, CLONE_NEWNET)) {
+		say(x, true, "fix: cannot enter the initial netns to restore; run %s --cleanup", x->tool);
+		if (here >= 0)
+			close(here);
+		return -1;
+	}
+	if (nm_journal_undo(x->global, x->log)) {
+		say(x, true, "fix: not fully restored (see above)");
+		ret = -1;
+	}
+	x->global = NULL;
+	if (setns(here, CLONE_NEWNET))
+		ret = -1;
+	close(here);
+	return ret;
+}

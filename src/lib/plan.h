@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * plan.h - remedies as data. A tool's policy is a pure function that
+ * returns a plan, a list of actions (a sysctl, a file, a command, or a
+ * note that says why nothing is done); one executor journals each action
+ * (lib/journal.h) before it makes it, and the journal's undo puts it back.
+ * The plan is what the unit tests look at; the executor is the only code
+ * that changes the system for the remedies written this way.
+ */
+#ifndef NETMEDIC_LIB_PLAN_H
+#define NETMEDIC_LIB_PLAN_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "lib/journal.h"
+
+#define NM_SYSCTL_ROOT		"/proc/sys"
+
+/*
+ * A sysctl's file from its name, as sysctl(8) reads one: the dots are
+ * directories, a slash stands for a dot inside a component
+ * ("net.ipv4.conf.eth0/100.rp_filter" -> ROOT/net/ipv4/conf/eth0.100/
+ * rp_filter). root NULL: /proc/sys. 0; -EINVAL for an empty name or
+ * component, or one that would be "." or ".."; -ENAMETOOLONG.
+ */
+int nm_sysctl_path(const char *root, const char *name, char *buf, size_t len);
+
+enum nm_act_kind {
+	NM_ACT_NOTE,		/* changes nothing: a line for the log (why not) */
+	NM_ACT_SYSCTL,		/* target: the sysctl's name */
+	NM_ACT_FILE,		/* target: a file's path (sysfs) */
+	NM_ACT_CMD,		/* target and undo: argv words, tab-separated */
+};
+
+/* Made from the initial netns, in a journal of its own (a global sysctl). */
+#define NM_ACT_INIT_NS		1u
+/* When it fails, the later actions of the same remedy are not made. */
+#define NM_ACT_REQUIRED		2u
+
+struct nm_action {
+	enum nm_act_kind kind;
+	unsigned int flags;
+	unsigned int remedy;	/* the tool's word for the remedy it serves (a --fix bit) */
+	const char *tag;	/* its lines' prefix: "fix", "fix rfs" */
+	char target[640];
+	char undo[640];		/* NM_ACT_CMD: the undo's argv */
+	char what[640];		/* the log's name for it ("" : target); a note: its line */
+	char old[64];		/* the value before: the executor sets it from the file */
+	char val[64];		/* the value written; a command: what it makes ("without quickack") */
+	unsigned long netns;	/* the netns the log line names, 0: none */
+	int err;		/* the executor's: 0 made, -errno, -ECANCELED not tried */
+};
+
+struct nm_plan {
+	struct nm_action *a;
+	size_t n, cap;
+};
+
+/*
+ * Appends a copy of a, unless the plan has it already (the same kind,
+ * target, undo, note line and NM_ACT_INIT_NS): a remedy asked for twice is
+ * made once. 0 added, 1 already there, -ENOMEM.
+ */
+int nm_plan_add(struct nm_plan *p, const struct nm_action *a);
+/* Builders for nm_plan_add: 0, 1, -errno (-ENAMETOOLONG when a field does not fit). */
+int nm_plan_sysctl(struct nm_plan *p, unsigned int remedy, unsigned int flags, const char *tag,
+		   const char *name, const char *val, unsigned long netns);
+int nm_plan_file(struct nm_plan *p, unsigned int remedy, const char *tag, const char *path,
+		 const char *what, const char *val);
+/* do_argv and undo_argv NULL-terminated; words must not hold a tab */
+int nm_plan_cmd(struct nm_plan *p, unsigned int remedy, const char *tag, const char *const *do_argv,
+		const char *const *undo_argv, const char *what, const char *val);
+int nm_plan_note(struct nm_plan *p, unsigned int remedy, const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Drops the actions from the n-th on (a policy taking back what it began). */
+void nm_plan_truncate(struct nm_plan *p, size_t n);
+void nm_plan_free(struct nm_plan *p);
+
+/*
+ * The log line of an action, without the "TOOL: " prefix. A note:
+ * "TAG: LINE". A change, once made: "fix: WHAT[ OLD] -> VAL[ in netns N]
+ * ([global; ]restored at exit)". 0, or -ENAMETOOLONG (cut).
+ */
+int nm_action_line(const struct nm_action *a, char *buf, size_t len);
+
+/*
+ * A command's argv from its tab-separated words, in place: up to max - 1
+ * words and a NULL. Returns the number of words.
+ */
+int nm_plan_argv(char *words, const char **argv, int max);
+
+struct nm_exec {
+	const char *tool;
+	FILE *log;			/* where the lines go (stderr) */
+	struct nm_journal *j;		/* the tool's netns: the caller opens it */
+	struct nm_journal *global;	/* NM_ACT_INIT_NS: opened at the first such action */
+	const char *global_key;		/* its key ("rfs-global") */
+	int home_fd;			/* the initial netns, for NM_ACT_INIT_NS; -1: none */
+	const char *sysctl_root;	/* NULL: /proc/sys (tests: a temp dir) */
+};
+
+/*
+ * Makes the plan, in order: a note is logged, a change is journaled, made
+ * and logged (a.err and a.old are set), a failure is logged with the
+ * action's tag. Returns the number of actions that failed.
+ */
+int nm_exec_plan(struct nm_exec *x, struct nm_plan *p);
+
+/*
+ * Undoes everything made ("fix: restoring" when the tool's journal has
+ * records), the initial netns' journal from there. 0, or -1 when something
+ * is not restored (said, with `TOOL --cleanup` where that helps).
+ */
+int nm_exec_undo(struct nm_exec *x);
+
+#endif /* NETMEDIC_LIB_PLAN_H */

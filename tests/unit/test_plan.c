@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for src/lib/plan.c: a sysctl's path from its name, building
+ * a plan (dedup, fields that do not fit), the log lines, and the executor
+ * against temp files (a temp dir stands in for /proc/sys, NETMEDIC_RUN_DIR
+ * for /run/netmedic), undone through the journal.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/journal.h"
+#include "lib/plan.h"
+
+static void test_sysctl_path(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(nm_sysctl_path(NULL, "net.ipv4.tcp_backlog_ack_defer", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/proc/sys/net/ipv4/tcp_backlog_ack_defer");
+	assert_int_equal(nm_sysctl_path(NULL, "net.core.rps_sock_flow_entries", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/proc/sys/net/core/rps_sock_flow_entries");
+	/* sysctl(8): a slash is a dot inside a component (a VLAN device) */
+	assert_int_equal(nm_sysctl_path("/tmp/x", "net.ipv4.conf.eth0/100.rp_filter", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/tmp/x/net/ipv4/conf/eth0.100/rp_filter");
+	assert_int_equal(nm_sysctl_path(NULL, "kernel", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/proc/sys/kernel");
+	/* empty names and components, and escapes out of the root */
+	assert_int_equal(nm_sysctl_path(NULL, "", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(nm_sysctl_path(NULL, NULL, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(nm_sysctl_path(NULL, "net..ipv4", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(nm_sysctl_path(NULL, ".net", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(nm_sysctl_path(NULL, "net.", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(nm_sysctl_path(NULL, "net.//.x", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(nm_sysctl_path(NULL, "net./.x", buf, sizeof(buf)), -EINVAL);
+	/* a component ".x" is a name, not an escape */
+	assert_int_equal(nm_sysctl_path(NULL, "net./x", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/proc/sys/net/.x");
+	/* too long: said, never cut */
+	assert_int_equal(nm_sysctl_path(NULL, "net.ipv4.tcp_autocorking", buf, 20), -ENAMETOOLONG);
+	assert_int_equal(nm_sysctl_path("/a/very/long/root", "x", buf, 10), -ENAMETOOLONG);
+}
+
+static void test_build_and_dedup(void **state)
+{
+	const char *do_argv[] = { "ip", "route", "replace", "1.2.3.4", "dev", "x", NULL };
+	const char *undo_argv[] = { "ip", "route", "replace", "1.2.3.4", "dev", "x", "quickack", "1", NULL };
+	const char *tab[] = { "ip", "a\tb", NULL };
+	struct nm_plan p = {};
+	char big[700];
+
+	(void)state;
+	assert_int_equal(nm_plan_sysctl(&p, 1, 0, "fix", "net.ipv4.tcp_autocorking", "0", 7), 0);
+	/* asked twice, planned once */
+	assert_int_equal(nm_plan_sysctl(&p, 1, 0, "fix", "net.ipv4.tcp_autocorking", "0", 7), 1);
+	/* the same sysctl from the initial netns is another change */
+	assert_int_equal(nm_plan_sysctl(&p, 1, NM_ACT_INIT_NS, "fix", "net.ipv4.tcp_autocorking", "0", 0), 0);
+	assert_int_equal(nm_plan_sysctl(&p, 1, 0, "fix", "net..x", "0", 7), -EINVAL);
+	assert_int_equal(nm_plan_file(&p, 2, "fix rfs", "/sys/a", "a", "4096"), 0);
+	assert_int_equal(nm_plan_file(&p, 2, "fix rfs", "/sys/a", "a", "4096"), 1);
+	assert_int_equal(nm_plan_cmd(&p, 3, "fix routes", do_argv, undo_argv, "route", "without"), 0);
+	assert_int_equal(nm_plan_cmd(&p, 3, "fix routes", do_argv, undo_argv, "route", "without"), 1);
+	assert_int_equal(nm_plan_cmd(&p, 3, "fix routes", tab, undo_argv, "route", "without"), -EINVAL);
+	assert_int_equal(nm_plan_cmd(&p, 3, "fix routes", (const char *[]){ NULL }, undo_argv, "r", "w"),
+			 -EINVAL);
+	assert_int_equal(nm_plan_note(&p, 4, "fix", "left as it is"), 0);
+	assert_int_equal(nm_plan_note(&p, 4, "fix", "left as it is"), 1);
+	assert_int_equal(nm_plan_note(&p, 4, "fix", "another %d", 2), 0);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	assert_int_equal(nm_plan_file(&p, 2, "fix", big, "a", "1"), -ENAMETOOLONG);
+	assert_int_equal(nm_plan_note(&p, 4, "fix", "%s", big), -ENAMETOOLONG);
+	assert_int_equal(p.n, 6);
+	assert_int_equal(p.a[0].kind, NM_ACT_SYSCTL);
+	assert_string_equal(p.a[0].target, "net.ipv4.tcp_autocorking");
+	assert_int_equal(p.a[3].kind, NM_ACT_CMD);
+	assert_string_equal(p.a[3].target, "ip\troute\treplace\t1.2.3.4\tdev\tx");
+	assert_string_equal(p.a[3].undo, "ip\troute\treplace\t1.2.3.4\tdev\tx\tquickack\t1");
+	nm_plan_truncate(&p, 2);
+	assert_int_equal(p.n, 2);
+	nm_plan_truncate(&p, 5);
+	assert_int_equal(p.n, 2);
+	/* taken back, so planned again */
+	assert_int_equal(nm_plan_note(&p, 4, "fix", "left as it is"), 0);
+	nm_plan_free(&p);
+	assert_null(p.a);
+	assert_int_equal(p.n, 0);
+}
+
+static void test_lines(void **state)
+{
+	struct nm_action a = { .kind = NM_ACT_SYSCTL, .tag = "fix", .target = "net.ipv4.tcp_backlog_ack_defer",
+			       .old = "0", .val = "1", .netns = 4026532180UL };
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(nm_action_line(&a, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "fix: net.ipv4.tcp_backlog_ack_defer 0 -> 1 in netns 4026532180 (restored at exit)");
+	a = (struct nm_action){ .kind = NM_ACT_SYSCTL, .flags = NM_ACT_INIT_NS, .tag = "fix rfs",
+				.target = "net.core.rps_sock_flow_entries", .old = "0", .val = "32768" };
+	nm_action_line(&a, buf, sizeof(buf));
+	assert_string_equal(buf, "fix: net.core.rps_sock_flow_entries 0 -> 32768 (global; restored at exit)");
+	a = (struct nm_action){ .kind = NM_ACT_FILE, .tag = "fix rfs", .target = "/sys/x",
+				.what = "ts1 rx-0 rps_flow_cnt", .old = "0", .val = "4096" };
+	nm_action_line(&a, buf, sizeof(buf));
+	assert_string_equal(buf, "fix: ts1 rx-0 rps_flow_cnt 0 -> 4096 (restored at exit)");
+	/* a command has no old value */
+	a = (struct nm_action){ .kind = NM_ACT_CMD, .tag = "fix routes", .target = "ip\troute",
+				.what = "route '1.2.3.4 dev x quickack 1 '", .val = "without quickack" };
+	nm_action_line(&a, buf, sizeof(buf));
+	assert_string_equal(buf, "fix: route '1.2.3.4 dev x quickack 1 ' -> without quickack (restored at exit)");
+	a = (struct nm_action){ .kind = NM_ACT_NOTE, .tag = "fix rfs", .what = "nothing changed" };
+	nm_action_line(&a, buf, sizeof(buf));
+	assert_string_equal(buf, "fix rfs: nothing changed");
+	assert_int_equal(nm_action_line(&a, buf, 8), -ENAMETOOLONG);
+}
+
+static void test_argv(void **state)
+{
+	char words[] = "ip\troute\treplace\t1.2.3.4";
+	const char *argv[8];
+
+	(void)state;
+	assert_int_equal(nm_plan_argv(words, argv, 8), 4);
+	assert_string_equal(argv[0], "ip");
+	assert_string_equal(argv[3], "1.2.3.4");
+	/* bounded: max - 1 words and the NULL */
+	char w2[] = "a\tb\tc\td\te";
+	assert_int_equal(nm_plan_argv(w2, argv, 4), 3);
+	assert_null(argv[3]);
+}
+
+/* ---- the executor ---- */
+
+struct fixture {
+	char dir[64];		/* the temp dir: sysctl root, files, run dir */
+	char run[128];
+	char log[160];
+};
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/nm-plan-test.XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	snprintf(fx->run, sizeof(fx->run), "%s/run", fx->dir);
+	snprintf(fx->log, sizeof(fx->log), "%s/log", fx->dir);
+	setenv(NM_JOURNAL_DIR_ENV, fx->run, 1);
+	if (nm_journal_allow_cmd("sh"))
+		return -1;
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	nftw(fx->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	unsetenv(NM_JOURNAL_DIR_ENV);
+	free(fx);
+	return 0;
+}
+
+static void put(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(s, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *get(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static void test_exec_and_undo(void **state)
+{
+	struct fixture *fx = *state;
+	char sysctl[256], file[256], flag[256], cmd[512], undo[512], err[256], *log;
+	const char *do_argv[] = { "sh", "-c", cmd, NULL }, *undo_argv[] = { "sh", "-c", undo, NULL };
+	struct nm_exec x = { .tool = "nmtest", .home_fd = -1, .sysctl_root = fx->dir };
+	struct nm_plan p = {};
+
+	snprintf(sysctl, sizeof(sysctl), "%s/net", fx->dir);
+	assert_int_equal(mkdir(sysctl, 0700), 0);
+	snprintf(sysctl, sizeof(sysctl), "%s/net/ipv4", fx->dir);
+	assert_int_equal(mkdir(sysctl, 0700), 0);
+	snprintf(sysctl, sizeof(sysctl), "%s/net/ipv4/tcp_autocorking", fx->dir);
+	put(sysctl, "1\n");
+	snprintf(file, sizeof(file), "%s/rps_flow_cnt", fx->dir);
+	put(file, "0\n");
+	snprintf(flag, sizeof(flag), "%s/route", fx->dir);
+	put(flag, "quickack\n");
+	snprintf(cmd, sizeof(cmd), "echo plain > %s", flag);
+	snprintf(undo, sizeof(undo), "echo quickack > %s", flag);
+
+	x.log = fopen(fx->log, "w");
+	assert_non_null(x.log);
+	assert_int_equal(nm_journal_open(&x.j, "nmtest", "1", NULL, err, sizeof(err)), 0);
+	nm_plan_note(&p, 1, "fix", "the route has quickack 1");
+	nm_plan_sysctl(&p, 2, 0, "fix", "net.ipv4.tcp_autocorking", "0", 42);
+	nm_plan_file(&p, 3, "fix rfs", file, "ts1 rx-0 rps_flow_cnt", "4096");
+	nm_plan_cmd(&p, 4, "fix routes", do_argv, undo_argv, "route 'x'", "without quickack");
+	assert_int_equal(nm_exec_plan(&x, &p), 0);
+	for (size_t i = 0; i < p.n; i++)
+		assert_int_equal(p.a[i].err, 0);
+	/* the old values, as the journal read them */
+	assert_string_equal(p.a[1].old, "1");
+	assert_string_equal(p.a[2].old, "0");
+	assert_string_equal(get(sysctl), "0");
+	assert_string_equal(get(file), "4096");
+	assert_string_equal(get(flag), "plain\n");
+	assert_int_equal(nm_journal_count(x.j), 3);
+
+	assert_int_equal(nm_exec_undo(&x), 0);
+	assert_null(x.j);
+	assert_string_equal(get(sysctl), "1\n");
+	assert_string_equal(get(file), "0\n");
+	assert_string_equal(get(flag), "quickack\n");
+	fclose(x.log);
+	log = get(fx->log);
+	assert_non_null(strstr(log, "nmtest: fix: the route has quickack 1\n"
+				    "nmtest: fix: net.ipv4.tcp_autocorking 1 -> 0 in netns 42 (restored at exit)\n"
+				    "nmtest: fix: ts1 rx-0 rps_flow_cnt 0 -> 4096 (restored at exit)\n"
+				    "nmtest: fix: route 'x' -> without quickack (restored at exit)\n"
+				    "nmtest: fix: restoring\n"));
+	assert_non_null(strstr(log, "restored "));
+	assert_null(strstr(log, "error"));
+	nm_plan_free(&p);
+}
+
+/*
+ * A failed action is said with its tag and not logged as made; a required
+ * one stops its remedy's later actions, not another remedy's.
+ */
+static void test_exec_failures(void **state)
+{
+	struct fixture *fx = *state;
+	char file[256], q0[256], missing[256], err[256], *log;
+	struct nm_exec x = { .tool = "nmtest", .home_fd = -1, .sysctl_root = fx->dir,
+			     .global_key = "global" };
+	struct nm_plan p = {};
+
+	snprintf(file, sizeof(file), "%s/ok", fx->dir);
+	put(file, "5\n");
+	snprintf(q0, sizeof(q0), "%s/q0", fx->dir);
+	put(q0, "0\n");
+	snprintf(missing, sizeof(missing), "%s/no/such/file", fx->dir);
+	x.log = fopen(fx->log, "w");
+	assert_non_null(x.log);
+	assert_int_equal(nm_journal_open(&x.j, "nmtest", "2", NULL, err, sizeof(err)), 0);
+	/* no /net/ipv4 under the root: the sysctl is absent */
+	nm_plan_sysctl(&p, 1, 0, "fix", "net.ipv4.tcp_backlog_ack_defer", "1", 42);
+	/* the initial netns cannot be entered (no home_fd): its remedy stops there */
+	nm_plan_sysctl(&p, 2, NM_ACT_INIT_NS | NM_ACT_REQUIRED, "fix rfs", "net.core.rps_sock_flow_entries",
+		       "32768", 0);
+	nm_plan_file(&p, 2, "fix rfs", q0, "q0", "4096");
+	nm_plan_file(&p, 3, "fix", file, "other", "7");
+	/* a file that is not there, not required: the next one of its remedy is made */
+	nm_plan_file(&p, 4, "fix rfs", missing, "q1", "4096");
+	nm_plan_note(&p, 4, "fix", "after");
+	assert_int_equal(nm_exec_plan(&x, &p), 3);
+	assert_true(p.a[0].err < 0);
+	assert_true(p.a[1].err < 0);
+	assert_int_equal(p.a[2].err, -ECANCELED);
+	assert_int_equal(p.a[3].err, 0);
+	assert_true(p.a[4].err < 0);
+	assert_int_equal(p.a[5].err, 0);
+	assert_string_equal(get(file), "7");
+	assert_string_equal(get(q0), "0\n");
+	assert_null(x.global);
+	/* only what was made is journaled */
+	assert_int_equal(nm_journal_count(x.j), 1);
+	assert_int_equal(nm_exec_undo(&x), 0);
+	assert_string_equal(get(file), "5\n");
+	fclose(x.log);
+	log = get(fx->log);
+	assert_non_null(strstr(log, "nmtest: error: fix: "));
+	assert_non_null(strstr(log, "nmtest: error: fix rfs: cannot enter the initial netns: "));
+	assert_null(strstr(log, "q0"));
+	assert_non_null(strstr(log, "nmtest: fix: other 5 -> 7 (restored at exit)\n"));
+	assert_non_null(strstr(log, "nmtest: fix: after\n"));
+	assert_null(strstr(log, "tcp_backlog_ack_defer 0 -> 1"));
+	/* without a journal nothing is made */
+	x = (struct nm_exec){ .tool = "nmtest", .home_fd = -1, .log = stderr };
+	nm_plan_truncate(&p, 0);
+	nm_plan_file(&p, 3, "fix", file, "other", "8");
+	assert_int_equal(nm_exec_plan(&x, &p), 1);
+	assert_int_equal(p.a[0].err, -EBADF);
+	assert_string_equal(get(file), "5\n");
+	assert_int_equal(nm_exec_undo(&x), 0);
+	nm_plan_free(&p);
+}
+
+/* Killed after a plan's change: --cleanup finds the journal it made, and undoes it. */
+static void test_exec_then_cleanup(void **state)
+{
+	struct fixture *fx = *state;
+	char file[256], err[256];
+	struct nm_exec x = { .tool = "nmtest", .home_fd = -1, .log = stderr };
+	struct nm_plan p = {};
+	FILE *log = fopen("/dev/null", "w");
+	pid_t pid;
+	int status;
+
+	assert_non_null(log);
+	x.log = log;
+	snprintf(file, sizeof(file), "%s/f", fx->dir);
+	put(file, "old\n");
+	nm_plan_file(&p, 1, "fix", file, "f", "new");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (nm_journal_open(&x.j, "nmtest", "3", NULL, err, sizeof(err)) || nm_exec_plan(&x, &p))
+			_exit(1);
+		_exit(0);	/* no undo: a crash */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_string_equal(get(file), "new");
+	assert_int_equal(nm_journal_cleanup("nmtest", log), 1);
+	assert_string_equal(get(file), "old\n");
+	fclose(log);
+	nm_plan_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sysctl_path),
+		cmocka_unit_test(test_build_and_dedup),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_argv),
+		cmocka_unit_test_setup_teardown(test_exec_and_undo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_then_cleanup, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
