@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for tcpstall's --fix policy (src/detect/tcpstall_plan.c):
+ * every remedy's trigger and each of its non-triggers (its --fix word
+ * absent, the cause absent, another netns, made already, the value already
+ * right), the facts it asks for, and the order of a report's actions.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "netmedic/common.h"
+#include "detect/tcpstall_plan.h"
+
+#define HERE	4026532180UL	/* tcpstall's netns */
+#define OTHER	4026531840U
+#define ALL	(TS_FIX_DEFER | TS_FIX_AUTOCORK | TS_FIX_RFS | TS_FIX_ROUTES | TS_FIX_KICK)
+
+static struct ts_fix_flow storm(uint32_t netns, uint8_t defer, bool quickack)
+{
+	struct ts_fix_flow f = { .key = { .netns = netns, .family = NM_AF_INET }, .defer = defer,
+				 .storm = true, .quickack_route = quickack };
+
+	f.key.raddr[0] = 198;
+	return f;
+}
+
+static struct ts_fix_flow cross(uint32_t netns, unsigned int ifindex)
+{
+	return (struct ts_fix_flow){ .key = { .netns = netns }, .cross_cpu = true, .rx_ifindex = ifindex };
+}
+
+static struct ts_fix_flow tsq(uint32_t netns)
+{
+	return (struct ts_fix_flow){ .key = { .netns = netns }, .tsq_idle = true };
+}
+
+/* A plan that needs no facts: asked for none, made. */
+static void plan(unsigned int fix, const struct ts_fix_flow *fl, size_t n, struct ts_fix_done *d,
+		 struct nm_plan *p)
+{
+	struct ts_fix_ask ask;
+
+	assert_int_equal(ts_fix_plan(fix, HERE, fl, n, NULL, d, &ask, p), 0);
+	assert_int_equal(ask.need, 0);
+}
+
+static const char *line(const struct nm_action *a)
+{
+	static char buf[1024];
+
+	assert_int_equal(nm_action_line(a, buf, sizeof(buf)), 0);
+	return buf;
+}
+
+static void test_defer(void **state)
+{
+	struct ts_fix_flow fl[] = { storm(HERE, 0, false), storm(HERE, 0, false) };
+	struct ts_fix_done d = {};
+	struct nm_plan p = {};
+
+	(void)state;
+	plan(TS_FIX_DEFER, fl, 2, &d, &p);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.a[0].kind, NM_ACT_SYSCTL);
+	assert_int_equal(p.a[0].remedy, TS_FIX_DEFER);
+	assert_int_equal(p.a[0].flags, 0);
+	assert_string_equal(p.a[0].target, "net.ipv4.tcp_backlog_ack_defer");
+	assert_string_equal(p.a[0].val, "1");
+	assert_int_equal(p.a[0].netns, HERE);
+	assert_string_equal(p.a[0].tag, "fix");
+	assert_true(d.defer);
+	/* once per run */
+	nm_plan_truncate(&p, 0);
+	plan(TS_FIX_DEFER, fl, 2, &d, &p);
+	assert_int_equal(p.n, 0);
+	nm_plan_free(&p);
+}
+
+static void test_defer_not(void **state)
+{
+	struct ts_fix_flow on = storm(HERE, 1, false), absent = storm(HERE, TS_DEFER_ABSENT, false);
+	struct ts_fix_flow other = storm(OTHER, 0, false), calm = storm(HERE, 0, false);
+	struct ts_fix_done d = {};
+	struct nm_plan p = {};
+
+	(void)state;
+	/* --fix without defer */
+	plan(ALL & ~TS_FIX_DEFER, &calm, 1, &d, &p);
+	assert_int_equal(p.n, 0);
+	assert_false(d.defer);
+	/* no storm */
+	calm.storm = false;
+	plan(TS_FIX_DEFER, &calm, 1, &d, &p);
+	assert_int_equal(p.n, 0);
+	assert_false(d.defer);
+	/* already 1: nothing, and not again */
+	plan(TS_FIX_DEFER, &on, 1, &d, &p);
+	assert_int_equal(p.n, 0);
+	assert_true(d.defer);
+	/* a kernel without it: said once */
+	d = (struct ts_fix_done){};
+	plan(TS_FIX_DEFER, &absent, 1, &d, &p);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.a[0].kind, NM_ACT_NOTE);
+	assert_string_equal(line(&p.a[0]),
+			    "fix: this kernel has no tcp_backlog_ack_defer (added in 6.7): no sysctl remedy for backlog ACKs");
+	assert_true(d.defer);
+	/* another netns: said, not changed, not again */
+	d = (struct ts_fix_done){};
+	nm_plan_truncate(&p, 0);
+	plan(TS_FIX_DEFER, &other, 1, &d, &p);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(line(&p.a[0]),
+			    "fix: storm in netns 4026531840; tcpstall runs in 4026532180: run it with --netns to change that netns");
+	assert_true(d.defer);
+	nm_plan_free(&p);
+}
+
+static void test_autocork(void **state)
+{
+	struct ts_fix_flow fl[] = { tsq(OTHER), tsq(HERE), tsq(HERE) };
+	struct ts_fix_done d = {};
+	struct nm_plan p = {};
+
+	(void)state;
+	plan(TS_FIX_AUTOCORK, fl, 3, &d, &p);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.a[0].kind, NM_ACT_SYSCTL);
+	assert_string_equal(p.a[0].target, "net.ipv4.tcp_autocorking");
+	assert_string_equal(p.a[0].val, "0");
+	assert_int_equal(p.a[0].netns, HERE);
+	assert_true(d.autocork);
+	nm_plan_truncate(&p, 0);
+	plan(TS_FIX_AUTOCORK, fl, 3, &d, &p);
+	assert_int_equal(p.n, 0);
+	/* another netns only: nothing, and still to do */
+	d = (struct ts_fix_done){};
+	plan(TS_FIX_AUTOCORK, fl, 1, &d, &p);
+	assert_int_equal(p.n, 0);
+	assert_false(d.autocork);
+	/* without autocork in --fix, or with no tsq_idle stall */
+	plan(ALL & ~TS_FIX_AUTOCORK, fl, 3, &d, &p);
+	assert_int_equal(p.n, 0);
+	assert_false(d.autocork);
+	fl[1].tsq_idle = fl[2].tsq_idle = false;
+	plan(TS_FIX_AUTOCORK, fl, 3, &d, &p);
+	assert_int_equal(p.n, 0);
+	assert_false(d.autocork);
+	nm_plan_free(&p);
+}
+
+/* The first storm with a quickack route is named, with any --fix. */
+static void test_name_route(void **state)
+{
+	struct ts_fix_flow fl[] = { storm(HERE, 1, false), storm(OTHER, 1, true) };
+	struct ts_fix_facts f = { .have = TS_NEED_ROUTE_NAME, .route_addr = "198.18.1.1",
+				  .route_line = "198.18.1.1 dev ts1 src 198.18.1.2 uid 0 \\    cache  quickack 1 \n" };
+	struct ts_fix_done d = {};
+	struct ts_fix_ask ask;
+	struct nm_plan p = {};
+
+	(void)state;
+	assert_int_equal(ts_fix_plan(TS_FIX_DEFER, HERE, fl, 2, NULL, &d, &ask, &p), TS_NEED_ROUTE_NAME);
+	assert_int_equal(ask.route_flow, 1);
+	/* asked: nothing planned, nothing done yet */
+	assert_int_equal(p.n, 0);
+	assert_false(d.named);
+	assert_false(d.defer);
+	assert_int_equal(ts_fix_plan(TS_FIX_DEFER, HERE, fl, 2, &f, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.a[0].remedy, TS_FIX_NAME);
+	assert_string_equal(line(&p.a[0]),
+			    "fix: the route to 198.18.1.1 has quickack 1: 198.18.1.1 dev ts1 src 198.18.1.2 uid 0 cache quickack 1  (not changed: --fix=routes drops it while tcpstall runs)");
+	assert_true(d.named && d.defer);
+	/* named once */
+	nm_plan_truncate(&p, 0);
+	assert_int_equal(ts_fix_plan(TS_FIX_DEFER, HERE, fl, 2, NULL, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 0);
+	/* with routes in --fix the line does not say it is left */
+	d = (struct ts_fix_done){ .routes = true };
+	assert_int_equal(ts_fix_plan(TS_FIX_ROUTES, HERE, fl, 2, &f, &d, &ask, &p), 0);
+	assert_string_equal(line(&p.a[0]),
+			    "fix: the route to 198.18.1.1 has quickack 1: 198.18.1.1 dev ts1 src 198.18.1.2 uid 0 cache quickack 1 ");
+	/* ip said nothing: no line, and not asked again */
+	d = (struct ts_fix_done){};
+	f.route_line[0] = 0;
+	nm_plan_truncate(&p, 0);
+	assert_int_equal(ts_fix_plan(TS_FIX_DEFER, HERE, fl, 2, &f, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_true(d.named);
+	/* no quickack route, or no storm: never asked */
+	d = (struct ts_fix_done){};
+	fl[1].quickack_route = false;
+	assert_int_equal(ts_fix_plan(ALL, HERE, fl, 2, NULL, &d, &ask, &p), 0);
+	fl[1].quickack_route = true;
+	fl[1].storm = false;
+	assert_int_equal(ts_fix_plan(ALL, HERE, fl, 2, NULL, &d, &ask, &p), 0);
+	assert_false(d.named);
+	nm_plan_free(&p);
+}
+
+static void test_unfold(void **state)
+{
+	char a[] = "1.2.3.4 via 5.6.7.8 dev x \\    cache \t quickack 1 \n";
+	char b[] = "";
+
+	(void)state;
+	ts_route_unfold(a);
+	assert_string_equal(a, "1.2.3.4 via 5.6.7.8 dev x cache quickack 1 ");
+	ts_route_unfold(b);
+	assert_string_equal(b, "");
+}
+
+static void test_routes(void **state)
+{
+	const char *lines[] = { "default via 198.18.1.254 dev ts1 \n",
+				"198.18.1.1 dev ts1 scope link quickack 1 linkdown \n",
+				"198.18.2.0/24 dev ts2 proto kernel scope link quickack 1\n" };
+	struct ts_fix_flow fl = storm(HERE, 1, true);
+	struct ts_fix_facts f = { .have = TS_NEED_ROUTE_NAME | TS_NEED_ROUTES, .routes = lines, .nroutes = 3 };
+	struct ts_fix_done d = { .named = true };
+	struct ts_fix_ask ask;
+	struct nm_plan p = {};
+
+	(void)state;
+	assert_int_equal(ts_fix_plan(TS_FIX_ROUTES, HERE, &fl, 1, NULL, &d, &ask, &p), TS_NEED_ROUTES);
+	assert_int_equal(ask.routes_family, NM_AF_INET);
+	assert_false(d.routes);
+	assert_int_equal(ts_fix_plan(TS_FIX_ROUTES, HERE, &fl, 1, &f, &d, &ask, &p), 0);
+	assert_true(d.routes);
+	/* the default route has no quickack: left */
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.a[0].kind, NM_ACT_CMD);
+	assert_string_equal(p.a[0].tag, "fix routes");
+	assert_string_equal(p.a[0].target, "ip\troute\treplace\t198.18.1.1\tdev\tts1\tscope\tlink");
+	assert_string_equal(p.a[0].undo, "ip\troute\treplace\t198.18.1.1\tdev\tts1\tscope\tlink\tquickack\t1");
+	assert_string_equal(line(&p.a[0]),
+			    "fix: route '198.18.1.1 dev ts1 scope link quickack 1 linkdown ' -> without quickack (restored at exit)");
+	assert_string_equal(p.a[1].target, "ip\troute\treplace\t198.18.2.0/24\tdev\tts2\tproto\tkernel\tscope\tlink");
+	/* once */
+	nm_plan_truncate(&p, 0);
+	assert_int_equal(ts_fix_plan(TS_FIX_ROUTES, HERE, &fl, 1, &f, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 0);
+	/* IPv6: ip -6 */
+	d = (struct ts_fix_done){ .named = true };
+	fl.key.family = NM_AF_INET6;
+	lines[0] = "2001:db8::1 dev ts1 metric 1024 quickack 1 pref medium\n";
+	f.nroutes = 1;
+	assert_int_equal(ts_fix_plan(TS_FIX_ROUTES, HERE, &fl, 1, &f, &d, &ask, &p), 0);
+	assert_int_equal(ask.routes_family, NM_AF_INET6);
+	assert_string_equal(p.a[0].target, "ip\t-6\troute\treplace\t2001:db8::1\tdev\tts1\tmetric\t1024\tpref\tmedium");
+	assert_string_equal(p.a[0].undo,
+			    "ip\t-6\troute\treplace\t2001:db8::1\tdev\tts1\tmetric\t1024\tquickack\t1\tpref\tmedium");
+	nm_plan_free(&p);
+}
+
+static void test_routes_not(void **state)
+{
+	struct ts_fix_flow fl = storm(OTHER, 1, true);
+	struct ts_fix_done d = { .named = true };
+	struct ts_fix_ask ask;
+	struct nm_plan p = {};
+
+	(void)state;
+	/* another netns: its routes are not tcpstall's to change */
+	assert_int_equal(ts_fix_plan(TS_FIX_ROUTES, HERE, &fl, 1, NULL, &d, &ask, &p), 0);
+	assert_false(d.routes);
+	/* without routes in --fix; without a quickack route; without a storm */
+	fl.key.netns = HERE;
+	assert_int_equal(ts_fix_plan(ALL & ~TS_FIX_ROUTES, HERE, &fl, 1, NULL, &d, &ask, &p), 0);
+	assert_false(d.routes);
+	fl.quickack_route = false;
+	assert_int_equal(ts_fix_plan(TS_FIX_ROUTES, HERE, &fl, 1, NULL, &d, &ask, &p), 0);
+	fl.quickack_route = true;
+	fl.storm = false;
+	assert_int_equal(ts_fix_plan(TS_FIX_ROUTES, HERE, &fl, 1, NULL, &d, &ask, &p), 0);
+	assert_false(d.routes);
+	assert_int_equal(p.n, 0);
+	nm_plan_free(&p);
+}
+
+static void test_rfs(void **state)
+{
+	struct ts_rxq q[] = { { "rx-0", 0 }, { "rx-1", 4096 }, { "rx-2", -1 } };
+	struct ts_fix_flow fl[] = { tsq(HERE), cross(HERE, 3), cross(HERE, 4) };
+	struct ts_fix_facts f = { .have = TS_NEED_RFS, .rfs_dev = "ts1", .flow_entries = 0, .rxq = q, .nrxq = 3 };
+	struct ts_fix_done d = {};
+	struct ts_fix_ask ask;
+	struct nm_plan p = {};
+
+	(void)state;
+	assert_int_equal(ts_fix_plan(TS_FIX_RFS, HERE, fl, 3, NULL, &d, &ask, &p), TS_NEED_RFS);
+	assert_int_equal(ask.rfs_flow, 1);
+	assert_false(d.rfs);
+	assert_int_equal(ts_fix_plan(TS_FIX_RFS, HERE, fl, 3, &f, &d, &ask, &p), 0);
+	assert_true(d.rfs);
+	/* the global table first, from the initial netns; then the queues without one */
+	assert_int_equal(p.n, 3);
+	assert_int_equal(p.a[0].kind, NM_ACT_SYSCTL);
+	assert_int_equal(p.a[0].flags, NM_ACT_INIT_NS | NM_ACT_REQUIRED);
+	assert_string_equal(p.a[0].target, "net.core.rps_sock_flow_entries");
+	assert_string_equal(p.a[0].val, "32768");
+	assert_string_equal(p.a[0].tag, "fix rfs");
+	assert_int_equal(p.a[1].kind, NM_ACT_FILE);
+	assert_string_equal(p.a[1].target, "/sys/class/net/ts1/queues/rx-0/rps_flow_cnt");
+	assert_string_equal(p.a[1].val, "4096");
+	assert_string_equal(p.a[2].target, "/sys/class/net/ts1/queues/rx-2/rps_flow_cnt");
+	strcpy(p.a[1].old, "0");
+	assert_string_equal(line(&p.a[1]), "fix: ts1 rx-0 rps_flow_cnt 0 -> 4096 (restored at exit)");
+	/* once */
+	nm_plan_truncate(&p, 0);
+	assert_int_equal(ts_fix_plan(TS_FIX_RFS, HERE, fl, 3, &f, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 0);
+	/* the global table large enough: left, said; the queues still */
+	d = (struct ts_fix_done){};
+	f.flow_entries = 32768;
+	assert_int_equal(ts_fix_plan(TS_FIX_RFS, HERE, fl, 3, &f, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 3);
+	assert_string_equal(line(&p.a[0]),
+			    "fix: net.core.rps_sock_flow_entries is already >= 32768: left as it is");
+	assert_int_equal(p.a[1].kind, NM_ACT_FILE);
+	/* every queue steering already */
+	d = (struct ts_fix_done){};
+	q[0].flow_cnt = q[2].flow_cnt = 8192;
+	nm_plan_truncate(&p, 0);
+	assert_int_equal(ts_fix_plan(TS_FIX_RFS, HERE, fl, 3, &f, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.a[0].kind, NM_ACT_NOTE);
+	nm_plan_free(&p);
+}
+
+static void test_rfs_not(void **state)
+{
+	struct ts_fix_flow fl = cross(OTHER, 3);
+	struct ts_fix_facts f = { .have = TS_NEED_RFS, .flow_entries = 0 };
+	struct ts_fix_done d = {};
+	struct ts_fix_ask ask;
+	struct nm_plan p = {};
+
+	(void)state;
+	/* another netns: said, once */
+	plan(TS_FIX_RFS, &fl, 1, &d, &p);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(line(&p.a[0]), "fix rfs: flow in netns 4026531840; tcpstall runs in 4026532180: run it with --netns");
+	assert_true(d.rfs);
+	/* the receiving device unknown: not even asked */
+	d = (struct ts_fix_done){};
+	fl = cross(HERE, 0);
+	nm_plan_truncate(&p, 0);
+	plan(TS_FIX_RFS, &fl, 1, &d, &p);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(line(&p.a[0]), "fix rfs: the receiving device of the flow is unknown: nothing changed");
+	/* ... or its ifindex names no device any more */
+	d = (struct ts_fix_done){};
+	fl = cross(HERE, 3);
+	nm_plan_truncate(&p, 0);
+	assert_int_equal(ts_fix_plan(TS_FIX_RFS, HERE, &fl, 1, &f, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(line(&p.a[0]), "fix rfs: the receiving device of the flow is unknown: nothing changed");
+	/* the initial netns could not be read (the loader said why): nothing */
+	d = (struct ts_fix_done){};
+	strcpy(f.rfs_dev, "ts1");
+	f.rfs_unread = true;
+	nm_plan_truncate(&p, 0);
+	assert_int_equal(ts_fix_plan(TS_FIX_RFS, HERE, &fl, 1, &f, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_true(d.rfs);
+	/* without rfs in --fix, or not cross_cpu */
+	d = (struct ts_fix_done){};
+	plan(ALL & ~TS_FIX_RFS, &fl, 1, &d, &p);
+	fl.cross_cpu = false;
+	plan(TS_FIX_RFS, &fl, 1, &d, &p);
+	assert_int_equal(p.n, 0);
+	assert_false(d.rfs);
+	nm_plan_free(&p);
+}
+
+/* --fix=kick is no plan (a BPF pass of its own): alone it plans nothing. */
+static void test_kick_alone(void **state)
+{
+	struct ts_fix_flow fl[] = { storm(HERE, 0, false), cross(HERE, 3), tsq(HERE) };
+	struct ts_fix_done d = {};
+	struct nm_plan p = {};
+
+	(void)state;
+	plan(TS_FIX_KICK, fl, 3, &d, &p);
+	assert_int_equal(p.n, 0);
+	assert_false(d.defer || d.rfs || d.autocork || d.routes || d.named);
+	nm_plan_free(&p);
+}
+
+/* A report with every cause: the order of the old code (per row, then stalls). */
+static void test_order(void **state)
+{
+	const char *lines[] = { "198.18.1.1 dev ts1 scope link quickack 1 \n" };
+	struct ts_rxq q[] = { { "rx-0", 0 } };
+	struct ts_fix_flow fl[] = { cross(HERE, 3), storm(HERE, 0, true), tsq(HERE) };
+	struct ts_fix_facts f = { .route_addr = "198.18.1.1", .route_line = "198.18.1.1 dev ts1\n",
+				  .routes = lines, .nroutes = 1, .rfs_dev = "ts1", .flow_entries = 0,
+				  .rxq = q, .nrxq = 1 };
+	struct ts_fix_done d = {};
+	struct ts_fix_ask ask;
+	struct nm_plan p = {};
+
+	(void)state;
+	assert_int_equal(ts_fix_plan(ALL, HERE, fl, 3, NULL, &d, &ask, &p),
+			 TS_NEED_ROUTE_NAME | TS_NEED_ROUTES | TS_NEED_RFS);
+	assert_int_equal(ask.route_flow, 1);
+	assert_int_equal(ask.rfs_flow, 0);
+	/* a fact still missing: asked again, nothing planned */
+	f.have = TS_NEED_ROUTE_NAME | TS_NEED_ROUTES;
+	assert_int_equal(ts_fix_plan(ALL, HERE, fl, 3, &f, &d, &ask, &p), TS_NEED_RFS);
+	assert_int_equal(p.n, 0);
+	f.have |= TS_NEED_RFS;
+	assert_int_equal(ts_fix_plan(ALL, HERE, fl, 3, &f, &d, &ask, &p), 0);
+	assert_int_equal(p.n, 6);
+	assert_int_equal(p.a[0].remedy, TS_FIX_RFS);
+	assert_int_equal(p.a[0].kind, NM_ACT_SYSCTL);
+	assert_int_equal(p.a[1].remedy, TS_FIX_RFS);
+	assert_int_equal(p.a[2].remedy, TS_FIX_NAME);
+	assert_int_equal(p.a[3].remedy, TS_FIX_ROUTES);
+	assert_int_equal(p.a[4].remedy, TS_FIX_DEFER);
+	assert_int_equal(p.a[5].remedy, TS_FIX_AUTOCORK);
+	assert_true(d.named && d.routes && d.defer && d.rfs && d.autocork);
+	nm_plan_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defer),
+		cmocka_unit_test(test_defer_not),
+		cmocka_unit_test(test_autocork),
+		cmocka_unit_test(test_name_route),
+		cmocka_unit_test(test_unfold),
+		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_routes_not),
+		cmocka_unit_test(test_rfs),
+		cmocka_unit_test(test_rfs_not),
+		cmocka_unit_test(test_kick_alone),
+		cmocka_unit_test(test_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
