@@ -25,6 +25,7 @@
 #include "netmedic/tcpstall.h"
 #include "tcpstall.skel.h"
 #include "detect/tcpstall_detect.h"
+#include "detect/tcpstall_plan.h"
 #include "lib/cli.h"
 #include "lib/fixes.h"
 #include "lib/hist.h"
@@ -33,6 +34,7 @@
 #include "lib/kconfig.h"
 #include "lib/netns.h"
 #include "lib/output.h"
+#include "lib/plan.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
 #include "lib/tcpstall_diag.h"
@@ -56,8 +58,6 @@ struct ended_stall {
 };
 
 #define FORGET_SWEEPS	100	/* sockets unseen this long are dropped from memory */
-
-enum fix { FIX_DEFER = 1, FIX_AUTOCORK = 2, FIX_RFS = 4, FIX_ROUTES = 8, FIX_KICK = 16 };
 
 static struct env {
 	struct nm_opts o;
@@ -125,7 +125,7 @@ static const char *const fix_names[] = { "defer", "autocork", "rfs", "routes", "
 static int parse_fix(const char *arg)
 {
 	if (!arg)
-		return FIX_DEFER | FIX_AUTOCORK;
+		return TS_FIX_DEFER | TS_FIX_AUTOCORK;
 	return nm_parse_names(arg, fix_names, 5);
 }
 
@@ -278,7 +278,7 @@ static const struct nm_hook_decl hook_decls[NR_HOOKS] = {
 
 static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 {
-	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, env.fix & FIX_KICK ? WANT_KICK : 0);
+	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, env.fix & TS_FIX_KICK ? WANT_KICK : 0);
 }
 
 /* tcp_push/tcp_wfree run (a fexit rung): they measure tsq_idle episodes. */
@@ -334,10 +334,10 @@ static struct state {
 	size_t storms, cross;
 	uint32_t epoch;			/* the interval being reported */
 	uint64_t samples[TS_NSTATES];	/* swept samples by state, this interval */
-	struct nm_journal *journal;
-	struct nm_journal *global;	/* init netns: rps_sock_flow_entries */
-	int home_fd;			/* the netns the tool started in (init, for RFS) */
-	bool defer_set, autocork_set, rfs_set, routes_set;
+	struct nm_exec fx;		/* --fix: the journals; home_fd: the netns the tool started in */
+	struct ts_fix_done done;	/* the remedies made so far: each one once */
+	struct ts_fix_flow *flows;	/* a report's, for its plan */
+	size_t capflows;
 	struct bpf_link *fast;		/* the fast sweep's iterator, NULL: full sweeps only */
 	struct bpf_link *fast_own;	/* ... when attached by hand (rung 1): destroyed by us */
 	const char *tag_source;		/* what tags a sender for the fast sweep */
@@ -366,7 +366,7 @@ static struct state {
 		enum ts_kick_result r;
 	} notes[MAX_KICK_NOTES];
 	size_t nnotes;
-} st = { .home_fd = -1 };
+} st = { .fx.home_fd = -1 };
 
 /*
  * The kick pass, its counters and the journal are shared by the main loop
@@ -1114,115 +1114,111 @@ static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 	nm_prom_free(p);
 }
 
-/* ---- remedies ---- */
+/* ---- remedies: the facts a plan asks for (detect/tcpstall_plan.c decides) ---- */
 
-static void name_quickack_route(const struct ts_key *k)
+/* The number in a sysfs/sysctl file, or -1. */
+static long read_num(const char *path)
 {
-	char addr[64], cmd[160], line[256];
-	FILE *f;
+	FILE *f = fopen(path, "r");
+	long v = -1;
 
-	nm_fmt_addr(k->family, k->raddr, addr, sizeof(addr));
-	snprintf(cmd, sizeof(cmd), "ip -o route get %s 2>/dev/null", addr);
-	f = popen(cmd, "r");
 	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f)) {
-		char *w = line;
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
 
-		/* ip -o folds its lines with "\\": one line, single spaces */
-		for (char *r = line; *r && *r != '\n'; r++) {
-			if (*r == '\\' || ((*r == ' ' || *r == '\t') && w > line && w[-1] == ' '))
-				continue;
-			*w++ = *r == '\t' ? ' ' : *r;
+/* TS_NEED_ROUTE_NAME: the route to the flow's remote address, as ip shows it */
+static void read_route_name(const struct ts_key *k, struct ts_fix_facts *f)
+{
+	char cmd[160];
+	FILE *p;
+
+	nm_fmt_addr(k->family, k->raddr, f->route_addr, sizeof(f->route_addr));
+	snprintf(cmd, sizeof(cmd), "ip -o route get %s 2>/dev/null", f->route_addr);
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	if (!fgets(f->route_line, sizeof(f->route_line), p))
+		f->route_line[0] = 0;
+	pclose(p);
+}
+
+/* TS_NEED_ROUTES: every route of the family, one line each; the caller frees */
+static char **read_routes(uint8_t family, size_t *n)
+{
+	FILE *f = popen(family == NM_AF_INET6 ? "ip -6 route show" : "ip -4 route show", "r");
+	char line[512], **v = NULL, **nv;
+
+	*n = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		nv = realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv || !(nv[*n] = strdup(line))) {
+			v = nv ? nv : v;
+			break;
 		}
-		*w = 0;
-		nm_info(&env.o, "fix: the route to %s has quickack 1: %s%s", addr, line,
-			env.fix & FIX_ROUTES ? "" : " (not changed: --fix=routes drops it while tcpstall runs)");
+		v = nv;
+		(*n)++;
 	}
-	pclose(f);
+	if (f)
+		pclose(f);
+	return v;
 }
 
 /*
- * --fix=routes: replace every route carrying quickack 1 by the same route
- * without it; the undo puts the original back (ip route replace, journaled).
+ * rps_sock_flow_entries exists in the initial netns only: read from there.
+ * false (said) when that netns cannot be entered or left.
  */
-static void fix_routes(int family)
+static bool read_flow_entries(long *v)
 {
-	char line[512], a[512], b[512], err[256];
-	const char *do_argv[TS_ROUTE_WORDS], *undo_argv[TS_ROUTE_WORDS];
-	FILE *f = popen(family == NM_AF_INET6 ? "ip -6 route show" : "ip -4 route show", "r");
+	int here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	bool ok = false;
 
-	if (!f)
+	if (here < 0 || setns(st.fx.home_fd, CLONE_NEWNET)) {
+		nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot enter the initial netns: %s", strerror(errno));
+		goto out;
+	}
+	*v = read_num("/proc/sys/net/core/rps_sock_flow_entries");
+	ok = !setns(here, CLONE_NEWNET);
+	if (!ok)
+		nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot return to the netns: %s", strerror(errno));
+out:
+	if (here >= 0)
+		close(here);
+	return ok;
+}
+
+/* TS_NEED_RFS: the device, the global table, its RX queues' tables; *q freed by the caller */
+static void read_rfs(unsigned int ifindex, struct ts_fix_facts *f, struct ts_rxq **q)
+{
+	char dir[256], path[512];
+	struct ts_rxq *nq;
+	struct dirent *de;
+	DIR *d;
+
+	if (!if_indextoname(ifindex, f->rfs_dev)) {
+		f->rfs_dev[0] = 0;
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, " quickack 1"))
+	}
+	f->rfs_unread = !read_flow_entries(&f->flow_entries);
+	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", f->rfs_dev);
+	d = f->rfs_unread ? NULL : opendir(dir);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "rx-", 3) || strlen(de->d_name) >= sizeof(nq->name))
 			continue;
-		line[strcspn(line, "\n")] = 0;
-		snprintf(a, sizeof(a), "%s", line);
-		snprintf(b, sizeof(b), "%s", line);
-		ts_route_argv(a, do_argv, false);
-		ts_route_argv(b, undo_argv, true);
-		if (family == NM_AF_INET6) {
-			/* ip -6 route replace ... */
-			memmove(&do_argv[2], &do_argv[1], (TS_ROUTE_WORDS - 2) * sizeof(*do_argv));
-			memmove(&undo_argv[2], &undo_argv[1], (TS_ROUTE_WORDS - 2) * sizeof(*undo_argv));
-			do_argv[1] = undo_argv[1] = "-6";
-		}
-		if (nm_journal_run(st.journal, do_argv, undo_argv, err, sizeof(err)))
-			nm_err(&env.o, NM_EXIT_RUNTIME, "fix routes: %s", err);
-		else
-			nm_info(&env.o, "fix: route '%s' -> without quickack (restored at exit)", line);
+		nq = realloc(*q, (f->nrxq + 1) * sizeof(**q));
+		if (!nq)
+			break;
+		*q = nq;
+		snprintf(nq[f->nrxq].name, sizeof(nq->name), "%s", de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/rps_flow_cnt", dir, de->d_name);
+		nq[f->nrxq++].flow_cnt = read_num(path);
 	}
-	pclose(f);
-}
-
-static int set_sysctl(const char *name, const char *path, const char *value)
-{
-	char old[64], err[256];
-
-	if (nm_journal_set_file(st.journal, path, value, old, sizeof(old), err, sizeof(err)))
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "fix: %s", err);
-	nm_info(&env.o, "fix: %s %s -> %s in netns %lu (restored at exit)", name, old, value,
-		env.o.netns_ino);
-	return 0;
-}
-
-static void fix_storm(const struct ack_row *r, uint8_t defer)
-{
-	static bool named;
-
-	if (!named && r->delta.acks_quickack_route) {
-		named = true;
-		name_quickack_route(&r->key);
-	}
-	if ((env.fix & FIX_ROUTES) && !st.routes_set && r->delta.acks_quickack_route &&
-	    r->key.netns == env.o.netns_ino) {
-		st.routes_set = true;
-		fix_routes(r->key.family);
-	}
-	if (!(env.fix & FIX_DEFER) || st.defer_set)
-		return;
-	if (r->key.netns != env.o.netns_ino) {
-		nm_info(&env.o, "fix: storm in netns %u; tcpstall runs in %lu: run it with --netns to change that netns",
-			r->key.netns, env.o.netns_ino);
-		st.defer_set = true;
-		return;
-	}
-	st.defer_set = true;
-	if (defer == TS_DEFER_ABSENT) {
-		nm_info(&env.o, "fix: this kernel has no tcp_backlog_ack_defer (added in 6.7): no sysctl remedy for backlog ACKs");
-		return;
-	}
-	if (defer == 0)
-		set_sysctl("net.ipv4.tcp_backlog_ack_defer", "/proc/sys/net/ipv4/tcp_backlog_ack_defer", "1");
-}
-
-static void fix_tsq_idle(const struct ts_key *k)
-{
-	if (!(env.fix & FIX_AUTOCORK) || st.autocork_set || k->netns != env.o.netns_ino)
-		return;
-	st.autocork_set = true;
-	set_sysctl("net.ipv4.tcp_autocorking", "/proc/sys/net/ipv4/tcp_autocorking", "0");
+	if (d)
+		closedir(d);
+	f->rxq = *q;
 }
 
 /* ---- remedy: --fix=kick ---- */
@@ -1258,7 +1254,7 @@ static int kick_journal(const struct kick_req *q)
 	const char *f[TS_KICK_FIELDS + 1];
 
 	ts_kick_record(&q->key, q->nodelay, bufs, f);
-	if (!nm_journal_add(st.journal, "sockopt", f, err, sizeof(err)))
+	if (!nm_journal_add(st.fx.j, "sockopt", f, err, sizeof(err)))
 		return 0;
 	nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: %s: not kicked", err);
 	return -1;
@@ -1471,7 +1467,7 @@ static void kick_pass(struct tcpstall_bpf *skel, struct kick_batch *b)
 	uint64_t now;
 
 	pthread_mutex_lock(&kick_lock);
-	nm_journal_mark(st.journal, &m);
+	nm_journal_mark(st.fx.j, &m);
 	for (unsigned int i = 0; i < b->n; i++) {
 		struct ts_kick k = { .mode = TS_KICK_PUSH, .nodelay = b->q[i].nodelay };
 
@@ -1501,7 +1497,7 @@ static void kick_pass(struct tcpstall_bpf *skel, struct kick_batch *b)
 		fflush(NULL);
 		raise(SIGKILL);
 	}
-	if (!keep && nm_journal_rewind(st.journal, &m))
+	if (!keep && nm_journal_rewind(st.fx.j, &m))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: cannot drop the journal's records; they are undone at exit");
 	pthread_mutex_unlock(&kick_lock);
 }
@@ -1616,125 +1612,66 @@ static int cleanup_main(void)
 	return ret;
 }
 
-/* The number in a sysfs/sysctl file, or -1. */
-static long read_num(const char *path)
+/* The report's flows, as the plan reads them: ACK rows, then tsq_idle stalls. */
+static size_t fix_flows(void)
 {
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-/*
- * rps_sock_flow_entries exists in the initial netns only: write it from
- * there, through a journal of its own, and come back.
- */
-static int set_global_flow_entries(void)
-{
-	char old[64], err[256];
-	int here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), ret = 0;
-
-	if (here < 0 || setns(st.home_fd, CLONE_NEWNET)) {
-		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot enter the initial netns: %s",
-			     strerror(errno));
-		goto out;
-	}
-	if (read_num("/proc/sys/net/core/rps_sock_flow_entries") >= 32768)
-		nm_info(&env.o, "fix: net.core.rps_sock_flow_entries is already >= 32768: left as it is");
-	else if (!st.global &&
-	    nm_journal_open(&st.global, TOOL, "rfs-global", NULL, err, sizeof(err)))
-		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: %s", err);
-	else if (nm_journal_set_file(st.global, "/proc/sys/net/core/rps_sock_flow_entries", "32768",
-				     old, sizeof(old), err, sizeof(err)))
-		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: %s", err);
-	else
-		nm_info(&env.o, "fix: net.core.rps_sock_flow_entries %s -> 32768 (global; restored at exit)", old);
-	if (setns(here, CLONE_NEWNET))
-		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot return to the netns: %s", strerror(errno));
-out:
-	if (here >= 0)
-		close(here);
-	return ret;
-}
-
-/* rps_flow_cnt of every RX queue of dev that has none, journaled. */
-static void set_flow_cnt(const char *dev)
-{
-	char dir[256], path[512], old[64], err[256];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", dev);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "rx-", 3))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/rps_flow_cnt", dir, de->d_name);
-		if (read_num(path) >= 4096)
-			continue;	/* already steering: leave the admin's value */
-		if (nm_journal_set_file(st.journal, path, "4096", old, sizeof(old), err, sizeof(err)))
-			nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: %s", err);
-		else
-			nm_info(&env.o, "fix: %s %s rps_flow_cnt %s -> 4096 (restored at exit)", dev,
-				de->d_name, old);
-	}
-	closedir(d);
-}
-
-/*
- * Receive flow steering: softirq work for a flow follows the CPU of the
- * thread that reads it, so the two stop bouncing the socket's cache lines.
- */
-static void fix_rfs(const struct ack_row *r, unsigned int rx_ifindex)
-{
-	char dev[IF_NAMESIZE];
-
-	if (!(env.fix & FIX_RFS) || st.rfs_set)
-		return;
-	st.rfs_set = true;
-	if (r->key.netns != env.o.netns_ino) {
-		nm_info(&env.o, "fix rfs: flow in netns %u; tcpstall runs in %lu: run it with --netns",
-			r->key.netns, env.o.netns_ino);
-		return;
-	}
-	if (!rx_ifindex || !if_indextoname(rx_ifindex, dev)) {
-		nm_info(&env.o, "fix rfs: the receiving device of the flow is unknown: nothing changed");
-		return;
-	}
-	if (set_global_flow_entries())
-		return;
-	set_flow_cnt(dev);
-}
-
-static void apply_fixes(void)
-{
-	size_t pos = 0;
+	size_t n = 0, pos = 0, cap = st.nrows + nm_htab_count(st.socks) + st.nended;
+	struct ts_fix_flow *nf;
 	void *k, *v;
 
+	if (cap > st.capflows) {
+		nf = realloc(st.flows, cap * sizeof(*nf));
+		if (!nf)
+			return 0;
+		st.flows = nf;
+		st.capflows = cap;
+	}
 	for (size_t i = 0; i < st.nrows; i++) {
+		const struct ack_row *r = &st.rows[i];
 		struct ts_acks cur;
 
-		if (!read_slot(st.rows[i].slot, &cur) || cur.sk != st.rows[i].sk)
+		if ((!r->j.storm && !r->place.cross_cpu) || !read_slot(r->slot, &cur) || cur.sk != r->sk)
 			continue;
-		if (st.rows[i].j.storm)
-			fix_storm(&st.rows[i], cur.defer);
-		if (st.rows[i].place.cross_cpu)
-			fix_rfs(&st.rows[i], cur.rx_ifindex);
+		st.flows[n++] = (struct ts_fix_flow){ .key = r->key, .defer = cur.defer, .storm = r->j.storm,
+			.quickack_route = r->delta.acks_quickack_route, .cross_cpu = r->place.cross_cpu,
+			.rx_ifindex = cur.rx_ifindex };
 	}
-	while (nm_htab_next(st.socks, &pos, &k, &v))
+	while (nm_htab_next(st.socks, &pos, &k, &v) && n < cap)
 		if (((struct ts_sock *)v)->stall_start_ns && ((struct ts_sock *)v)->cause == TS_TSQ_IDLE)
-			fix_tsq_idle(k);
+			st.flows[n++] = (struct ts_fix_flow){ .key = *(struct ts_key *)k, .tsq_idle = true };
 	/* one that ended in the interval counts too: a 40-ms stall is rarely on at a report */
-	for (size_t i = 0; i < st.nended; i++)
+	for (size_t i = 0; i < st.nended && n < cap; i++)
 		if (st.ended[i].cause == TS_TSQ_IDLE)
-			fix_tsq_idle(&st.ended[i].key);
+			st.flows[n++] = (struct ts_fix_flow){ .key = st.ended[i].key, .tsq_idle = true };
+	return n;
+}
+
+/* The report's plan: asked for, the facts it needs read, made by the executor. */
+static void apply_fixes(void)
+{
+	struct ts_fix_facts f = { .flow_entries = -1 };
+	size_t n = fix_flows(), nroutes = 0;
+	struct nm_plan p = {};
+	struct ts_rxq *rxq = NULL;
+	struct ts_fix_ask ask;
+	char **routes = NULL;
+
+	f.have = ts_fix_plan(env.fix, env.o.netns_ino, st.flows, n, NULL, &st.done, &ask, &p);
+	if (f.have & TS_NEED_ROUTE_NAME)
+		read_route_name(&st.flows[ask.route_flow].key, &f);
+	if (f.have & TS_NEED_ROUTES)
+		routes = read_routes(ask.routes_family, &nroutes);
+	if (f.have & TS_NEED_RFS)
+		read_rfs(st.flows[ask.rfs_flow].rx_ifindex, &f, &rxq);
+	f.routes = (const char *const *)routes;
+	f.nroutes = nroutes;
+	if (!f.have || !ts_fix_plan(env.fix, env.o.netns_ino, st.flows, n, &f, &st.done, &ask, &p))
+		nm_exec_plan(&st.fx, &p);
+	for (size_t i = 0; i < nroutes; i++)
+		free(routes[i]);
+	free(routes);
+	free(rxq);
+	nm_plan_free(&p);
 }
 
 static int fix_start(struct tcpstall_bpf *skel)
@@ -1742,10 +1679,13 @@ static int fix_start(struct tcpstall_bpf *skel)
 	char key[32], nspath[256], err[256];
 
 	snprintf(key, sizeof(key), "%lu", env.o.netns_ino);
-	if (nm_journal_open(&st.journal, TOOL, key,
+	if (nm_journal_open(&st.fx.j, TOOL, key,
 			    env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
 			    err, sizeof(err)))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "--fix: %s", err);
+	st.fx.tool = TOOL;
+	st.fx.log = stderr;
+	st.fx.global_key = "rfs-global";
 	/* a record a pass kept (its old value not put back) is undone at exit */
 	kick_exec.skel = skel;
 	kick_exec.link = st.kick;
@@ -1755,28 +1695,7 @@ static int fix_start(struct tcpstall_bpf *skel)
 
 static int fix_stop(void)
 {
-	int ret = 0, here;
-
-	if (st.journal) {
-		if (nm_journal_count(st.journal))
-			nm_info(&env.o, "fix: restoring");
-		if (nm_journal_undo(st.journal, stderr))
-			ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix: not fully restored (see above)");
-		st.journal = NULL;
-	}
-	if (st.global) {
-		/* undone where it was made: the initial netns */
-		here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (here < 0 || setns(st.home_fd, CLONE_NEWNET))
-			return nm_err(&env.o, NM_EXIT_RUNTIME, "fix: cannot enter the initial netns to restore; run tcpstall --cleanup");
-		if (nm_journal_undo(st.global, stderr))
-			ret = nm_err(&env.o, NM_EXIT_RUNTIME, "fix: not fully restored (see above)");
-		st.global = NULL;
-		if (setns(here, CLONE_NEWNET))
-			ret = NM_EXIT_RUNTIME;
-		close(here);
-	}
-	return ret;
+	return nm_exec_undo(&st.fx) ? NM_EXIT_RUNTIME : 0;
 }
 
 /* ---- main ---- */
@@ -1792,7 +1711,7 @@ static void test_aids(void)
 {
 	const char *t = getenv("NETMEDIC_TEST_KICK");
 
-	if (!t || !(env.fix & FIX_KICK))
+	if (!t || !(env.fix & TS_FIX_KICK))
 		return;
 	env.kick.any_state = !strcmp(t, "any") || !strcmp(t, "crash");
 	env.kick_halt = !strcmp(t, "crash");
@@ -1891,8 +1810,8 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	bpf_program__set_autoload(skel->progs.ts_push_exit_kick, false);
 	bpf_program__set_autoload(skel->progs.ts_wfree_exit_kick, false);
 	/* ... and the kick timer's maps: a run without --fix=kick creates neither */
-	bpf_map__set_autocreate(skel->maps.kick_timers, env.fix & FIX_KICK);
-	bpf_map__set_autocreate(skel->maps.kick_due, env.fix & FIX_KICK);
+	bpf_map__set_autocreate(skel->maps.kick_timers, env.fix & TS_FIX_KICK);
+	bpf_map__set_autocreate(skel->maps.kick_due, env.fix & TS_FIX_KICK);
 	declare_hooks(skel, hooks);
 }
 
@@ -1985,11 +1904,11 @@ int main(int argc, char **argv)
 	env.max_flows = nm_table_size(env.max_flows);
 	test_aids();
 	/* before --netns moves us: RFS's global sysctl lives here */
-	st.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	st.fx.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	/* sysctls; rfs: sysfs and the initial netns; routes: ip */
-	env.o.caps.remedy = env.fix & (FIX_DEFER | FIX_AUTOCORK | FIX_RFS | FIX_ROUTES);
-	env.o.caps.remedy_sysfs = env.o.caps.remedy_setns = env.fix & FIX_RFS;
-	env.o.caps.remedy_exec = env.fix & FIX_ROUTES;
+	env.o.caps.remedy = env.fix & (TS_FIX_DEFER | TS_FIX_AUTOCORK | TS_FIX_RFS | TS_FIX_ROUTES);
+	env.o.caps.remedy_sysfs = env.o.caps.remedy_setns = env.fix & TS_FIX_RFS;
+	env.o.caps.remedy_exec = env.fix & TS_FIX_ROUTES;
 	env.o.caps.journal = env.fix;
 	env.o.caps.remedy_opt = "--fix";
 	/* a sockopt record (--fix=kick) is undone by a program */
@@ -2061,7 +1980,8 @@ int main(int argc, char **argv)
 	nm_htab_free(st.socks);
 	nm_htab_free(st.prev_acks);
 	free(st.rows);
-	if (st.home_fd >= 0)
-		close(st.home_fd);
+	free(st.flows);
+	if (st.fx.home_fd >= 0)
+		close(st.fx.home_fd);
 	return ret;
 }
