@@ -1819,12 +1819,12 @@ NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, NR_HOOKS);
 
 /* --list-fixes: each --fix value, its lever, and whether this kernel allows it. */
 static const struct nm_fix fixes[] = {
-	{ "defer", "sysctl net.ipv4.tcp_backlog_ack_defer (6.7+)", nm_fix_probe_file,
-	  "/proc/sys/net/ipv4/tcp_backlog_ack_defer", NULL },
-	{ "autocork", "sysctl net.ipv4.tcp_autocorking (the whole netns)", nm_fix_probe_file,
-	  "/proc/sys/net/ipv4/tcp_autocorking", NULL },
-	{ "rfs", "sysctl net.core.rps_sock_flow_entries, rps_flow_cnt", nm_fix_probe_file,
-	  "/proc/sys/net/core/rps_sock_flow_entries", NULL },
+	{ "defer", "sysctl net.ipv4.tcp_backlog_ack_defer (6.7+)", nm_fix_probe_sysctl,
+	  "net.ipv4.tcp_backlog_ack_defer", NULL },
+	{ "autocork", "sysctl net.ipv4.tcp_autocorking (the whole netns)", nm_fix_probe_sysctl,
+	  "net.ipv4.tcp_autocorking", NULL },
+	{ "rfs", "sysctl net.core.rps_sock_flow_entries, rps_flow_cnt", nm_fix_probe_sysctl,
+	  "net.core.rps_sock_flow_entries", NULL },
 	{ "routes", "ip route replace (the routes with quickack 1)", nm_fix_probe_cmd, "ip", NULL },
 	{ "kick", "BPF iter/tcp + bpf_setsockopt(TCP_NODELAY), one socket", nm_fix_probe_prog,
 	  "ts_kick", &skel_ops },

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include "lib/fixes.h"
+#include "lib/plan.h"
 
 int nm_fix_probe_file(const struct nm_fix *f, char *why, size_t len)
 {
@@ -26,6 +27,19 @@ int nm_fix_probe_file(const struct nm_fix *f, char *why, size_t len)
 	else
 		snprintf(why, len, "%s: %s", f->arg, strerror(errno));
 	return -errno;
+}
+
+int nm_fix_probe_sysctl(const struct nm_fix *f, char *why, size_t len)
+{
+	struct nm_fix file = *f;
+	char path[512];
+
+	if (nm_sysctl_path(NULL, f->arg, path, sizeof(path))) {
+		snprintf(why, len, "%s: not a sysctl name", f->arg);
+		return -EINVAL;
+	}
+	file.arg = path;
+	return nm_fix_probe_file(&file, why, len);
 }
 
 int nm_fix_probe_cmd(const struct nm_fix *f, char *why, size_t len)

@@ -29,6 +29,8 @@ struct nm_fix {
 
 /* arg: a sysctl or sysfs file that exists and opens for writing. */
 int nm_fix_probe_file(const struct nm_fix *f, char *why, size_t len);
+/* arg: a sysctl's name ("net.ipv4.tcp_autocorking"): its file, as above. */
+int nm_fix_probe_sysctl(const struct nm_fix *f, char *why, size_t len);
 /* arg: a command found on PATH and executable ("ip", "tc"). */
 int nm_fix_probe_cmd(const struct nm_fix *f, char *why, size_t len);
 /*

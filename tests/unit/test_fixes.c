@@ -40,6 +40,20 @@ static void test_probe_file(void **state)
 	rmdir(dir);
 }
 
+/* A sysctl by its name: the file derived from it, named in the verdict. */
+static void test_probe_sysctl(void **state)
+{
+	struct nm_fix f = { .name = "defer", .probe = nm_fix_probe_sysctl, .arg = "net.ipv4.netmedic_none" };
+	char why[256];
+
+	(void)state;
+	assert_int_equal(nm_fix_probe_sysctl(&f, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "/proc/sys/net/ipv4/netmedic_none: absent in this kernel or namespace");
+	f.arg = "net..ipv4";
+	assert_int_equal(nm_fix_probe_sysctl(&f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "net..ipv4: not a sysctl name");
+}
+
 static void test_probe_cmd(void **state)
 {
 	struct nm_fix f = { .name = "routes", .arg = "sh" };
@@ -103,6 +117,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_file),
+		cmocka_unit_test(test_probe_sysctl),
 		cmocka_unit_test(test_probe_cmd),
 		cmocka_unit_test(test_probe_btf_type),
 		cmocka_unit_test(test_list),
