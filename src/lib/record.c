@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Records as data: JSON, table and Prometheus output derived from field tables. */
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "lib/record.h"
+
+#define MAX_BITS	64
+#define MAX_LABELS	8
+
+static const void *at(const void *row, size_t off)
+{
+	return (const char *)row + off;
+}
+
+static uint64_t get_u64(const struct nm_field *f, const void *row)
+{
+	switch (f->type) {
+	case NM_REC_U64:
+	case NM_REC_BITS:
+		return *(const uint64_t *)at(row, f->off);
+	case NM_REC_U32:
+		return *(const uint32_t *)at(row, f->off);
+	case NM_REC_I64:
+		return *(const int64_t *)at(row, f->off);
+	case NM_REC_BOOL:
+		return *(const bool *)at(row, f->off);
+	default:
+		return 0;
+	}
+}
+
+static const char *get_str(const struct nm_field *f, const void *row)
+{
+	if (f->type == NM_REC_STRP)
+		return *(const char *const *)at(row, f->off);
+	return at(row, f->off);
+}
+
+/* The numbers in a BITS or U32_ARRAY field; returns how many. */
+static int get_array(const struct nm_field *f, const void *row, const uint32_t **v,
+		     uint32_t *buf)
+{
+	uint64_t mask;
+	int n = 0;
+
+	if (f->type == NM_REC_U32_ARRAY) {
+		*v = at(row, f->off);
+		return *(const uint32_t *)at(row, f->aux);
+	}
+	mask = get_u64(f, row);
+	for (uint32_t b = 0; b < MAX_BITS; b++)
+		if (mask & (UINT64_C(1) << b))
+			buf[n++] = b;
+	*v = buf;
+	return n;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void json_field(struct nm_json *j, const struct nm_field *f, const void *row)
+{
+	uint32_t buf[MAX_BITS];
+	const uint32_t *v;
+	int n;
+
+	switch (f->type) {
+	case NM_REC_U64:
+	case NM_REC_U32:
+		nm_json_u64(j, f->json, get_u64(f, row));
+		break;
+	case NM_REC_I64:
+		nm_json_i64(j, f->json, *(const int64_t *)at(row, f->off));
+		break;
+	case NM_REC_DOUBLE:
+		nm_json_double(j, f->json, *(const double *)at(row, f->off));
+		break;
+	case NM_REC_BOOL:
+		nm_json_bool(j, f->json, get_u64(f, row));
+		break;
+	case NM_REC_STR:
+	case NM_REC_STRP:
+		nm_json_str(j, f->json, get_str(f, row));
+		break;
+	case NM_REC_BITS:
+	case NM_REC_U32_ARRAY:
+		n = get_array(f, row, &v, buf);
+		nm_json_u32_array(j, f->json, v, n);
+		break;
+	case NM_REC_OBJ:
+		f->json_fn(j, f->json, row);
+		break;
+	}
+}
+
+void nm_rec_json(FILE *f, const struct nm_record *r, const void *row)
+{
+	struct nm_json j;
+
+	nm_json_begin(&j, f, r->type);
+	for (int i = 0; i < r->nfields; i++)
+		if (r->fields[i].json)
+			json_field(&j, &r->fields[i], row);
+	nm_json_end(&j);
+}
+
+/* --------------------------------------------------------------- table */
+
+static void list_cell(char *buf, size_t len, const uint32_t *v, int n)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%" PRIu32, i ? "," : "", v[i]);
+}
+
+static void cell(char *buf, size_t len, const struct nm_field *f, const void *row)
+{
+	uint32_t bits[MAX_BITS];
+	const uint32_t *v;
+	double d;
+
+	switch (f->type) {
+	case NM_REC_U64:
+	case NM_REC_U32:
+		if (f->flags & NM_COL_COUNT)
+			nm_fmt_count(get_u64(f, row), buf, len);
+		else
+			snprintf(buf, len, "%" PRIu64, get_u64(f, row));
+		break;
+	case NM_REC_I64:
+		snprintf(buf, len, "%" PRId64, *(const int64_t *)at(row, f->off));
+		break;
+	case NM_REC_DOUBLE:
+		d = *(const double *)at(row, f->off);
+		snprintf(buf, len, isfinite(d) ? "%g" : "-", d);
+		break;
+	case NM_REC_BOOL:
+		snprintf(buf, len, "%s", get_u64(f, row) ? "yes" : "no");
+		break;
+	case NM_REC_STR:
+	case NM_REC_STRP:
+		snprintf(buf, len, "%s", get_str(f, row) ? get_str(f, row) : "-");
+		break;
+	case NM_REC_BITS:
+	case NM_REC_U32_ARRAY:
+		list_cell(buf, len, v, get_array(f, row, &v, bits));
+		break;
+	case NM_REC_OBJ:
+		buf[0] = 0;
+		break;
+	}
+}
+
+/* The field in column pos (from 1), or NULL past the last. */
+static const struct nm_field *column(const struct nm_record *r, int pos)
+{
+	for (int i = 0; i < r->nfields; i++)
+		if (r->fields[i].col && r->fields[i].colno == pos)
+			return &r->fields[i];
+	return NULL;
+}
+
+void nm_rec_table_header(FILE *f, const struct nm_record *r)
+{
+	const struct nm_field *c;
+
+	for (int pos = 1; (c = column(r, pos)); pos++)
+		fprintf(f, "%s%*s", pos > 1 ? " " : "", c->width, c->col);
+	putc('\n', f);
+}
+
+void nm_rec_table_row(FILE *f, const struct nm_record *r, const void *row)
+{
+	const struct nm_field *c;
+	char buf[256];
+
+	for (int pos = 1; (c = column(r, pos)); pos++) {
+		cell(buf, sizeof(buf), c, row);
+		fprintf(f, "%s%*.*s", pos > 1 ? " " : "", c->width, c->cut ? c->cut : INT_MAX, buf);
+	}
+	putc('\n', f);
+}
+
+/* ---------------------------------------------------------- Prometheus */
+
+const char *nm_rec_prom_type(const struct nm_field *f)
+{
+	return f->kind == NM_PROM_GAUGE ? "gauge" : f->kind == NM_PROM_COUNTER ? "counter" : NULL;
+}
+
+bool nm_rec_keeps_label(const struct nm_field *m, const struct nm_field *l)
+{
+	size_t len = strlen(l->prom);
+
+	if (!m->by)
+		return true;
+	for (const char *s = m->by; *s; s += strcspn(s, ",") + (s[strcspn(s, ",")] == ',')) {
+		if (strcspn(s, ",") == len && !strncmp(s, l->prom, len))
+			return true;
+	}
+	return false;
+}
+
+/* The kept labels of row as key, value, ..., NULL; vals holds numeric ones. */
+static void labels(const struct nm_record *r, const struct nm_field *m, const void *row,
+		   const char **l, char (*vals)[24])
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nfields && n < MAX_LABELS; i++) {
+		const struct nm_field *f = &r->fields[i];
+
+		if (f->kind != NM_PROM_LABEL || !nm_rec_keeps_label(m, f))
+			continue;
+		l[2 * n] = f->prom;
+		if (f->type == NM_REC_STR || f->type == NM_REC_STRP) {
+			l[2 * n + 1] = get_str(f, row) ? get_str(f, row) : "";
+		} else {
+			snprintf(vals[n], sizeof(vals[n]), "%" PRIu64, get_u64(f, row));
+			l[2 * n + 1] = vals[n];
+		}
+		n++;
+	}
+	l[2 * n] = NULL;
+}
+
+static bool same_labels(const char *const *a, const char *const *b)
+{
+	for (; *a; a += 2, b += 2)
+		if (strcmp(a[1], b[1]))
+			return false;
+	return true;
+}
+
+static double value(const struct nm_field *f, const void *row)
+{
+	if (f->type == NM_REC_DOUBLE)
+		return *(const double *)at(row, f->off);
+	if (f->type == NM_REC_I64)
+		return *(const int64_t *)at(row, f->off);
+	return get_u64(f, row);
+}
+
+/*
+ * One sample per distinct label set, at its first row: the value sums
+ * the rows that share it. Integers are summed as integers, rounded to a
+ * double once.
+ */
+static void prom_metric(struct nm_prom *p, const struct nm_record *r, const struct nm_field *m,
+			const char *rows, size_t stride, size_t n)
+{
+	const char *l[2 * MAX_LABELS + 1], *o[2 * MAX_LABELS + 1];
+	char lv[MAX_LABELS][24], ov[MAX_LABELS][24];
+	bool exact = m->type != NM_REC_DOUBLE && m->type != NM_REC_I64;
+
+	nm_prom_family(p, m->prom, nm_rec_prom_type(m), m->help);
+	for (size_t i = 0; i < n; i++) {
+		const void *row = rows + i * stride;
+		uint64_t sum = get_u64(m, row);
+		double dsum = value(m, row);
+		bool first = true;
+
+		labels(r, m, row, l, lv);
+		for (size_t k = 0; k < i && first; k++) {
+			labels(r, m, rows + k * stride, o, ov);
+			first = !same_labels(l, o);
+		}
+		if (!first)
+			continue;
+		for (size_t k = i + 1; k < n; k++) {
+			labels(r, m, rows + k * stride, o, ov);
+			if (!same_labels(l, o))
+				continue;
+			sum += get_u64(m, rows + k * stride);
+			dsum += value(m, rows + k * stride);
+		}
+		nm_prom_sample(p, m->prom, l, exact ? (double)sum : dsum);
+	}
+}
+
+void nm_rec_prom(struct nm_prom *p, const struct nm_record *r, const void *rows, size_t stride,
+		 size_t n)
+{
+	for (int i = 0; i < r->nfields; i++)
+		if (nm_rec_prom_type(&r->fields[i]))
+			prom_metric(p, r, &r->fields[i], rows, stride, n);
+}
+
+/* ---------------------------------------------------------------- docs */
+
+const char *nm_rec_json_type(const struct nm_field *f)
+{
+	switch (f->type) {
+	case NM_REC_DOUBLE:
+		return "number";
+	case NM_REC_BOOL:
+		return "boolean";
+	case NM_REC_STR:
+	case NM_REC_STRP:
+		return "string";
+	case NM_REC_BITS:
+	case NM_REC_U32_ARRAY:
+		return "array of integers";
+	case NM_REC_OBJ:
+		return "object";
+	default:
+		return "integer";
+	}
+}

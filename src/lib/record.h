@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records as data: a record type is a const table of fields, and its JSON
+ * line, its table header and rows, and its Prometheus families are derived
+ * from that table, so that a field is spelled out once. A row is a plain
+ * struct the tool fills in its judge step, verdicts included: the sinks
+ * only read it.
+ */
+#ifndef NETMEDIC_LIB_RECORD_H
+#define NETMEDIC_LIB_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "lib/output.h"
+
+enum nm_rec_type {
+	NM_REC_U64,		/* uint64_t */
+	NM_REC_U32,		/* uint32_t */
+	NM_REC_I64,		/* int64_t */
+	NM_REC_DOUBLE,		/* double: NaN is null in JSON, NaN in Prometheus, "-" in the table */
+	NM_REC_BOOL,		/* bool */
+	NM_REC_STR,		/* char[]: NUL-terminated, in the row */
+	NM_REC_STRP,		/* const char *: NULL is null in JSON */
+	NM_REC_BITS,		/* uint64_t mask: the numbers of its set bits, [0,1] / "0,1" */
+	NM_REC_U32_ARRAY,	/* uint32_t[], its count a uint32_t at .aux */
+	NM_REC_OBJ,		/* JSON only, written by .json_fn */
+};
+
+enum nm_rec_prom {
+	NM_PROM_NONE,
+	NM_PROM_GAUGE,
+	NM_PROM_COUNTER,
+	NM_PROM_LABEL,		/* .prom is a label name, for the record's metrics */
+};
+
+/* .flags */
+#define NM_COL_COUNT	0x1	/* integers shortened for narrow columns (nm_fmt_count) */
+
+struct nm_field {
+	const char *json;	/* JSON key; NULL: not in JSON */
+	enum nm_rec_type type;
+	size_t off;		/* offsetof() in the row */
+	size_t aux;		/* NM_REC_U32_ARRAY: offset of its count */
+	const char *unit;	/* base unit ("bytes", "seconds", "segments"), or NULL */
+	const char *help;	/* what it is: the metric's HELP */
+	const char *prom;	/* metric name, or label name (NM_PROM_LABEL); NULL: none */
+	enum nm_rec_prom kind;
+	/*
+	 * Metrics: the labels kept, comma-separated, NULL for every label of
+	 * the record; rows with the same kept labels are summed into one
+	 * sample (a per-queue count as a per-device metric).
+	 */
+	const char *by;
+	const char *col;	/* table header; NULL: not in the table */
+	int colno;		/* its place in the table, from 1: JSON and table orders differ */
+	int width;		/* printf field width of the column, negative to left-align */
+	int cut;		/* cells cut to this many characters; 0: never */
+	unsigned int flags;
+	void (*json_fn)(struct nm_json *j, const char *key, const void *row);
+};
+
+struct nm_record {
+	const char *type;	/* the JSON "type" */
+	const struct nm_field *fields;
+	int nfields;
+};
+
+#define NM_RECORD(t, f) { .type = (t), .fields = (f), .nfields = sizeof(f) / sizeof((f)[0]) }
+
+/* One JSON line: {"type":TYPE, then every field with a key, in table order}. */
+void nm_rec_json(FILE *f, const struct nm_record *r, const void *row);
+/* The column headers, then a row: cells by .colno, one space apart. */
+void nm_rec_table_header(FILE *f, const struct nm_record *r);
+void nm_rec_table_row(FILE *f, const struct nm_record *r, const void *row);
+/*
+ * For each metric field, its family and one sample per distinct set of its
+ * labels over the n rows (rows of stride bytes each), in the order of the
+ * rows; a set of no rows gives the families without samples.
+ */
+void nm_rec_prom(struct nm_prom *p, const struct nm_record *r, const void *rows, size_t stride,
+		 size_t n);
+
+/* A field's JSON type as the docs name it: "integer", "number", "array of integers"... */
+const char *nm_rec_json_type(const struct nm_field *f);
+/* A metric's type as Prometheus names it ("gauge", "counter"), NULL for a non-metric. */
+const char *nm_rec_prom_type(const struct nm_field *f);
+/* Whether metric field m keeps label field l. */
+bool nm_rec_keeps_label(const struct nm_field *m, const struct nm_field *l);
+
+#endif /* NETMEDIC_LIB_RECORD_H */

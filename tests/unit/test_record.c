@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for src/lib/record.c: JSON, table and Prometheus text from a field table. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/record.h"
+
+struct row {
+	char dev[16];
+	uint32_t queue;
+	const char *note;
+	uint64_t packets;
+	int64_t delta;
+	double ratio;
+	bool ok;
+	uint64_t cpus;
+	uint32_t ids[4];
+	uint32_t nids;
+};
+
+#define R(f)	offsetof(struct row, f)
+
+static void obj(struct nm_json *j, const char *key, const void *row)
+{
+	const struct row *r = row;
+	const char *k[] = { "q" };
+	const uint64_t v[] = { r->queue };
+
+	nm_json_u64_map(j, key, k, v, 1);
+}
+
+static const struct nm_field fields[] = {
+	{ .json = "dev", .type = NM_REC_STR, .off = R(dev), .prom = "device", .kind = NM_PROM_LABEL,
+	  .col = "DEV", .colno = 1, .width = -6, .cut = 6 },
+	{ .json = "queue", .type = NM_REC_U32, .off = R(queue), .prom = "queue",
+	  .kind = NM_PROM_LABEL, .col = "Q", .colno = 3, .width = 2 },
+	{ .json = "note", .type = NM_REC_STRP, .off = R(note) },
+	{ .json = "packets", .type = NM_REC_U64, .off = R(packets), .help = "Packets \\ sent\nhere",
+	  .prom = "t_packets_total", .kind = NM_PROM_COUNTER, .col = "PKTS", .colno = 2, .width = 6,
+	  .flags = NM_COL_COUNT },
+	{ .json = "delta", .type = NM_REC_I64, .off = R(delta), .prom = "t_delta",
+	  .kind = NM_PROM_GAUGE, .by = "device", .help = "Delta" },
+	{ .json = "ratio", .type = NM_REC_DOUBLE, .off = R(ratio), .prom = "t_ratio",
+	  .kind = NM_PROM_GAUGE, .by = "", .help = "Ratio", .col = "RATIO", .colno = 4, .width = 5 },
+	{ .json = "ok", .type = NM_REC_BOOL, .off = R(ok) },
+	{ .json = "cpus", .type = NM_REC_BITS, .off = R(cpus), .col = "CPUS", .colno = 5,
+	  .width = -4, .cut = 4 },
+	{ .json = "ids", .type = NM_REC_U32_ARRAY, .off = R(ids), .aux = R(nids) },
+	{ .json = "obj", .type = NM_REC_OBJ, .json_fn = obj },
+	/* table only, last: no padding */
+	{ .type = NM_REC_STRP, .off = R(note), .col = "NOTE", .colno = 6, .cut = 5 },
+};
+
+static const struct nm_record rec = NM_RECORD("t", fields);
+
+struct capture {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static void cap_open(struct capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->f);
+}
+
+static char *cap_close(struct capture *c)
+{
+	fclose(c->f);
+	return c->buf;
+}
+
+static char *prom_text(struct nm_prom *p)
+{
+	char path[] = "/tmp/nm-test-record.XXXXXX", err[256], *buf;
+	FILE *f;
+	long len;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(nm_prom_write_atomic(p, path, err, sizeof(err)), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = calloc(1, len + 1);
+	assert_int_equal(fread(buf, 1, len, f), (size_t)len);
+	fclose(f);
+	unlink(path);
+	return buf;
+}
+
+static const struct row rows[] = {
+	{ "eth0", 0, "a\"b", 150000, -3, 0.25, true, 0x5, { 7, 9 }, 2 },
+	{ "eth0", 1, NULL, 7, 2, NAN, false, 0, { 0 }, 0 },
+	{ "ve\"th\\1\n", 0, "long note", 1, 10, 1.5, false, UINT64_C(1) << 63, { 1 }, 1 },
+};
+
+static void test_json_of_a_row(void **state)
+{
+	struct capture c;
+	char *got;
+
+	(void)state;
+	cap_open(&c);
+	nm_rec_json(c.f, &rec, &rows[0]);
+	nm_rec_json(c.f, &rec, &rows[1]);
+	got = cap_close(&c);
+	assert_string_equal(got,
+		"{\"type\":\"t\",\"dev\":\"eth0\",\"queue\":0,\"note\":\"a\\\"b\",\"packets\":150000,"
+		"\"delta\":-3,\"ratio\":0.25,\"ok\":true,\"cpus\":[0,2],\"ids\":[7,9],\"obj\":{\"q\":0}}\n"
+		/* NaN is null, a NULL string null, an empty mask and array [] */
+		"{\"type\":\"t\",\"dev\":\"eth0\",\"queue\":1,\"note\":null,\"packets\":7,"
+		"\"delta\":2,\"ratio\":null,\"ok\":false,\"cpus\":[],\"ids\":[],\"obj\":{\"q\":1}}\n");
+	free(got);
+}
+
+static void test_json_escapes_strings(void **state)
+{
+	struct capture c;
+	char *got;
+
+	(void)state;
+	cap_open(&c);
+	nm_rec_json(c.f, &rec, &rows[2]);
+	got = cap_close(&c);
+	assert_non_null(strstr(got, "\"dev\":\"ve\\\"th\\\\1\\u000a\""));
+	assert_non_null(strstr(got, "\"cpus\":[63]"));
+	free(got);
+}
+
+static void test_table_header_and_rows(void **state)
+{
+	struct capture c;
+	char *got;
+
+	(void)state;
+	cap_open(&c);
+	nm_rec_table_header(c.f, &rec);
+	for (int i = 0; i < 3; i++)
+		nm_rec_table_row(c.f, &rec, &rows[i]);
+	got = cap_close(&c);
+	/* by .colno, not table order; cut where asked, counts shortened, NaN as "-" */
+	assert_string_equal(got,
+		"DEV      PKTS  Q RATIO CPUS NOTE\n"
+		"eth0     150k  0  0.25 0,2  a\"b\n"
+		"eth0        7  1     -      -\n"
+		"ve\"th\\      1  0   1.5 63   long \n");
+	free(got);
+}
+
+static void test_prom_labels_sums_and_escaping(void **state)
+{
+	struct nm_prom *p = nm_prom_new();
+	char *got;
+
+	(void)state;
+	nm_rec_prom(p, &rec, rows, sizeof(rows[0]), 3);
+	got = prom_text(p);
+	assert_string_equal(got,
+		"# HELP t_packets_total Packets \\\\ sent\\nhere\n"
+		"# TYPE t_packets_total counter\n"
+		"t_packets_total{device=\"eth0\",queue=\"0\"} 150000\n"
+		"t_packets_total{device=\"eth0\",queue=\"1\"} 7\n"
+		"t_packets_total{device=\"ve\\\"th\\\\1\\n\",queue=\"0\"} 1\n"
+		/* by device: eth0's two queues are one sample, at the first */
+		"# HELP t_delta Delta\n"
+		"# TYPE t_delta gauge\n"
+		"t_delta{device=\"eth0\"} -1\n"
+		"t_delta{device=\"ve\\\"th\\\\1\\n\"} 10\n"
+		/* no label: every row in one sample; NaN stays NaN */
+		"# HELP t_ratio Ratio\n"
+		"# TYPE t_ratio gauge\n"
+		"t_ratio NaN\n");
+	free(got);
+	nm_prom_free(p);
+}
+
+static void test_prom_of_no_rows_has_the_families(void **state)
+{
+	struct nm_prom *p = nm_prom_new();
+	char *got;
+
+	(void)state;
+	nm_rec_prom(p, &rec, rows, sizeof(rows[0]), 0);
+	got = prom_text(p);
+	assert_string_equal(got,
+		"# HELP t_packets_total Packets \\\\ sent\\nhere\n# TYPE t_packets_total counter\n"
+		"# HELP t_delta Delta\n# TYPE t_delta gauge\n"
+		"# HELP t_ratio Ratio\n# TYPE t_ratio gauge\n");
+	free(got);
+	nm_prom_free(p);
+}
+
+static void test_prom_sums_integers_exactly(void **state)
+{
+	/* 2^53 + 1 + 1: a sum of doubles would lose each 1, integers round once */
+	const struct row big[] = {
+		{ .dev = "a", .packets = UINT64_C(1) << 53 },
+		{ .dev = "a", .packets = 1 },
+		{ .dev = "a", .packets = 1 },
+	};
+	static const struct nm_field f[] = {
+		{ .type = NM_REC_STR, .off = R(dev), .prom = "device", .kind = NM_PROM_LABEL },
+		{ .type = NM_REC_U64, .off = R(packets), .prom = "t_total", .kind = NM_PROM_COUNTER,
+		  .help = "T" },
+	};
+	const struct nm_record r = NM_RECORD("big", f);
+	struct nm_prom *p = nm_prom_new();
+	char *got;
+
+	(void)state;
+	nm_rec_prom(p, &r, big, sizeof(big[0]), 3);
+	got = prom_text(p);
+	assert_string_equal(got, "# HELP t_total T\n# TYPE t_total counter\nt_total{device=\"a\"} 9007199254740994\n");
+	free(got);
+	nm_prom_free(p);
+}
+
+static void test_doc_types_and_labels(void **state)
+{
+	(void)state;
+	assert_string_equal(nm_rec_json_type(&fields[0]), "string");
+	assert_string_equal(nm_rec_json_type(&fields[1]), "integer");
+	assert_string_equal(nm_rec_json_type(&fields[5]), "number");
+	assert_string_equal(nm_rec_json_type(&fields[6]), "boolean");
+	assert_string_equal(nm_rec_json_type(&fields[7]), "array of integers");
+	assert_string_equal(nm_rec_json_type(&fields[8]), "array of integers");
+	assert_string_equal(nm_rec_json_type(&fields[9]), "object");
+	assert_string_equal(nm_rec_prom_type(&fields[3]), "counter");
+	assert_string_equal(nm_rec_prom_type(&fields[4]), "gauge");
+	assert_null(nm_rec_prom_type(&fields[0]));
+	assert_true(nm_rec_keeps_label(&fields[3], &fields[0]));
+	assert_true(nm_rec_keeps_label(&fields[3], &fields[1]));
+	assert_true(nm_rec_keeps_label(&fields[4], &fields[0]));
+	assert_false(nm_rec_keeps_label(&fields[4], &fields[1]));
+	assert_false(nm_rec_keeps_label(&fields[5], &fields[0]));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_of_a_row),
+		cmocka_unit_test(test_json_escapes_strings),
+		cmocka_unit_test(test_table_header_and_rows),
+		cmocka_unit_test(test_prom_labels_sums_and_escaping),
+		cmocka_unit_test(test_prom_of_no_rows_has_the_families),
+		cmocka_unit_test(test_prom_sums_integers_exactly),
+		cmocka_unit_test(test_doc_types_and_labels),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
