@@ -129,28 +129,47 @@ static void json_one_refusal(const struct nm_refusal *r, const struct nm_hook *h
 	j->n++;
 }
 
-void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n)
+void nm_self_json_rungs(struct nm_json *j, const char *key, const struct nm_hook *hooks, int n)
 {
-	const char *k[NM_MAX_HOOKS], *v[NM_MAX_HOOKS], *lk[NM_MAX_HOOKS], *lv[NM_MAX_HOOKS];
-	struct json_refused r = { .n = 0 };
-	int m = 0, nl = 0;
+	const char *k[NM_MAX_HOOKS], *v[NM_MAX_HOOKS];
+	int m = 0;
 
-	if (n > NM_MAX_HOOKS)
-		n = NM_MAX_HOOKS;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && i < NM_MAX_HOOKS; i++) {
 		if (!hooks[i].name)
 			continue;
 		k[m] = hooks[i].name;
 		v[m++] = nm_hook_label(&hooks[i]);
-		if (nm_hook_lost(&hooks[i])) {
+	}
+	nm_json_str_map(j, key, k, v, m);
+}
+
+void nm_self_json_refused(struct nm_json *j, const char *key, const struct nm_hook *hooks, int n)
+{
+	struct json_refused r = { .n = 0 };
+
+	nm_hooks_each_refusal(hooks, n > NM_MAX_HOOKS ? NM_MAX_HOOKS : n, json_one_refusal, &r);
+	nm_json_str_map(j, key, r.k, r.v, r.n);
+}
+
+void nm_self_json_lost(struct nm_json *j, const char *key, const struct nm_hook *hooks, int n)
+{
+	const char *lk[NM_MAX_HOOKS], *lv[NM_MAX_HOOKS];
+	int nl = 0;
+
+	for (int i = 0; i < n && i < NM_MAX_HOOKS; i++) {
+		if (hooks[i].name && nm_hook_lost(&hooks[i])) {
 			lk[nl] = hooks[i].name;
 			lv[nl++] = hooks[i].rungs[hooks[i].chosen].lost;
 		}
 	}
-	nm_json_str_map(j, "hooks", k, v, m);
-	nm_hooks_each_refusal(hooks, n, json_one_refusal, &r);
-	nm_json_str_map(j, "refused", r.k, r.v, r.n);
-	nm_json_str_map(j, "lost", lk, lv, nl);
+	nm_json_str_map(j, key, lk, lv, nl);
+}
+
+void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n)
+{
+	nm_self_json_rungs(j, "hooks", hooks, n);
+	nm_self_json_refused(j, "refused", hooks, n);
+	nm_self_json_lost(j, "lost", hooks, n);
 }
 
 int nm_self_enable_stats(const struct nm_opts *o)

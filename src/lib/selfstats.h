@@ -24,6 +24,10 @@ void nm_self_prom_map_untracked(struct nm_prom *p, const char *tool, const char 
 				uint64_t events);
 /* "hooks":{"netdev_pick_tx":"tp_btf/net_dev_queue",...}, "refused":{prog:"load: ..."}, "lost":{hook:what} */
 void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n);
+/* Each of those three maps alone, under key (a record's field writes one). */
+void nm_self_json_rungs(struct nm_json *j, const char *key, const struct nm_hook *hooks, int n);
+void nm_self_json_refused(struct nm_json *j, const char *key, const struct nm_hook *hooks, int n);
+void nm_self_json_lost(struct nm_json *j, const char *key, const struct nm_hook *hooks, int n);
 /* Turns on run-time stats for as long as the returned fd is open (BPF_ENABLE_STATS):
  * nothing to restore if the tool dies. -1 with a warning when the kernel refuses. */
 int nm_self_enable_stats(const struct nm_opts *o);
