@@ -57,6 +57,13 @@ bool xf_flapping(const struct xf_flow *f, uint32_t epoch, uint32_t min_switches)
 	       xf_interval_switches(f, epoch) > 0;
 }
 
+void xf_judge(struct xf_entry *e, uint32_t epoch, uint32_t min_switches)
+{
+	e->interval_switches = xf_interval_switches(&e->val, epoch);
+	e->flapping = xf_flapping(&e->val, epoch, min_switches);
+	e->in_flight = xf_in_flight(&e->val);
+}
+
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? 1 : a > b ? -1 : 0;

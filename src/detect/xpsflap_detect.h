@@ -10,6 +10,10 @@
 struct xf_entry {
 	struct xf_flow_key key;
 	struct xf_flow val;
+	/* the verdicts, set once by xf_judge(): the sinks read them */
+	uint32_t interval_switches;
+	bool flapping;
+	uint64_t in_flight;
 };
 
 /* Number of queues in a queue bitmap. */
@@ -42,6 +46,8 @@ bool xf_unflushed(const struct xf_flow *f, uint64_t *packets, uint64_t *bytes);
  * never goes back: it shows prev until the total passes it.
  */
 uint64_t xf_monotonic(uint64_t prev, uint64_t now);
+/* Fills e's verdicts for the report interval 'epoch'. */
+void xf_judge(struct xf_entry *e, uint32_t epoch, uint32_t min_switches);
 /* qsort order: most switches first, then risky switches, reordered, packets. */
 int xf_cmp_worst(const void *a, const void *b);
 /* "tcp", "udp", or the protocol number. */

@@ -133,6 +133,29 @@ static void test_proto_and_xps_mask(void **state)
 	assert_true(xf_xps_mask_set("00000000,00000100"));
 }
 
+/* The verdicts the sinks read, set once: flapping, this interval's switches, in flight. */
+static void test_judge_sets_the_verdicts(void **state)
+{
+	struct xf_entry e = { .val = { .queues = 0x3, .epoch = 4, .epoch_switches = 3 } };
+
+	(void)state;
+	e.val.inflight[1] = 10;
+	e.val.inflight[6] = 5;
+	xf_judge(&e, 4, 2);
+	assert_true(e.flapping);
+	assert_int_equal(e.interval_switches, 3);
+	assert_int_equal(e.in_flight, 15);
+	/* the next interval: nothing switched in it yet */
+	xf_judge(&e, 5, 2);
+	assert_false(e.flapping);
+	assert_int_equal(e.interval_switches, 0);
+	/* one queue: switches alone do not make it flap */
+	e.val.queues = 0x1;
+	xf_judge(&e, 4, 2);
+	assert_false(e.flapping);
+	assert_int_equal(e.interval_switches, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_bits_and_queues),
 		cmocka_unit_test(test_worst_first),
 		cmocka_unit_test(test_proto_and_xps_mask),
+		cmocka_unit_test(test_judge_sets_the_verdicts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
