@@ -28,6 +28,7 @@
 #include "lib/output.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
+#include "lib/xpsflap_records.h"
 
 #define TOOL		"xpsflap"
 #define TABLE_ROWS	20
@@ -417,7 +418,7 @@ static void read_counters(int fd, struct snapshot *s)
 		s->counters[i] = nm_percpu_u64(fd, &i);
 }
 
-/* Active flows first, worst first; counts active and flapping. */
+/* The judge step: active flows first, judged, worst first; counts active and flapping. */
 static void rank(struct snapshot *s)
 {
 	size_t i, n = 0;
@@ -426,8 +427,8 @@ static void rank(struct snapshot *s)
 	for (i = 0; i < s->n; i++) {
 		if (!xf_active(&s->e[i].val, s->since_ns))
 			continue;
-		if (xf_flapping(&s->e[i].val, s->epoch, env.min_switches))
-			s->flapping++;
+		xf_judge(&s->e[i], s->epoch, env.min_switches);
+		s->flapping += s->e[i].flapping;
 		if (i != n) {
 			struct xf_entry t = s->e[n];
 
@@ -443,123 +444,55 @@ static void rank(struct snapshot *s)
 
 /* ---- output ---- */
 
-/* "198.18.0.1:40000>198.18.0.2:5201", prefixed by the protocol unless TCP */
-static const char *flow_str(const struct xf_flow_key *k, char *buf, size_t len)
+static void flow_row(struct xf_flow_row *r, const struct xf_entry *e)
 {
-	char sa[64], da[64], pb[8], proto[12] = "";
+	char dev[32];
 
-	nm_fmt_addr(k->family, k->saddr, sa, sizeof(sa));
-	nm_fmt_addr(k->family, k->daddr, da, sizeof(da));
-	if (k->proto != 6)
-		snprintf(proto, sizeof(proto), "%s ", xf_proto_name(k->proto, pb, sizeof(pb)));
-	if (k->proto != 6 && k->proto != 17)
-		snprintf(buf, len, "%s%s>%s", proto, sa, da);
-	else if (k->family == NM_AF_INET6)
-		snprintf(buf, len, "%s[%s]:%u>[%s]:%u", proto, sa, k->sport, da, k->dport);
-	else
-		snprintf(buf, len, "%s%s:%u>%s:%u", proto, sa, k->sport, da, k->dport);
-	return buf;
+	xf_flow_row(r, e, nm_dev_name(&env.o, e->key.netns, e->key.ifindex, dev, sizeof(dev)));
 }
 
-static const char *bits_str(uint64_t mask, char *buf, size_t len)
+static void interval_row(struct xf_interval_row *r, const struct snapshot *s, long max_flows)
 {
-	uint32_t b[64];
-	int n = xf_bits(mask, b, 64);
-	size_t off = 0;
-
-	buf[0] = 0;
-	for (int i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%u", i ? "," : "", b[i]);
-	return buf;
+	*r = (struct xf_interval_row){
+		.time = time(NULL), .flows_active = s->active, .flows_flapping = s->flapping,
+		.flows_tracked = s->n, .max_flows = max_flows,
+		.evictions = s->counters[XF_CNT_EVICTED],
+		.untracked_picks = s->counters[XF_CNT_UNTRACKED],
+		.parsed_skbs = s->counters[XF_CNT_PARSED],
+		.one_queue_picks = s->counters[XF_CNT_ONE_QUEUE],
+	};
 }
 
-/* Fits 80 columns: the flow comes last and is cut at the edge. */
-static void print_table(FILE *f, struct snapshot *s, long max_flows)
+static void print_table(FILE *f, const struct snapshot *s, const struct xf_interval_row *ir)
 {
-	char ts[16], dev[32], flow[128], q[64], cpus[64], c[4][16];
-	time_t t = time(NULL);
 	int rows = env.top ? env.top : TABLE_ROWS;
+	time_t t = ir->time;
+	struct xf_flow_row r;
+	char ts[16];
 
 	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
-	fprintf(f, "\n%s  flows: %zu active, %zu flapping, %zu tracked of %ld, %llu evicted\n", ts,
-		s->active, s->flapping, s->n, max_flows,
-		(unsigned long long)s->counters[XF_CNT_EVICTED]);
-	fprintf(f, "%-8s %-5s %6s %6s %6s %6s %-4s %s\n", "DEV", "QUEUE", "SWITCH", "RISKY",
-		"REORD", "PKTS", "CPUS", "FLOW (worst first)");
+	fprintf(f, "\n%s  flows: %llu active, %llu flapping, %llu tracked of %llu, %llu evicted\n", ts,
+		(unsigned long long)ir->flows_active, (unsigned long long)ir->flows_flapping,
+		(unsigned long long)ir->flows_tracked, (unsigned long long)ir->max_flows,
+		(unsigned long long)ir->evictions);
+	nm_rec_table_header(f, &xf_flow_rec);
 	for (size_t i = 0; i < s->active && (int)i < rows; i++) {
-		const struct xf_entry *e = &s->e[i];
-
-		nm_dev_name(&env.o, e->key.netns, e->key.ifindex, dev, sizeof(dev));
-		fprintf(f, "%-8.8s %-5.5s %6s %6s %6s %6s %-4.4s %.33s\n", dev,
-			bits_str(e->val.queues, q, sizeof(q)),
-			nm_fmt_count(e->val.switches, c[0], sizeof(c[0])),
-			nm_fmt_count(e->val.risky_switches, c[1], sizeof(c[1])),
-			nm_fmt_count(e->val.reordered, c[2], sizeof(c[2])),
-			nm_fmt_count(e->val.packets, c[3], sizeof(c[3])),
-			bits_str(e->val.cpus, cpus, sizeof(cpus)),
-			flow_str(&e->key, flow, sizeof(flow)));
+		flow_row(&r, &s->e[i]);
+		nm_rec_table_row(f, &xf_flow_rec, &r);
 	}
 	fflush(f);
 }
 
-static void json_flow(const struct xf_entry *e, uint32_t epoch)
+static void print_json(const struct snapshot *s, const struct xf_interval_row *ir)
 {
-	char dev[32], sa[64], da[64], pb[8];
-	uint32_t q[64], c[64];
-	int nq = xf_bits(e->val.queues, q, 64), nc = xf_bits(e->val.cpus, c, 64);
-	struct nm_json j;
+	struct xf_flow_row r;
 
-	nm_json_begin(&j, stdout, "flow");
-	nm_json_str(&j, "dev", nm_dev_name(&env.o, e->key.netns, e->key.ifindex, dev, sizeof(dev)));
-	nm_json_u64(&j, "netns", e->key.netns);
-	nm_json_str(&j, "saddr", nm_fmt_addr(e->key.family, e->key.saddr, sa, sizeof(sa)));
-	nm_json_str(&j, "daddr", nm_fmt_addr(e->key.family, e->key.daddr, da, sizeof(da)));
-	nm_json_u64(&j, "sport", e->key.sport);
-	nm_json_u64(&j, "dport", e->key.dport);
-	nm_json_str(&j, "proto", xf_proto_name(e->key.proto, pb, sizeof(pb)));
-	nm_json_bool(&j, "has_sk", e->val.has_sk & XF_SEEN_WITH_SK);
-	nm_json_u64(&j, "packets", e->val.packets);
-	nm_json_u64(&j, "bytes", e->val.bytes);
-	nm_json_u32_array(&j, "queues", q, nq);
-	nm_json_u64(&j, "last_queue", e->val.last_queue);
-	nm_json_u64(&j, "switches", e->val.switches);
-	nm_json_u64(&j, "risky_switches", e->val.risky_switches);
-	nm_json_u64(&j, "in_flight_bytes", xf_in_flight(&e->val));
-	nm_json_u64(&j, "reordered", e->val.reordered);
-	nm_json_u32_array(&j, "cpus", c, nc);
-	nm_json_u64(&j, "interval_switches", xf_interval_switches(&e->val, epoch));
-	nm_json_bool(&j, "flapping", xf_flapping(&e->val, epoch, env.min_switches));
-	nm_json_end(&j);
+	nm_rec_json(stdout, &xf_interval_rec, ir);
+	for (size_t i = 0; i < s->active; i++) {
+		flow_row(&r, &s->e[i]);
+		nm_rec_json(stdout, &xf_flow_rec, &r);
+	}
 }
-
-static void print_json(struct snapshot *s, long max_flows)
-{
-	struct nm_json j;
-
-	nm_json_begin(&j, stdout, "interval");
-	nm_json_u64(&j, "time", (uint64_t)time(NULL));
-	nm_json_u64(&j, "flows_active", s->active);
-	nm_json_u64(&j, "flows_flapping", s->flapping);
-	nm_json_u64(&j, "flows_tracked", s->n);
-	nm_json_u64(&j, "max_flows", max_flows);
-	nm_json_u64(&j, "evictions", s->counters[XF_CNT_EVICTED]);
-	/* packets of flows the table had no slot for (both of its slots live) */
-	nm_json_u64(&j, "untracked_picks", s->counters[XF_CNT_UNTRACKED]);
-	/* the hot path's misses: a flow is found without a parse once indexed */
-	nm_json_u64(&j, "parsed_skbs", s->counters[XF_CNT_PARSED]);
-	/* packets on devices with one TX queue: they cannot flap, and are not tracked */
-	nm_json_u64(&j, "one_queue_picks", s->counters[XF_CNT_ONE_QUEUE]);
-	nm_json_end(&j);
-	for (size_t i = 0; i < s->active; i++)
-		json_flow(&s->e[i], s->epoch);
-}
-
-/* Per device and queue totals, summed over CPUs. */
-struct dev_row {
-	struct xf_dev_id k;
-	uint32_t queue;
-	struct xf_dev_stats s;
-};
 
 #define DEV_ROWS_MAX	(XF_DEV_SLOTS * XF_DEV_QUEUES)
 
@@ -602,7 +535,7 @@ static void read_dev_totals(struct xpsflap_bpf *skel)
 }
 
 /* Every queue of every device with a slot that counted anything: totals, never going back. */
-static size_t dev_rows(struct dev_row *rows)
+static size_t dev_rows(struct xf_dev_row *rows)
 {
 	static struct xf_dev_stats shown[XF_DEV_SLOTS][XF_DEV_QUEUES];
 	size_t n = 0;
@@ -620,80 +553,24 @@ static size_t dev_rows(struct dev_row *rows)
 			sh->reordered = t->reordered;
 			if (!sh->packets && !sh->reordered)
 				continue;
-			rows[n].k = slot_dev[slot];
+			nm_dev_name(&env.o, slot_dev[slot].netns, slot_dev[slot].ifindex, rows[n].device,
+				    sizeof(rows[n].device));
 			rows[n].queue = q;
-			rows[n].s = *sh;
+			rows[n].packets = sh->packets;
+			rows[n].bytes = sh->bytes;
+			rows[n].switches = sh->switches;
+			rows[n].risky_switches = sh->risky_switches;
+			rows[n].reordered = sh->reordered;
 			n++;
 		}
 	}
 	return n;
 }
 
-static const struct dev_metric {
-	const char *name, *help;
-	size_t off;
-	bool per_queue;
-} dev_metrics[] = {
-	{ "xpsflap_packets_total", "Segments queued on a TX queue",
-	  offsetof(struct xf_dev_stats, packets), true },
-	{ "xpsflap_bytes_total", "Bytes queued on a TX queue",
-	  offsetof(struct xf_dev_stats, bytes), true },
-	{ "xpsflap_queue_switches_total",
-	  "Times a flow was queued on another TX queue than its previous packet",
-	  offsetof(struct xf_dev_stats, switches), false },
-	{ "xpsflap_risky_switches_total",
-	  "Queue switches while the previous queue still held packets of the flow",
-	  offsetof(struct xf_dev_stats, risky_switches), false },
-	{ "xpsflap_reordered_segments_total",
-	  "TCP data segments transmitted below the highest sequence the flow already sent",
-	  offsetof(struct xf_dev_stats, reordered), false },
-};
-
-static uint64_t field(const struct xf_dev_stats *s, size_t off)
+static int write_prom(struct xpsflap_bpf *skel, const struct snapshot *s,
+		      const struct xf_interval_row *ir, const struct nm_hook *hooks)
 {
-	return *(const uint64_t *)((const char *)s + off);
-}
-
-static bool same_dev(const struct xf_dev_id *a, const struct xf_dev_id *b)
-{
-	return a->netns == b->netns && a->ifindex == b->ifindex;
-}
-
-static void prom_dev_metric(struct nm_prom *p, const struct dev_metric *m,
-			    const struct dev_row *rows, size_t n)
-{
-	char dev[32], queue[16];
-
-	nm_prom_family(p, m->name, "counter", m->help);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = field(&rows[i].s, m->off);
-		bool first = true;
-
-		nm_dev_name(&env.o, rows[i].k.netns, rows[i].k.ifindex, dev, sizeof(dev));
-		if (m->per_queue) {
-			const char *l[] = { "device", dev, "queue", queue, NULL };
-
-			snprintf(queue, sizeof(queue), "%u", rows[i].queue);
-			nm_prom_sample(p, m->name, l, v);
-			continue;
-		}
-		/* one sample per device: the first row of the device sums the others */
-		for (size_t j = 0; j < i; j++)
-			first &= !same_dev(&rows[j].k, &rows[i].k);
-		if (!first)
-			continue;
-		for (size_t j = i + 1; j < n; j++)
-			if (same_dev(&rows[j].k, &rows[i].k))
-				v += field(&rows[j].s, m->off);
-		const char *l[] = { "device", dev, NULL };
-		nm_prom_sample(p, m->name, l, v);
-	}
-}
-
-static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct nm_hook *hooks,
-		      long max_flows)
-{
-	static struct dev_row rows[DEV_ROWS_MAX];
+	static struct xf_dev_row rows[DEV_ROWS_MAX];
 	size_t n = dev_rows(rows);
 	struct nm_prom *p = nm_prom_new();
 	char err[256];
@@ -701,16 +578,11 @@ static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct
 
 	if (!p)
 		return -ENOMEM;
-	nm_prom_family(p, "xpsflap_flows_flapping", "gauge",
-		       "Flows queued on more than one TX queue that switched queue in the last interval");
-	nm_prom_sample(p, "xpsflap_flows_flapping", NULL, s->flapping);
-	nm_prom_family(p, "xpsflap_flows_active", "gauge", "Flows that queued packets in the last interval");
-	nm_prom_sample(p, "xpsflap_flows_active", NULL, s->active);
-	for (size_t i = 0; i < sizeof(dev_metrics) / sizeof(dev_metrics[0]); i++)
-		prom_dev_metric(p, &dev_metrics[i], rows, n);
+	nm_rec_prom(p, &xf_interval_rec, ir, sizeof(*ir), 1);
+	nm_rec_prom(p, &xf_dev_rec, rows, sizeof(rows[0]), n);
 	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
-	nm_self_prom_map(p, TOOL, "flows", s->n, max_flows, s->counters[XF_CNT_EVICTED]);
-	nm_self_prom_map_untracked(p, TOOL, "flows", s->counters[XF_CNT_UNTRACKED]);
+	nm_self_prom_map(p, TOOL, "flows", s->n, ir->max_flows, ir->evictions);
+	nm_self_prom_map_untracked(p, TOOL, "flows", ir->untracked_picks);
 	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));
 	if (ret)
 		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
@@ -721,6 +593,8 @@ static int write_prom(struct xpsflap_bpf *skel, struct snapshot *s, const struct
 static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct snapshot *s,
 		   const struct nm_hook *hooks, long max_flows)
 {
+	struct xf_interval_row ir;
+
 	s->now_ns = nm_mono_ns();
 	s->epoch = skel->bss->epoch;
 	read_counters(bpf_map__fd(skel->maps.counters), s);
@@ -729,12 +603,13 @@ static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct s
 	if (read_flows(tab, max_flows, s, env.o.prom_file != NULL))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
 	rank(s);
+	interval_row(&ir, s, max_flows);
 	if (env.o.json)
-		print_json(s, max_flows);
+		print_json(s, &ir);
 	if (env.o.table)
-		print_table(env.o.json ? stderr : stdout, s, max_flows);
+		print_table(env.o.json ? stderr : stdout, s, &ir);
 	if (env.o.prom_file)
-		write_prom(skel, s, hooks, max_flows);
+		write_prom(skel, s, &ir, hooks);
 	s->since_ns = s->now_ns;
 	/* the next picks count toward the next interval */
 	skel->bss->epoch = s->epoch + 1;
@@ -750,17 +625,13 @@ static void print_start(const struct nm_hook *hooks, long max_flows)
 		off += snprintf(devs + off, sizeof(devs) - off, "%s%s", i ? "," : "", env.o.devs[i]);
 	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
 	if (env.o.json) {
-		struct nm_json j;
+		const struct xf_start_row r = {
+			.tool = TOOL, .kernel = nm_kernel_release(), .hooks = hooks, .nhooks = NR_HOOKS,
+			.interval = env.o.interval, .devices = devs, .max_flows = max_flows,
+			.pin = env.pin,
+		};
 
-		nm_json_begin(&j, stdout, "start");
-		nm_json_str(&j, "tool", TOOL);
-		nm_json_str(&j, "kernel", nm_kernel_release());
-		nm_self_json_hooks(&j, hooks, NR_HOOKS);
-		nm_json_double(&j, "interval", env.o.interval);
-		nm_json_str(&j, "devices", devs);
-		nm_json_u64(&j, "max_flows", max_flows);
-		nm_json_bool(&j, "pin", env.pin);
-		nm_json_end(&j);
+		nm_rec_json(stdout, &xf_start_rec, &r);
 	}
 	if (env.o.table) {
 		FILE *f = env.o.json ? stderr : stdout;

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xpsflap's records, each defined once as a field table (lib/record.h):
+ * the start and interval records, a flow, and a device queue's totals.
+ * Rows are filled from judged entries (xf_judge()), never recomputed here.
+ */
+#ifndef NETMEDIC_XPSFLAP_RECORDS_H
+#define NETMEDIC_XPSFLAP_RECORDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "detect/xpsflap_detect.h"
+#include "lib/hooks.h"
+#include "lib/record.h"
+
+struct xf_start_row {
+	const char *tool, *kernel;
+	const struct nm_hook *hooks;	/* hooks, refused and lost */
+	int nhooks;
+	double interval;
+	const char *devices;
+	uint64_t max_flows;
+	bool pin;
+};
+
+struct xf_interval_row {
+	uint64_t time;
+	uint64_t flows_active, flows_flapping, flows_tracked, max_flows;
+	uint64_t evictions, untracked_picks, parsed_skbs, one_queue_picks;
+};
+
+struct xf_flow_row {
+	char dev[32];
+	uint64_t netns;
+	char saddr[48], daddr[48];
+	uint32_t sport, dport;
+	char proto[8];
+	bool has_sk;
+	uint64_t packets, bytes;
+	uint64_t queues;		/* bitmap */
+	uint32_t last_queue;
+	uint64_t switches, risky_switches, in_flight_bytes, reordered;
+	uint64_t cpus;			/* bitmap */
+	uint32_t interval_switches;
+	bool flapping;
+	char flow[128];			/* the table's FLOW */
+};
+
+/* A device's TX queue: its totals since start. */
+struct xf_dev_row {
+	char device[32];
+	uint32_t queue;
+	uint64_t packets, bytes, switches, risky_switches, reordered;
+};
+
+extern const struct nm_record xf_start_rec, xf_interval_rec, xf_flow_rec, xf_dev_rec;
+/* Every record of the tool, for the docs' test. */
+extern const struct nm_record *const xf_records[];
+extern const int xf_nrecords;
+
+/* A judged entry as a row; dev is its device's name. */
+void xf_flow_row(struct xf_flow_row *r, const struct xf_entry *e, const char *dev);
+
+#endif
