@@ -119,7 +119,7 @@ $(BUILD)/nm-verify: tools/verify.c
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -DNM_SRCDIR='"$(CURDIR)"' $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
 test-bins: $(UNIT_BINS)
 
