@@ -117,7 +117,7 @@ $(BUILD)/nm-verify: tools/verify.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DNM_SRCDIR='"$(CURDIR)"' $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 

@@ -17,29 +17,9 @@
 #include <cmocka.h>
 
 #include "lib/output.h"
+#include "capture.h"
 
 /* ------------------------------------------------------------- helpers */
-
-struct capture {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static void cap_open(struct capture *c)
-{
-	c->buf = NULL;
-	c->len = 0;
-	c->f = open_memstream(&c->buf, &c->len);
-	assert_non_null(c->f);
-}
-
-/* Returns the captured text; caller frees. */
-static char *cap_close(struct capture *c)
-{
-	fclose(c->f);
-	return c->buf;
-}
 
 static void assert_json(void (*emit)(struct nm_json *j), const char *want)
 {

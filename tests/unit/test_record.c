@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "lib/record.h"
+#include "capture.h"
 
 struct row {
 	char dev[16];
@@ -59,26 +60,6 @@ static const struct nm_field fields[] = {
 };
 
 static const struct nm_record rec = NM_RECORD("t", fields);
-
-struct capture {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-
-static void cap_open(struct capture *c)
-{
-	c->buf = NULL;
-	c->len = 0;
-	c->f = open_memstream(&c->buf, &c->len);
-	assert_non_null(c->f);
-}
-
-static char *cap_close(struct capture *c)
-{
-	fclose(c->f);
-	return c->buf;
-}
 
 static char *prom_text(struct nm_prom *p)
 {

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "lib/xpsflap_records.h"
+#include "capture.h"
 
 #ifndef NM_SRCDIR
 #define NM_SRCDIR "."
@@ -40,14 +41,11 @@ static struct xf_entry entry(void)
 
 static char *capture(void (*emit)(FILE *f, const void *arg), const void *arg)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct capture c;
 
-	assert_non_null(f);
-	emit(f, arg);
-	fclose(f);
-	return buf;
+	cap_open(&c);
+	emit(c.f, arg);
+	return cap_close(&c);
 }
 
 static void emit_json(FILE *f, const void *row)
