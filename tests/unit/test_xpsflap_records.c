@@ -59,7 +59,7 @@ static void emit_table(FILE *f, const void *row)
 	nm_rec_table_row(f, &xf_flow_rec, row);
 }
 
-/* the lines docs/xpsflap.md shows, from the loader before the tables */
+/* a lab run's bulk flow, as the loader wrote it before the tables */
 static void test_flow_json_and_table(void **state)
 {
 	struct xf_entry e = entry();
@@ -258,6 +258,72 @@ static int compare(const struct items *a, const char *in_a, const struct items *
 	return bad;
 }
 
+/* The top-level keys of a JSON line, in order, as "k1,k2,..." (after "type"). */
+static void json_keys(const char *line, char *out, size_t len)
+{
+	int depth = 0, off = 0;
+
+	out[0] = 0;
+	for (const char *p = line; *p; p++) {
+		if (*p == '"') {
+			const char *end = p + 1;
+
+			while (*end && *end != '"')
+				end += *end == '\\' ? 2 : 1;
+			if (depth == 1 && end[0] == '"' && end[1] == ':' && strncmp(p, "\"type\"", 6))
+				off += snprintf(out + off, len - off, "%s%.*s", off ? "," : "",
+						(int)(end - p - 1), p + 1);
+			p = end;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			depth--;
+		}
+	}
+}
+
+/* Every JSON line the doc shows has the keys of its record, in the table's order. */
+static void test_doc_examples_have_the_tables_keys(void **state)
+{
+	char line[4096], got[1024], want[1024], type[32];
+	FILE *f = fopen(DOC, "r");
+	int n = 0, bad = 0;
+
+	(void)state;
+	if (!f)
+		fail_msg("cannot open %s", DOC);
+	while (fgets(line, sizeof(line), f)) {
+		const struct nm_record *r = NULL;
+		int off = 0;
+
+		if (strncmp(line, "{\"type\":\"", 9))
+			continue;
+		snprintf(type, sizeof(type), "%.*s", (int)strcspn(line + 9, "\""), line + 9);
+		for (int k = 0; k < xf_nrecords; k++)
+			if (!strcmp(xf_records[k]->type, type))
+				r = xf_records[k];
+		if (!r) {
+			print_error("%s: an example of record \"%s\", which no table defines\n", DOC, type);
+			bad++;
+			continue;
+		}
+		want[0] = 0;
+		for (int i = 0; i < r->nfields; i++)
+			if (r->fields[i].json)
+				off += snprintf(want + off, sizeof(want) - off, "%s%s", off ? "," : "",
+						r->fields[i].json);
+		json_keys(line, got, sizeof(got));
+		if (strcmp(got, want)) {
+			print_error("%s: %s example has keys %s\n  the table: %s\n", DOC, type, got, want);
+			bad++;
+		}
+		n++;
+	}
+	fclose(f);
+	assert_true(n >= 3);
+	assert_int_equal(bad, 0);
+}
+
 static void test_doc_documents_exactly_the_tables(void **state)
 {
 	static struct items dj, dc, dm, tj, tc, tm;
@@ -285,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_flow_json_and_table),
 		cmocka_unit_test(test_flow_strings),
 		cmocka_unit_test(test_doc_documents_exactly_the_tables),
+		cmocka_unit_test(test_doc_examples_have_the_tables_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
