@@ -567,8 +567,8 @@ static size_t dev_rows(struct xf_dev_row *rows)
 	return n;
 }
 
-static int write_prom(struct xpsflap_bpf *skel, const struct snapshot *s,
-		      const struct xf_interval_row *ir, const struct nm_hook *hooks)
+static int write_prom(struct xpsflap_bpf *skel, const struct xf_interval_row *ir,
+		      const struct nm_hook *hooks)
 {
 	static struct xf_dev_row rows[DEV_ROWS_MAX];
 	size_t n = dev_rows(rows);
@@ -581,7 +581,7 @@ static int write_prom(struct xpsflap_bpf *skel, const struct snapshot *s,
 	nm_rec_prom(p, &xf_interval_rec, ir, sizeof(*ir), 1);
 	nm_rec_prom(p, &xf_dev_rec, rows, sizeof(rows[0]), n);
 	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
-	nm_self_prom_map(p, TOOL, "flows", s->n, ir->max_flows, ir->evictions);
+	nm_self_prom_map(p, TOOL, "flows", ir->flows_tracked, ir->max_flows, ir->evictions);
 	nm_self_prom_map_untracked(p, TOOL, "flows", ir->untracked_picks);
 	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));
 	if (ret)
@@ -609,7 +609,7 @@ static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct s
 	if (env.o.table)
 		print_table(env.o.json ? stderr : stdout, s, &ir);
 	if (env.o.prom_file)
-		write_prom(skel, s, &ir, hooks);
+		write_prom(skel, &ir, hooks);
 	s->since_ns = s->now_ns;
 	/* the next picks count toward the next interval */
 	skel->bss->epoch = s->epoch + 1;
