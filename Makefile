@@ -52,7 +52,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 
 .PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration demo bench vmtest faults soak \
-	fuzz fuzz-bins install clean FORCE
+	fuzz fuzz-bins install install-man clean FORCE
 
 all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify
 
@@ -71,6 +71,7 @@ help:
 	@echo "make soak              deps + build + hours of the tools under churn, checked for leaks (SOAK_SECONDS)"
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
 	@echo "make install PREFIX=/usr/local"
+	@echo "make install-man        the man pages only (docs/NAME.md through lowdown), into PREFIX"
 
 deps:
 	@tools/deps.sh
@@ -181,14 +182,30 @@ soak: deps
 	@$(MAKE) --no-print-directory all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/soak/run.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/lib/systemd/system
+install: all install-man
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib/systemd/system
 	install -m 0755 $(addprefix $(BUILD)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/sbin/
 	for t in $(TOOLS); do \
-		tools/mkman.sh docs/$$t.md > $(DESTDIR)$(PREFIX)/share/man/man8/$$t.8 || exit 1; \
 		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' tools/systemd/$$t.service.in \
 			> $(DESTDIR)$(PREFIX)/lib/systemd/system/$$t.service || exit 1; \
+	done
+
+# The man pages, docs/NAME.md through lowdown (section 8). The page's first
+# line, "# NAME(8)", is its title on GitHub; here .TH is. No smart quotes
+# or dashes: options must copy and paste as ASCII. The date is
+# SOURCE_DATE_EPOCH's, else the page's last commit's, else today's.
+# Needs no build: tests/integration/man.bats installs the pages alone.
+install-man:
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8
+	for t in $(TOOLS); do \
+		d=; \
+		[ -z "$$SOURCE_DATE_EPOCH" ] || d=$$(date -u -d "@$$SOURCE_DATE_EPOCH" +%F); \
+		[ -n "$$d" ] || d=$$(git log -1 --format=%cd --date=short -- docs/$$t.md 2>/dev/null); \
+		[ -n "$$d" ] || d=$$(date -u +%F); \
+		md=$$(sed '1{/^# /d}' docs/$$t.md) || exit 1; \
+		printf '%s\n' "$$md" | lowdown -s -Tman --out-no-smarty -M shiftheadinglevelby=-1 \
+			-M title=$$(echo $$t | tr a-z A-Z) -M section=8 -M date=$$d -M source=netmedic \
+			-M "volume=System Manager's Manual" > $(DESTDIR)$(PREFIX)/share/man/man8/$$t.8 || exit 1; \
 	done
 
 clean:
