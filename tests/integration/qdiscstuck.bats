@@ -4,6 +4,8 @@
 # the shaped and busy controls never alarm, a kick frame lands on the queue
 # it was meant for, and --lock is undone at exit, on SIGTERM and by --cleanup.
 
+# the 6.1 guest runs these in its fentry mode (tools/vm/suite.sh)
+# bats file_tags=vm:fentry
 load helpers
 
 QS=$LAB/qdiscstuck.sh
@@ -35,6 +37,10 @@ tc_sent() {
 		cur && $1 == "Sent" { print $4; exit }'
 }
 
+# Left out in the 6.1 guest: 6.1's veth never stops its TX queue (it drops when
+# the peer's ring is full): the burst drains, there is no driver-stopped queue
+# to find
+# bats test_tags=vm:left-out
 @test "qdiscstuck: LAB's stopped veth is driver_stopped within threshold + one interval, with tc's backlog" {
 	"$QS" up stopped
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 8
@@ -55,6 +61,8 @@ tc_sent() {
 	! grep -q '"state":"stuck"' "$TMP/out"
 }
 
+# Left out in the 6.1 guest: same: no stopped veth queue on 6.1
+# bats test_tags=vm:left-out
 @test "qdiscstuck: a stopped child of mq is found; --fix=kick explains and does not kick it" {
 	"$QS" up mq
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6 --fix=kick
@@ -109,6 +117,9 @@ tc_sent() {
 	! grep -qE '"state":"(stuck|driver_stopped|shaped)"' "$TMP/out"
 }
 
+# Left out in the 6.1 guest: same, and it expects the host's mode="tp_btf" for
+# __qdisc_run
+# bats test_tags=vm:left-out
 @test "qdiscstuck --prom-file: states, backlog and stuck seconds of the stopped queue" {
 	"$QS" up stopped
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa -i 0.5 -c 5 --prom-file "$TMP/qs.prom"
@@ -215,6 +226,9 @@ child_handle() {
 }
 
 # #16.9: least privilege. nobody holding only what the run needs.
+# Left out in the 6.1 guest: same: no stopped veth queue on 6.1
+# (qdiscstuck_cli.bats runs it as nobody there)
+# bats test_tags=vm:left-out
 @test "qdiscstuck as nobody with CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN (--netns): the stopped veth is driver_stopped" {
 	"$QS" up stopped
 	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6 -v

@@ -2,6 +2,8 @@
 # qdiscstuck's conventions: bad input answered by one line and an exit
 # code, nothing changed on the system; hook rungs reported honestly.
 
+# the 6.1 guest runs these in its auto mode (tools/vm/suite.sh)
+# bats file_tags=vm:auto
 load helpers
 
 QS=$LAB/qdiscstuck.sh

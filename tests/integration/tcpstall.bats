@@ -4,6 +4,8 @@
 # ratio in the same run and every change is undone; healthy, shaped and
 # window-limited senders are classified, never tsq_idle.
 
+# the 6.1 guest runs these in its fentry mode (tools/vm/suite.sh)
+# bats file_tags=vm:fentry
 load helpers
 
 TS=$LAB/tcpstall.sh
@@ -63,6 +65,9 @@ storm_run() {
 	wait_bg
 }
 
+# Left out in the 6.1 guest: 6.1 has no tcp_backlog_ack_defer (6.7): the cause
+# is no_backlog_ack_defer, not backlog_ack_defer_off
+# bats test_tags=vm:left-out
 @test "tcpstall: quickack route + tcp_backlog_ack_defer=0 is an ACK storm, with both causes" {
 	"$TS" up --quickack on --defer 0
 	storm_run "$TMP/out" 3 -i 4 -c 1
@@ -75,6 +80,9 @@ storm_run() {
 	[ "$(jq 'select(.type == "interval") | .ack_storm_flows' "$TMP/out")" -ge 1 ]
 }
 
+# Left out in the 6.1 guest: the defer=1 control needs the 6.7 sysctl; on 6.1
+# every backlog ACK is sent
+# bats test_tags=vm:left-out
 @test "tcpstall: controls, tcp_backlog_ack_defer=1 and no quickack route, are not storms" {
 	"$TS" up --quickack on --defer 1
 	storm_run "$TMP/a" 3 -i 4 -c 1
@@ -91,6 +99,9 @@ storm_run() {
 	[ "$(echo "$output" | jq '.causes | index("quickack_route") == null')" = true ]
 }
 
+# Left out in the 6.1 guest: --fix's lever is the 6.7 sysctl; on 6.1 tcpstall
+# says it has none
+# bats test_tags=vm:left-out
 @test "tcpstall --fix: the owned ratio falls in the same run; the sysctl is restored at exit" {
 	"$TS" up --quickack on --defer 0
 	storm_run "$TMP/out" 6 -i 1.5 -c 4 --fix
@@ -104,6 +115,9 @@ storm_run() {
 	assert_equal "$(defer)" 0
 }
 
+# Left out in the 6.1 guest: no tcp_backlog_ack_defer on 6.1: nothing to journal
+# or restore
+# bats test_tags=vm:left-out
 @test "tcpstall --fix: after kill -9, --cleanup restores tcp_backlog_ack_defer" {
 	"$TS" up --quickack on --defer 0
 	start_bg "$TMP/out" "$BIN/tcpstall" --netns $RCV --port 5301 -i 0.5 --fix
@@ -143,6 +157,12 @@ storm_run() {
 	rwnd_run "$TMP/out"
 }
 
+# Left out in the 6.1 guest: under TCG one sock_diag dump costs about 4 ms of
+# CPU, so the sweeps' 5 % budget spaces them about 80 ms apart (40 ms on the
+# host): the 2-s and 3-s flows are sampled too few times for the host's
+# thresholds (seen: 4 samples of the bulk sender in 22 sweeps); the rung is the
+# same code on both kernels
+# bats test_tags=vm:left-out
 @test "tcpstall on sock_diag (every iterator refused): the stopped reader's sender is rwnd_limited, a bulk sender is sampled" {
 	"$TS" up --quickack off --defer 1
 	NETMEDIC_REFUSE=iter/ rwnd_run "$TMP/out"
@@ -337,6 +357,9 @@ hold_bg() {
 	[ "$(echo "$output" | jq .storm)" = true ]
 }
 
+# Left out in the 6.1 guest: --fix=defer's lever is the 6.7 sysctl; on 6.1 there
+# is nothing to set (tcpstall_cli.bats checks what --fix keeps there)
+# bats test_tags=vm:left-out
 @test "tcpstall --fix as nobody: keeps CAP_NET_ADMIN only, the sysctl is set and restored at exit" {
 	"$TS" up --quickack on --defer 0
 	nobody_run_dir "$TMP/run"

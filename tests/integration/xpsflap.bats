@@ -3,6 +3,8 @@
 # is found, both negative controls stay clean, --pin stops the flapping and
 # every change is undone (exit, SIGTERM, kill -9 + --cleanup).
 
+# the 6.1 guest runs these in its fentry mode (tools/vm/suite.sh)
+# bats file_tags=vm:fentry
 load helpers
 
 XF=$LAB/xpsflap.sh
@@ -39,6 +41,12 @@ xps() { lab_xps_get xf-mid $DEV "$1"; }
 # the tc egress filters on the device (empty when nothing is attached)
 tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 
+# Left out in the 6.1 guest: 6.1 guest (TCG): the forwarded flow changes CPU, so
+# queue, only 4-30 times per 4-s iperf3 run (~130k packets; 5,000-10,000 on the
+# 6.18 host) and never while the queue it leaves has packets in flight
+# (risky_switches 0): nothing can overtake, so .reordered is 0, which the host
+# test requires > 0
+# bats test_tags=vm:left-out
 @test "xpsflap: the bridged flow is flagged on two queues, with switches and reordering" {
 	"$XF" up --queues 2 --xps on
 	# reordering needs two CPUs to transmit the flow at the same moment: the
@@ -107,6 +115,10 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	[ "$(jq 'select(.type == "interval") | .flows_flapping' "$TMP/out")" = 0 ]
 }
 
+# Left out in the 6.1 guest: needs risky switches or reordering before --pin
+# (none in the guest, see above), and expects the host's 'no act_skbedit'; the
+# 6.1 guest has act_skbedit.ko, so xpsflap rightly says 'act_skbedit is present'
+# bats test_tags=vm:left-out
 @test "xpsflap --pin: switches and reordering fall to 0, XPS restored at exit" {
 	"$XF" up --queues 2 --xps on
 	measure "$TMP/before"

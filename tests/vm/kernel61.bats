@@ -5,6 +5,9 @@
 # attached for every hook that has one, the same verdicts on those rungs,
 # and plain words about what 6.1 lacks. Not for the host: it skips there.
 
+# the 6.1 guest runs all of these in its fentry mode, the rung tests
+# (test_tags vm:auto) in its auto mode too (tools/vm/suite.sh)
+# bats file_tags=vm:fentry
 load ../integration/helpers
 
 setup_file() {
@@ -37,6 +40,7 @@ rung1_chosen() {
 	! echo "$output" | awk '$2 == 1 && $3 ~ /^(fentry|fexit)\// && $4 != "chosen"' | grep .
 }
 
+# bats test_tags=vm:auto
 @test "6.1: rung 1 (fentry/fexit) is chosen for every hook that has one" {
 	echo "NETMEDIC_HOOKS=${NETMEDIC_HOOKS:-unset}"
 	rung1_chosen xpsflap netdev_pick_tx fexit/netdev_core_pick_tx
@@ -44,12 +48,14 @@ rung1_chosen() {
 	rung1_chosen qdiscstuck __qdisc_run fentry/__qdisc_run
 }
 
+# bats test_tags=vm:auto
 @test "6.1: rung report says what the kernel lacks (tp_btf/sock_recv_length)" {
 	run "$BIN/tcpstall" --list-hooks
 	assert_success
 	assert_line --regexp 'tp_btf/sock_recv_length +tp_btf/sock_recv_length: not in kernel BTF$'
 }
 
+# bats test_tags=vm:auto
 @test "6.1: the first line of each CLI names the fentry/fexit rungs it attached" {
 	run "$BIN/xpsflap" -c 1 -i 0.2
 	assert_success
