@@ -13,8 +13,10 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 # kernel; CO-RE and bpf/core_fixes.bpf.h handle the kernels that differ.
 VMLINUX_H ?= bpf/vmlinux/$(ARCH)/vmlinux.h
 
-# every src/NAME.c is a CLI with bpf/NAME.bpf.c beside it
+# every src/NAME.c is a CLI with bpf/NAME.bpf.c beside it; the scripts and
+# tests make runs take the list from here (tools/tools.sh: nm_tools)
 TOOLS := $(basename $(notdir $(wildcard src/*.c)))
+export NETMEDIC_TOOLS := $(TOOLS)
 
 # SANITIZE=1 builds userspace with ASan+UBSan into its own directory.
 ifeq ($(SANITIZE),1)

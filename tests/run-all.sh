@@ -14,6 +14,8 @@
 # (tests/fuzz/run.sh); a crash or a sanitizer report fails the run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/../tools/tools.sh
+. "$here/../tools/tools.sh"
 p=0 f=0
 res=$(mktemp)
 trap 'rm -f "$res"' EXIT
@@ -38,11 +40,9 @@ as_nobody_build() {
 	for f in "$1"/*; do
 		ln -s "$f" "$d/"
 	done
-	# every src/NAME.c is a CLI, as in the Makefile
-	for f in "$here"/../src/*.c; do
-		f=${f##*/}
-		rm -f "$d/${f%.c}"
-		ln -s "$here/as-nobody.sh" "$d/${f%.c}"
+	for f in $(nm_tools); do
+		rm -f "$d/$f"
+		ln -s "$here/as-nobody.sh" "$d/$f"
 	done
 	echo "$d"
 }
@@ -54,7 +54,7 @@ for b in "$@"; do
 	NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 	[ "$b" = "$(cd "$1" && pwd)" ] || continue
 	echo "== detection tests with every tp_btf program and the qdisc sampler refused (NETMEDIC_REFUSE=tp_btf/,qs_sample, $b)"
-	NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILES="xpsflap.bats tcpstall.bats qdiscstuck.bats" \
+	NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILES=$(for t in $(nm_tools); do printf '%s.bats ' "$t"; done) \
 		NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 	echo "== integration tests as nobody, with the capabilities each command line asks for ($b)"
 	nb=$(as_nobody_build "$b") || { echo "integration: 0 passed, 1 failed"; f=$((f + 1)); continue; }

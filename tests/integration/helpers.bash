@@ -12,6 +12,8 @@ BIN=${NETMEDIC_BUILD:-$ROOT/build}
 RUN_DIR=${NETMEDIC_RUN_DIR:-/run/netmedic}
 # shellcheck source=../../tools/lab/lib.sh
 . "$LAB/lib.sh"
+# shellcheck source=../../tools/tools.sh
+. "$ROOT/tools/tools.sh"
 
 # start_bg OUT CMD...: run CMD in the background (stdout to OUT, stderr to
 # OUT.err) and wait until it printed its first line, i.e. it has attached.

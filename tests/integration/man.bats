@@ -16,15 +16,6 @@ teardown_file() {
 	rm -rf "$MAN_ROOT"
 }
 
-# every src/NAME.c is a CLI, as in the Makefile
-tools() {
-	local f
-	for f in "$ROOT"/src/*.c; do
-		f=${f##*/}
-		echo "${f%.c}"
-	done
-}
-
 page() {
 	echo "$MAN_ROOT/usr/share/man/man8/$1.8"
 }
@@ -62,7 +53,7 @@ fenced() {
 
 @test "man pages: make install-man writes each tool's page, section 8" {
 	local n=0 t
-	for t in $(tools); do
+	for t in $(nm_tools); do
 		[ -s "$(page "$t")" ]
 		run grep -c "^\.TH \"${t^^}\" \"8\" \"[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\" \"netmedic\"" "$(page "$t")"
 		assert_output 1
@@ -76,7 +67,7 @@ fenced() {
 # lowdown's tbl tables are. Every other warning is the page's fault.
 @test "man pages: groff renders each without a warning, man -l too" {
 	local t
-	for t in $(tools); do
+	for t in $(nm_tools); do
 		run groff -t -man -Tutf8 -ww -Wbreak -z "$(page "$t")"
 		assert_success
 		printf '%s\n' "$output" | grep -v -e 'around line [0-9]*:$' -e 'table wider than line width' \
@@ -91,7 +82,7 @@ fenced() {
 
 @test "man pages: no Markdown left: **, \`, \\* and \\_ only where the doc's code has them" {
 	local t s out
-	for t in $(tools); do
+	for t in $(nm_tools); do
 		out=$(MANWIDTH=80 man -l "$(page "$t")" 2>/dev/null)
 		for s in '**' '`' '\*' '\_'; do
 			assert_equal "$t $s $(printf '%s\n' "$out" | grep -oF -- "$s" | wc -l)" \
@@ -102,7 +93,7 @@ fenced() {
 
 @test "man pages: each holds its doc's NAME and SYNOPSIS" {
 	local t out want line
-	for t in $(tools); do
+	for t in $(nm_tools); do
 		out=$(text "$t")
 		want=$(doc_section "$t" NAME | plain)
 		[ -n "$want" ]
@@ -129,7 +120,7 @@ squeeze_lines() {
 # paragraph of its text follows it, word for word.
 @test "man pages: each holds its doc's OPTIONS, every term and its text" {
 	local t out opts n term desc
-	for t in $(tools); do
+	for t in $(nm_tools); do
 		out=$(text "$t")
 		opts=$(section "$out" OPTIONS | squeeze_lines)
 		n=0

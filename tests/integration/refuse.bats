@@ -7,7 +7,7 @@
 
 load helpers
 
-TOOLS="xpsflap tcpstall qdiscstuck"
+TOOLS=$(nm_tools)
 
 # args TOOL: the options that make TOOL declare every hook it has
 # (xpsflap's pin hook exists with --pin only; lo has one queue, so --pin

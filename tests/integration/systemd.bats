@@ -5,7 +5,8 @@
 
 load helpers
 
-UNITS="xpsflap tcpstall qdiscstuck"
+# a unit per CLI
+UNITS=$(nm_tools)
 
 setup() {
 	TMP=$(mktemp -d)

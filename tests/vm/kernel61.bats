@@ -23,7 +23,7 @@ setup() {
 teardown() {
 	[[ $(uname -r) == 6.1.* ]] || return 0
 	stop_bg KILL
-	for t in xpsflap tcpstall qdiscstuck; do "$BIN/$t" --cleanup >/dev/null 2>&1; done
+	for t in $(nm_tools); do "$BIN/$t" --cleanup >/dev/null 2>&1; done
 	"$LAB/xpsflap.sh" down
 	"$LAB/tcpstall.sh" down
 	"$LAB/qdiscstuck.sh" down

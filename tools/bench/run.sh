@@ -30,6 +30,8 @@ set -u
 export LC_ALL=C
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../tools.sh
+. "$ROOT/tools/tools.sh"
 BUILD=${NETMEDIC_BUILD:-$ROOT/build}
 BB=$BUILD/bench
 OUT=$BB/out
@@ -58,7 +60,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 log() { echo "bench: [$(($(date +%s) - T0))s] $*" >&2; }
 
 [ "$(id -u)" = 0 ] || die "must run as root"
-for t in xpsflap tcpstall qdiscstuck nm-tcp; do
+for t in $(nm_tools) nm-tcp; do
 	[ -x "$BUILD/$t" ] || die "$BUILD/$t is missing (make all)"
 done
 

@@ -27,6 +27,8 @@
 # CI runs 600), SOAK_OUT (default $NETMEDIC_BUILD/soak).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../tools.sh
+. "$ROOT/tools/tools.sh"
 : "${NETMEDIC_BUILD:?set NETMEDIC_BUILD to the (absolute) build directory}"
 SECS=${SOAK_SECONDS:-10800}
 OUT=${SOAK_OUT:-$NETMEDIC_BUILD/soak}
@@ -46,7 +48,7 @@ OBS=()
 down() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	for t in xpsflap tcpstall qdiscstuck; do "$B/$t" --cleanup >/dev/null 2>&1; done
+	for t in $(nm_tools); do "$B/$t" --cleanup >/dev/null 2>&1; done
 	ip netns list 2>/dev/null | awk '$1 ~ /^nm-soak-/ { print $1 }' | xargs -r -n1 ip netns del
 	"$LAB/xpsflap.sh" down >/dev/null 2>&1
 	"$LAB/tcpstall.sh" down >/dev/null 2>&1
@@ -102,7 +104,7 @@ sample() {
 textfiles() {
 	local n f=$OUT/read.prom
 	while running; do
-		for n in xpsflap tcpstall qdiscstuck; do
+		for n in $(nm_tools); do
 			[ -e "$OUT/$n.prom" ] || continue
 			cp "$OUT/$n.prom" "$f" 2>/dev/null || continue
 			bump prom_reads
@@ -129,7 +131,7 @@ namespaces() {
 	while running; do
 		ns=nm-soak-$((i++))
 		ip netns add "$ns" && ip -n "$ns" link set lo up || { bump netns_failed; sleep 1; continue; }
-		for t in xpsflap tcpstall qdiscstuck; do
+		for t in $(nm_tools); do
 			if ! "$B/$t" --netns "$ns" -c 1 -i 0.2 >/dev/null 2>"$OUT/netns.err"; then
 				bump netns_failed
 				sed "s/^/$t in $ns: /" "$OUT/netns.err" >>"$OUT/netns-failures.log"
@@ -185,7 +187,9 @@ done
 PIDS=()
 sleep 1
 journals=$(ls "$RUN_DIR" 2>/dev/null | grep -c '\.journal$')
-err_lines=$(cat "$OUT"/{xpsflap,tcpstall,qdiscstuck}.err "$OUT"/netns-errors.log 2>/dev/null | grep -c 'error:')
+errs=()
+for t in $(nm_tools); do errs+=("$OUT/$t.err"); done
+err_lines=$(cat "${errs[@]}" "$OUT"/netns-errors.log 2>/dev/null | grep -c 'error:')
 down
 trap - INT TERM
 
@@ -221,7 +225,7 @@ s=$OUT/summary.json
 j() { jq -r "$1" "$s"; }
 echo "soak: kernel $(j .kernel), $(j .seconds) s"
 printf '%-12s %8s %12s %12s %8s %8s\n' tool samples "rss_kB q2" "rss_kB q4" "fds q2" "fds q4"
-for t in xpsflap tcpstall qdiscstuck; do
+for t in $(nm_tools); do
 	printf '%-12s %8s %12s %12s %8s %8s\n' "$t" "$(j ".tools.$t.samples")" "$(j ".tools.$t.rss_kb_q2")" \
 		"$(j ".tools.$t.rss_kb_q4")" "$(j ".tools.$t.fds_q2")" "$(j ".tools.$t.fds_q4")"
 done
@@ -236,7 +240,7 @@ target() { # CONDITION(jq) TEXT
 		miss=1
 	fi
 }
-for t in xpsflap tcpstall qdiscstuck; do
+for t in $(nm_tools); do
 	target ".tools.$t.samples >= 8" "$t was sampled ($(j ".tools.$t.samples") samples)"
 	target ".tools.$t.rss_kb_q4 <= .tools.$t.rss_kb_q2 * 1.05 + 1024" \
 		"$t's RSS is flat ($(j ".tools.$t.rss_kb_q2") kB, then $(j ".tools.$t.rss_kb_q4") kB)"

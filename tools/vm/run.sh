@@ -13,6 +13,8 @@ set -u
 # edit of this file during a 10-minute run cannot derail that run
 main() {
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=SCRIPTDIR/../tools.sh
+. "$ROOT/tools/tools.sh"
 : "${NETMEDIC_BUILD:?set NETMEDIC_BUILD to the (absolute) build directory}"
 case $NETMEDIC_BUILD in /*) ;; *) NETMEDIC_BUILD=$ROOT/$NETMEDIC_BUILD ;; esac
 # Debian 12's generic amd64 6.1 image (the -cloud- flavour has no 9p). The
@@ -27,7 +29,7 @@ closing() { echo "vmtest: $1 passed, $2 failed"; }
 fail() { echo "vmtest: FAILED: $*" >&2; closing 0 1; exit 1; }
 
 [ "$(id -u)" = 0 ] || fail "needs root (apt-get, qemu's 9p export of /)"
-for t in xpsflap tcpstall qdiscstuck; do
+for t in $(nm_tools); do
 	[ -x "$NETMEDIC_BUILD/$t" ] || fail "$NETMEDIC_BUILD/$t is not built (make all)"
 done
 
@@ -145,6 +147,7 @@ mkdir -p "$XFER/out"
 	printf 'VM_ACCEL=%q\n' "$VM_ACCEL"
 	printf 'VM_WANT_BTF=%q\n' "$want_btf"
 	printf 'export NETMEDIC_BUILD=%q\n' "$NETMEDIC_BUILD"
+	printf 'export NETMEDIC_TOOLS=%q\n' "$(nm_tools | paste -sd ' ')"
 	for v in VM_CMD VM_MODE_BUDGET; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done

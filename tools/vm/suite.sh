@@ -8,13 +8,21 @@
 # budget. On 6.1 `auto` resolves every hook to the same rung as `fentry`
 # (tests/vm/kernel61.bats asserts it in both modes), so re-running the lab
 # detections under `auto` would load the very same programs again. So:
-#   fentry: the lab detections (xpsflap.bats, tcpstall.bats, qdiscstuck.bats)
+#   fentry: the lab detections (NAME.bats of each tool)
 #           less the tests tagged vm:left-out, and all of tests/vm/kernel61.bats;
 #   auto:   the CLI files (*_cli.bats, rung reporting and bad input) less those
 #           tagged vm:left-out, and the rung tests of tests/vm/kernel61.bats.
 
-VM_FILES_fentry="../vm/kernel61.bats xpsflap.bats tcpstall.bats qdiscstuck.bats"
-VM_FILES_auto="../vm/kernel61.bats xpsflap_cli.bats tcpstall_cli.bats qdiscstuck_cli.bats"
+# shellcheck source=SCRIPTDIR/../tools.sh
+. tools/tools.sh
+
+# each tool's NAME.bats and NAME_cli.bats
+VM_FILES_fentry=../vm/kernel61.bats
+VM_FILES_auto=../vm/kernel61.bats
+for t in $(nm_tools); do
+	VM_FILES_fentry+=" $t.bats"
+	VM_FILES_auto+=" ${t}_cli.bats"
+done
 
 # Which tests of those files run is in the files, as bats tags: vm:fentry
 # and vm:auto (file_tags; kernel61.bats's rung tests have both), and
@@ -41,7 +49,7 @@ vm_left_out() {
 
 vm_list_hooks() {
 	local t
-	for t in xpsflap tcpstall qdiscstuck; do
+	for t in $(nm_tools); do
 		echo "--- $t --list-hooks (NETMEDIC_HOOKS=$1, kernel $(uname -r))"
 		NETMEDIC_HOOKS=$1 "$NETMEDIC_BUILD/$t" --list-hooks
 	done
