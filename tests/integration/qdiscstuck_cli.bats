@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # qdiscstuck's conventions: bad input answered by one line and an exit
-# code, nothing changed on the system; hook rungs reported honestly.
+# code, nothing changed on the system; hook rungs reported honestly. What
+# every tool shares is in common_cli.bats.
 
 # the 6.1 guest runs these in its auto mode (tools/vm/suite.sh)
 # bats file_tags=vm:auto
@@ -19,9 +20,10 @@ teardown() {
 	rm -rf "$TMP"
 }
 
+# bad -i, -c, --hooks: common_cli.bats
 @test "qdiscstuck: bad options -> exit 2, one line naming the option" {
 	for a in "--threshold 0" "--threshold abc" "--threshold 99999999" "--fix=bogus" "--fix=" "--fix=kick,,lock" "--fix=,kick" \
-		 "--kick eth0" "--kick :1" "--lock eth0:x" "-i 0" "-c x" "--hooks nope"; do
+		 "--kick eth0" "--kick :1" "--lock eth0:x"; do
 		run --separate-stderr "$BIN/qdiscstuck" $a -c 1 -i 0.2
 		assert_failure 2
 		[[ $stderr == *invalid* ]]
@@ -34,10 +36,8 @@ teardown() {
 	[[ $stderr == *"--kick is a one-shot action"* ]]
 }
 
+# --dev's unknown device: common_cli.bats
 @test "qdiscstuck: unknown device or queue -> exit 2, one line" {
-	run --separate-stderr "$BIN/qdiscstuck" --dev nm-no-such-dev -c 1
-	assert_failure 2
-	output=$stderr assert_one_line_error
 	run --separate-stderr "$BIN/qdiscstuck" --kick nm-no-such-dev:0
 	assert_failure 2
 	output=$stderr assert_one_line_error
@@ -46,13 +46,6 @@ teardown() {
 	assert_failure 2
 	output=$stderr assert_one_line_error
 	[[ $stderr == *"no tx-7"* ]]
-}
-
-@test "qdiscstuck: not root, no capabilities -> exit 1, one line naming CAP_BPF" {
-	run --separate-stderr as_nobody "" "$BIN/qdiscstuck" -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"loading BPF programs needs CAP_BPF (bpf()); missing"* ]]
 }
 
 @test "qdiscstuck: as nobody with CAP_BPF and CAP_PERFMON only, an observe run works and keeps nothing" {
@@ -75,24 +68,6 @@ teardown() {
 	run --separate-stderr "$BIN/qdiscstuck" --dev lo --fix=kick,lock -c 1 -i 0.2 -v
 	assert_success
 	[[ $stderr == *"qdiscstuck: caps: kept cap_net_admin,cap_net_raw (remedies); no_new_privs"* ]]
-}
-
-# bats test_tags=root
-@test "qdiscstuck: once attached, root holds no capability; no_new_privs" {
-	start_bg "$TMP/out" "$BIN/qdiscstuck" -i 1
-	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000000000
-	assert_equal "$(proc_status "$BG_PID" CapBnd)" 0000000000000000
-	assert_equal "$(proc_status "$BG_PID" NoNewPrivs)" 1
-	stop_bg TERM
-}
-
-@test "qdiscstuck: no kernel BTF, missing --prom-file directory -> one line" {
-	NETMEDIC_BTF=/nonexistent/vmlinux run --separate-stderr "$BIN/qdiscstuck" -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	run --separate-stderr "$BIN/qdiscstuck" --prom-file "$TMP/missing/x.prom" -c 1
-	assert_failure 2
-	output=$stderr assert_one_line_error
 }
 
 @test "qdiscstuck: bad input with --lock changes nothing on the system" {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # tcpstall's conventions: bad input answered by one line and an exit code.
+# What every tool shares is in common_cli.bats.
 
 # the 6.1 guest runs these in its auto mode (tools/vm/suite.sh)
 # bats file_tags=vm:auto
@@ -10,33 +11,13 @@ teardown() {
 	[ -z "${TMP:-}" ] || rm -rf "$TMP"
 }
 
+# bad -i, -c, --hooks, and --dev refused: common_cli.bats
 @test "tcpstall: bad options -> exit 2" {
-	for a in "--threshold 0" "--sweep x" "--port 70000" "--fix=bogus" "--fix=defer,,autocork" "--fix=kick," "-i 0" "-c -1" "--max-flows 1"; do
+	for a in "--threshold 0" "--sweep x" "--port 70000" "--fix=bogus" "--fix=defer,,autocork" "--fix=kick," "--max-flows 1"; do
 		run --separate-stderr "$BIN/tcpstall" $a -c 1 -i 0.2
 		assert_failure 2
 		[[ $stderr == *invalid* ]]
 	done
-	run --separate-stderr "$BIN/tcpstall" --dev lo -c 1
-	assert_failure 2
-	output=$stderr assert_one_line_error
-}
-
-@test "tcpstall: not root, no BTF, unknown netns -> one line, non-zero" {
-	run --separate-stderr as_nobody "" "$BIN/tcpstall" -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"loading BPF programs needs CAP_BPF (bpf()); missing"* ]]
-	NETMEDIC_BTF=/nonexistent run --separate-stderr "$BIN/tcpstall" -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	# a file that is there but holds no BTF: named, and said so (not "Unknown error 4001")
-	NETMEDIC_BTF=/etc/passwd run --separate-stderr "$BIN/tcpstall" -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"NETMEDIC_BTF=/etc/passwd: not a BTF file"* ]]
-	run --separate-stderr "$BIN/tcpstall" --netns nm-no-such-ns -c 1
-	assert_failure 2
-	output=$stderr assert_one_line_error
 }
 
 # Left out in the 6.1 guest: asserts the host's tcp_push=iter/tcp; on 6.1
@@ -190,16 +171,6 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 	run --separate-stderr "$BIN/tcpstall" --port 1 --fix=rfs -c 1 -i 0.2 -v
 	assert_success
 	[[ $stderr == *"tcpstall: caps: kept cap_net_admin,cap_sys_admin (remedies); no_new_privs"* ]]
-}
-
-# bats test_tags=root
-@test "tcpstall: once attached, root holds no capability; no_new_privs" {
-	TMP=$(mktemp -d)
-	start_bg "$TMP/out" "$BIN/tcpstall" -i 1
-	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000000000
-	assert_equal "$(proc_status "$BG_PID" CapBnd)" 0000000000000000
-	assert_equal "$(proc_status "$BG_PID" NoNewPrivs)" 1
-	stop_bg TERM
 }
 
 @test "tcpstall --fix as nobody, journal directory root's 0700: CAP_DAC_OVERRIDE needed, kept, journal removed at exit" {

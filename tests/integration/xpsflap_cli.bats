@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # xpsflap's conventions: bad input answered by one line and an exit code,
-# nothing changed on the system; hook rungs reported honestly.
+# nothing changed on the system; hook rungs reported honestly. What every
+# tool shares is in common_cli.bats.
 
 # the 6.1 guest runs these in its auto mode (tools/vm/suite.sh)
 # bats file_tags=vm:auto
@@ -17,32 +18,17 @@ teardown() {
 	rm -rf "$TMP"
 }
 
-@test "xpsflap: unknown device -> exit 2, one line" {
-	run --separate-stderr "$BIN/xpsflap" --dev nm-no-such-dev -c 1
+# bad -i, -c, --hooks: common_cli.bats
+@test "xpsflap: bad --max-flows -> exit 2" {
+	run --separate-stderr "$BIN/xpsflap" --max-flows 3
 	assert_failure 2
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"unknown device 'nm-no-such-dev'"* ]]
-}
-
-@test "xpsflap: bad interval and count -> exit 2" {
-	for a in "-i 0" "-i abc" "-i -1" "-c 0" "-c x" "--max-flows 3" "--hooks nope"; do
-		run --separate-stderr "$BIN/xpsflap" $a
-		assert_failure 2
-		[[ $stderr == *invalid* ]]
-	done
+	[[ $stderr == *invalid* ]]
 }
 
 @test "xpsflap: --pin without --dev -> exit 2" {
 	run --separate-stderr "$BIN/xpsflap" --pin -c 1
 	assert_failure 2
 	[[ $stderr == *"--pin needs --dev"* ]]
-}
-
-@test "xpsflap: not root, no capabilities -> exit 1, one line naming CAP_BPF" {
-	run --separate-stderr as_nobody "" "$BIN/xpsflap" -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"loading BPF programs needs CAP_BPF (bpf()); missing"* ]]
 }
 
 # Where vmlinux BTF lacks the pick's kfunc (bpf_rdonly_cast, 6.2+), libbpf
@@ -63,27 +49,14 @@ teardown() {
 	[[ $stderr == *"xpsflap: caps: kept none; no_new_privs"* ]]
 }
 
-@test "xpsflap: the one capability missing is named, with what needs it" {
-	run --separate-stderr as_nobody bpf "$BIN/xpsflap" -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"loading BPF programs needs CAP_PERFMON (tracing programs); missing"* ]]
-	run --separate-stderr as_nobody bpf,perfmon "$BIN/xpsflap" --netns nm-no-such-ns -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"xpsflap: error: --netns needs CAP_SYS_ADMIN (setns); missing"* ]]
-	run --separate-stderr as_nobody bpf,perfmon,sys_admin "$BIN/xpsflap" --netns /proc/1/ns/net -c 1
-	assert_failure 1
-	[[ $stderr == *"--netns needs CAP_SYS_PTRACE (another process's /proc/PID/ns); missing"* ]]
+# the common options' (CAP_PERFMON, --netns, --bpf-stats): common_cli.bats
+@test "xpsflap: the one capability --pin lacks is named, with what needs it" {
 	run --separate-stderr as_nobody bpf,perfmon "$BIN/xpsflap" --dev lo --pin -c 1
 	assert_failure 1
 	[[ $stderr == *"--pin needs CAP_NET_ADMIN (a tc BPF program); missing"* ]]
 	run --separate-stderr as_nobody bpf,perfmon,net_admin "$BIN/xpsflap" --dev lo --pin -c 1
 	assert_failure 1
 	[[ $stderr == *"--pin needs CAP_DAC_OVERRIDE (sysfs files owned by root); missing"* ]]
-	run --separate-stderr as_nobody bpf,perfmon "$BIN/xpsflap" --bpf-stats -c 1
-	assert_failure 1
-	[[ $stderr == *"--bpf-stats needs CAP_SYS_ADMIN (BPF_ENABLE_STATS); missing"* ]]
 }
 
 @test "xpsflap --print-caps: what this command line needs, as its user; nothing loaded or changed" {
@@ -107,61 +80,6 @@ teardown() {
 	# no journal: nothing to undo needs nothing
 	NETMEDIC_RUN_DIR=/nonexistent/run run --separate-stderr as_nobody "" "$BIN/xpsflap" --cleanup --print-caps
 	assert_output none
-}
-
-# The run's user is the pass's: root, or nobody in tests/run-all.sh's nobody
-# pass, where tests/as-nobody.sh runs every CLI (a guard on that pass).
-@test "xpsflap: the suite's runs are root's, or nobody's in the nobody pass" {
-	start_bg "$TMP/out" "$BIN/xpsflap" -i 1
-	uid=$(awk '$1 == "Uid:" { print $3 }' "/proc/$BG_PID/status")
-	stop_bg TERM
-	[ "$uid" = "$([ -n "${NM_REAL_BUILD:-}" ] && echo 65534 || echo 0)" ]
-}
-
-# bats test_tags=root
-@test "xpsflap: once attached, root holds no capability, not even in the bounding set; no_new_privs" {
-	start_bg "$TMP/out" "$BIN/xpsflap" -i 1
-	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000000000
-	assert_equal "$(proc_status "$BG_PID" CapPrm)" 0000000000000000
-	assert_equal "$(proc_status "$BG_PID" CapBnd)" 0000000000000000
-	assert_equal "$(proc_status "$BG_PID" NoNewPrivs)" 1
-	stop_bg TERM
-}
-
-@test "xpsflap: no kernel BTF -> exit 1, one line" {
-	NETMEDIC_BTF=/nonexistent/vmlinux run --separate-stderr "$BIN/xpsflap" -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"no kernel BTF at /nonexistent/vmlinux"* ]]
-	NETMEDIC_BTF=/etc/passwd run --separate-stderr "$BIN/xpsflap" -c 1
-	assert_failure 1
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"NETMEDIC_BTF=/etc/passwd: not a BTF file"* ]]
-}
-
-@test "xpsflap: --prom-file in a missing or unwritable directory -> exit 2" {
-	run --separate-stderr "$BIN/xpsflap" --prom-file "$TMP/missing/x.prom" -c 1
-	assert_failure 2
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"does not exist"* ]]
-	run --separate-stderr "$BIN/xpsflap" --prom-file /proc/xpsflap.prom -c 1
-	assert_failure 2
-	output=$stderr assert_one_line_error
-}
-
-@test "xpsflap: --prom-file naming a device node or a symlink -> exit 2, one line, left as it was" {
-	mknod "$TMP/null" c 1 3
-	run --separate-stderr "$BIN/xpsflap" --prom-file "$TMP/null" -c 1 -i 0.2
-	assert_failure 2
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"$TMP/null is a character device, not a regular file"* ]]
-	[ -c "$TMP/null" ]
-	ln -s x.prom "$TMP/link.prom"
-	run --separate-stderr "$BIN/xpsflap" --prom-file "$TMP/link.prom" -c 1 -i 0.2
-	assert_failure 2
-	output=$stderr assert_one_line_error
-	[[ $stderr == *"$TMP/link.prom is a symbolic link"* ]]
-	[ -L "$TMP/link.prom" ] && [ ! -e "$TMP/x.prom" ]
 }
 
 @test "xpsflap: bad input with --pin changes nothing on the system" {

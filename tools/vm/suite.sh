@@ -16,9 +16,9 @@
 # shellcheck source=SCRIPTDIR/../tools.sh
 . tools/tools.sh
 
-# each tool's NAME.bats and NAME_cli.bats
+# each tool's NAME.bats and NAME_cli.bats; what they share in common_cli.bats
 VM_FILES_fentry=../vm/kernel61.bats
-VM_FILES_auto=../vm/kernel61.bats
+VM_FILES_auto="../vm/kernel61.bats common_cli.bats"
 for t in $(nm_tools); do
 	VM_FILES_fentry+=" $t.bats"
 	VM_FILES_auto+=" ${t}_cli.bats"

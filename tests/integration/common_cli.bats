@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# The conventions every CLI shares (src/lib/cli.c, caps, sinks), checked
+# for every tool of the Makefile's TOOLS: bad common options answered by
+# one line and exit 2, a kernel or a user that cannot run it by one line
+# and exit 1, capabilities named, none kept by root once attached. What
+# is a tool's own (its options, its hooks, its remedies) stays in its
+# NAME_cli.bats.
+
+# the 6.1 guest runs these in its auto mode (tools/vm/suite.sh)
+# bats file_tags=vm:auto
+load helpers
+
+setup() {
+	TMP=$(mktemp -d)
+	BG_PID=
+}
+
+teardown() {
+	stop_bg KILL
+	rm -rf "$TMP"
+}
+
+# What the common checks need to know of a tool, where it is not the rule.
+# takes_dev TOOL: TOOL watches devices (--dev); tcpstall watches sockets
+takes_dev() {
+	case $1 in
+	tcpstall) return 1 ;;
+	esac
+}
+
+@test "common CLI: --help, -? and --usage on stdout, --version names the tool, an unknown option exit 2" {
+	local t a
+	for t in $(nm_tools); do
+		for a in --help '-?' --usage; do
+			run --separate-stderr "$BIN/$t" "$a"
+			assert_success
+			[ -z "$stderr" ]
+			assert_line --index 0 --regexp "^Usage: $t "
+		done
+		run --separate-stderr "$BIN/$t" --help
+		for a in -i -c --json --prom-file --netns --hooks --list-hooks --bpf-stats --print-caps --cleanup; do
+			assert_output --regexp "(^| )$a[ =,]"
+		done
+		for a in --version -V; do
+			run --separate-stderr "$BIN/$t" "$a"
+			assert_success
+			assert_output --regexp "^$t \(netmedic\) [0-9]"
+		done
+		run --separate-stderr "$BIN/$t" --no-such-option
+		assert_failure 2
+		[[ $stderr == *"unrecognized option '--no-such-option'"* ]]
+		[[ $stderr == *"Try \`$t --help'"* ]]
+	done
+}
+
+@test "common CLI: bad -i, -c and --hooks -> exit 2, 'invalid', alone or before good ones" {
+	local t a
+	for t in $(nm_tools); do
+		for a in "-i 0" "-i abc" "-i -1" "-c 0" "-c x" "-c -1" "--hooks nope"; do
+			run --separate-stderr "$BIN/$t" $a
+			assert_failure 2
+			[[ $stderr == *invalid* ]] || fail "$t $a: $stderr"
+			# a later good value does not hide it
+			run --separate-stderr "$BIN/$t" $a -c 1 -i 0.2
+			assert_failure 2
+			[[ $stderr == *invalid* ]] || fail "$t $a -c 1 -i 0.2: $stderr"
+		done
+	done
+}
+
+@test "common CLI: unknown device -> exit 2, one line naming it; a tool without --dev refuses it" {
+	local t
+	for t in $(nm_tools); do
+		if takes_dev "$t"; then
+			run --separate-stderr "$BIN/$t" --dev nm-no-such-dev -c 1
+			assert_failure 2
+			output=$stderr assert_one_line_error
+			[[ $stderr == *"unknown device 'nm-no-such-dev'"* ]] || fail "$t: $stderr"
+		else
+			run --separate-stderr "$BIN/$t" --dev lo -c 1
+			assert_failure 2
+			output=$stderr assert_one_line_error
+		fi
+	done
+}
+
+@test "common CLI: unknown --netns -> exit 2, one line" {
+	local t
+	for t in $(nm_tools); do
+		run --separate-stderr "$BIN/$t" --netns nm-no-such-ns -c 1
+		assert_failure 2
+		output=$stderr assert_one_line_error
+	done
+}
+
+@test "common CLI: no kernel BTF, or a file that holds none -> exit 1, one line naming it" {
+	local t p
+	for t in $(nm_tools); do
+		for p in /nonexistent/vmlinux /nonexistent; do
+			NETMEDIC_BTF=$p run --separate-stderr "$BIN/$t" -c 1
+			assert_failure 1
+			output=$stderr assert_one_line_error
+			[[ $stderr == *"no kernel BTF at $p:"* ]] || fail "$t: $stderr"
+		done
+		# there, but no BTF: named, and said so (not "Unknown error 4001")
+		NETMEDIC_BTF=/etc/passwd run --separate-stderr "$BIN/$t" -c 1
+		assert_failure 1
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"NETMEDIC_BTF=/etc/passwd: not a BTF file"* ]] || fail "$t: $stderr"
+	done
+}
+
+@test "common CLI: --prom-file in a missing or unwritable directory -> exit 2, one line" {
+	local t
+	for t in $(nm_tools); do
+		run --separate-stderr "$BIN/$t" --prom-file "$TMP/missing/x.prom" -c 1
+		assert_failure 2
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"does not exist"* ]] || fail "$t: $stderr"
+		run --separate-stderr "$BIN/$t" --prom-file "/proc/$t.prom" -c 1
+		assert_failure 2
+		output=$stderr assert_one_line_error
+	done
+}
+
+@test "common CLI: --prom-file naming a device node or a symlink -> exit 2, one line, left as it was" {
+	local t
+	mknod "$TMP/null" c 1 3
+	ln -s x.prom "$TMP/link.prom"
+	for t in $(nm_tools); do
+		run --separate-stderr "$BIN/$t" --prom-file "$TMP/null" -c 1 -i 0.2
+		assert_failure 2
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"$TMP/null is a character device, not a regular file"* ]] || fail "$t: $stderr"
+		[ -c "$TMP/null" ]
+		run --separate-stderr "$BIN/$t" --prom-file "$TMP/link.prom" -c 1 -i 0.2
+		assert_failure 2
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"$TMP/link.prom is a symbolic link"* ]] || fail "$t: $stderr"
+		[ -L "$TMP/link.prom" ] && [ ! -e "$TMP/x.prom" ]
+	done
+}
+
+@test "common CLI: not root, no capabilities -> exit 1, one line naming CAP_BPF" {
+	local t
+	for t in $(nm_tools); do
+		run --separate-stderr as_nobody "" "$BIN/$t" -c 1
+		assert_failure 1
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"loading BPF programs needs CAP_BPF (bpf()); missing"* ]] || fail "$t: $stderr"
+	done
+}
+
+@test "common CLI: the one capability missing is named, with what needs it (CAP_PERFMON, --netns, --bpf-stats)" {
+	local t
+	for t in $(nm_tools); do
+		run --separate-stderr as_nobody bpf "$BIN/$t" -c 1
+		assert_failure 1
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"loading BPF programs needs CAP_PERFMON (tracing programs); missing"* ]] || fail "$t: $stderr"
+		run --separate-stderr as_nobody bpf,perfmon "$BIN/$t" --netns nm-no-such-ns -c 1
+		assert_failure 1
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"$t: error: --netns needs CAP_SYS_ADMIN (setns); missing"* ]] || fail "$t: $stderr"
+		run --separate-stderr as_nobody bpf,perfmon,sys_admin "$BIN/$t" --netns /proc/1/ns/net -c 1
+		assert_failure 1
+		[[ $stderr == *"--netns needs CAP_SYS_PTRACE (another process's /proc/PID/ns); missing"* ]] || fail "$t: $stderr"
+		run --separate-stderr as_nobody bpf,perfmon "$BIN/$t" --bpf-stats -c 1
+		assert_failure 1
+		[[ $stderr == *"--bpf-stats needs CAP_SYS_ADMIN (BPF_ENABLE_STATS); missing"* ]] || fail "$t: $stderr"
+	done
+}
+
+# The run's user is the pass's: root, or nobody in tests/run-all.sh's nobody
+# pass, where tests/as-nobody.sh runs every CLI (a guard on that pass).
+@test "common CLI: the suite's runs are root's, or nobody's in the nobody pass" {
+	local t uid
+	for t in $(nm_tools); do
+		start_bg "$TMP/$t.out" "$BIN/$t" -i 1
+		uid=$(awk '$1 == "Uid:" { print $3 }' "/proc/$BG_PID/status")
+		stop_bg TERM
+		[ "$uid" = "$([ -n "${NM_REAL_BUILD:-}" ] && echo 65534 || echo 0)" ] || fail "$t ran as uid $uid"
+	done
+}
+
+# bats test_tags=root
+@test "common CLI: once attached, root holds no capability, not even in the bounding set; no_new_privs" {
+	local t
+	for t in $(nm_tools); do
+		start_bg "$TMP/$t.out" "$BIN/$t" -i 1
+		assert_equal "$t $(proc_status "$BG_PID" CapEff)" "$t 0000000000000000"
+		assert_equal "$t $(proc_status "$BG_PID" CapPrm)" "$t 0000000000000000"
+		assert_equal "$t $(proc_status "$BG_PID" CapBnd)" "$t 0000000000000000"
+		assert_equal "$t $(proc_status "$BG_PID" NoNewPrivs)" "$t 1"
+		stop_bg TERM
+	done
+}
