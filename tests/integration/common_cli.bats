@@ -20,6 +20,17 @@ teardown() {
 	rm -rf "$TMP"
 }
 
+# refused STATUS TEXT CMD...: CMD exits STATUS with one line on stderr,
+# and that line holds TEXT
+refused() {
+	local status=$1 text=$2
+	shift 2
+	run --separate-stderr "$@"
+	assert_failure "$status"
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"$text"* ]] || fail "$*: $stderr"
+}
+
 # What the common checks need to know of a tool, where it is not the rule.
 # takes_dev TOOL: TOOL watches devices (--dev); tcpstall watches sockets
 takes_dev() {
@@ -72,14 +83,9 @@ takes_dev() {
 	local t
 	for t in $(nm_tools); do
 		if takes_dev "$t"; then
-			run --separate-stderr "$BIN/$t" --dev nm-no-such-dev -c 1
-			assert_failure 2
-			output=$stderr assert_one_line_error
-			[[ $stderr == *"unknown device 'nm-no-such-dev'"* ]] || fail "$t: $stderr"
+			refused 2 "unknown device 'nm-no-such-dev'" "$BIN/$t" --dev nm-no-such-dev -c 1
 		else
-			run --separate-stderr "$BIN/$t" --dev lo -c 1
-			assert_failure 2
-			output=$stderr assert_one_line_error
+			refused 2 --dev "$BIN/$t" --dev lo -c 1
 		fi
 	done
 }
@@ -87,9 +93,7 @@ takes_dev() {
 @test "common CLI: unknown --netns -> exit 2, one line" {
 	local t
 	for t in $(nm_tools); do
-		run --separate-stderr "$BIN/$t" --netns nm-no-such-ns -c 1
-		assert_failure 2
-		output=$stderr assert_one_line_error
+		refused 2 "--netns nm-no-such-ns" "$BIN/$t" --netns nm-no-such-ns -c 1
 	done
 }
 
@@ -97,29 +101,18 @@ takes_dev() {
 	local t p
 	for t in $(nm_tools); do
 		for p in /nonexistent/vmlinux /nonexistent; do
-			NETMEDIC_BTF=$p run --separate-stderr "$BIN/$t" -c 1
-			assert_failure 1
-			output=$stderr assert_one_line_error
-			[[ $stderr == *"no kernel BTF at $p:"* ]] || fail "$t: $stderr"
+			NETMEDIC_BTF=$p refused 1 "no kernel BTF at $p:" "$BIN/$t" -c 1
 		done
 		# there, but no BTF: named, and said so (not "Unknown error 4001")
-		NETMEDIC_BTF=/etc/passwd run --separate-stderr "$BIN/$t" -c 1
-		assert_failure 1
-		output=$stderr assert_one_line_error
-		[[ $stderr == *"NETMEDIC_BTF=/etc/passwd: not a BTF file"* ]] || fail "$t: $stderr"
+		NETMEDIC_BTF=/etc/passwd refused 1 "NETMEDIC_BTF=/etc/passwd: not a BTF file" "$BIN/$t" -c 1
 	done
 }
 
 @test "common CLI: --prom-file in a missing or unwritable directory -> exit 2, one line" {
 	local t
 	for t in $(nm_tools); do
-		run --separate-stderr "$BIN/$t" --prom-file "$TMP/missing/x.prom" -c 1
-		assert_failure 2
-		output=$stderr assert_one_line_error
-		[[ $stderr == *"does not exist"* ]] || fail "$t: $stderr"
-		run --separate-stderr "$BIN/$t" --prom-file "/proc/$t.prom" -c 1
-		assert_failure 2
-		output=$stderr assert_one_line_error
+		refused 2 "does not exist" "$BIN/$t" --prom-file "$TMP/missing/x.prom" -c 1
+		refused 2 "--prom-file /proc/$t.prom" "$BIN/$t" --prom-file "/proc/$t.prom" -c 1
 	done
 }
 
@@ -128,15 +121,10 @@ takes_dev() {
 	mknod "$TMP/null" c 1 3
 	ln -s x.prom "$TMP/link.prom"
 	for t in $(nm_tools); do
-		run --separate-stderr "$BIN/$t" --prom-file "$TMP/null" -c 1 -i 0.2
-		assert_failure 2
-		output=$stderr assert_one_line_error
-		[[ $stderr == *"$TMP/null is a character device, not a regular file"* ]] || fail "$t: $stderr"
+		refused 2 "$TMP/null is a character device, not a regular file" \
+			"$BIN/$t" --prom-file "$TMP/null" -c 1 -i 0.2
 		[ -c "$TMP/null" ]
-		run --separate-stderr "$BIN/$t" --prom-file "$TMP/link.prom" -c 1 -i 0.2
-		assert_failure 2
-		output=$stderr assert_one_line_error
-		[[ $stderr == *"$TMP/link.prom is a symbolic link"* ]] || fail "$t: $stderr"
+		refused 2 "$TMP/link.prom is a symbolic link" "$BIN/$t" --prom-file "$TMP/link.prom" -c 1 -i 0.2
 		[ -L "$TMP/link.prom" ] && [ ! -e "$TMP/x.prom" ]
 	done
 }
@@ -144,30 +132,21 @@ takes_dev() {
 @test "common CLI: not root, no capabilities -> exit 1, one line naming CAP_BPF" {
 	local t
 	for t in $(nm_tools); do
-		run --separate-stderr as_nobody "" "$BIN/$t" -c 1
-		assert_failure 1
-		output=$stderr assert_one_line_error
-		[[ $stderr == *"loading BPF programs needs CAP_BPF (bpf()); missing"* ]] || fail "$t: $stderr"
+		refused 1 "loading BPF programs needs CAP_BPF (bpf()); missing" as_nobody "" "$BIN/$t" -c 1
 	done
 }
 
 @test "common CLI: the one capability missing is named, with what needs it (CAP_PERFMON, --netns, --bpf-stats)" {
 	local t
 	for t in $(nm_tools); do
-		run --separate-stderr as_nobody bpf "$BIN/$t" -c 1
-		assert_failure 1
-		output=$stderr assert_one_line_error
-		[[ $stderr == *"loading BPF programs needs CAP_PERFMON (tracing programs); missing"* ]] || fail "$t: $stderr"
-		run --separate-stderr as_nobody bpf,perfmon "$BIN/$t" --netns nm-no-such-ns -c 1
-		assert_failure 1
-		output=$stderr assert_one_line_error
-		[[ $stderr == *"$t: error: --netns needs CAP_SYS_ADMIN (setns); missing"* ]] || fail "$t: $stderr"
-		run --separate-stderr as_nobody bpf,perfmon,sys_admin "$BIN/$t" --netns /proc/1/ns/net -c 1
-		assert_failure 1
-		[[ $stderr == *"--netns needs CAP_SYS_PTRACE (another process's /proc/PID/ns); missing"* ]] || fail "$t: $stderr"
-		run --separate-stderr as_nobody bpf,perfmon "$BIN/$t" --bpf-stats -c 1
-		assert_failure 1
-		[[ $stderr == *"--bpf-stats needs CAP_SYS_ADMIN (BPF_ENABLE_STATS); missing"* ]] || fail "$t: $stderr"
+		refused 1 "loading BPF programs needs CAP_PERFMON (tracing programs); missing" \
+			as_nobody bpf "$BIN/$t" -c 1
+		refused 1 "$t: error: --netns needs CAP_SYS_ADMIN (setns); missing" \
+			as_nobody bpf,perfmon "$BIN/$t" --netns nm-no-such-ns -c 1
+		refused 1 "--netns needs CAP_SYS_PTRACE (another process's /proc/PID/ns); missing" \
+			as_nobody bpf,perfmon,sys_admin "$BIN/$t" --netns /proc/1/ns/net -c 1
+		refused 1 "--bpf-stats needs CAP_SYS_ADMIN (BPF_ENABLE_STATS); missing" \
+			as_nobody bpf,perfmon "$BIN/$t" --bpf-stats -c 1
 	done
 }
 
