@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/err.h"
 #include "lib/journal.h"
 #include "lib/netns.h"
 
@@ -70,18 +71,6 @@ struct sbuf {
 	size_t len, cap;
 	bool oom;
 };
-
-static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /* ---- strings and escaping ---- */
 
@@ -366,23 +355,23 @@ int nm_journal_check_stat(const struct stat *st, mode_t want, uid_t euid, char *
 	mode_t type = st->st_mode & S_IFMT;
 
 	if (type == S_IFLNK)
-		return set_err(why, len, -ELOOP, "is a symbolic link");
+		return nm_set_err(why, len, -ELOOP, "is a symbolic link");
 	if (type != want && want == S_IFDIR)
-		return set_err(why, len, -ENOTDIR, "is not a directory");
+		return nm_set_err(why, len, -ENOTDIR, "is not a directory");
 	if (type != want && type == S_IFDIR)
-		return set_err(why, len, -EISDIR, "is a directory, not a regular file");
+		return nm_set_err(why, len, -EISDIR, "is a directory, not a regular file");
 	if (type != want)
-		return set_err(why, len, -EINVAL, "is not a regular file");
+		return nm_set_err(why, len, -EINVAL, "is not a regular file");
 	/*
 	 * Whoever else could write it could make us run what they like. Root
 	 * is trusted by a non-root run (holding capabilities) too: root could
 	 * do anything anyway, and a root-owned /run/netmedic is the usual one.
 	 */
 	if (st->st_uid != euid && st->st_uid != 0)
-		return set_err(why, len, -EPERM, "is owned by uid %u, not %u%s", (unsigned)st->st_uid,
+		return nm_set_err(why, len, -EPERM, "is owned by uid %u, not %u%s", (unsigned)st->st_uid,
 			       (unsigned)euid, euid ? " nor root" : "");
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return set_err(why, len, -EPERM, "is writable by group or others (mode %04o)",
+		return nm_set_err(why, len, -EPERM, "is writable by group or others (mode %04o)",
 			       (unsigned)(st->st_mode & 07777));
 	return 0;
 }
@@ -393,7 +382,7 @@ static int check_path(const char *path, mode_t want, char *why, size_t len)
 	struct stat st;
 
 	if (lstat(path, &st))
-		return set_err(why, len, -errno, "cannot be read: %s", strerror(errno));
+		return nm_set_err(why, len, -errno, "cannot be read: %s", strerror(errno));
 	return nm_journal_check_stat(&st, want, geteuid(), why, len);
 }
 
@@ -407,7 +396,7 @@ static int mkdir_p(const char *dir, char *why, size_t len)
 	char tmp[PATH_MAX];
 
 	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
-		return set_err(why, len, -ENAMETOOLONG, "is too long a path");
+		return nm_set_err(why, len, -ENAMETOOLONG, "is too long a path");
 	for (char *p = tmp + 1; ; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
@@ -415,7 +404,7 @@ static int mkdir_p(const char *dir, char *why, size_t len)
 
 		*p = '\0';
 		if (mkdir(tmp, 0700) && errno != EEXIST)
-			return set_err(why, len, -errno, "cannot be created: %s", strerror(errno));
+			return nm_set_err(why, len, -errno, "cannot be created: %s", strerror(errno));
 		*p = c;
 		if (!c)
 			break;
@@ -667,13 +656,13 @@ static int run_cmd(const char *const *argv, char *err, size_t errlen)
 
 	fmt_argv(argv, cmd, sizeof(cmd));
 	if (pipe2(pfd, O_CLOEXEC))
-		return set_err(err, errlen, -errno, "cannot run %s: %s", cmd, strerror(errno));
+		return nm_set_err(err, errlen, -errno, "cannot run %s: %s", cmd, strerror(errno));
 	pid = fork();
 	if (pid < 0) {
 		rc = -errno;
 		close(pfd[0]);
 		close(pfd[1]);
-		return set_err(err, errlen, rc, "cannot run %s: %s", cmd, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot run %s: %s", cmd, strerror(-rc));
 	}
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDONLY);
@@ -692,16 +681,16 @@ static int run_cmd(const char *const *argv, char *err, size_t errlen)
 	close(pfd[0]);
 	rc = wait_bounded(pid, &status, NM_CMD_TIMEOUT_S);
 	if (rc == -ETIMEDOUT)
-		return set_err(err, errlen, rc, "%s: timed out after %d s (killed)", cmd, NM_CMD_TIMEOUT_S);
+		return nm_set_err(err, errlen, rc, "%s: timed out after %d s (killed)", cmd, NM_CMD_TIMEOUT_S);
 	if (rc)
-		return set_err(err, errlen, rc, "cannot wait for %s: %s", cmd, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot wait for %s: %s", cmd, strerror(-rc));
 	if (n == (ssize_t)sizeof(e) && e)
-		return set_err(err, errlen, -e, "cannot run %s: %s", cmd, strerror(e));
+		return nm_set_err(err, errlen, -e, "cannot run %s: %s", cmd, strerror(e));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFSIGNALED(status))
-		return set_err(err, errlen, -EIO, "%s: killed by signal %d", cmd, WTERMSIG(status));
-	return set_err(err, errlen, -EIO, "%s: exited with status %d", cmd, WEXITSTATUS(status));
+		return nm_set_err(err, errlen, -EIO, "%s: killed by signal %d", cmd, WTERMSIG(status));
+	return nm_set_err(err, errlen, -EIO, "%s: exited with status %d", cmd, WEXITSTATUS(status));
 }
 
 /* ---- appending records ---- */
@@ -778,7 +767,7 @@ static int check_fd(int fd, char *why, size_t len)
 	struct stat st;
 
 	if (fstat(fd, &st))
-		return set_err(why, len, -errno, "cannot be read: %s", strerror(errno));
+		return nm_set_err(why, len, -errno, "cannot be read: %s", strerror(errno));
 	return nm_journal_check_stat(&st, S_IFREG, geteuid(), why, len);
 }
 
@@ -816,12 +805,12 @@ static int check_stale(struct nm_journal *j, const char *key, char *err, size_t 
 	int rc = parse_journal(j->fd, &p);
 
 	if (rc == -EBADMSG)
-		return set_err(err, errlen, rc, "journal %s is corrupt (%s); inspect and remove it",
+		return nm_set_err(err, errlen, rc, "journal %s is corrupt (%s); inspect and remove it",
 			       j->path, p.why);
 	if (rc)
-		return set_err(err, errlen, rc, "cannot read journal %s: %s", j->path, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot read journal %s: %s", j->path, strerror(-rc));
 	if (p.n)
-		rc = set_err(err, errlen, -EEXIST,
+		rc = nm_set_err(err, errlen, -EEXIST,
 			     "%s was left with %d unrestored change(s) to %s by %s (pid %ld), which died; run `%s --cleanup` first",
 			     j->path, p.n, key, j->tool, p.pid, j->tool);
 	nm_journal_parsed_free(&p);
@@ -860,38 +849,38 @@ int nm_journal_open(struct nm_journal **jp, const char *tool, const char *key, c
 	netns = netns ? netns : "";
 	ino = nm_netns_inode(*netns ? netns : NULL);
 	if (*netns && !ino)
-		return set_err(err, errlen, -ENOENT, "netns %s not found", netns);
+		return nm_set_err(err, errlen, -ENOENT, "netns %s not found", netns);
 	j = calloc(1, sizeof(*j));
 	if (!j)
-		return set_err(err, errlen, -ENOMEM, "out of memory");
+		return nm_set_err(err, errlen, -ENOMEM, "out of memory");
 	rc = journal_init(j, tool, key);
 	if (rc) {
-		set_err(err, errlen, rc, "bad journal name for %s/%s: %s", tool ? tool : "",
+		nm_set_err(err, errlen, rc, "bad journal name for %s/%s: %s", tool ? tool : "",
 			key ? key : "", strerror(-rc));
 		goto fail;
 	}
 	rc = mkdir_p(j->dir, why, sizeof(why));
 	if (rc) {
-		set_err(err, errlen, rc, "run directory %s %s", j->dir, why);
+		nm_set_err(err, errlen, rc, "run directory %s %s", j->dir, why);
 		goto fail;
 	}
 	rc = open_locked(j->path, &j->fd);
 	if (rc == -EBUSY) {
-		set_err(err, errlen, rc, "another %s instance (pid %ld) is already changing %s",
+		nm_set_err(err, errlen, rc, "another %s instance (pid %ld) is already changing %s",
 			j->tool, holder_pid(j->fd), key);
 		goto fail;
 	}
 	if (rc == -ELOOP) {
-		set_err(err, errlen, rc, "journal %s is a symbolic link; remove it", j->path);
+		nm_set_err(err, errlen, rc, "journal %s is a symbolic link; remove it", j->path);
 		goto fail;
 	}
 	if (rc) {
-		set_err(err, errlen, rc, "cannot lock %s: %s", j->path, strerror(-rc));
+		nm_set_err(err, errlen, rc, "cannot lock %s: %s", j->path, strerror(-rc));
 		goto fail;
 	}
 	rc = check_fd(j->fd, why, sizeof(why));
 	if (rc) {
-		set_err(err, errlen, rc, "journal %s %s; remove it", j->path, why);
+		nm_set_err(err, errlen, rc, "journal %s %s; remove it", j->path, why);
 		goto fail;
 	}
 	rc = check_stale(j, key, err, errlen);
@@ -899,7 +888,7 @@ int nm_journal_open(struct nm_journal **jp, const char *tool, const char *key, c
 		goto fail;
 	rc = write_header(j, key, netns, ino);
 	if (rc) {
-		set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
+		nm_set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
 		unlink(j->path);
 		goto fail;
 	}
@@ -943,17 +932,17 @@ int nm_journal_set_file(struct nm_journal *j, const char *path, const char *new_
 	int rc;
 
 	if (!j || !path || !new_value)
-		return set_err(err, errlen, -EINVAL, "invalid argument");
+		return nm_set_err(err, errlen, -EINVAL, "invalid argument");
 	rc = read_value(path, &old);
 	if (rc)
-		return set_err(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
 	sb_record(&b, "file", (const char *const[]){ path, old, NULL });
 	off = j->end;
 	rc = append(j, &b);
 	free(b.p);
 	if (rc) {
 		free(old);
-		return set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
 	}
 	rc = write_value(path, new_value, &changed);
 	if (rc && !changed && cut(j, off) == 0)
@@ -962,7 +951,7 @@ int nm_journal_set_file(struct nm_journal *j, const char *path, const char *new_
 		copy_old(old, old_out, oldlen);
 	free(old);
 	if (rc)
-		return set_err(err, errlen, rc, "cannot write %s: %s", path, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot write %s: %s", path, strerror(-rc));
 	return 0;
 }
 
@@ -974,7 +963,7 @@ int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char 
 	int rc;
 
 	if (!j || !undo_argv || !undo_argv[0] || (do_argv && !do_argv[0]))
-		return set_err(err, errlen, -EINVAL, "invalid argument");
+		return nm_set_err(err, errlen, -EINVAL, "invalid argument");
 	sb_record(&b, "cmd", undo_argv);
 	off = j->end;
 	rc = append(j, &b);
@@ -983,7 +972,7 @@ int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char 
 		/* Never leave a change behind that no journal knows about. */
 		if (!do_argv)
 			run_cmd(undo_argv, NULL, 0);
-		return set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
 	}
 	/* Write-ahead: the undo is on disk before the change is made. */
 	rc = do_argv ? run_cmd(do_argv, err, errlen) : 0;
@@ -1044,12 +1033,12 @@ int nm_journal_add(struct nm_journal *j, const char *kind, const char *const *fi
 	int rc;
 
 	if (!j || !kind || !is_plan(kind) || !fields || !fields[0])
-		return set_err(err, errlen, -EINVAL, "invalid argument");
+		return nm_set_err(err, errlen, -EINVAL, "invalid argument");
 	sb_record(&b, kind, fields);
 	rc = append(j, &b);
 	free(b.p);
 	if (rc)
-		return set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
 	return 0;
 }
 

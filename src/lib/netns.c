@@ -22,6 +22,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "lib/err.h"
 #include "lib/netns.h"
 
 #ifndef NS_GET_NSTYPE
@@ -35,18 +36,6 @@ struct submount {
 	char path[256];
 	int fd;		/* detached clone from open_tree(), -1 if none */
 };
-
-static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 const char *nm_netns_path(const char *name_or_path, char *buf, size_t len)
 {
@@ -174,7 +163,7 @@ static int remount_sys(char *err, size_t errlen)
 	if (mount("sysfs", "/sys", "sysfs", flags, NULL)) {
 		rc = -errno;
 		restore_submounts(sm, n);
-		return set_err(err, errlen, rc, "cannot mount sysfs for the new netns: %s",
+		return nm_set_err(err, errlen, rc, "cannot mount sysfs for the new netns: %s",
 			       strerror(-rc));
 	}
 	restore_submounts(sm, n);
@@ -187,29 +176,29 @@ int nm_netns_enter(const char *name_or_path, char *err, size_t errlen)
 	int fd, rc;
 
 	if (!nm_netns_path(name_or_path, path, sizeof(path)))
-		return set_err(err, errlen, -EINVAL, "invalid netns name '%s'",
+		return nm_set_err(err, errlen, -EINVAL, "invalid netns name '%s'",
 			       name_or_path ? name_or_path : "(null)");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		return set_err(err, errlen, rc, "cannot open netns %s: %s", path, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot open netns %s: %s", path, strerror(-rc));
 	}
 	rc = setns(fd, CLONE_NEWNET) ? -errno : 0;
 	close(fd);
 	/* setns says EINVAL for any file that is not a netns: say which. */
 	if (rc == -EINVAL && nm_netns_check(path) == -EINVAL)
-		return set_err(err, errlen, rc, "%s is not a network namespace", path);
+		return nm_set_err(err, errlen, rc, "%s is not a network namespace", path);
 	if (rc)
-		return set_err(err, errlen, rc, "cannot enter netns %s: %s", path, strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot enter netns %s: %s", path, strerror(-rc));
 
 	if (unshare(CLONE_NEWNS)) {
 		rc = -errno;
-		return set_err(err, errlen, rc, "cannot unshare mount namespace: %s", strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot unshare mount namespace: %s", strerror(-rc));
 	}
 	/* Keep our /sys remount from propagating back into the host. */
 	if (mount("", "/", NULL, MS_SLAVE | MS_REC, NULL)) {
 		rc = -errno;
-		return set_err(err, errlen, rc, "cannot make mounts private: %s", strerror(-rc));
+		return nm_set_err(err, errlen, rc, "cannot make mounts private: %s", strerror(-rc));
 	}
 	return remount_sys(err, errlen);
 }

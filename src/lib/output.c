@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "lib/err.h"
 #include "lib/output.h"
 
 /* ---------------------------------------------------------------- JSON */
@@ -173,20 +174,6 @@ struct nm_prom {
 	int capfamilies;
 	bool oom;		/* remembered so write_atomic can refuse */
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int prom_open(struct nm_prom *p)
 {
@@ -441,21 +428,21 @@ static int check_file(const char *path, char *err, size_t errlen)
 
 		if (ret == -ENOENT)
 			return 0;
-		set_err(err, errlen, "cannot access %s: %s", path, strerror(-ret));
+		nm_set_err(err, errlen, 0, "cannot access %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (S_ISREG(st.st_mode))
 		return 0;
 	if (S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s is a directory", path);
+		nm_set_err(err, errlen, 0, "%s is a directory", path);
 		return -EISDIR;
 	}
 	if (S_ISLNK(st.st_mode)) {
-		set_err(err, errlen, "%s is a symbolic link; give the file it points to (the textfile is replaced by rename, which would replace the link)",
+		nm_set_err(err, errlen, 0, "%s is a symbolic link; give the file it points to (the textfile is replaced by rename, which would replace the link)",
 			path);
 		return -ELOOP;
 	}
-	set_err(err, errlen, "%s is a %s, not a regular file", path, file_kind(st.st_mode));
+	nm_set_err(err, errlen, 0, "%s is a %s, not a regular file", path, file_kind(st.st_mode));
 	return -EINVAL;
 }
 
@@ -471,24 +458,24 @@ static int check_target(const char *path, char *dir, size_t dirlen,
 
 	ret = split_path(path, dir, dirlen, base);
 	if (ret == -EISDIR) {
-		set_err(err, errlen, "%s: no file name given", path);
+		nm_set_err(err, errlen, 0, "%s: no file name given", path);
 		return ret;
 	}
 	if (ret) {
-		set_err(err, errlen, "%s: path too long", path);
+		nm_set_err(err, errlen, 0, "%s: path too long", path);
 		return ret;
 	}
 	if (stat(dir, &st)) {
 		ret = -errno;
 		if (ret == -ENOENT)
-			set_err(err, errlen, "directory %s does not exist", dir);
+			nm_set_err(err, errlen, 0, "directory %s does not exist", dir);
 		else
-			set_err(err, errlen, "cannot access directory %s: %s",
+			nm_set_err(err, errlen, 0, "cannot access directory %s: %s",
 				dir, strerror(-ret));
 		return ret;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s is not a directory", dir);
+		nm_set_err(err, errlen, 0, "%s is not a directory", dir);
 		return -ENOTDIR;
 	}
 	return check_file(path, err, errlen);
@@ -504,20 +491,20 @@ static int create_temp(const char *dir, const char *base, char *tmp,
 	int fd, ret;
 
 	if ((size_t)snprintf(tmp, tmplen, "%s/.%s.XXXXXX", dir, base) >= tmplen) {
-		set_err(err, errlen, "%s/%s: path too long", dir, base);
+		nm_set_err(err, errlen, 0, "%s/%s: path too long", dir, base);
 		return -ENAMETOOLONG;
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		ret = -errno;
-		set_err(err, errlen, "cannot create files in directory %s: %s",
+		nm_set_err(err, errlen, 0, "cannot create files in directory %s: %s",
 			dir, strerror(-ret));
 		return ret;
 	}
 	/* mkstemp uses 0600; node_exporter usually runs as another user. */
 	if (fchmod(fd, 0644)) {
 		ret = -errno;
-		set_err(err, errlen, "cannot chmod %s: %s", tmp, strerror(-ret));
+		nm_set_err(err, errlen, 0, "cannot chmod %s: %s", tmp, strerror(-ret));
 		close(fd);
 		unlink(tmp);
 		return ret;
@@ -563,7 +550,7 @@ int nm_prom_write_atomic(struct nm_prom *p, const char *path, char *err,
 	int fd, ret;
 
 	if (fflush(p->f) || ferror(p->f) || p->oom) {
-		set_err(err, errlen, "out of memory building %s", path);
+		nm_set_err(err, errlen, 0, "out of memory building %s", path);
 		return -ENOMEM;
 	}
 	ret = check_target(path, dir, sizeof(dir), &base, err, errlen);
@@ -575,29 +562,29 @@ int nm_prom_write_atomic(struct nm_prom *p, const char *path, char *err,
 
 	ret = write_all(fd, p->buf, p->len);
 	if (ret) {
-		set_err(err, errlen, "cannot write %s: %s", tmp, strerror(-ret));
+		nm_set_err(err, errlen, 0, "cannot write %s: %s", tmp, strerror(-ret));
 		goto fail_close;
 	}
 	if (fsync(fd)) {
 		ret = -errno;
-		set_err(err, errlen, "cannot fsync %s: %s", tmp, strerror(-ret));
+		nm_set_err(err, errlen, 0, "cannot fsync %s: %s", tmp, strerror(-ret));
 		goto fail_close;
 	}
 	/* close() can report deferred write errors (e.g. NFS quota). */
 	if (close(fd)) {
 		ret = -errno;
-		set_err(err, errlen, "cannot close %s: %s", tmp, strerror(-ret));
+		nm_set_err(err, errlen, 0, "cannot close %s: %s", tmp, strerror(-ret));
 		goto fail_unlink;
 	}
 	if (rename(tmp, path)) {
 		ret = -errno;
-		set_err(err, errlen, "cannot rename %s to %s: %s", tmp, path,
+		nm_set_err(err, errlen, 0, "cannot rename %s to %s: %s", tmp, path,
 			strerror(-ret));
 		goto fail_unlink;
 	}
 	ret = fsync_dir(dir);
 	if (ret)
-		set_err(err, errlen, "cannot fsync directory %s: %s", dir,
+		nm_set_err(err, errlen, 0, "cannot fsync directory %s: %s", dir,
 			strerror(-ret));
 	return ret;
 
