@@ -37,6 +37,7 @@
 #include "lib/rtnl.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
+#include "lib/sysfs.h"
 
 #define TOOL		"qdiscstuck"
 #define MAX_Q		QS_MAX_QDISCS
@@ -282,16 +283,13 @@ static struct qrow *parent_row(struct sweep *s, const struct qrow *r)
 
 static int ntxq(unsigned int ifindex)
 {
-	char name[IF_NAMESIZE], path[128];
-	int n = 0;
+	char name[IF_NAMESIZE];
+	int n;
 
 	if (!if_indextoname(ifindex, name))
 		return 0;
-	for (;; n++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%d", name, n);
-		if (access(path, F_OK))
-			return n;
-	}
+	n = nm_dev_ntxq(name);
+	return n > 0 ? n : 0;
 }
 
 /*
@@ -787,16 +785,10 @@ static uint64_t kicks_on(struct qdiscstuck_bpf *skel, unsigned int ifindex, unsi
 static uint64_t xps_cpus(const char *dev, unsigned int queue)
 {
 	char path[128], buf[256];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/xps_cpus", dev, queue);
-	f = fopen(path, "r");
-	if (!f)
+	if (nm_sysfs_line(path, buf, sizeof(buf)))
 		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
 	return qs_xps_mask(buf);
 }
 
@@ -1010,17 +1002,11 @@ static int lock_open(struct lock_state *ls)
 static int txqueuelen(const char *dev)
 {
 	char path[128];
-	int v = 1000;
-	FILE *f;
+	long v;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/tx_queue_len", dev);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1 || v < 1)
-			v = 1000;
-		fclose(f);
-	}
-	return v;
+	v = nm_sysfs_long(path, 1000);
+	return v >= 1 && v <= 0x7fffffff ? (int)v : 1000;
 }
 
 struct find_ctx {

@@ -37,6 +37,7 @@
 #include "lib/plan.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
+#include "lib/sysfs.h"
 #include "lib/tcpstall_diag.h"
 #include "lib/worker.h"
 
@@ -1116,20 +1117,6 @@ static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 
 /* ---- remedies: the facts a plan asks for (detect/tcpstall_plan.c decides) ---- */
 
-/* The number in a sysfs/sysctl file, or -1. */
-static long read_num(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* TS_NEED_ROUTE_NAME: the route to the flow's remote address, as ip shows it */
 static void read_route_name(const struct ts_key *k, struct ts_fix_facts *f)
 {
@@ -1180,7 +1167,7 @@ static bool read_flow_entries(long *v)
 		nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot enter the initial netns: %s", strerror(errno));
 		goto out;
 	}
-	*v = read_num("/proc/sys/net/core/rps_sock_flow_entries");
+	*v = nm_sysfs_long("/proc/sys/net/core/rps_sock_flow_entries", -1);
 	ok = !setns(here, CLONE_NEWNET);
 	if (!ok)
 		nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot return to the netns: %s", strerror(errno));
@@ -1214,7 +1201,7 @@ static void read_rfs(unsigned int ifindex, struct ts_fix_facts *f, struct ts_rxq
 		*q = nq;
 		snprintf(nq[f->nrxq].name, sizeof(nq->name), "%s", de->d_name);
 		snprintf(path, sizeof(path), "%s/%s/rps_flow_cnt", dir, de->d_name);
-		nq[f->nrxq++].flow_cnt = read_num(path);
+		nq[f->nrxq++].flow_cnt = nm_sysfs_long(path, -1);
 	}
 	if (d)
 		closedir(d);

@@ -28,6 +28,7 @@
 #include "lib/output.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
+#include "lib/sysfs.h"
 #include "lib/xpsflap_records.h"
 
 #define TOOL		"xpsflap"
@@ -162,19 +163,6 @@ static bool kernel_has_skbedit(void)
 	return !access(path, F_OK) || !access(strcat(path, ".xz"), F_OK);
 }
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, len, f))
-		buf[0] = 0;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 /* Clears the XPS CPU map of every TX queue of dev that has one, journaled; counts TX queues. */
 static int clear_xps(struct nm_journal *j, const char *dev, int *ntx)
 {
@@ -193,7 +181,7 @@ static int clear_xps(struct nm_journal *j, const char *dev, int *ntx)
 			continue;
 		(*ntx)++;
 		snprintf(path, sizeof(path), "%s/%s/xps_cpus", dir, de->d_name);
-		if (read_line(path, old, sizeof(old)) || !xf_xps_mask_set(old))
+		if (nm_sysfs_line(path, old, sizeof(old)) || !xf_xps_mask_set(old))
 			continue;
 		if (nm_journal_set_file(j, path, "0", old, sizeof(old), err, sizeof(err)))
 			ret = nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, err);
@@ -244,28 +232,10 @@ static int attach_pin_tc(struct xpsflap_bpf *skel, struct nm_journal *j, const c
 	return 0;
 }
 
-/* TX queues the device really uses (real_num_tx_queues), from sysfs. */
-static int count_tx_queues(const char *dev)
-{
-	char dir[256];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", dev);
-	d = opendir(dir);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)))
-		n += !strncmp(de->d_name, "tx-", 3);
-	closedir(d);
-	return n;
-}
-
 static int pin_dev(struct xpsflap_bpf *skel, struct nm_journal *j, int i)
 {
 	const char *dev = env.o.devs[i];
-	int ntx = count_tx_queues(dev), ret;
+	int ntx = nm_dev_ntxq(dev), ret;
 
 	if (ntx < 0)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, strerror(-ntx));
@@ -648,7 +618,7 @@ static void print_start(const struct nm_hook *hooks, long max_flows)
 static void note_one_queue_devs(void)
 {
 	for (int i = 0; i < env.o.ndevs; i++) {
-		int ntx = count_tx_queues(env.o.devs[i]);
+		int ntx = nm_dev_ntxq(env.o.devs[i]);
 
 		if (ntx >= 0 && ntx < 2)
 			nm_info(&env.o, "%s has %d TX queue: its flows cannot flap, and are not tracked",

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for the line parsers of system files: kernel config, mountinfo. */
+/* Unit tests for the readers of system files: kernel config, mountinfo, sysfs. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/kconfig.h"
 #include "lib/netns.h"
+#include "lib/sysfs.h"
 
 static void test_kconfig_line(void **state)
 {
@@ -48,11 +54,66 @@ static void test_mountinfo_line(void **state)
 	assert_int_equal(strlen(mnt), NM_MOUNTINFO_PATH - 1);
 }
 
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_sysfs(void **state)
+{
+	char dir[] = "/tmp/nm-test-sysfs.XXXXXX", path[256], buf[16];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	put(dir, "xps_cpus", "1,3\n");
+	put(dir, "empty", "");
+	put(dir, "long", "0123456789abcdefghij\n");
+	put(dir, "tx_queue_len", "500\n");
+	put(dir, "word", "abc\n");
+	snprintf(path, sizeof(path), "%s/xps_cpus", dir);
+	assert_int_equal(nm_sysfs_line(path, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "1,3");
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	assert_int_equal(nm_sysfs_line(path, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	/* cut to the buffer, still a string */
+	snprintf(path, sizeof(path), "%s/long", dir);
+	assert_int_equal(nm_sysfs_line(path, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0123456789abcde");
+	snprintf(path, sizeof(path), "%s/absent", dir);
+	assert_int_equal(nm_sysfs_line(path, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(nm_sysfs_long(path, -1), -1);
+	snprintf(path, sizeof(path), "%s/tx_queue_len", dir);
+	assert_int_equal(nm_sysfs_long(path, -1), 500);
+	snprintf(path, sizeof(path), "%s/word", dir);
+	assert_int_equal(nm_sysfs_long(path, 1000), 1000);
+	/* entries by prefix: a device's tx-N */
+	snprintf(path, sizeof(path), "%s/q", dir);
+	assert_int_equal(nm_dir_count(path, "tx-"), -ENOENT);
+	assert_int_equal(mkdir(path, 0700), 0);
+	put(path, "tx-0", "");
+	put(path, "tx-1", "");
+	put(path, "rx-0", "");
+	assert_int_equal(nm_dir_count(path, "tx-"), 2);
+	assert_int_equal(nm_dir_count(path, "rx-"), 1);
+	assert_true(nm_dev_ntxq("nm-no-such-dev") < 0);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kconfig_line),
 		cmocka_unit_test(test_mountinfo_line),
+		cmocka_unit_test(test_sysfs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
