@@ -3,7 +3,7 @@
 # fault-injection modules against the guest kernel's headers, boots the
 # guest (tools/vm/run.sh) with tools/faults/guest.sh, then writes
 # build/faults/summary.json, prints it as a table and checks the targets
-# (docs/tcpstall.md, "The race made real"). FAULTS_SHORT=1: CI's shorter
+# (docs/design/tcpstall.md, "The race made real"). FAULTS_SHORT=1: CI's shorter
 # runs, same checks.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
