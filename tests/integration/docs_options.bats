@@ -1,0 +1,68 @@
+#!/usr/bin/env bats
+# The docs cannot drift from the option tables: the long options each
+# tool's --help prints are the option terms of its docs/NAME.md OPTIONS,
+# both ways, and README's common options are the ones every --help lists
+# under "Common options". No root, no BPF, no lab: --help and the docs only.
+
+load helpers
+
+# help_opts TOOL: the long options --help prints, one a line, sorted. An
+# option's line starts "  -x, --name" or "      --name"; wrapped text is
+# indented further, so a "--name" inside it is not taken.
+help_opts() {
+	"$BIN/$1" --help | sed -n 's/^\(  -[^-], \|      \)--\([a-z][a-z0-9-]*\).*/--\2/p' | sort -u
+}
+
+# help_common TOOL: those of them listed under " Common options:"
+help_common() {
+	"$BIN/$1" --help | awk '/^ Common options:$/ { on = 1; next } on && /^$/ { exit } on' |
+		sed -n 's/^\(  -[^-], \|      \)--\([a-z][a-z0-9-]*\).*/--\2/p' | sort -u
+}
+
+# doc_opts TOOL: the long options named by the terms of docs/TOOL.md's
+# OPTIONS (up to its first subsection), sorted. A term is a line that
+# starts in column 1 and is followed by ":   " (a definition list); code
+# fences are skipped.
+doc_opts() {
+	awk '/^## / { on = ($0 == "## OPTIONS"); next } /^### / { on = 0 }
+		on && /^ *```/ { f = !f; next } on && !f' "$ROOT/docs/$1.md" |
+		awk '/^:   / && prev ~ /^[^ :]/ { print prev } { prev = $0 }' |
+		sed -e 's/[`*]//g' -e 's/\\//g' | grep -o -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
+# differ WHAT A B: fail naming what is in one list only
+differ() {
+	local only_a only_b
+	only_a=$(comm -23 <(printf '%s\n' "$2") <(printf '%s\n' "$3") | paste -sd ' ')
+	only_b=$(comm -13 <(printf '%s\n' "$2") <(printf '%s\n' "$3") | paste -sd ' ')
+	[ -z "$only_a$only_b" ] && return 0
+	echo "$1: only in --help: ${only_a:-none}; only in the doc: ${only_b:-none}"
+	return 1
+}
+
+@test "docs: each tool's OPTIONS documents exactly the long options its --help prints" {
+	local t n=0 h d
+	for t in $(nm_tools); do
+		h=$(help_opts "$t")
+		d=$(doc_opts "$t")
+		# a parse that found nothing must not pass as agreement
+		[ "$(printf '%s\n' "$h" | grep -c .)" -ge 10 ] || { echo "$t: --help: $h"; false; }
+		[ "$(printf '%s\n' "$d" | grep -c .)" -ge 10 ] || { echo "$t: docs: $d"; false; }
+		differ "docs/$t.md OPTIONS" "$h" "$d"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 3 ]
+}
+
+@test "docs: README's common options are the Common options of every tool's --help" {
+	local t common readme
+	common=$(help_common "$(nm_tools | head -1)")
+	[ "$(printf '%s\n' "$common" | grep -c .)" -ge 10 ]
+	for t in $(nm_tools); do
+		differ "$t's Common options" "$common" "$(help_common "$t")"
+	done
+	# the paragraph's first sentence: "Common options (...): `-i/--interval SEC`, ..."
+	readme=$(awk '/^Common options/ { on = 1 } on && /^$/ { exit } on' "$ROOT/README.md" |
+		tr '\n' ' ' | sed 's/\. .*//' | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+	differ "README.md's common options" "$common" "$readme"
+}
