@@ -1902,6 +1902,9 @@ int main(int argc, char **argv)
 	env.o.caps.cleanup_bpf = true;
 	/* --fix=rfs: rps_flow_cnt */
 	env.o.caps.cleanup_sysfs = true;
+	/* a usage error, before anything (--print-caps, --cleanup) answers */
+	if (env.o.ndevs)
+		return nm_err(&env.o, NM_EXIT_USAGE, "--dev: tcpstall watches sockets; use --netns and --port");
 	if (env.o.cleanup)
 		return cleanup_main();
 	if (env.list_fixes)
@@ -1909,8 +1912,6 @@ int main(int argc, char **argv)
 	ret = nm_setup(&env.o);
 	if (ret)
 		return ret;
-	if (env.o.ndevs)
-		return nm_err(&env.o, NM_EXIT_USAGE, "--dev: tcpstall watches sockets; use --netns and --port");
 	env.hz = nm_kconfig_long("CONFIG_HZ") > 0 ? nm_kconfig_long("CONFIG_HZ") : 0;
 	if (!env.hz)
 		nm_info(&env.o, "warning: CONFIG_HZ not found (/proc/config.gz, /boot/config-*): stall ages assume 250 Hz");

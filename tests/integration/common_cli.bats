@@ -86,6 +86,9 @@ takes_dev() {
 			refused 2 "unknown device 'nm-no-such-dev'" "$BIN/$t" --dev nm-no-such-dev -c 1
 		else
 			refused 2 --dev "$BIN/$t" --dev lo -c 1
+			# before anything else answers
+			refused 2 --dev "$BIN/$t" --dev lo --print-caps
+			refused 2 --dev "$BIN/$t" --dev lo --cleanup
 		fi
 	done
 }
