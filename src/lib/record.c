@@ -22,6 +22,7 @@ static uint64_t get_u64(const struct nm_field *f, const void *row)
 	case NM_REC_BITS:
 		return *(const uint64_t *)at(row, f->off);
 	case NM_REC_U32:
+	case NM_REC_ENUM:
 		return *(const uint32_t *)at(row, f->off);
 	case NM_REC_I64:
 		return *(const int64_t *)at(row, f->off);
@@ -32,8 +33,21 @@ static uint64_t get_u64(const struct nm_field *f, const void *row)
 	}
 }
 
+/* Whether the field has a value in row (NM_F_VALID). */
+static bool has_value(const struct nm_field *f, const void *row)
+{
+	return !(f->flags & NM_F_VALID) || *(const bool *)at(row, f->valid);
+}
+
+static const char *enum_name(const struct nm_field *f, uint64_t v)
+{
+	return v < (uint64_t)f->nnames ? f->names[v] : "?";
+}
+
 static const char *get_str(const struct nm_field *f, const void *row)
 {
+	if (f->type == NM_REC_ENUM)
+		return enum_name(f, get_u64(f, row));
 	if (f->type == NM_REC_STRP)
 		return *(const char *const *)at(row, f->off);
 	return at(row, f->off);
@@ -60,12 +74,29 @@ static int get_array(const struct nm_field *f, const void *row, const uint32_t *
 
 /* ---------------------------------------------------------------- JSON */
 
+/* A key per name, prefixed by the field's key. */
+static void json_by_name(struct nm_json *j, const struct nm_field *f, const void *row)
+{
+	const uint64_t *v = at(row, f->off);
+	char key[64];
+
+	for (int i = 0; i < f->nnames; i++) {
+		snprintf(key, sizeof(key), "%s%s", f->json, f->names[i]);
+		nm_json_u64(j, key, v[i]);
+	}
+}
+
 static void json_field(struct nm_json *j, const struct nm_field *f, const void *row)
 {
 	uint32_t buf[MAX_BITS];
 	const uint32_t *v;
 	int n;
 
+	if (!has_value(f, row)) {
+		if (!(f->flags & NM_F_OMIT))
+			nm_json_str(j, f->json, NULL);
+		return;
+	}
 	switch (f->type) {
 	case NM_REC_U64:
 	case NM_REC_U32:
@@ -82,6 +113,7 @@ static void json_field(struct nm_json *j, const struct nm_field *f, const void *
 		break;
 	case NM_REC_STR:
 	case NM_REC_STRP:
+	case NM_REC_ENUM:
 		nm_json_str(j, f->json, get_str(f, row));
 		break;
 	case NM_REC_BITS:
@@ -91,6 +123,9 @@ static void json_field(struct nm_json *j, const struct nm_field *f, const void *
 		break;
 	case NM_REC_OBJ:
 		f->json_fn(j, f->json, row);
+		break;
+	case NM_REC_U64_BY_NAME:
+		json_by_name(j, f, row);
 		break;
 	}
 }
@@ -123,6 +158,10 @@ static void cell(char *buf, size_t len, const struct nm_field *f, const void *ro
 	const uint32_t *v;
 	double d;
 
+	if (!has_value(f, row)) {
+		snprintf(buf, len, "%s", f->absent ? f->absent : "-");
+		return;
+	}
 	switch (f->type) {
 	case NM_REC_U64:
 	case NM_REC_U32:
@@ -136,13 +175,19 @@ static void cell(char *buf, size_t len, const struct nm_field *f, const void *ro
 		break;
 	case NM_REC_DOUBLE:
 		d = *(const double *)at(row, f->off);
-		snprintf(buf, len, isfinite(d) ? "%g" : "-", d);
+		if (!isfinite(d))
+			snprintf(buf, len, "-");
+		else if (f->flags & NM_COL_FIXED)
+			snprintf(buf, len, "%.*f", f->prec, d);
+		else
+			snprintf(buf, len, "%g", d);
 		break;
 	case NM_REC_BOOL:
 		snprintf(buf, len, "%s", get_u64(f, row) ? "yes" : "no");
 		break;
 	case NM_REC_STR:
 	case NM_REC_STRP:
+	case NM_REC_ENUM:
 		snprintf(buf, len, "%s", get_str(f, row) ? get_str(f, row) : "-");
 		break;
 	case NM_REC_BITS:
@@ -150,6 +195,7 @@ static void cell(char *buf, size_t len, const struct nm_field *f, const void *ro
 		list_cell(buf, len, v, get_array(f, row, &v, bits));
 		break;
 	case NM_REC_OBJ:
+	case NM_REC_U64_BY_NAME:
 		buf[0] = 0;
 		break;
 	}
@@ -217,8 +263,11 @@ static void labels(const struct nm_record *r, const struct nm_field *m, const vo
 		if (f->kind != NM_PROM_LABEL || !nm_rec_keeps_label(m, f))
 			continue;
 		l[2 * n] = f->prom;
-		if (f->type == NM_REC_STR || f->type == NM_REC_STRP) {
+		if (f->type == NM_REC_STR || f->type == NM_REC_STRP || f->type == NM_REC_ENUM) {
 			l[2 * n + 1] = get_str(f, row) ? get_str(f, row) : "";
+		} else if (f->type == NM_REC_I64) {
+			snprintf(vals[n], sizeof(vals[n]), "%" PRId64, *(const int64_t *)at(row, f->off));
+			l[2 * n + 1] = vals[n];
 		} else {
 			snprintf(vals[n], sizeof(vals[n]), "%" PRIu64, get_u64(f, row));
 			l[2 * n + 1] = vals[n];
@@ -236,49 +285,93 @@ static bool same_labels(const char *const *a, const char *const *b)
 	return true;
 }
 
-static double value(const struct nm_field *f, const void *row)
+/* How many samples a row gives per label set: one, or one per name. */
+static int nvalues(const struct nm_field *m)
+{
+	return m->type == NM_REC_ENUM || m->type == NM_REC_U64_BY_NAME ? m->nnames : 1;
+}
+
+/* Value k of a metric: a count per name, a state set's 1 or 0, else the field. */
+static uint64_t int_at(const struct nm_field *f, const void *row, int k)
+{
+	if (f->type == NM_REC_U64_BY_NAME)
+		return ((const uint64_t *)at(row, f->off))[k];
+	if (f->type == NM_REC_ENUM)
+		return get_u64(f, row) == (uint64_t)k;
+	return get_u64(f, row);
+}
+
+static double value_at(const struct nm_field *f, const void *row, int k)
 {
 	if (f->type == NM_REC_DOUBLE)
 		return *(const double *)at(row, f->off);
 	if (f->type == NM_REC_I64)
 		return *(const int64_t *)at(row, f->off);
-	return get_u64(f, row);
+	return int_at(f, row, k);
+}
+
+/* The kept labels, then the one a per-name metric expands into. */
+static void labels_at(const struct nm_record *r, const struct nm_field *m, const void *row,
+		      int k, const char **l, char (*vals)[24])
+{
+	int n = 0;
+
+	labels(r, m, row, l, vals);
+	if (m->type != NM_REC_ENUM && m->type != NM_REC_U64_BY_NAME)
+		return;
+	while (l[2 * n])
+		n++;
+	l[2 * n] = m->label;
+	l[2 * n + 1] = m->names[k];
+	l[2 * n + 2] = NULL;
 }
 
 /*
- * One sample per distinct label set, at its first row: the value sums
- * the rows that share it. Integers are summed as integers, rounded to a
- * double once.
+ * One sample per distinct label set (and name), at its first row with a
+ * value: the value sums the rows that share it. Integers are summed as
+ * integers, rounded to a double once.
  */
 static void prom_metric(struct nm_prom *p, const struct nm_record *r, const struct nm_field *m,
 			const char *rows, size_t stride, size_t n)
 {
-	const char *l[2 * MAX_LABELS + 1], *o[2 * MAX_LABELS + 1];
-	char lv[MAX_LABELS][24], ov[MAX_LABELS][24];
+	const char *l[2 * MAX_LABELS + 1], *o[2 * MAX_LABELS + 1], *sl[2 * MAX_LABELS + 3];
+	char lv[MAX_LABELS][24], ov[MAX_LABELS][24], sv[MAX_LABELS][24];
 	bool exact = m->type != NM_REC_DOUBLE && m->type != NM_REC_I64;
 
 	nm_prom_family(p, m->prom, nm_rec_prom_type(m), m->help);
 	for (size_t i = 0; i < n; i++) {
 		const void *row = rows + i * stride;
-		uint64_t sum = get_u64(m, row);
-		double dsum = value(m, row);
 		bool first = true;
 
+		if (!has_value(m, row))
+			continue;
 		labels(r, m, row, l, lv);
 		for (size_t k = 0; k < i && first; k++) {
+			if (!has_value(m, rows + k * stride))
+				continue;
 			labels(r, m, rows + k * stride, o, ov);
 			first = !same_labels(l, o);
 		}
 		if (!first)
 			continue;
-		for (size_t k = i + 1; k < n; k++) {
-			labels(r, m, rows + k * stride, o, ov);
-			if (!same_labels(l, o))
-				continue;
-			sum += get_u64(m, rows + k * stride);
-			dsum += value(m, rows + k * stride);
+		for (int v = 0; v < nvalues(m); v++) {
+			uint64_t sum = int_at(m, row, v);
+			double dsum = value_at(m, row, v);
+
+			for (size_t k = i + 1; k < n; k++) {
+				const void *other = rows + k * stride;
+
+				if (!has_value(m, other))
+					continue;
+				labels(r, m, other, o, ov);
+				if (!same_labels(l, o))
+					continue;
+				sum += int_at(m, other, v);
+				dsum += value_at(m, other, v);
+			}
+			labels_at(r, m, row, v, sl, sv);
+			nm_prom_sample(p, m->prom, sl, exact ? (double)sum : dsum);
 		}
-		nm_prom_sample(p, m->prom, l, exact ? (double)sum : dsum);
 	}
 }
 
@@ -301,6 +394,7 @@ const char *nm_rec_json_type(const struct nm_field *f)
 		return "boolean";
 	case NM_REC_STR:
 	case NM_REC_STRP:
+	case NM_REC_ENUM:
 		return "string";
 	case NM_REC_BITS:
 	case NM_REC_U32_ARRAY:

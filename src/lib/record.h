@@ -26,6 +26,18 @@ enum nm_rec_type {
 	NM_REC_BITS,		/* uint64_t mask: the numbers of its set bits, [0,1] / "0,1" */
 	NM_REC_U32_ARRAY,	/* uint32_t[], its count a uint32_t at .aux */
 	NM_REC_OBJ,		/* JSON only, written by .json_fn */
+	/*
+	 * uint32_t, an index into .names: the name in JSON and the table; as a
+	 * metric a state set, one sample per name labelled .label, 1 for the
+	 * row's and 0 for the others
+	 */
+	NM_REC_ENUM,
+	/*
+	 * uint64_t[.nnames], a count per name: in JSON one key per name
+	 * (prefixed by .json), as a metric one sample per name labelled
+	 * .label; never in the table
+	 */
+	NM_REC_U64_BY_NAME,
 };
 
 enum nm_rec_prom {
@@ -37,6 +49,14 @@ enum nm_rec_prom {
 
 /* .flags */
 #define NM_COL_COUNT	0x1	/* integers shortened for narrow columns (nm_fmt_count) */
+#define NM_COL_FIXED	0x2	/* a double's cell with .prec digits after the point ("%.*f") */
+/*
+ * The field has a value only where the bool at .valid is true. Where it
+ * is false: null in JSON (left out with NM_F_OMIT), .absent in the table
+ * ("-" when NULL), and no sample for the row in its metric.
+ */
+#define NM_F_VALID	0x4
+#define NM_F_OMIT	0x8
 
 struct nm_field {
 	const char *json;	/* JSON key; NULL: not in JSON */
@@ -58,6 +78,12 @@ struct nm_field {
 	int width;		/* printf field width of the column, negative to left-align */
 	int cut;		/* cells cut to this many characters; 0: never */
 	unsigned int flags;
+	size_t valid;		/* NM_F_VALID: offset of its bool */
+	const char *absent;	/* NM_F_VALID: the cell where there is no value */
+	int prec;		/* NM_COL_FIXED: digits after the point */
+	const char *const *names;	/* NM_REC_ENUM, NM_REC_U64_BY_NAME */
+	int nnames;
+	const char *label;	/* the label a metric of those two expands into */
 	void (*json_fn)(struct nm_json *j, const char *key, const void *row);
 };
 

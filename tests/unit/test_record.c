@@ -230,6 +230,156 @@ static void test_doc_types_and_labels(void **state)
 	assert_false(nm_rec_keeps_label(&fields[5], &fields[0]));
 }
 
+/* ---- values that may be missing, names of an enum, counts per name ---- */
+
+static const char *const colours[] = { "red", "green", "blue" };
+
+struct vrow {
+	char dev[8];
+	int64_t txq;
+	bool has_txq;
+	double rate;
+	uint32_t colour;
+	bool sampled;
+	bool hot;
+	uint64_t per[3];
+};
+
+#define V(f)	offsetof(struct vrow, f)
+
+static const struct nm_field vfields[] = {
+	{ .json = "dev", .type = NM_REC_STR, .off = V(dev), .prom = "device", .kind = NM_PROM_LABEL,
+	  .col = "DEV", .colno = 1, .width = -4 },
+	{ .json = "txq", .type = NM_REC_I64, .off = V(txq), .flags = NM_F_VALID, .valid = V(has_txq),
+	  .absent = "all", .col = "TXQ", .colno = 2, .width = -3 },
+	{ .json = "rate", .type = NM_REC_DOUBLE, .off = V(rate), .col = "RATE", .colno = 4,
+	  .width = 5, .flags = NM_COL_FIXED, .prec = 0 },
+	{ .json = "colour", .type = NM_REC_ENUM, .off = V(colour), .names = colours, .nnames = 3,
+	  .col = "COLOUR", .colno = 3, .width = -6, .prom = "t_colour", .kind = NM_PROM_GAUGE,
+	  .label = "colour", .help = "Colour", .flags = NM_F_VALID, .valid = V(sampled) },
+	{ .json = "hot", .type = NM_REC_BOOL, .off = V(hot), .flags = NM_F_VALID | NM_F_OMIT,
+	  .valid = V(sampled) },
+	{ .json = "n_", .type = NM_REC_U64_BY_NAME, .off = V(per), .names = colours, .nnames = 3,
+	  .prom = "t_seen_total", .kind = NM_PROM_COUNTER, .label = "colour", .help = "Seen",
+	  .by = "device" },
+};
+
+static const struct nm_record vrec = NM_RECORD("v", vfields);
+
+static const struct vrow vrows[] = {
+	{ "a", 3, true, 2.5, 1, true, true, { 1, 2, 3 } },
+	{ "a", -1, false, 1234.4, 7, false, false, { 10, 20, 30 } },
+	{ "b", 0, true, NAN, 2, true, false, { 0, 0, 5 } },
+};
+
+static void test_json_of_missing_values_and_names(void **state)
+{
+	struct capture c;
+	char *got;
+
+	(void)state;
+	cap_open(&c);
+	for (int i = 0; i < 3; i++)
+		nm_rec_json(c.f, &vrec, &vrows[i]);
+	got = cap_close(&c);
+	assert_string_equal(got,
+		"{\"type\":\"v\",\"dev\":\"a\",\"txq\":3,\"rate\":2.5,\"colour\":\"green\",\"hot\":true,"
+		"\"n_red\":1,\"n_green\":2,\"n_blue\":3}\n"
+		/* not valid: null, or no key at all with NM_F_OMIT */
+		"{\"type\":\"v\",\"dev\":\"a\",\"txq\":null,\"rate\":1234.4,\"colour\":null,"
+		"\"n_red\":10,\"n_green\":20,\"n_blue\":30}\n"
+		"{\"type\":\"v\",\"dev\":\"b\",\"txq\":0,\"rate\":null,\"colour\":\"blue\",\"hot\":false,"
+		"\"n_red\":0,\"n_green\":0,\"n_blue\":5}\n");
+	free(got);
+}
+
+static void test_table_of_missing_values_and_names(void **state)
+{
+	struct vrow out_of_range = vrows[0];
+	struct capture c;
+	char *got;
+
+	(void)state;
+	out_of_range.colour = 3;
+	cap_open(&c);
+	nm_rec_table_header(c.f, &vrec);
+	for (int i = 0; i < 3; i++)
+		nm_rec_table_row(c.f, &vrec, &vrows[i]);
+	nm_rec_table_row(c.f, &vrec, &out_of_range);
+	got = cap_close(&c);
+	/* .absent where no value, "-" by default; %.0f rounds; a name past the list is "?" */
+	assert_string_equal(got,
+		"DEV  TXQ COLOUR  RATE\n"
+		"a    3   green      2\n"
+		"a    all -       1234\n"
+		"b    0   blue       -\n"
+		"a    3   ?          2\n");
+	free(got);
+}
+
+static void test_prom_state_sets_and_counts_per_name(void **state)
+{
+	struct nm_prom *p = nm_prom_new();
+	char *got;
+
+	(void)state;
+	nm_rec_prom(p, &vrec, vrows, sizeof(vrows[0]), 3);
+	got = prom_text(p);
+	assert_string_equal(got,
+		/* a state set, and no sample for the row without a value */
+		"# HELP t_colour Colour\n"
+		"# TYPE t_colour gauge\n"
+		"t_colour{device=\"a\",colour=\"red\"} 0\n"
+		"t_colour{device=\"a\",colour=\"green\"} 1\n"
+		"t_colour{device=\"a\",colour=\"blue\"} 0\n"
+		"t_colour{device=\"b\",colour=\"red\"} 0\n"
+		"t_colour{device=\"b\",colour=\"green\"} 0\n"
+		"t_colour{device=\"b\",colour=\"blue\"} 1\n"
+		/* a count per name, summed by device */
+		"# HELP t_seen_total Seen\n"
+		"# TYPE t_seen_total counter\n"
+		"t_seen_total{device=\"a\",colour=\"red\"} 11\n"
+		"t_seen_total{device=\"a\",colour=\"green\"} 22\n"
+		"t_seen_total{device=\"a\",colour=\"blue\"} 33\n"
+		"t_seen_total{device=\"b\",colour=\"red\"} 0\n"
+		"t_seen_total{device=\"b\",colour=\"green\"} 0\n"
+		"t_seen_total{device=\"b\",colour=\"blue\"} 5\n");
+	free(got);
+	nm_prom_free(p);
+}
+
+static void test_prom_sample_at_first_row_with_a_value(void **state)
+{
+	/* the first row of "a" has no value: the sample is the second's */
+	const struct vrow r[] = {
+		{ .dev = "a", .colour = 0, .sampled = false },
+		{ .dev = "b", .colour = 2, .sampled = true },
+		{ .dev = "a", .colour = 1, .sampled = true },
+	};
+	static const struct nm_field f[] = {
+		{ .type = NM_REC_STR, .off = V(dev), .prom = "device", .kind = NM_PROM_LABEL },
+		{ .type = NM_REC_U32, .off = V(colour), .prom = "t_c", .kind = NM_PROM_GAUGE,
+		  .help = "C", .flags = NM_F_VALID, .valid = V(sampled) },
+	};
+	const struct nm_record rr = NM_RECORD("f", f);
+	struct nm_prom *p = nm_prom_new();
+	char *got;
+
+	(void)state;
+	nm_rec_prom(p, &rr, r, sizeof(r[0]), 3);
+	got = prom_text(p);
+	assert_string_equal(got, "# HELP t_c C\n# TYPE t_c gauge\nt_c{device=\"b\"} 2\nt_c{device=\"a\"} 1\n");
+	free(got);
+	nm_prom_free(p);
+}
+
+static void test_doc_types_of_names(void **state)
+{
+	(void)state;
+	assert_string_equal(nm_rec_json_type(&vfields[3]), "string");
+	assert_string_equal(nm_rec_json_type(&vfields[5]), "integer");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +390,11 @@ int main(void)
 		cmocka_unit_test(test_prom_of_no_rows_has_the_families),
 		cmocka_unit_test(test_prom_sums_integers_exactly),
 		cmocka_unit_test(test_doc_types_and_labels),
+		cmocka_unit_test(test_json_of_missing_values_and_names),
+		cmocka_unit_test(test_table_of_missing_values_and_names),
+		cmocka_unit_test(test_prom_state_sets_and_counts_per_name),
+		cmocka_unit_test(test_prom_sample_at_first_row_with_a_value),
+		cmocka_unit_test(test_doc_types_of_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
