@@ -11,7 +11,7 @@
 #include <string.h>
 #include "detect/qdiscstuck_detect.h"
 
-static const char *const names[QS_NSTATES] = {
+const char *const qs_state_names[QS_NSTATES] = {
 	[QS_OK] = "ok",
 	[QS_IDLE] = "idle",
 	[QS_SHAPED] = "shaped",
@@ -34,7 +34,7 @@ enum qs_state qs_state_worse(enum qs_state a, enum qs_state b)
 
 const char *qs_state_name(enum qs_state s)
 {
-	return s < QS_NSTATES ? names[s] : "?";
+	return s < QS_NSTATES ? qs_state_names[s] : "?";
 }
 
 bool qs_kind_is_shaper(const char *kind)

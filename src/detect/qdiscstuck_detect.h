@@ -84,6 +84,8 @@ uint64_t qs_state_ms(const struct qs_track *t, uint64_t now_ns);
 
 /* "ok", "idle", "shaped", "driver_stopped", "stuck" */
 const char *qs_state_name(enum qs_state s);
+/* The names by state, for tables keyed by them (the records' state sets). */
+extern const char *const qs_state_names[QS_NSTATES];
 /*
  * The state a TX queue shows when its qdiscs (an mq child, an htb leaf and
  * its root) differ: the worse of a and b, stuck > driver_stopped > shaped
