@@ -34,6 +34,7 @@
 #include "lib/journal.h"
 #include "lib/netns.h"
 #include "lib/output.h"
+#include "lib/qdiscstuck_records.h"
 #include "lib/rtnl.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
@@ -238,6 +239,11 @@ struct sweep {
 	size_t per_state[QS_NSTATES];
 	uint64_t counters[QS_CNT_MAX];
 	size_t bpf_entries;
+	/* what the sinks read: the interval, the qdiscs shown, every queue */
+	struct qs_interval_row ival;
+	struct qs_qdisc_row *out;
+	size_t nout;
+	struct qs_queue_row *qrows;
 };
 
 static bool dev_selected(unsigned int ifindex)
@@ -562,182 +568,68 @@ static int cmp_rows(const void *a, const void *b)
 	return (int)y->nl.qlen - (int)x->nl.qlen;
 }
 
-static const char *txq_str(const struct qrow *r, char *buf, size_t len)
+/* A queue's labels: "all" for a device-wide (root) qdisc. */
+static void queue_row(struct qs_queue_row *q, const struct devq *d)
 {
-	if (r->txq < 0)
-		snprintf(buf, len, "all");
+	memset(q, 0, sizeof(*q));
+	dev_name(d->ifindex, q->device, sizeof(q->device));
+	if (d->txq < 0)
+		snprintf(q->queue, sizeof(q->queue), "all");
 	else
-		snprintf(buf, len, "%d", r->txq);
-	return buf;
+		snprintf(q->queue, sizeof(q->queue), "%d", d->txq);
+	q->stuck_seconds = d->bad_s;
+	q->backlog_packets = d->qlen;
+	q->backlog_bytes = d->backlog;
+	memcpy(q->entered, d->entered, sizeof(q->entered));
+	q->state = d->state;
+	q->present = d->present;
 }
 
-static void print_table(FILE *f, struct sweep *s)
+/* The rows the sinks read, from the judged sweep (rows sorted, worst first). */
+static void fill_rows(struct sweep *s)
 {
-	char ts[16], dev[IF_NAMESIZE + 8], h[16], p[16], q[8], st[48], c[2][16];
-	time_t t = time(NULL);
+	char dev[IF_NAMESIZE + 8];
 
-	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
-	fprintf(f, "\n%s  qdiscs: %zu stuck, %zu driver_stopped, %zu shaped, %zu ok, %zu idle\n", ts,
-		s->per_state[QS_STUCK], s->per_state[QS_DRIVER_STOPPED], s->per_state[QS_SHAPED],
-		s->per_state[QS_OK], s->per_state[QS_IDLE]);
-	fprintf(f, "%-8s %-6s %-6s %-10s %-3s %6s %8s %-14s %7s %7s %s\n", "DEV", "HANDLE", "PARENT",
-		"KIND", "TXQ", "QLEN", "BYTES", "STATE", "MS", "DEQ/S", "TXQ_STATE");
+	s->ival.time = (uint64_t)time(NULL);
+	s->ival.mono_ns = s->now_ns;
+	s->ival.qdiscs = s->n;
+	for (int st = 0; st < QS_NSTATES; st++)
+		s->ival.per_state[st] = s->per_state[st];
+	s->nout = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct qrow *r = &s->rows[i];
 
 		if (!shown(r))
 			continue;
-		fprintf(f, "%-8.8s %-6.6s %-6.6s %-10.10s %-3s %6s %8s %-14s %7llu %7.0f %s\n",
-			dev_name(r->nl.ifindex, dev, sizeof(dev)),
-			qs_fmt_handle(r->nl.handle, h, sizeof(h)),
-			qs_fmt_parent(r->nl.parent, p, sizeof(p)), r->nl.kind, txq_str(r, q, sizeof(q)),
-			nm_fmt_count(r->nl.qlen, c[0], sizeof(c[0])),
-			nm_fmt_count(r->nl.backlog, c[1], sizeof(c[1])), qs_state_name(r->t->state),
-			(unsigned long long)qs_state_ms(r->t, s->now_ns), r->t->deq_rate,
-			r->t->txq_state_known ? qs_txq_state_str(r->t->txq_state, st, sizeof(st)) : "?");
+		qs_qdisc_row(&s->out[s->nout++], dev_name(r->nl.ifindex, dev, sizeof(dev)), &r->nl,
+			     r->t, r->have_bpf ? &r->bpf : NULL, r->txq, r->lockless, s->now_ns);
 	}
+	for (size_t i = 0; i < s->ndq; i++)
+		queue_row(&s->qrows[i], &s->dq[i]);
+}
+
+static void print_table(FILE *f, const struct sweep *s)
+{
+	const uint64_t *n = s->ival.per_state;
+	time_t t = time(NULL);
+	char ts[16];
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
+	fprintf(f, "\n%s  qdiscs: %llu stuck, %llu driver_stopped, %llu shaped, %llu ok, %llu idle\n",
+		ts, (unsigned long long)n[QS_STUCK], (unsigned long long)n[QS_DRIVER_STOPPED],
+		(unsigned long long)n[QS_SHAPED], (unsigned long long)n[QS_OK],
+		(unsigned long long)n[QS_IDLE]);
+	nm_rec_table_header(f, &qs_qdisc_rec);
+	for (size_t i = 0; i < s->nout; i++)
+		nm_rec_table_row(f, &qs_qdisc_rec, &s->out[i]);
 	fflush(f);
 }
 
-static void json_row(const struct qrow *r, uint64_t now)
+static void print_json(const struct sweep *s)
 {
-	char dev[IF_NAMESIZE + 8], h[16], p[16], st[48];
-	struct nm_json j;
-
-	nm_json_begin(&j, stdout, "qdisc");
-	nm_json_str(&j, "dev", dev_name(r->nl.ifindex, dev, sizeof(dev)));
-	nm_json_str(&j, "handle", qs_fmt_handle(r->nl.handle, h, sizeof(h)));
-	nm_json_str(&j, "parent", qs_fmt_parent(r->nl.parent, p, sizeof(p)));
-	nm_json_str(&j, "kind", r->nl.kind);
-	if (r->txq >= 0)
-		nm_json_i64(&j, "txq", r->txq);
-	else
-		nm_json_str(&j, "txq", NULL);
-	nm_json_u64(&j, "qlen", r->nl.qlen);
-	nm_json_u64(&j, "backlog_bytes", r->nl.backlog);
-	nm_json_str(&j, "state", qs_state_name(r->t->state));
-	nm_json_u64(&j, "state_ms", qs_state_ms(r->t, now));
-	if (r->t->txq_state_known) {
-		nm_json_u64(&j, "txq_state", r->t->txq_state);
-		nm_json_str(&j, "txq_state_names", qs_txq_state_str(r->t->txq_state, st, sizeof(st)));
-	} else {
-		nm_json_str(&j, "txq_state", NULL);
-	}
-	nm_json_double(&j, "dequeue_rate", r->t->deq_rate);
-	nm_json_double(&j, "requeue_rate", r->t->requeue_rate);
-	nm_json_u64(&j, "packets", r->nl.packets);
-	nm_json_u64(&j, "drops", r->nl.drops);
-	nm_json_u64(&j, "requeues", r->nl.requeues);
-	nm_json_bool(&j, "lockless", r->lockless);
-	nm_json_bool(&j, "events", r->have_bpf);
-	if (r->have_bpf && r->bpf.sample_ns) {
-		nm_json_bool(&j, "scheduled", r->bpf.s_state & QS_Q_SCHED);
-		nm_json_bool(&j, "missed", r->bpf.s_state & QS_Q_MISSED);
-		nm_json_bool(&j, "running", r->bpf.s_running);
-	}
-	/* ms until the shaper's watchdog fires (negative: overdue); null where not seen */
-	if (r->have_bpf && r->bpf.wd_expires_ns) {
-		nm_json_i64(&j, "watchdog_ms", ((int64_t)r->bpf.wd_expires_ns - (int64_t)now) / 1000000);
-	} else {
-		nm_json_str(&j, "watchdog_ms", NULL);
-	}
-	nm_json_end(&j);
-}
-
-static void print_json(struct sweep *s)
-{
-	struct nm_json j;
-
-	nm_json_begin(&j, stdout, "interval");
-	nm_json_u64(&j, "time", (uint64_t)time(NULL));
-	/* the sweep's CLOCK_MONOTONIC, the clock of the BPF side and of ktime_get_ns() */
-	nm_json_u64(&j, "mono_ns", s->now_ns);
-	nm_json_u64(&j, "qdiscs", s->n);
-	for (int st = 0; st < QS_NSTATES; st++)
-		nm_json_u64(&j, qs_state_name(st), s->per_state[st]);
-	nm_json_end(&j);
-	for (size_t i = 0; i < s->n; i++)
-		if (shown(&s->rows[i]))
-			json_row(&s->rows[i], s->now_ns);
-}
-
-/* A queue's device and queue labels: "all" for a device-wide (root) qdisc. */
-static void devq_labels(const struct devq *d, char *dev, size_t devlen, char *q, size_t qlen)
-{
-	dev_name(d->ifindex, dev, devlen);
-	if (d->txq < 0)
-		snprintf(q, qlen, "all");
-	else
-		snprintf(q, qlen, "%d", d->txq);
-}
-
-static void prom_devq(struct nm_prom *p, struct sweep *s, const char *name, const char *type,
-		      const char *help, int which)
-{
-	char dev[IF_NAMESIZE + 8], q[16];
-
-	nm_prom_family(p, name, type, help);
-	for (size_t i = 0; i < s->ndq; i++) {
-		const struct devq *d = &s->dq[i];
-		const char *l[] = { "device", dev, "queue", q, NULL };
-
-		if (which != 0 && !d->present)
-			continue;
-		devq_labels(d, dev, sizeof(dev), q, sizeof(q));
-		nm_prom_sample(p, name, l, which == 0 ? d->bad_s : which == 1 ? d->qlen : d->backlog);
-	}
-}
-
-/*
- * qdiscstuck_queue_state{device,queue,state}: 1 for the state the queue is
- * in now (the worst of its qdiscs), 0 for the others: which queue is sick,
- * as a state set, for an alert that names it.
- */
-static void prom_queue_state(struct nm_prom *p, struct sweep *s)
-{
-	char dev[IF_NAMESIZE + 8], q[16];
-
-	nm_prom_family(p, "qdiscstuck_queue_state", "gauge",
-		       "1 for the state the TX queue is in now (the worst of its qdiscs)");
-	for (size_t i = 0; i < s->ndq; i++) {
-		const struct devq *d = &s->dq[i];
-
-		if (!d->present)
-			continue;
-		devq_labels(d, dev, sizeof(dev), q, sizeof(q));
-		for (int st = 0; st < QS_NSTATES; st++) {
-			const char *l[] = { "device", dev, "queue", q, "state", qs_state_name(st), NULL };
-
-			nm_prom_sample(p, "qdiscstuck_queue_state", l, d->state == (enum qs_state)st);
-		}
-	}
-}
-
-/* qdiscstuck_events_total{device,state}: entries into each state, summed over the device's queues. */
-static void prom_events(struct nm_prom *p, struct sweep *s)
-{
-	char dev[IF_NAMESIZE + 8];
-
-	nm_prom_family(p, "qdiscstuck_events_total", "counter",
-		       "Times a qdisc of the device entered a state");
-	for (size_t i = 0; i < s->ndq; i++) {
-		bool first = true;
-
-		for (size_t j = 0; j < i; j++)
-			first &= s->dq[j].ifindex != s->dq[i].ifindex;
-		if (!first)
-			continue;
-		dev_name(s->dq[i].ifindex, dev, sizeof(dev));
-		for (int st = 0; st < QS_NSTATES; st++) {
-			const char *l[] = { "device", dev, "state", qs_state_name(st), NULL };
-			uint64_t v = 0;
-
-			for (size_t j = i; j < s->ndq; j++)
-				if (s->dq[j].ifindex == s->dq[i].ifindex)
-					v += s->dq[j].entered[st];
-			nm_prom_sample(p, "qdiscstuck_events_total", l, v);
-		}
-	}
+	nm_rec_json(stdout, &qs_interval_rec, &s->ival);
+	for (size_t i = 0; i < s->nout; i++)
+		nm_rec_json(stdout, &qs_qdisc_rec, &s->out[i]);
 }
 
 static int write_prom(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm_hook *hooks)
@@ -748,18 +640,8 @@ static int write_prom(struct qdiscstuck_bpf *skel, struct sweep *s, const struct
 
 	if (!p)
 		return -ENOMEM;
-	nm_prom_family(p, "qdiscstuck_qdiscs", "gauge", "Qdiscs in each state at the last report");
-	for (int st = 0; st < QS_NSTATES; st++) {
-		const char *l[] = { "state", qs_state_name(st), NULL };
-
-		nm_prom_sample(p, "qdiscstuck_qdiscs", l, s->per_state[st]);
-	}
-	prom_devq(p, s, "qdiscstuck_stuck_seconds_total", "counter",
-		  "Seconds a qdisc of the queue held packets without progress (stuck or driver_stopped)", 0);
-	prom_devq(p, s, "qdiscstuck_backlog_packets", "gauge", "Packets queued in the queue's qdisc", 1);
-	prom_devq(p, s, "qdiscstuck_backlog_bytes", "gauge", "Bytes queued in the queue's qdisc", 2);
-	prom_events(p, s);
-	prom_queue_state(p, s);
+	nm_rec_prom(p, &qs_interval_rec, &s->ival, sizeof(s->ival), 1);
+	nm_rec_prom(p, &qs_queue_rec, s->qrows, sizeof(s->qrows[0]), s->ndq);
 	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
 	nm_self_prom_map(p, TOOL, "qdiscs", s->bpf_entries, QS_MAX_QDISCS, 0);
 	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));
@@ -908,18 +790,12 @@ static int kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifind
 static void json_kick(const char *dev, unsigned int queue, const struct kick_result *k,
 		      const char *why, uint64_t start_ns)
 {
-	struct nm_json j;
+	/* mono_ns: when the first frame went: its enqueue is what runs the qdisc */
+	struct qs_kick_row r = { .mono_ns = start_ns, .txq = queue, .reached = k->reached,
+				 .attempts = k->attempts, .stray = k->stray, .why = why };
 
-	nm_json_begin(&j, stdout, "kick");
-	/* when the first frame went: its enqueue is what runs the qdisc */
-	nm_json_u64(&j, "mono_ns", start_ns);
-	nm_json_str(&j, "dev", dev);
-	nm_json_u64(&j, "txq", queue);
-	nm_json_bool(&j, "reached", k->reached);
-	nm_json_u64(&j, "attempts", k->attempts);
-	nm_json_u64(&j, "stray", k->stray);
-	nm_json_str(&j, "why", why);
-	nm_json_end(&j);
+	snprintf(r.dev, sizeof(r.dev), "%s", dev);
+	nm_rec_json(stdout, &qs_kick_rec, &r);
 }
 
 static int do_kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifindex,
@@ -1179,6 +1055,7 @@ static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm
 		return;
 	if (s->n)
 		qsort(s->rows, s->n, sizeof(*s->rows), cmp_rows);
+	fill_rows(s);
 	if (env.o.json)
 		print_json(s);
 	if (env.o.table)
@@ -1203,18 +1080,14 @@ static void print_start(const struct nm_hook *hooks)
 		off += snprintf(devs + off, sizeof(devs) - off, "%s%s", i ? "," : "", env.o.devs[i]);
 	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
 	if (env.o.json) {
-		struct nm_json j;
+		struct qs_start_row r = {
+			.tool = TOOL, .kernel = nm_kernel_release(), .hooks = hooks,
+			.nhooks = NR_HOOKS, .interval = env.o.interval,
+			.threshold_ms = env.threshold_ms, .devices = devs,
+			.fix_kick = env.fix & FIX_KICK, .fix_lock = env.fix & FIX_LOCK,
+		};
 
-		nm_json_begin(&j, stdout, "start");
-		nm_json_str(&j, "tool", TOOL);
-		nm_json_str(&j, "kernel", nm_kernel_release());
-		nm_self_json_hooks(&j, hooks, NR_HOOKS);
-		nm_json_double(&j, "interval", env.o.interval);
-		nm_json_u64(&j, "threshold_ms", env.threshold_ms);
-		nm_json_str(&j, "devices", devs);
-		nm_json_bool(&j, "fix_kick", env.fix & FIX_KICK);
-		nm_json_bool(&j, "fix_lock", env.fix & FIX_LOCK);
-		nm_json_end(&j);
+		nm_rec_json(stdout, &qs_start_rec, &r);
 	}
 	if (env.o.table) {
 		FILE *f = env.o.json ? stderr : stdout;
@@ -1274,6 +1147,13 @@ static int resolve_dev_queue(const char *arg, const char *opt, char *dev, unsign
 	return 0;
 }
 
+static void sweep_free(struct sweep *s)
+{
+	if (!s)
+		return;
+	free(s->rows), free(s->tracks), free(s->dq), free(s->out), free(s->qrows);
+	free(s);
+}
 
 static struct sweep *sweep_new(void)
 {
@@ -1284,18 +1164,15 @@ static struct sweep *sweep_new(void)
 	s->rows = calloc(MAX_Q, sizeof(*s->rows));
 	s->tracks = calloc(MAX_Q, sizeof(*s->tracks));
 	s->dq = calloc(MAX_Q, sizeof(*s->dq));
-	if (!s->rows || !s->tracks || !s->dq) {
-		free(s->rows), free(s->tracks), free(s->dq), free(s);
+	s->out = calloc(MAX_Q, sizeof(*s->out));
+	s->qrows = calloc(MAX_Q, sizeof(*s->qrows));
+	if (!s->rows || !s->tracks || !s->dq || !s->out || !s->qrows) {
+		sweep_free(s);
 		return NULL;
 	}
 	return s;
 }
 
-static void sweep_free(struct sweep *s)
-{
-	if (s)
-		free(s->rows), free(s->tracks), free(s->dq), free(s);
-}
 
 int main(int argc, char **argv)
 {
