@@ -2,7 +2,8 @@
 /*
  * Unit tests for src/lib/qdiscstuck_records.c: a judged qdisc's row and its
  * JSON and table, and a TX queue's metrics, as the loader wrote them before
- * the tables.
+ * the tables; and that docs/qdiscstuck.md documents exactly the JSON keys,
+ * table columns and qdiscstuck_ metrics that the field tables define.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -16,6 +17,12 @@
 
 #include "lib/qdiscstuck_records.h"
 #include "capture.h"
+#include "docs_check.h"
+
+#ifndef NM_SRCDIR
+#define NM_SRCDIR "."
+#endif
+#define DOC NM_SRCDIR "/docs/qdiscstuck.md"
 
 #define NOW	(10ULL * 1000000000)
 
@@ -247,6 +254,31 @@ static void test_queue_metrics(void **state)
 	nm_prom_free(p);
 }
 
+/* ---- the docs ---- */
+
+static struct doc_spec doc(void)
+{
+	return (struct doc_spec){ .path = DOC, .records = qs_records, .nrecords = qs_nrecords,
+				  .table_rec = "qdisc", .metric_prefix = "qdiscstuck_" };
+}
+
+static void test_doc_documents_exactly_the_tables(void **state)
+{
+	struct doc_spec d = doc();
+
+	(void)state;
+	doc_check_exactly_the_tables(&d, 45, 11, 6);
+}
+
+/* Every JSON line the doc shows has the keys of its record, in the table's order. */
+static void test_doc_examples_have_the_tables_keys(void **state)
+{
+	struct doc_spec d = doc();
+
+	(void)state;
+	doc_check_examples(&d, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +286,8 @@ int main(void)
 		cmocka_unit_test(test_qdisc_sample_and_watchdog),
 		cmocka_unit_test(test_interval_and_kick_json),
 		cmocka_unit_test(test_queue_metrics),
+		cmocka_unit_test(test_doc_documents_exactly_the_tables),
+		cmocka_unit_test(test_doc_examples_have_the_tables_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
