@@ -122,7 +122,7 @@ static void json_field(struct nm_json *j, const struct nm_field *f, const void *
 		nm_json_u32_array(j, f->json, v, n);
 		break;
 	case NM_REC_OBJ:
-		f->json_fn(j, f->json, row);
+		f->json_fn(j, f, row);
 		break;
 	case NM_REC_U64_BY_NAME:
 		json_by_name(j, f, row);

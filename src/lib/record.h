@@ -25,7 +25,7 @@ enum nm_rec_type {
 	NM_REC_STRP,		/* const char *: NULL is null in JSON */
 	NM_REC_BITS,		/* uint64_t mask: the numbers of its set bits, [0,1] / "0,1" */
 	NM_REC_U32_ARRAY,	/* uint32_t[], its count a uint32_t at .aux */
-	NM_REC_OBJ,		/* JSON only, written by .json_fn */
+	NM_REC_OBJ,		/* JSON only, written by .json_fn (from .off and .aux, as it likes) */
 	/*
 	 * uint32_t, an index into .names: the name in JSON and the table; as a
 	 * metric a state set, one sample per name labelled .label, 1 for the
@@ -84,7 +84,7 @@ struct nm_field {
 	const char *const *names;	/* NM_REC_ENUM, NM_REC_U64_BY_NAME */
 	int nnames;
 	const char *label;	/* the label a metric of those two expands into */
-	void (*json_fn)(struct nm_json *j, const char *key, const void *row);
+	void (*json_fn)(struct nm_json *j, const struct nm_field *f, const void *row);
 };
 
 struct nm_record {

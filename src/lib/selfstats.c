@@ -165,6 +165,36 @@ void nm_self_json_lost(struct nm_json *j, const char *key, const struct nm_hook 
 	nm_json_str_map(j, key, lk, lv, nl);
 }
 
+static const struct nm_hook *row_hooks(const struct nm_field *f, const void *row, int *n)
+{
+	*n = *(const int *)((const char *)row + f->aux);
+	return *(const struct nm_hook *const *)((const char *)row + f->off);
+}
+
+void nm_self_rec_rungs(struct nm_json *j, const struct nm_field *f, const void *row)
+{
+	int n;
+	const struct nm_hook *h = row_hooks(f, row, &n);
+
+	nm_self_json_rungs(j, f->json, h, n);
+}
+
+void nm_self_rec_refused(struct nm_json *j, const struct nm_field *f, const void *row)
+{
+	int n;
+	const struct nm_hook *h = row_hooks(f, row, &n);
+
+	nm_self_json_refused(j, f->json, h, n);
+}
+
+void nm_self_rec_lost(struct nm_json *j, const struct nm_field *f, const void *row)
+{
+	int n;
+	const struct nm_hook *h = row_hooks(f, row, &n);
+
+	nm_self_json_lost(j, f->json, h, n);
+}
+
 void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n)
 {
 	nm_self_json_rungs(j, "hooks", hooks, n);

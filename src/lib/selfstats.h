@@ -8,6 +8,7 @@
 #include "lib/cli.h"
 #include "lib/hooks.h"
 #include "lib/output.h"
+#include "lib/record.h"
 
 /* netmedic_hook_info{tool,hook,mode,program} 1, and per loaded program its run count and time
  * (the kernel counts only while BPF stats are enabled: --bpf-stats or kernel.bpf_stats_enabled). */
@@ -28,6 +29,23 @@ void nm_self_json_hooks(struct nm_json *j, const struct nm_hook *hooks, int n);
 void nm_self_json_rungs(struct nm_json *j, const char *key, const struct nm_hook *hooks, int n);
 void nm_self_json_refused(struct nm_json *j, const char *key, const struct nm_hook *hooks, int n);
 void nm_self_json_lost(struct nm_json *j, const char *key, const struct nm_hook *hooks, int n);
+/*
+ * A start record's "hooks", "refused" and "lost" fields (lib/record.h), for
+ * a row type whose member hooks points to its nhooks (int) hooks.
+ */
+void nm_self_rec_rungs(struct nm_json *j, const struct nm_field *f, const void *row);
+void nm_self_rec_refused(struct nm_json *j, const struct nm_field *f, const void *row);
+void nm_self_rec_lost(struct nm_json *j, const struct nm_field *f, const void *row);
+#define NM_SELF_HOOK_FIELD(key, fn, row_t, what)					\
+	{ .json = (key), .type = NM_REC_OBJ, .off = offsetof(row_t, hooks),		\
+	  .aux = offsetof(row_t, nhooks), .json_fn = (fn), .help = (what) }
+#define NM_SELF_HOOK_FIELDS(row_t)							\
+	NM_SELF_HOOK_FIELD("hooks", nm_self_rec_rungs, row_t,				\
+			   "The rung in use for each logical hook"),			\
+	NM_SELF_HOOK_FIELD("refused", nm_self_rec_refused, row_t,			\
+			   "Programs the kernel refused, and where"),			\
+	NM_SELF_HOOK_FIELD("lost", nm_self_rec_lost, row_t,				\
+			   "Optional hooks with no rung left, and what is lost")
 /* Turns on run-time stats for as long as the returned fd is open (BPF_ENABLE_STATS):
  * nothing to restore if the tool dies. -1 with a warning when the kernel refuses. */
 int nm_self_enable_stats(const struct nm_opts *o);

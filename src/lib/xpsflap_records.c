@@ -12,36 +12,10 @@
 #define F(f)	offsetof(struct xf_flow_row, f)
 #define D(f)	offsetof(struct xf_dev_row, f)
 
-static void start_hooks(struct nm_json *j, const char *key, const void *row)
-{
-	const struct xf_start_row *r = row;
-
-	nm_self_json_rungs(j, key, r->hooks, r->nhooks);
-}
-
-static void start_refused(struct nm_json *j, const char *key, const void *row)
-{
-	const struct xf_start_row *r = row;
-
-	nm_self_json_refused(j, key, r->hooks, r->nhooks);
-}
-
-static void start_lost(struct nm_json *j, const char *key, const void *row)
-{
-	const struct xf_start_row *r = row;
-
-	nm_self_json_lost(j, key, r->hooks, r->nhooks);
-}
-
 static const struct nm_field start_fields[] = {
 	{ .json = "tool", .type = NM_REC_STRP, .off = S(tool) },
 	{ .json = "kernel", .type = NM_REC_STRP, .off = S(kernel) },
-	{ .json = "hooks", .type = NM_REC_OBJ, .json_fn = start_hooks,
-	  .help = "The rung in use for each logical hook" },
-	{ .json = "refused", .type = NM_REC_OBJ, .json_fn = start_refused,
-	  .help = "Programs the kernel refused, and where" },
-	{ .json = "lost", .type = NM_REC_OBJ, .json_fn = start_lost,
-	  .help = "Optional hooks with no rung left, and what is lost" },
+	NM_SELF_HOOK_FIELDS(struct xf_start_row),
 	{ .json = "interval", .type = NM_REC_DOUBLE, .off = S(interval), .unit = "seconds" },
 	{ .json = "devices", .type = NM_REC_STRP, .off = S(devices) },
 	{ .json = "max_flows", .type = NM_REC_U64, .off = S(max_flows) },

@@ -28,13 +28,13 @@ struct row {
 
 #define R(f)	offsetof(struct row, f)
 
-static void obj(struct nm_json *j, const char *key, const void *row)
+static void obj(struct nm_json *j, const struct nm_field *f, const void *row)
 {
 	const struct row *r = row;
 	const char *k[] = { "q" };
 	const uint64_t v[] = { r->queue };
 
-	nm_json_u64_map(j, key, k, v, 1);
+	nm_json_u64_map(j, f->json, k, v, 1);
 }
 
 static const struct nm_field fields[] = {
