@@ -163,28 +163,6 @@ static void test_interval_and_kick_json(void **state)
 	free(got);
 }
 
-static char *prom_text(struct nm_prom *p)
-{
-	char path[] = "/tmp/nm-test-qsrec.XXXXXX", err[256], *buf;
-	FILE *f;
-	long len;
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(nm_prom_write_atomic(p, path, err, sizeof(err)), 0);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, len + 1);
-	assert_int_equal(fread(buf, 1, len, f), (size_t)len);
-	fclose(f);
-	unlink(path);
-	return buf;
-}
-
 /* the textfile of two queues of qa, one gone from this sweep, and a root of qb */
 static void test_queue_metrics(void **state)
 {
@@ -204,7 +182,7 @@ static void test_queue_metrics(void **state)
 	(void)state;
 	nm_rec_prom(p, &qs_interval_rec, &iv, sizeof(iv), 1);
 	nm_rec_prom(p, &qs_queue_rec, q, sizeof(q[0]), 3);
-	got = prom_text(p);
+	got = cap_prom(p);
 	assert_string_equal(got,
 		"# HELP qdiscstuck_qdiscs Qdiscs in each state at the last report\n"
 		"# TYPE qdiscstuck_qdiscs gauge\n"

@@ -61,28 +61,6 @@ static const struct nm_field fields[] = {
 
 static const struct nm_record rec = NM_RECORD("t", fields);
 
-static char *prom_text(struct nm_prom *p)
-{
-	char path[] = "/tmp/nm-test-record.XXXXXX", err[256], *buf;
-	FILE *f;
-	long len;
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(nm_prom_write_atomic(p, path, err, sizeof(err)), 0);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, len + 1);
-	assert_int_equal(fread(buf, 1, len, f), (size_t)len);
-	fclose(f);
-	unlink(path);
-	return buf;
-}
-
 static const struct row rows[] = {
 	{ "eth0", 0, "a\"b", 150000, -3, 0.25, true, 0x5, { 7, 9 }, 2 },
 	{ "eth0", 1, NULL, 7, 2, NAN, false, 0, { 0 }, 0 },
@@ -149,7 +127,7 @@ static void test_prom_labels_sums_and_escaping(void **state)
 
 	(void)state;
 	nm_rec_prom(p, &rec, rows, sizeof(rows[0]), 3);
-	got = prom_text(p);
+	got = cap_prom(p);
 	assert_string_equal(got,
 		"# HELP t_packets_total Packets \\\\ sent\\nhere\n"
 		"# TYPE t_packets_total counter\n"
@@ -176,7 +154,7 @@ static void test_prom_of_no_rows_has_the_families(void **state)
 
 	(void)state;
 	nm_rec_prom(p, &rec, rows, sizeof(rows[0]), 0);
-	got = prom_text(p);
+	got = cap_prom(p);
 	assert_string_equal(got,
 		"# HELP t_packets_total Packets \\\\ sent\\nhere\n# TYPE t_packets_total counter\n"
 		"# HELP t_delta Delta\n# TYPE t_delta gauge\n"
@@ -204,7 +182,7 @@ static void test_prom_sums_integers_exactly(void **state)
 
 	(void)state;
 	nm_rec_prom(p, &r, big, sizeof(big[0]), 3);
-	got = prom_text(p);
+	got = cap_prom(p);
 	assert_string_equal(got, "# HELP t_total T\n# TYPE t_total counter\nt_total{device=\"a\"} 9007199254740994\n");
 	free(got);
 	nm_prom_free(p);
@@ -324,7 +302,7 @@ static void test_prom_state_sets_and_counts_per_name(void **state)
 
 	(void)state;
 	nm_rec_prom(p, &vrec, vrows, sizeof(vrows[0]), 3);
-	got = prom_text(p);
+	got = cap_prom(p);
 	assert_string_equal(got,
 		/* a state set, and no sample for the row without a value */
 		"# HELP t_colour Colour\n"
@@ -367,7 +345,7 @@ static void test_prom_sample_at_first_row_with_a_value(void **state)
 
 	(void)state;
 	nm_rec_prom(p, &rr, r, sizeof(r[0]), 3);
-	got = prom_text(p);
+	got = cap_prom(p);
 	assert_string_equal(got, "# HELP t_c C\n# TYPE t_c gauge\nt_c{device=\"b\"} 2\nt_c{device=\"a\"} 1\n");
 	free(got);
 	nm_prom_free(p);
