@@ -141,6 +141,22 @@ static void test_qdisc_sample_and_watchdog(void **state)
 	free(got);
 }
 
+/* the hooks' maps come from the row's hooks and count (here none) */
+static void test_start_json(void **state)
+{
+	const struct qs_start_row r = { .tool = "qdiscstuck", .kernel = "6.18", .interval = 0.5,
+					.threshold_ms = 100, .devices = "qa", .fix_kick = true };
+	char *got;
+
+	(void)state;
+	got = json_of(&qs_start_rec, &r);
+	assert_string_equal(got,
+		"{\"type\":\"start\",\"tool\":\"qdiscstuck\",\"kernel\":\"6.18\",\"hooks\":{},"
+		"\"refused\":{},\"lost\":{},\"interval\":0.5,\"threshold_ms\":100,\"devices\":\"qa\","
+		"\"fix_kick\":true,\"fix_lock\":false}\n");
+	free(got);
+}
+
 static void test_interval_and_kick_json(void **state)
 {
 	struct qs_interval_row iv = { .time = 1764547200, .mono_ns = NOW, .qdiscs = 7,
@@ -262,6 +278,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_qdisc_json_and_table),
 		cmocka_unit_test(test_qdisc_sample_and_watchdog),
+		cmocka_unit_test(test_start_json),
 		cmocka_unit_test(test_interval_and_kick_json),
 		cmocka_unit_test(test_queue_metrics),
 		cmocka_unit_test(test_doc_documents_exactly_the_tables),
