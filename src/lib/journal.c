@@ -955,6 +955,22 @@ int nm_journal_set_file(struct nm_journal *j, const char *path, const char *new_
 	return 0;
 }
 
+int nm_journal_ahead(struct nm_journal *j, const char *const *undo_argv, char *err, size_t errlen)
+{
+	struct sbuf b = { 0 };
+	int rc;
+
+	if (!j || !undo_argv || !undo_argv[0])
+		return nm_set_err(err, errlen, -EINVAL, "invalid argument");
+	sb_record(&b, "cmd", undo_argv);
+	rc = append(j, &b);
+	free(b.p);
+	/* nothing was changed yet: nothing to take back when the record failed */
+	if (rc)
+		return nm_set_err(err, errlen, rc, "cannot write journal %s: %s", j->path, strerror(-rc));
+	return 0;
+}
+
 int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char *const *undo_argv,
 		   char *err, size_t errlen)
 {

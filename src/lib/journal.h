@@ -67,6 +67,17 @@ int nm_journal_set_file(struct nm_journal *j, const char *path, const char *new_
 int nm_journal_run(struct nm_journal *j, const char *const *do_argv, const char *const *undo_argv, char *err, size_t errlen);
 
 /*
+ * Records an undo command (as nm_journal_run) ahead of a change the caller
+ * is about to make itself, through libbpf say: write-ahead, so a crash
+ * after the change leaves the undo on disk. Unlike nm_journal_run with
+ * do_argv NULL, a record that cannot be written runs nothing: the change
+ * is not made yet, and the undo could take away what someone else made
+ * (a clsact qdisc that was there). Take the record back with
+ * nm_journal_rewind when the change fails. 0 or -errno.
+ */
+int nm_journal_ahead(struct nm_journal *j, const char *const *undo_argv, char *err, size_t errlen);
+
+/*
  * Undo every record in reverse order (restoring files to their old values, running undo commands), log one line per
  * undo to the FILE log (may be NULL) such as "restored /sys/.../xps_cpus to 00000001", then unlink the journal,
  * release the lock and free. Returns 0 or the first -errno (but still tries every record).

@@ -147,6 +147,38 @@ int nm_plan_note(struct nm_plan *p, unsigned int remedy, const char *tag, const 
 	return nm_plan_add(p, &a);
 }
 
+int nm_plan_call(struct nm_plan *p, unsigned int remedy, const char *tag, const char *const *words,
+		 const char *const *undo_argv, const char *val)
+{
+	struct nm_action a = { .kind = NM_ACT_CALL, .remedy = remedy, .tag = tag };
+	int err;
+
+	if ((err = join(a.target, sizeof(a.target), words)) ||
+	    (undo_argv && (err = join(a.undo, sizeof(a.undo), undo_argv))) ||
+	    (err = put(a.val, sizeof(a.val), val)))
+		return err;
+	return nm_plan_add(p, &a);
+}
+
+int nm_plan_line(struct nm_plan *p, const char *fmt, ...)
+{
+	struct nm_action *a;
+	va_list ap;
+	int n;
+
+	if (!p->n)
+		return -EINVAL;
+	a = &p->a[p->n - 1];
+	va_start(ap, fmt);
+	n = vsnprintf(a->line, sizeof(a->line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(a->line)) {
+		a->line[0] = 0;
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
 void nm_plan_truncate(struct nm_plan *p, size_t n)
 {
 	if (n < p->n)
@@ -164,8 +196,10 @@ int nm_action_line(const struct nm_action *a, char *buf, size_t len)
 	char ns[40] = "";
 	int n;
 
-	if (a->kind == NM_ACT_NOTE) {
-		n = snprintf(buf, len, "%s: %s", a->tag, a->what);
+	if (*a->line) {
+		n = snprintf(buf, len, "%s", a->line);
+	} else if (a->kind == NM_ACT_NOTE) {
+		n = snprintf(buf, len, "%s%s%s", a->tag ? a->tag : "", a->tag ? ": " : "", a->what);
 	} else {
 		if (a->netns)
 			snprintf(ns, sizeof(ns), " in netns %lu", a->netns);
@@ -263,9 +297,60 @@ out:
 	return ret;
 }
 
+/* A call's change: its undo (when it has one) journaled first, taken back when the call fails. */
+static int call(struct nm_exec *x, struct nm_journal *j, struct nm_action *a, char *err, size_t len)
+{
+	const char *undo_argv[NM_PLAN_WORDS];
+	struct nm_journal_mark m;
+	char undo[640];
+	int ret;
+
+	if (!x->call) {
+		snprintf(err, len, "nothing here makes that change");
+		return -ENOSYS;
+	}
+	if (!*a->undo)
+		return x->call(x, a, err, len);
+	snprintf(undo, sizeof(undo), "%s", a->undo);
+	nm_plan_argv(undo, undo_argv, NM_PLAN_WORDS);
+	nm_journal_mark(j, &m);
+	ret = nm_journal_ahead(j, undo_argv, err, len);
+	if (ret)
+		return ret;
+	ret = x->call(x, a, err, len);
+	/* a failed call changed nothing: no undo for it */
+	if (ret && nm_journal_rewind(j, &m))
+		say(x, true, "%s%scannot take back the journal record of a change not made: its undo runs at exit",
+		    a->tag ? a->tag : "", a->tag ? ": " : "");
+	return ret;
+}
+
+/* A note, and a call without an undo, are never journaled. */
+static bool journaled(const struct nm_action *a)
+{
+	return a->kind != NM_ACT_NOTE && (a->kind != NM_ACT_CALL || *a->undo);
+}
+
+static int exec_here(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
+{
+	if (!journaled(a))
+		return call(x, NULL, a, err, len);
+	if (!x->j && x->open) {
+		int ret = x->open(x, a, err, len);
+
+		if (ret || !x->j)
+			return ret ? ret : -EBADF;
+	}
+	if (!x->j) {
+		snprintf(err, len, "no journal open");
+		return -EBADF;
+	}
+	return a->kind == NM_ACT_CALL ? call(x, x->j, a, err, len) : make(x, x->j, a, err, len);
+}
+
 static int exec_one(struct nm_exec *x, struct nm_action *a)
 {
-	char line[1536], err[256];
+	char line[1536], err[256] = "";
 	int ret;
 
 	if (a->kind == NM_ACT_NOTE) {
@@ -276,13 +361,14 @@ static int exec_one(struct nm_exec *x, struct nm_action *a)
 	if (a->flags & NM_ACT_INIT_NS) {
 		ret = make_global(x, a);
 	} else {
-		ret = x->j ? make(x, x->j, a, err, sizeof(err)) : -EBADF;
-		if (!x->j)
-			snprintf(err, sizeof(err), "no journal open");
-		if (ret)
-			say(x, true, "%s: %s", a->tag, err);
+		ret = exec_here(x, a, err, sizeof(err));
+		/* a call's line says its outcome, made or not (a kick that missed) */
+		if (ret && a->kind == NM_ACT_CALL && *a->line)
+			say(x, false, "%s", a->line);
+		if (ret && *err)
+			say(x, true, "%s%s%s", a->tag ? a->tag : "", a->tag ? ": " : "", err);
 	}
-	if (!ret) {
+	if (!ret && (a->kind != NM_ACT_CALL || *a->line)) {
 		nm_action_line(a, line, sizeof(line));
 		say(x, false, "%s", line);
 	}
@@ -314,10 +400,11 @@ int nm_exec_undo(struct nm_exec *x)
 	int ret = 0, here;
 
 	if (x->j) {
-		if (nm_journal_count(x->j))
-			say(x, false, "fix: restoring");
+		if (nm_journal_count(x->j) && (!x->restoring || *x->restoring))
+			say(x, false, "%s", x->restoring ? x->restoring : "fix: restoring");
 		if (nm_journal_undo(x->j, x->log)) {
-			say(x, true, "fix: not fully restored (see above)");
+			if (!x->unrestored || *x->unrestored)
+				say(x, true, "%s", x->unrestored ? x->unrestored : "fix: not fully restored (see above)");
 			ret = -1;
 		}
 		x->j = NULL;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * plan.h - remedies as data. A tool's policy is a pure function that
- * returns a plan, a list of actions (a sysctl, a file, a command, or a
- * note that says why nothing is done); one executor journals each action
- * (lib/journal.h) before it makes it, and the journal's undo puts it back.
+ * returns a plan, a list of actions (a sysctl, a file, a command, a call
+ * the tool makes, or a note that says why nothing is done); one executor
+ * journals each action (lib/journal.h) before it makes it, and the
+ * journal's undo puts it back.
  * The plan is what the unit tests look at; the executor is the only code
  * that changes the system for the remedies written this way.
  */
@@ -30,6 +31,7 @@ enum nm_act_kind {
 	NM_ACT_SYSCTL,		/* target: the sysctl's name */
 	NM_ACT_FILE,		/* target: a file's path (sysfs) */
 	NM_ACT_CMD,		/* target and undo: argv words, tab-separated */
+	NM_ACT_CALL,		/* made by the tool's call (libbpf, a frame): target its words */
 };
 
 /* Made from the initial netns, in a journal of its own (a global sysctl). */
@@ -45,6 +47,7 @@ struct nm_action {
 	char target[640];
 	char undo[640];		/* NM_ACT_CMD: the undo's argv */
 	char what[640];		/* the log's name for it ("" : target); a note: its line */
+	char line[640];		/* the tool's line once made, instead of "fix: ..." ("": that) */
 	char old[64];		/* the value before: the executor sets it from the file */
 	char val[64];		/* the value written; a command: what it makes ("without quickack") */
 	unsigned long netns;	/* the netns the log line names, 0: none */
@@ -72,13 +75,23 @@ int nm_plan_cmd(struct nm_plan *p, unsigned int remedy, const char *tag, const c
 		const char *const *undo_argv, const char *what, const char *val);
 int nm_plan_note(struct nm_plan *p, unsigned int remedy, const char *tag, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/*
+ * A change the tool's nm_exec.call makes (through libbpf, a frame sent):
+ * words (its target, tab-joined) say what to the call. undo_argv NULL:
+ * nothing to undo, never journaled (a kick); else the undo command is
+ * journaled before the call makes the change, and taken back when it fails.
+ */
+int nm_plan_call(struct nm_plan *p, unsigned int remedy, const char *tag, const char *const *words,
+		 const char *const *undo_argv, const char *val);
+/* Sets the line (nm_action.line) of the action a builder has just added (it returned 0). 0, -ENAMETOOLONG, -EINVAL on an empty plan. */
+int nm_plan_line(struct nm_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drops the actions from the n-th on (a policy taking back what it began). */
 void nm_plan_truncate(struct nm_plan *p, size_t n);
 void nm_plan_free(struct nm_plan *p);
 
 /*
- * The log line of an action, without the "TOOL: " prefix. A note:
- * "TAG: LINE". A change, once made: "fix: WHAT[ OLD] -> VAL[ in netns N]
+ * The log line of an action, without the "TOOL: " prefix. Its line when
+ * set. A note: "TAG: LINE" ("LINE" without a tag). A change, once made: "fix: WHAT[ OLD] -> VAL[ in netns N]
  * ([global; ]restored at exit)". 0, or -ENAMETOOLONG (cut).
  */
 int nm_action_line(const struct nm_action *a, char *buf, size_t len);
@@ -89,6 +102,16 @@ int nm_action_line(const struct nm_action *a, char *buf, size_t len);
  */
 int nm_plan_argv(char *words, const char **argv, int max);
 
+struct nm_exec;
+/*
+ * Makes an NM_ACT_CALL action. It may set a->line (logged, made or not:
+ * a kick's outcome) and err (logged as an error, "TAG: ERR", or ERR alone
+ * without a tag). 0 made, -errno.
+ */
+typedef int (*nm_exec_call_fn)(struct nm_exec *x, struct nm_action *a, char *err, size_t len);
+/* Opens x->j at the first action that needs a journal. 0, or -errno with err. */
+typedef int (*nm_exec_open_fn)(struct nm_exec *x, const struct nm_action *a, char *err, size_t len);
+
 struct nm_exec {
 	const char *tool;
 	FILE *log;			/* where the lines go (stderr) */
@@ -97,6 +120,11 @@ struct nm_exec {
 	const char *global_key;		/* its key ("rfs-global") */
 	int home_fd;			/* the initial netns, for NM_ACT_INIT_NS; -1: none */
 	const char *sysctl_root;	/* NULL: /proc/sys (tests: a temp dir) */
+	nm_exec_call_fn call;		/* NM_ACT_CALL */
+	nm_exec_open_fn open;		/* NULL: the caller opened j */
+	void *arg;			/* the tool's, for call and open */
+	const char *restoring;		/* undo's first line (NULL: "fix: restoring"; "": none) */
+	const char *unrestored;		/* its error (NULL: "fix: not fully restored (see above)"; "": none) */
 };
 
 /*
@@ -107,7 +135,7 @@ struct nm_exec {
 int nm_exec_plan(struct nm_exec *x, struct nm_plan *p);
 
 /*
- * Undoes everything made ("fix: restoring" when the tool's journal has
+ * Undoes everything made (x->restoring when the tool's journal has
  * records), the initial netns' journal from there. 0, or -1 when something
  * is not restored (said, with `TOOL --cleanup` where that helps).
  */

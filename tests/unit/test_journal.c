@@ -438,6 +438,33 @@ static void test_cmd_failures(void **state)
 	assert_int_equal(nm_journal_cleanup(TOOL, NULL), -EIO);
 }
 
+/* A record ahead of the caller's own change: nothing run until undo, and rewound when the change failed. */
+static void test_cmd_ahead(void **state)
+{
+	struct fixture *fx = *state;
+	char flag[PATH_MAX], err[256];
+	struct nm_journal_mark m;
+	struct nm_journal *j;
+
+	make_path(fx, "ahead", flag);
+	const char *const touch[] = { "touch", flag, NULL };
+
+	assert_int_equal(nm_journal_open(&j, TOOL, "ahead", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_ahead(NULL, touch, err, sizeof(err)), -EINVAL);
+	assert_int_equal(nm_journal_ahead(j, (const char *const[]){ NULL }, err, sizeof(err)), -EINVAL);
+	assert_int_equal(access(flag, F_OK), -1);
+	nm_journal_mark(j, &m);
+	assert_int_equal(nm_journal_ahead(j, touch, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_count(j), 1);
+	assert_int_equal(access(flag, F_OK), -1);
+	assert_int_equal(nm_journal_rewind(j, &m), 0);
+	assert_int_equal(nm_journal_count(j), 0);
+	assert_int_equal(nm_journal_ahead(j, touch, err, sizeof(err)), 0);
+	assert_int_equal(access(flag, F_OK), -1);
+	assert_int_equal(nm_journal_undo(j, NULL), 0);
+	assert_int_equal(access(flag, F_OK), 0);
+}
+
 static void test_key_sanitised(void **state)
 {
 	struct fixture *fx = *state;
@@ -1161,6 +1188,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_escaping_after_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_undo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cmd_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cmd_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_sanitised, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cleanup_ignores_other_tool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cleanup_netns_gone, setup, teardown),

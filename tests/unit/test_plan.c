@@ -124,6 +124,50 @@ static void test_lines(void **state)
 	nm_action_line(&a, buf, sizeof(buf));
 	assert_string_equal(buf, "fix rfs: nothing changed");
 	assert_int_equal(nm_action_line(&a, buf, 8), -ENAMETOOLONG);
+	/* a note without a tag is its line alone */
+	a.tag = NULL;
+	nm_action_line(&a, buf, sizeof(buf));
+	assert_string_equal(buf, "nothing changed");
+	/* the tool's own line, when it has one, whatever the kind */
+	a = (struct nm_action){ .kind = NM_ACT_CMD, .tag = "lock", .target = "tc", .what = "q",
+				.val = "pfifo", .line = "lock: eth0 tx-3: replaced" };
+	nm_action_line(&a, buf, sizeof(buf));
+	assert_string_equal(buf, "lock: eth0 tx-3: replaced");
+}
+
+static void test_call_and_line(void **state)
+{
+	const char *words[] = { "kick", "eth0", "3", NULL }, *undo[] = { "tc", "filter", "del", NULL };
+	char big[700];
+	struct nm_plan p = {};
+
+	(void)state;
+	/* nm_plan_line needs an action to set */
+	assert_int_equal(nm_plan_line(&p, "x"), -EINVAL);
+	assert_int_equal(nm_plan_call(&p, 1, NULL, words, NULL, "stuck"), 0);
+	assert_int_equal(nm_plan_call(&p, 1, NULL, words, NULL, "stuck"), 1);
+	/* another undo: another action */
+	assert_int_equal(nm_plan_call(&p, 2, "pin", words, undo, ""), 0);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.a[0].kind, NM_ACT_CALL);
+	assert_string_equal(p.a[0].target, "kick	eth0	3");
+	assert_string_equal(p.a[0].undo, "");
+	assert_string_equal(p.a[0].val, "stuck");
+	assert_string_equal(p.a[1].undo, "tc	filter	del");
+	assert_int_equal(nm_plan_line(&p, "pin: %s", "eth0"), 0);
+	assert_string_equal(p.a[1].line, "pin: eth0");
+	assert_string_equal(p.a[0].line, "");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	/* too long: said, and no line cut */
+	assert_int_equal(nm_plan_line(&p, "%s", big), -ENAMETOOLONG);
+	assert_string_equal(p.a[1].line, "");
+	assert_int_equal(nm_plan_call(&p, 1, NULL, (const char *[]){ NULL }, NULL, ""), -EINVAL);
+	/* a word with a tab would split */
+	assert_int_equal(nm_plan_call(&p, 1, NULL, (const char *[]){ "a\tb", NULL }, NULL, ""), -EINVAL);
+	assert_int_equal(nm_plan_call(&p, 1, NULL, words, (const char *[]){ "x\ty", NULL }, ""), -EINVAL);
+	assert_int_equal(p.n, 2);
+	nm_plan_free(&p);
 }
 
 static void test_argv(void **state)
@@ -327,6 +371,138 @@ static void test_exec_failures(void **state)
 	nm_plan_free(&p);
 }
 
+/* What the calls of test_exec_calls saw and do: a callback, as a tool's. */
+struct calls {
+	int made, opened;
+	char flag[256];		/* a call with an undo writes "pinned" here */
+	char key[32];		/* the journal opened at the first journaled action */
+};
+
+static int call_fn(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
+{
+	struct calls *c = x->arg;
+	FILE *f;
+
+	c->made++;
+	if (!strcmp(a->val, "miss")) {
+		snprintf(a->line, sizeof(a->line), "kick: %s: no frame reached it", a->target);
+		return -EAGAIN;
+	}
+	if (!strcmp(a->val, "fail")) {
+		snprintf(err, len, "kick %s: No such device", a->target);
+		return -ENODEV;
+	}
+	if (*a->undo) {
+		f = fopen(c->flag, "w");
+		if (!f)
+			return -errno;
+		fputs("pinned\n", f);
+		fclose(f);
+		if (!strcmp(a->val, "half"))
+			return -EIO;	/* err left empty: said by the call */
+	}
+	snprintf(a->line, sizeof(a->line), "kick: %s: reached", a->target);
+	return 0;
+}
+
+static int open_fn(struct nm_exec *x, const struct nm_action *a, char *err, size_t len)
+{
+	struct calls *c = x->arg;
+
+	(void)a;
+	c->opened++;
+	return nm_journal_open(&x->j, "nmtest", c->key, NULL, err, len);
+}
+
+/*
+ * Calls: without an undo, made and logged but never journaled (no journal
+ * opened for them); with one, journaled first (the journal opened at the
+ * first), taken back when the call fails; their lines, made or not, and
+ * the tool's undo lines.
+ */
+static void test_exec_calls(void **state)
+{
+	struct fixture *fx = *state;
+	struct calls c = { .key = "4" };
+	char cmd[512], *log;
+	const char *undo[] = { "sh", "-c", cmd, NULL };
+	struct nm_exec x = { .tool = "nmtest", .home_fd = -1, .call = call_fn, .open = open_fn, .arg = &c,
+			     .restoring = "pin: restoring", .unrestored = "" };
+	struct nm_plan p = {};
+
+	snprintf(c.flag, sizeof(c.flag), "%s/flag", fx->dir);
+	put(c.flag, "free\n");
+	snprintf(cmd, sizeof(cmd), "echo free > %s", c.flag);
+	x.log = fopen(fx->log, "w");
+	assert_non_null(x.log);
+	nm_plan_call(&p, 1, NULL, (const char *[]){ "q0", NULL }, NULL, "ok");
+	nm_plan_call(&p, 1, NULL, (const char *[]){ "q1", NULL }, NULL, "miss");
+	nm_plan_call(&p, 1, NULL, (const char *[]){ "q2", NULL }, NULL, "fail");
+	nm_plan_call(&p, 1, "lock", (const char *[]){ "q3", NULL }, NULL, "fail");
+	assert_int_equal(nm_exec_plan(&x, &p), 3);
+	assert_int_equal(c.made, 4);
+	assert_int_equal(p.a[0].err, 0);
+	assert_int_equal(p.a[1].err, -EAGAIN);
+	assert_int_equal(p.a[2].err, -ENODEV);
+	/* nothing to undo: no journal */
+	assert_int_equal(c.opened, 0);
+	assert_null(x.j);
+
+	nm_plan_truncate(&p, 0);
+	nm_plan_call(&p, 2, "pin", (const char *[]){ "p0", NULL }, undo, "half");
+	nm_plan_call(&p, 2, "pin", (const char *[]){ "p1", NULL }, undo, "ok");
+	assert_int_equal(nm_exec_plan(&x, &p), 1);
+	assert_int_equal(c.opened, 1);
+	assert_non_null(x.j);
+	/* the failed call's record was taken back: one undo, the made one's */
+	assert_int_equal(nm_journal_count(x.j), 1);
+	assert_string_equal(get(c.flag), "pinned\n");
+	assert_int_equal(nm_exec_undo(&x), 0);
+	assert_null(x.j);
+	assert_string_equal(get(c.flag), "free\n");
+	fclose(x.log);
+	log = get(fx->log);
+	assert_non_null(strstr(log, "nmtest: kick: q0: reached\n"
+				    "nmtest: kick: q1: no frame reached it\n"
+				    "nmtest: error: kick q2: No such device\n"
+				    "nmtest: error: lock: kick q3: No such device\n"
+				    "nmtest: kick: p1: reached\n"
+				    "nmtest: pin: restoring\n"));
+	nm_plan_free(&p);
+}
+
+/* The tool's undo lines: none when it says "", and no journal opened when the open fails. */
+static void test_exec_open_fails(void **state)
+{
+	struct fixture *fx = *state;
+	struct calls c = { .key = "5" };
+	struct nm_journal *held = NULL;
+	char err[256], *log;
+	struct nm_exec x = { .tool = "nmtest", .home_fd = -1, .call = call_fn, .open = open_fn, .arg = &c };
+	struct nm_plan p = {};
+
+	snprintf(c.flag, sizeof(c.flag), "%s/flag", fx->dir);
+	put(c.flag, "free\n");
+	/* another instance holds the journal */
+	assert_int_equal(nm_journal_open(&held, "nmtest", "5", NULL, err, sizeof(err)), 0);
+	x.log = fopen(fx->log, "w");
+	assert_non_null(x.log);
+	nm_plan_call(&p, 2, "pin", (const char *[]){ "p0", NULL }, (const char *[]){ "true", NULL }, "ok");
+	assert_int_equal(nm_exec_plan(&x, &p), 1);
+	assert_int_equal(p.a[0].err, -EBUSY);
+	assert_int_equal(c.opened, 1);
+	assert_int_equal(c.made, 0);
+	assert_null(x.j);
+	assert_string_equal(get(c.flag), "free\n");
+	assert_int_equal(nm_exec_undo(&x), 0);
+	fclose(x.log);
+	log = get(fx->log);
+	assert_non_null(strstr(log, "nmtest: error: pin: another nmtest instance"));
+	assert_null(strstr(log, "restoring"));
+	assert_int_equal(nm_journal_undo(held, NULL), 0);
+	nm_plan_free(&p);
+}
+
 /* Killed after a plan's change: --cleanup finds the journal it made, and undoes it. */
 static void test_exec_then_cleanup(void **state)
 {
@@ -366,8 +542,11 @@ int main(void)
 		cmocka_unit_test(test_build_and_dedup),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_argv),
+		cmocka_unit_test(test_call_and_line),
 		cmocka_unit_test_setup_teardown(test_exec_and_undo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_calls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_open_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_then_cleanup, setup, teardown),
 	};
 
