@@ -6,7 +6,8 @@
  * --fix=lock (a locked FIFO in place of a lockless child), --kick, --lock.
  *
  * Loader: options, hook ladder, skeleton, the rtnetlink sweep, the report
- * loop and the remedies. Decisions live in src/detect/qdiscstuck_detect.c.
+ * loop and the remedies' I/O. Decisions live in src/detect/qdiscstuck_detect.c,
+ * the remedies' policy in src/detect/qdiscstuck_plan.c; lib/plan.c makes them.
  */
 #include <argp.h>
 #include <errno.h>
@@ -28,12 +29,14 @@
 #include "netmedic/qdiscstuck.h"
 #include "qdiscstuck.skel.h"
 #include "detect/qdiscstuck_detect.h"
+#include "detect/qdiscstuck_plan.h"
 #include "lib/cli.h"
 #include "lib/htab.h"
 #include "lib/fixes.h"
 #include "lib/journal.h"
 #include "lib/netns.h"
 #include "lib/output.h"
+#include "lib/plan.h"
 #include "lib/qdiscstuck_records.h"
 #include "lib/rtnl.h"
 #include "lib/selfstats.h"
@@ -43,10 +46,9 @@
 #define TOOL		"qdiscstuck"
 #define MAX_Q		QS_MAX_QDISCS
 #define KICK_TRIES	32
-#define KICK_RETRY_NS	5000000000ULL	/* kick a qdisc that stays stuck again after 5 s */
 #define TC_H_ROOT_	0xffffffffU
 
-enum { FIX_KICK = 1, FIX_LOCK = 2 };
+enum { FIX_KICK = QS_FIX_KICK, FIX_LOCK = QS_FIX_LOCK };
 
 static struct env {
 	struct nm_opts o;
@@ -212,8 +214,7 @@ struct track_ent {
 	uint32_t parent, handle;
 	char kind[16];
 	bool seen;
-	uint64_t last_kick_ns;
-	bool told;		/* driver_stopped explained once per episode */
+	struct qs_fix_done fd;	/* the remedies' (last kick, driver_stopped told) */
 	struct qs_track t;
 };
 
@@ -244,6 +245,8 @@ struct sweep {
 	struct qs_qdisc_row *out;
 	size_t nout;
 	struct qs_queue_row *qrows;
+	struct qs_fix_row *fix;		/* the remedies' view of rows[] */
+	char (*fix_dev)[IF_NAMESIZE + 8];
 };
 
 static bool dev_selected(unsigned int ifindex)
@@ -798,32 +801,30 @@ static void json_kick(const char *dev, unsigned int queue, const struct kick_res
 	nm_rec_json(stdout, &qs_kick_rec, &r);
 }
 
+/* A kick's outcome into line (made or not), or why it could not be sent into err. */
 static int do_kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifindex,
-		   unsigned int queue, const char *why)
+		   unsigned int queue, const char *why, char *line, size_t len, char *err, size_t errlen)
 {
 	uint64_t start_ns = nm_mono_ns();
 	struct kick_result k;
 	int ret = kick(skel, dev, ifindex, queue, &k);
 
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "kick %s tx-%u: %s", dev, queue, strerror(-ret));
+	if (ret) {
+		snprintf(err, errlen, "kick %s tx-%u: %s", dev, queue, strerror(-ret));
+		return ret;
+	}
 	if (env.o.json)
 		json_kick(dev, queue, &k, why, start_ns);
 	if (k.reached)
-		nm_info(&env.o, "kick: %s tx-%u: one frame queued there (%d attempt(s), %d elsewhere): its enqueue runs the qdisc; the next report shows whether the backlog moved",
-			dev, queue, k.attempts, k.stray);
+		snprintf(line, len, "kick: %s tx-%u: one frame queued there (%d attempt(s), %d elsewhere): its enqueue runs the qdisc; the next report shows whether the backlog moved",
+			 dev, queue, k.attempts, k.stray);
 	else
-		nm_info(&env.o, "kick: %s tx-%u: no frame reached that queue in %d attempts (%d went elsewhere): the kernel picks queues by XPS map or flow hash, not by request",
-			dev, queue, k.attempts, k.stray);
-	return k.reached ? 0 : NM_EXIT_RUNTIME;
+		snprintf(line, len, "kick: %s tx-%u: no frame reached that queue in %d attempts (%d went elsewhere): the kernel picks queues by XPS map or flow hash, not by request",
+			 dev, queue, k.attempts, k.stray);
+	return k.reached ? 0 : -EAGAIN;
 }
 
 /* ---- remedy: lock ---- */
-
-struct lock_state {
-	struct nm_journal *j;
-	int changes;
-};
 
 /* CONFIG_NET_SCH_BPF builds the bpf_qdisc kfuncs: their presence in BTF tells. */
 /* --fix=kick's lever: one frame sent on the queue (AF_PACKET) runs the qdisc. */
@@ -857,22 +858,20 @@ static bool kernel_has_bpf_qdisc(void)
 	return !nm_fix_probe_btf_type(&fixes[QFIX_LOCK_BPF], why, sizeof(why));
 }
 
-static int lock_open(struct lock_state *ls)
+/* The lock's journal, opened at the first replace (x->open). */
+static int lock_open(struct nm_exec *x, const struct nm_action *a, char *err, size_t len)
 {
-	char key[64], nspath[256], err[256];
+	char key[64], nspath[256];
 
-	if (ls->j)
-		return 0;
+	(void)a;
 	if (kernel_has_bpf_qdisc())
 		nm_info(&env.o, "lock: this kernel builds BPF qdiscs (CONFIG_NET_SCH_BPF), but netmedic has no struct_ops FIFO yet: using the kernel's pfifo, which runs under the root qdisc lock");
 	else
 		nm_info(&env.o, "lock: this kernel has no BPF qdiscs (CONFIG_NET_SCH_BPF is not set): using the kernel's pfifo, which runs under the root qdisc lock");
 	snprintf(key, sizeof(key), "%lu-lock", env.o.netns_ino);
-	if (nm_journal_open(&ls->j, TOOL, key,
-			    env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
-			    err, sizeof(err)))
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "lock: %s", err);
-	return 0;
+	return nm_journal_open(&x->j, TOOL, key,
+			       env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
+			       err, len);
 }
 
 static int txqueuelen(const char *dev)
@@ -943,113 +942,87 @@ static int queue_qdisc(const char *dev, unsigned int ifindex, unsigned int queue
 }
 
 /*
- * Replaces the lockless qdisc of dev's queue by pfifo of the same limit,
- * journaled first. A replace drops whatever the old qdisc holds, so it is
- * made only while that is empty; the caller kicks first.
+ * A lock check (x->call): reads the qdisc the queue runs, after its kick,
+ * and carries out what qs_lock_plan makes of it: a note, or the replace by
+ * pfifo of the same limit (journaled first; only while it holds nothing).
  */
-static int lock_queue(struct lock_state *ls, const char *dev, unsigned int ifindex,
-		      unsigned int queue)
+static int lock_check(struct nm_exec *x, const struct qs_fix_target *t, char *err, size_t len)
 {
-	struct qs_lock_cmd cmd;
+	struct qs_lock_facts f = {};
+	struct nm_plan p = {};
 	struct find_ctx c;
-	const char *twin;
-	char err[256];
 	int ret;
 
-	if (queue_qdisc(dev, ifindex, queue, &c, err, sizeof(err)))
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "lock: %s", err);
-	twin = qs_locked_twin(c.child.kind);
-	if (!twin) {
-		nm_info(&env.o, "lock: %s tx-%u runs %s, which is not lockless: nothing to replace",
-			dev, queue, c.child.kind);
-		return 0;
-	}
-	if (c.child.qlen) {
-		nm_info(&env.o, "lock: %s tx-%u: not replaced now: its %s holds %u packets (%u bytes), which a replace would drop",
-			dev, queue, c.child.kind, c.child.qlen, c.child.backlog);
-		return 0;
-	}
-	ret = lock_open(ls);
+	if (queue_qdisc(t->dev, t->ifindex, t->queue, &c, err, len))
+		return -EIO;
+	snprintf(f.kind, sizeof(f.kind), "%s", c.child.kind);
+	f.parent = c.child.parent;
+	f.handle = c.child.handle;
+	f.qlen = c.child.qlen;
+	f.backlog = c.child.backlog;
+	f.limit = txqueuelen(t->dev);
+	ret = qs_lock_plan(t->dev, t->queue, &f, &p);
 	if (ret)
-		return ret;
-	qs_lock_cmds(&cmd, dev, c.child.parent, c.child.handle, c.child.kind, txqueuelen(dev));
-	/* nm_journal_run journals the undo before it runs the replace */
-	if (nm_journal_run(ls->j, cmd.do_argv, cmd.undo_argv, err, sizeof(err)))
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "lock: %s", err);
-	ls->changes++;
-	nm_info(&env.o, "lock: %s tx-%u: %s %s (handle %s, lockless) -> %s limit %s (locked); restored at exit or by --cleanup",
-		dev, queue, cmd.parent, c.child.kind, cmd.handle, twin, cmd.limit);
-	return 0;
+		snprintf(err, len, "%s tx-%u: %s", t->dev, t->queue, strerror(-ret));
+	else if (nm_exec_plan(x, &p))
+		ret = -EIO;	/* said by the executor */
+	nm_plan_free(&p);
+	return ret;
 }
 
-static void lock_stop(struct lock_state *ls)
+/* The executor's calls: a kick's frame, a lock's check. */
+static int fix_call(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
 {
-	if (!ls->j)
-		return;
-	if (nm_journal_count(ls->j))
-		nm_info(&env.o, "lock: restoring the lockless qdiscs");
-	nm_journal_undo(ls->j, stderr);
-	ls->j = NULL;
-}
+	struct qs_fix_target t;
 
-/* ---- remedies while running ---- */
-
-static void explain_stopped(const struct qrow *r, uint64_t now)
-{
-	char dev[IF_NAMESIZE + 8], st[48];
-	const char *who;
-
-	if (r->t->txq_state & QS_TXQ_DRV_XOFF)
-		who = "the driver stopped it (ring full) and has not completed a packet since: only its completion path (TX interrupt or NAPI poll) wakes it";
-	else if (r->t->txq_state & QS_TXQ_STACK_XOFF)
-		who = "BQL stopped it: the driver has not reported the completion of bytes in flight";
-	else
-		who = "the stack froze it (device reconfiguration in progress)";
-	nm_info(&env.o, "%s tx-%d: driver_stopped for %llu ms with %u packets (%u bytes) queued, txq_state %s: %s. A kick cannot restart a stopped queue and netmedic does not try; the kernel offers no wake from userspace, only driver-level recovery (link down/up, device reset), which drops these packets: left to you",
-		dev_name(r->nl.ifindex, dev, sizeof(dev)), r->txq,
-		(unsigned long long)qs_state_ms(r->t, now), r->nl.qlen, r->nl.backlog,
-		qs_txq_state_str(r->t->txq_state, st, sizeof(st)), who);
-}
-
-/* Explains a driver_stopped queue once per episode: again only after it left that state. */
-static void tell_stopped(const struct qrow *r, struct track_ent *e, uint64_t now)
-{
-	if (r->t->state != QS_DRIVER_STOPPED) {
-		e->told = false;
-		return;
+	if (qs_fix_target(a, &t)) {
+		snprintf(err, len, "not a queue: %s", a->target);
+		return -EINVAL;
 	}
-	if (!e->told) {
-		explain_stopped(r, now);
-		e->told = true;
-	}
+	if (a->remedy == QS_FIX_LOCK)
+		return lock_check(x, &t, err, len);
+	return do_kick(x->arg, t.dev, t.ifindex, t.queue, a->val, a->line, sizeof(a->line), err, len);
 }
 
-static void remedies(struct qdiscstuck_bpf *skel, struct sweep *s, struct lock_state *ls)
+/* The one executor of the remedies: kicks, lock checks and the lock's journal. */
+static void fix_init(struct nm_exec *x, struct qdiscstuck_bpf *skel)
 {
-	char dev[IF_NAMESIZE + 8];
+	*x = (struct nm_exec){ .tool = TOOL, .log = stderr, .home_fd = -1, .call = fix_call,
+			       .open = lock_open, .arg = skel,
+			       .restoring = "lock: restoring the lockless qdiscs", .unrestored = "" };
+}
+
+static void remedies(struct sweep *s, struct nm_exec *x, unsigned int fix)
+{
+	struct nm_plan p = {};
+	int ret;
 
 	for (size_t i = 0; i < s->n; i++) {
 		struct qrow *r = &s->rows[i];
-		struct track_ent *e;
 
+		s->fix[i] = (struct qs_fix_row){ .t = r->t };
 		if (!r->t)
 			continue;
-		e = track_ent_of(r->t);
-		tell_stopped(r, e, s->now_ns);
-		if (r->txq < 0 || !qs_kick_due(r->t, e->last_kick_ns, s->now_ns, KICK_RETRY_NS))
-			continue;
-		e->last_kick_ns = s->now_ns;
-		dev_name(r->nl.ifindex, dev, sizeof(dev));
-		do_kick(skel, dev, r->nl.ifindex, r->txq, "stuck");
-		if ((env.fix & FIX_LOCK) && r->lockless)
-			lock_queue(ls, dev, r->nl.ifindex, r->txq);
+		s->fix[i] = (struct qs_fix_row){
+			.t = r->t, .done = &track_ent_of(r->t)->fd,
+			.dev = dev_name(r->nl.ifindex, s->fix_dev[i], sizeof(s->fix_dev[i])),
+			.ifindex = r->nl.ifindex, .txq = r->txq, .lockless = r->lockless,
+			.parent = r->nl.parent, .handle = r->nl.handle,
+			.qlen = r->nl.qlen, .backlog = r->nl.backlog,
+		};
 	}
+	ret = qs_fix_plan(s->fix, s->n, fix, s->now_ns, &p);
+	if (ret)
+		nm_info(&env.o, "warning: no remedies at this sweep: %s", strerror(-ret));
+	else
+		nm_exec_plan(x, &p);
+	nm_plan_free(&p);
 }
 
 /* ---- main ---- */
 
 static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm_hook *hooks,
-		   struct lock_state *ls)
+		   struct nm_exec *x)
 {
 	if (sweep(skel, s))
 		return;
@@ -1062,12 +1035,9 @@ static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm
 		print_table(env.o.json ? stderr : stdout, s);
 	if (env.o.prom_file)
 		write_prom(skel, s, hooks);
-	if (env.fix)
-		remedies(skel, s, ls);
-	else if (env.o.verbose)
-		for (size_t i = 0; i < s->n; i++)
-			if (s->rows[i].t)
-				tell_stopped(&s->rows[i], track_ent_of(s->rows[i].t), s->now_ns);
+	/* without --fix, --verbose still explains the driver_stopped queues */
+	if (env.fix || env.o.verbose)
+		remedies(s, x, env.fix);
 }
 
 static void print_start(const struct nm_hook *hooks)
@@ -1152,6 +1122,7 @@ static void sweep_free(struct sweep *s)
 	if (!s)
 		return;
 	free(s->rows), free(s->tracks), free(s->dq), free(s->out), free(s->qrows);
+	free(s->fix), free(s->fix_dev);
 	free(s);
 }
 
@@ -1166,7 +1137,9 @@ static struct sweep *sweep_new(void)
 	s->dq = calloc(MAX_Q, sizeof(*s->dq));
 	s->out = calloc(MAX_Q, sizeof(*s->out));
 	s->qrows = calloc(MAX_Q, sizeof(*s->qrows));
-	if (!s->rows || !s->tracks || !s->dq || !s->out || !s->qrows) {
+	s->fix = calloc(MAX_Q, sizeof(*s->fix));
+	s->fix_dev = calloc(MAX_Q, sizeof(*s->fix_dev));
+	if (!s->rows || !s->tracks || !s->dq || !s->out || !s->qrows || !s->fix || !s->fix_dev) {
 		sweep_free(s);
 		return NULL;
 	}
@@ -1180,12 +1153,14 @@ int main(int argc, char **argv)
 	unsigned int kif = 0, kq = 0, lif = 0, lq = 0;
 	struct nm_hook hooks[NR_HOOKS];
 	struct qdiscstuck_bpf *skel = NULL;
-	struct lock_state ls = {};
+	struct nm_exec fx;
+	struct nm_plan p = {};
 	struct sweep *s = NULL;
 	uint64_t deadline = 0;
 	int stats_fd = -1, ret;
 
 	nm_opts_init(&env.o, TOOL);
+	fix_init(&fx, NULL);
 	/* --lock undoes its replace with tc; a journal may run nothing else */
 	nm_journal_allow_cmd("tc");
 	env.threshold_ms = QS_THRESHOLD_MS_DEFAULT;
@@ -1226,17 +1201,20 @@ int main(int argc, char **argv)
 	ret = nm_caps_after_attach(&env.o);
 	if (ret)
 		goto out;
+	fx.arg = skel;
 	if (env.kick) {
-		ret = do_kick(skel, kdev, kif, kq, "--kick");
+		ret = qs_plan_kick(&p, kdev, kif, kq, 0, 0, "--kick") < 0 || nm_exec_plan(&fx, &p) ?
+		      NM_EXIT_RUNTIME : 0;
 		goto out;
 	}
 	if (env.lock) {
 		nm_test_stop("change");
 		if (nm_exiting)
 			goto out;
-		ret = lock_queue(&ls, ldev, lif, lq);
+		ret = qs_plan_lock_check(&p, ldev, lif, lq) < 0 || nm_exec_plan(&fx, &p) ?
+		      NM_EXIT_RUNTIME : 0;
 	}
-	if (!ret && env.lock && !ls.changes)
+	if (!ret && env.lock && !nm_journal_count(fx.j))
 		ret = NM_EXIT_RUNTIME;	/* said why: not lockless, or not empty */
 	if (!ret) {
 		print_start(hooks);
@@ -1250,10 +1228,11 @@ int main(int argc, char **argv)
 	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
 		deadline = nm_next_deadline(deadline, (uint64_t)(env.o.interval * 1e9), nm_mono_ns());
 		nm_sleep_until(deadline);
-		report(skel, s, hooks, &ls);
+		report(skel, s, hooks, &fx);
 	}
 out:
-	lock_stop(&ls);
+	nm_exec_undo(&fx);
+	nm_plan_free(&p);
 	if (stats_fd >= 0)
 		close(stats_fd);
 	qdiscstuck_bpf__destroy(skel);
