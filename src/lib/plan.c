@@ -200,6 +200,9 @@ int nm_action_line(const struct nm_action *a, char *buf, size_t len)
 		n = snprintf(buf, len, "%s", a->line);
 	} else if (a->kind == NM_ACT_NOTE) {
 		n = snprintf(buf, len, "%s%s%s", a->tag ? a->tag : "", a->tag ? ": " : "", a->what);
+	} else if (a->flags & NM_ACT_BARE) {
+		n = snprintf(buf, len, "%s%s%s -> %s", *a->what ? a->what : a->target, *a->old ? " " : "",
+			     a->old, a->val);
 	} else {
 		if (a->netns)
 			snprintf(ns, sizeof(ns), " in netns %lu", a->netns);
@@ -318,7 +321,7 @@ static int call(struct nm_exec *x, struct nm_journal *j, struct nm_action *a, ch
 	if (ret)
 		return ret;
 	ret = x->call(x, a, err, len);
-	/* a failed call changed nothing: no undo for it */
+	/* a failed call changed nothing, nor one with nothing to do: no undo for them */
 	if (ret && nm_journal_rewind(j, &m))
 		say(x, true, "%s%scannot take back the journal record of a change not made: its undo runs at exit",
 		    a->tag ? a->tag : "", a->tag ? ": " : "");
@@ -363,10 +366,16 @@ static int exec_one(struct nm_exec *x, struct nm_action *a)
 	} else {
 		ret = exec_here(x, a, err, sizeof(err));
 		/* a call's line says its outcome, made or not (a kick that missed) */
-		if (ret && a->kind == NM_ACT_CALL && *a->line)
+		if (ret < 0 && a->kind == NM_ACT_CALL && *a->line)
 			say(x, false, "%s", a->line);
-		if (ret && *err)
+		if (ret < 0 && *err)
 			say(x, true, "%s%s%s", a->tag ? a->tag : "", a->tag ? ": " : "", err);
+	}
+	if (ret > 0) {
+		/* a call that found nothing to make: its line, if any */
+		if (*a->line)
+			say(x, false, "%s", a->line);
+		return 0;
 	}
 	if (!ret && (a->kind != NM_ACT_CALL || *a->line)) {
 		nm_action_line(a, line, sizeof(line));

@@ -38,6 +38,8 @@ enum nm_act_kind {
 #define NM_ACT_INIT_NS		1u
 /* When it fails, the later actions of the same remedy are not made. */
 #define NM_ACT_REQUIRED		2u
+/* Its line is "WHAT[ OLD] -> VAL" alone: the tool's prefix in what, no "(restored at exit)". */
+#define NM_ACT_BARE		4u
 
 struct nm_action {
 	enum nm_act_kind kind;
@@ -91,7 +93,8 @@ void nm_plan_free(struct nm_plan *p);
 
 /*
  * The log line of an action, without the "TOOL: " prefix. Its line when
- * set. A note: "TAG: LINE" ("LINE" without a tag). A change, once made: "fix: WHAT[ OLD] -> VAL[ in netns N]
+ * set. A note: "TAG: LINE" ("LINE" without a tag). NM_ACT_BARE: "WHAT[ OLD]
+ * -> VAL". A change, once made: "fix: WHAT[ OLD] -> VAL[ in netns N]
  * ([global; ]restored at exit)". 0, or -ENAMETOOLONG (cut).
  */
 int nm_action_line(const struct nm_action *a, char *buf, size_t len);
@@ -106,7 +109,8 @@ struct nm_exec;
 /*
  * Makes an NM_ACT_CALL action. It may set a->line (logged, made or not:
  * a kick's outcome) and err (logged as an error, "TAG: ERR", or ERR alone
- * without a tag). 0 made, -errno.
+ * without a tag). 0 made; 1 nothing to make (found made already: its undo
+ * record is taken back, not a failure); -errno.
  */
 typedef int (*nm_exec_call_fn)(struct nm_exec *x, struct nm_action *a, char *err, size_t len);
 /* Opens x->j at the first action that needs a journal. 0, or -errno with err. */

@@ -133,6 +133,12 @@ static void test_lines(void **state)
 				.val = "pfifo", .line = "lock: eth0 tx-3: replaced" };
 	nm_action_line(&a, buf, sizeof(buf));
 	assert_string_equal(buf, "lock: eth0 tx-3: replaced");
+	/* bare: the tool's prefix in what, no "(restored at exit)" */
+	a = (struct nm_action){ .kind = NM_ACT_FILE, .flags = NM_ACT_BARE, .tag = "--pin eth0",
+				.target = "/sys/x", .what = "pin: eth0 tx-1 xps_cpus", .old = "00000002",
+				.val = "0" };
+	nm_action_line(&a, buf, sizeof(buf));
+	assert_string_equal(buf, "pin: eth0 tx-1 xps_cpus 00000002 -> 0");
 }
 
 static void test_call_and_line(void **state)
@@ -401,6 +407,8 @@ static int call_fn(struct nm_exec *x, struct nm_action *a, char *err, size_t len
 		if (!strcmp(a->val, "half"))
 			return -EIO;	/* err left empty: said by the call */
 	}
+	if (!strcmp(a->val, "there"))
+		return 1;	/* found made already: nothing to undo */
 	snprintf(a->line, sizeof(a->line), "kick: %s: reached", a->target);
 	return 0;
 }
@@ -451,7 +459,10 @@ static void test_exec_calls(void **state)
 	nm_plan_truncate(&p, 0);
 	nm_plan_call(&p, 2, "pin", (const char *[]){ "p0", NULL }, undo, "half");
 	nm_plan_call(&p, 2, "pin", (const char *[]){ "p1", NULL }, undo, "ok");
+	nm_plan_call(&p, 2, "pin", (const char *[]){ "p2", NULL }, undo, "there");
 	assert_int_equal(nm_exec_plan(&x, &p), 1);
+	/* nothing to make is not a failure, and leaves no record */
+	assert_int_equal(p.a[2].err, 0);
 	assert_int_equal(c.opened, 1);
 	assert_non_null(x.j);
 	/* the failed call's record was taken back: one undo, the made one's */
@@ -468,6 +479,7 @@ static void test_exec_calls(void **state)
 				    "nmtest: error: lock: kick q3: No such device\n"
 				    "nmtest: kick: p1: reached\n"
 				    "nmtest: pin: restoring\n"));
+	assert_null(strstr(log, "p2"));
 	nm_plan_free(&p);
 }
 
