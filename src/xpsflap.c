@@ -21,11 +21,13 @@
 #include "netmedic/xpsflap.h"
 #include "xpsflap.skel.h"
 #include "detect/xpsflap_detect.h"
+#include "detect/xpsflap_plan.h"
 #include "lib/cli.h"
 #include "lib/fixes.h"
 #include "lib/journal.h"
 #include "lib/netns.h"
 #include "lib/output.h"
+#include "lib/plan.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
 #include "lib/sysfs.h"
@@ -150,6 +152,7 @@ static void declare_hooks(struct xpsflap_bpf *skel, struct nm_hook *hooks)
 
 struct pin_state {
 	struct nm_journal *j[NM_MAX_DEVS];
+	char tag[NM_MAX_DEVS][48];	/* "--pin DEV": its plan's error lines */
 };
 
 static bool kernel_has_skbedit(void)
@@ -163,97 +166,110 @@ static bool kernel_has_skbedit(void)
 	return !access(path, F_OK) || !access(strcat(path, ".xz"), F_OK);
 }
 
-/* Clears the XPS CPU map of every TX queue of dev that has one, journaled; counts TX queues. */
-static int clear_xps(struct nm_journal *j, const char *dev, int *ntx)
+/* dev's TX queues and their XPS maps, in directory order. 0, or an exit code (said). */
+static int read_queues(const char *dev, struct xf_pin_queue **qp, size_t *n)
 {
-	char dir[256], path[512], old[256], err[256];
+	char dir[256], path[512];
+	struct xf_pin_queue *q = NULL, *nq;
 	struct dirent *de;
-	int cleared = 0, ret = 0;
+	size_t cap = 0;
 	DIR *d;
 
+	*n = 0;
 	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", dev);
 	d = opendir(dir);
 	if (!d)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s: %s", dev, dir, strerror(errno));
-	*ntx = 0;
-	while ((de = readdir(d)) && !ret) {
+	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, "tx-", 3))
 			continue;
-		(*ntx)++;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			nq = realloc(q, cap * sizeof(*q));
+			if (!nq) {
+				closedir(d);
+				free(q);
+				return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: out of memory", dev);
+			}
+			q = nq;
+		}
+		memset(&q[*n], 0, sizeof(q[*n]));
+		snprintf(q[*n].name, sizeof(q[*n].name), "%s", de->d_name);
 		snprintf(path, sizeof(path), "%s/%s/xps_cpus", dir, de->d_name);
-		if (nm_sysfs_line(path, old, sizeof(old)) || !xf_xps_mask_set(old))
-			continue;
-		if (nm_journal_set_file(j, path, "0", old, sizeof(old), err, sizeof(err)))
-			ret = nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, err);
-		else
-			nm_info(&env.o, "pin: %s %s xps_cpus %s -> 0", dev, de->d_name, old), cleared++;
+		q[*n].read = !nm_sysfs_line(path, q[*n].xps, sizeof(q[*n].xps));
+		(*n)++;
 	}
 	closedir(d);
-	if (!ret && *ntx >= 2)
-		nm_info(&env.o, "pin: %s: %d XPS map(s) cleared", dev, cleared);
-	return ret;
-}
-
-/*
- * Attaches the pin program on dev's clsact egress, journaling the undo as tc
- * commands so that --cleanup can remove them after a crash.
- */
-static int attach_pin_tc(struct xpsflap_bpf *skel, struct nm_journal *j, const char *dev,
-			 unsigned int ifindex, unsigned int ntx)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, tco, .handle = XF_PIN_TC_HANDLE, .priority = XF_PIN_TC_PRIO,
-		    .prog_fd = bpf_program__fd(skel->progs.xf_pin_tc));
-	const char *del_qdisc[] = { "tc", "qdisc", "del", "dev", dev, "clsact", NULL };
-	char prio[16], handle[16], err[256];
-	const char *del_filter[] = { "tc", "filter", "del", "dev", dev, "egress", "pref", prio,
-				     "handle", handle, "bpf", NULL };
-	int ret;
-
-	snprintf(prio, sizeof(prio), "%u", XF_PIN_TC_PRIO);
-	snprintf(handle, sizeof(handle), "0x%x", XF_PIN_TC_HANDLE);
-	ret = bpf_map_update_elem(bpf_map__fd(skel->maps.pin_devs), &ifindex, &ntx, BPF_ANY);
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: pin map: %s", dev, strerror(errno));
-	ret = bpf_tc_hook_create(&hook);
-	if (ret && ret != -EEXIST)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: clsact: %s", dev, strerror(-ret));
-	/* only a clsact qdisc this instance created is deleted again */
-	if (!ret && nm_journal_run(j, NULL, del_qdisc, err, sizeof(err)))
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, err);
-	ret = bpf_tc_attach(&hook, &tco);
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: tc egress filter: %s", dev,
-			      strerror(-ret));
-	if (nm_journal_run(j, NULL, del_filter, err, sizeof(err)))
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, err);
-	nm_info(&env.o, "pin: %s: tc egress filter pref %s handle %s chooses the queue from the 5-tuple",
-		dev, prio, handle);
+	*qp = q;
 	return 0;
 }
 
-static int pin_dev(struct xpsflap_bpf *skel, struct nm_journal *j, int i)
+/*
+ * The executor's calls (x->arg: the skeleton): the clsact qdisc on dev's
+ * egress, the pin map's entry first (1: a clsact was there already, and
+ * is not deleted again), or the tc filter that runs the pin program.
+ * Their undo, a tc command, is journaled before; --cleanup runs it after
+ * a crash.
+ */
+static int pin_call(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
+{
+	struct xpsflap_bpf *skel = x->arg;
+	struct xf_pin_target t;
+	int ret;
+
+	if (xf_pin_target(a, &t)) {
+		snprintf(err, len, "not a pin: %s", a->target);
+		return -EINVAL;
+	}
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t.ifindex, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, tco, .handle = XF_PIN_TC_HANDLE, .priority = XF_PIN_TC_PRIO,
+		    .prog_fd = bpf_program__fd(skel->progs.xf_pin_tc));
+	if (t.what == XF_PIN_FILTER) {
+		ret = bpf_tc_attach(&hook, &tco);
+		if (ret)
+			snprintf(err, len, "tc egress filter: %s", strerror(-ret));
+		return ret;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.pin_devs), &t.ifindex, &t.ntx, BPF_ANY)) {
+		ret = -errno;
+		snprintf(err, len, "pin map: %s", strerror(-ret));
+		return ret;
+	}
+	ret = bpf_tc_hook_create(&hook);
+	if (ret == -EEXIST)
+		return 1;
+	if (ret)
+		snprintf(err, len, "clsact: %s", strerror(-ret));
+	return ret;
+}
+
+/* What --pin changes on device i: read, planned (xf_pin_plan), made in its journal. */
+static int pin_dev(struct xpsflap_bpf *skel, struct pin_state *ps, int i)
 {
 	const char *dev = env.o.devs[i];
-	int ntx = nm_dev_ntxq(dev), ret;
+	struct xf_pin_dev d = { .dev = dev, .tag = ps->tag[i], .ifindex = env.o.ifindex[i],
+				.ntxq = nm_dev_ntxq(dev),
+				.have_prog = bpf_program__fd(skel->progs.xf_pin_tc) >= 0 };
+	struct nm_exec x = { .tool = TOOL, .log = stderr, .j = ps->j[i], .home_fd = -1,
+			     .call = pin_call, .arg = skel };
+	struct xf_pin_queue *q = NULL;
+	struct nm_plan p = {};
+	int ret;
 
-	if (ntx < 0)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, strerror(-ntx));
-	if (ntx < 2) {
-		nm_info(&env.o, "pin: %s has %d TX queue: nothing can flap there, nothing changed", dev,
-			ntx);
-		return 0;
-	}
-	ret = clear_xps(j, dev, &ntx);
-	if (ret)
+	if (d.ntxq < 0)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, strerror(-d.ntxq));
+	snprintf(ps->tag[i], sizeof(ps->tag[i]), "--pin %s", dev);
+	if (d.ntxq >= 2 && (ret = read_queues(dev, &q, &d.nq)))
 		return ret;
-	/* the pin hook's rung was refused: the first line says so */
-	if (bpf_program__fd(skel->progs.xf_pin_tc) < 0) {
-		nm_info(&env.o, "pin: %s: no tc program here: the kernel's flow hash picks each flow's queue",
-			dev);
-		return 0;
-	}
-	return attach_pin_tc(skel, j, dev, env.o.ifindex[i], ntx);
+	d.q = q;
+	ret = xf_pin_plan(&d, &p);
+	if (ret)
+		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, strerror(-ret));
+	else if (nm_exec_plan(&x, &p))
+		ret = NM_EXIT_RUNTIME;	/* said by the executor */
+	nm_plan_free(&p);
+	free(q);
+	return ret;
 }
 
 static int pin_start(struct xpsflap_bpf *skel, struct pin_state *ps)
@@ -272,7 +288,7 @@ static int pin_start(struct xpsflap_bpf *skel, struct pin_state *ps)
 				      err, sizeof(err));
 		if (ret)
 			return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", env.o.devs[i], err);
-		ret = pin_dev(skel, ps->j[i], i);
+		ret = pin_dev(skel, ps, i);
 		if (ret)
 			return ret;
 	}
@@ -282,18 +298,20 @@ static int pin_start(struct xpsflap_bpf *skel, struct pin_state *ps)
 /* Undoes every device's changes; a failed undo makes the exit status 1. */
 static int pin_stop(struct pin_state *ps)
 {
+	char restoring[64], unrestored[96];
 	int ret = 0;
 
 	for (int i = 0; i < NM_MAX_DEVS; i++) {
+		struct nm_exec x = { .tool = TOOL, .log = stderr, .j = ps->j[i], .home_fd = -1,
+				     .restoring = restoring, .unrestored = unrestored };
+
 		if (!ps->j[i])
 			continue;
-		if (nm_journal_count(ps->j[i]))
-			nm_info(&env.o, "pin: restoring %s", env.o.devs[i]);
-		if (nm_journal_undo(ps->j[i], stderr)) {
-			nm_err(&env.o, NM_EXIT_RUNTIME, "pin: %s not fully restored (see above)",
-			       env.o.devs[i]);
+		snprintf(restoring, sizeof(restoring), "pin: restoring %s", env.o.devs[i]);
+		snprintf(unrestored, sizeof(unrestored), "pin: %s not fully restored (see above)",
+			 env.o.devs[i]);
+		if (nm_exec_undo(&x))
 			ret = NM_EXIT_RUNTIME;
-		}
 		ps->j[i] = NULL;
 	}
 	return ret;
