@@ -108,8 +108,11 @@ storm_run() {
 	run acks "$TMP/out"
 	echo "$output"
 	[ "$(echo "$output" | head -1 | jq .storm)" = true ]
-	[ "$(echo "$output" | tail -1 | jq .storm)" = false ]
-	[ "$(echo "$output" | tail -1 | jq '.owned_ratio < 0.5')" = true ]
+	# every record after the fix is no storm, and the ratio falls below 0.5
+	# in one of them: one interval's ratio varies with the lab's timing
+	# (0.11 to 0.76 seen here after the fix; 1.0 before it)
+	[ "$(echo "$output" | tail -n +2 | jq -s 'length > 0 and all(.storm == false)')" = true ]
+	[ "$(echo "$output" | tail -n +2 | jq -s 'map(.owned_ratio) | min < 0.5')" = true ]
 	grep -q "tcp_backlog_ack_defer 0 -> 1" "$TMP/out.err"
 	grep -q "the route to 198.18.1.1 has quickack 1" "$TMP/out.err"
 	assert_equal "$(defer)" 0
