@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "detect/qdiscstuck_plan.h"
+#include "lib/cli.h"
 
 #define QS_FIX_WORDS	8
 
@@ -105,19 +106,6 @@ int qs_plan_lock_check(struct nm_plan *p, const char *dev, unsigned int ifindex,
 			    NULL, "");
 }
 
-static int uint_of(const char *s, unsigned int *v)
-{
-	char *end;
-	unsigned long n;
-
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || n > 0xffffffffUL)
-		return -EINVAL;
-	*v = n;
-	return 0;
-}
-
 int qs_fix_target(const struct nm_action *a, struct qs_fix_target *t)
 {
 	char words[sizeof(a->target)];
@@ -130,7 +118,7 @@ int qs_fix_target(const struct nm_action *a, struct qs_fix_target *t)
 	n = nm_plan_argv(words, w, QS_FIX_WORDS);
 	if (n < 4 || (strcmp(w[0], "kick") && strcmp(w[0], "lock")) ||
 	    snprintf(t->dev, sizeof(t->dev), "%s", w[1]) >= (int)sizeof(t->dev) ||
-	    uint_of(w[2], &t->ifindex) || uint_of(w[3], &t->queue))
+	    nm_parse_uint(w[2], &t->ifindex) || nm_parse_uint(w[3], &t->queue))
 		return -EINVAL;
 	return 0;
 }

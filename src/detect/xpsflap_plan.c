@@ -11,6 +11,7 @@
 #include "netmedic/xpsflap.h"
 #include "detect/xpsflap_detect.h"
 #include "detect/xpsflap_plan.h"
+#include "lib/cli.h"
 
 #define XF_PIN_WORDS	8
 
@@ -92,19 +93,6 @@ int xf_pin_plan(const struct xf_pin_dev *d, struct nm_plan *p)
 	return pin_tc(d, p);
 }
 
-static int uint_of(const char *s, unsigned int *v)
-{
-	char *end;
-	unsigned long n;
-
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || n > 0xffffffffUL)
-		return -EINVAL;
-	*v = n;
-	return 0;
-}
-
 int xf_pin_target(const struct nm_action *a, struct xf_pin_target *t)
 {
 	char words[sizeof(a->target)];
@@ -122,7 +110,7 @@ int xf_pin_target(const struct nm_action *a, struct xf_pin_target *t)
 	else
 		return -EINVAL;
 	if (snprintf(t->dev, sizeof(t->dev), "%s", w[1]) >= (int)sizeof(t->dev) ||
-	    uint_of(w[2], &t->ifindex) || uint_of(w[3], &t->ntx))
+	    nm_parse_uint(w[2], &t->ifindex) || nm_parse_uint(w[3], &t->ntx))
 		return -EINVAL;
 	return 0;
 }

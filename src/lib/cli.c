@@ -103,6 +103,16 @@ int nm_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned
 	return errno || *end || !*s || *s == '-' || *v < min || *v > max ? -1 : 0;
 }
 
+int nm_parse_uint(const char *s, unsigned int *v)
+{
+	unsigned long n;
+
+	if (nm_parse_ulong(s, 0, UINT_MAX, &n))
+		return -1;
+	*v = n;
+	return 0;
+}
+
 long nm_parse_names(const char *arg, const char *const *names, int n)
 {
 	long mask = 0;

@@ -87,6 +87,8 @@ int nm_parse_interval(const char *s, double *sec);
 int nm_parse_count(const char *s, long *n);
 int nm_parse_long(const char *s, long min, long max, long *v);
 int nm_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *v);
+/* nm_parse_ulong for an unsigned int, 0 to UINT_MAX (words of a journal record). */
+int nm_parse_uint(const char *s, unsigned int *v);
 
 /*
  * A comma-separated list of names (--fix=kick,lock) as a mask: bit i for
