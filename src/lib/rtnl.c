@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,11 @@
 
 /* a dump message can be as large as a page of the kernel's (up to 32 KiB) */
 #define NM_RTNL_DUMP_BUF	32768
+/* a kept socket's reply, on a busy host */
+#define NM_RTNL_DUMP_WAIT_MS	2000
+
+/* two dumps in one second on one socket still differ */
+static unsigned int nm_rtnl_seq;
 
 #ifndef TCA_DUMP_INVISIBLE
 #define TCA_DUMP_INVISIBLE 10
@@ -138,33 +144,43 @@ static int dump_msg(const struct nlmsghdr *nlh, void *data)
 	struct dump_ctx *c = data;
 	struct nm_qdisc_stats q;
 
-	if (nm_rtnl_qdisc_parse(nlh, &q))
+	/* after the callback said stop: the rest of the dump is read, not judged */
+	if (c->ret || nm_rtnl_qdisc_parse(nlh, &q))
 		return MNL_CB_OK;	/* not ours to judge: skip what does not parse */
 	if (c->ifindex && q.ifindex != c->ifindex)
 		return MNL_CB_OK;
 	c->ret = c->cb(&q, c->arg);
-	return c->ret ? MNL_CB_STOP : MNL_CB_OK;
+	return MNL_CB_OK;
 }
 
-int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen)
+/* One datagram of the reply; a non-blocking socket waits for it, bounded. */
+static ssize_t dump_recv(struct mnl_socket *nl, void *buf, size_t len)
+{
+	struct pollfd p = { .fd = mnl_socket_get_fd(nl), .events = POLLIN };
+
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(nl, buf, len);
+
+		if (n >= 0 || errno != EAGAIN)
+			return n;
+		if (poll(&p, 1, NM_RTNL_DUMP_WAIT_MS) <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+	}
+}
+
+int nm_rtnl_qdisc_dump_on(struct mnl_socket *nl, unsigned int ifindex, nm_qdisc_cb cb, void *arg,
+			  char *err, size_t errlen)
 {
 	static char buf[NM_RTNL_DUMP_BUF];
 	struct dump_ctx c = { .ifindex = ifindex, .cb = cb, .arg = arg };
-	struct mnl_socket *nl;
+	unsigned int seq = (unsigned int)time(NULL) ^ ++nm_rtnl_seq, portid;
 	struct nlmsghdr *nlh;
 	struct tcmsg *tcm;
-	unsigned int seq = (unsigned int)time(NULL), portid;
 	ssize_t n;
 	int ret;
 
-	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "rtnetlink socket: %s", strerror(errno));
-		if (nl)
-			mnl_socket_close(nl);
-		return ret;
-	}
 	portid = mnl_socket_get_portid(nl);
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = RTM_GETQDISC;
@@ -176,25 +192,44 @@ int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *er
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "RTM_GETQDISC: %s", strerror(errno));
-		mnl_socket_close(nl);
 		return ret;
 	}
+	/*
+	 * To its end even when the callback stopped early: a socket that is
+	 * kept must not hold the rest of this dump when the next one starts.
+	 */
 	ret = MNL_CB_OK;
 	while (ret > MNL_CB_STOP) {
-		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		n = dump_recv(nl, buf, sizeof(buf));
 		if (n < 0) {
 			ret = -errno;
 			snprintf(err, errlen, "RTM_GETQDISC dump: %s", strerror(errno));
-			mnl_socket_close(nl);
 			return ret;
 		}
 		ret = nm_nl_run(buf, n, seq, portid, dump_msg, &c);
 	}
-	mnl_socket_close(nl);
 	if (ret < 0) {
 		ret = errno ? -errno : -EIO;
 		snprintf(err, errlen, "RTM_GETQDISC dump: %s", strerror(-ret));
 		return ret;
 	}
 	return c.ret;
+}
+
+int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen)
+{
+	struct mnl_socket *nl;
+	int ret;
+
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "rtnetlink socket: %s", strerror(errno));
+		if (nl)
+			mnl_socket_close(nl);
+		return ret;
+	}
+	ret = nm_rtnl_qdisc_dump_on(nl, ifindex, cb, arg, err, errlen);
+	mnl_socket_close(nl);
+	return ret;
 }

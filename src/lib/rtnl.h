@@ -55,4 +55,13 @@ typedef int (*nm_qdisc_cb)(const struct nm_qdisc_stats *q, void *arg);
  */
 int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen);
 
+/*
+ * The same dump on a socket the caller keeps (one per netns: it dumps the
+ * netns it was opened in, see nm_rtnl_open_in), blocking or not, bound to
+ * no multicast group. The reply is read to its end even when cb stops
+ * early, so the socket is ready for the next dump.
+ */
+int nm_rtnl_qdisc_dump_on(struct mnl_socket *nl, unsigned int ifindex, nm_qdisc_cb cb, void *arg,
+			  char *err, size_t errlen);
+
 #endif
