@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lib/hist.h"
 #include "lib/record.h"
 
 #define MAX_BITS	64
@@ -127,6 +128,14 @@ static void json_field(struct nm_json *j, const struct nm_field *f, const void *
 	case NM_REC_U64_BY_NAME:
 		json_by_name(j, f, row);
 		break;
+	case NM_REC_U64_MAP:
+		nm_json_u64_map(j, f->json, f->names, at(row, f->off), f->nnames);
+		break;
+	case NM_REC_STR_ARRAY:
+		nm_json_str_array(j, f->json, at(row, f->off), *(const uint32_t *)at(row, f->aux));
+		break;
+	case NM_REC_LOG2_HIST:
+		break;
 	}
 }
 
@@ -150,6 +159,17 @@ static void list_cell(char *buf, size_t len, const uint32_t *v, int n)
 	buf[0] = 0;
 	for (int i = 0; i < n && off < len; i++)
 		off += snprintf(buf + off, len - off, "%s%" PRIu32, i ? "," : "", v[i]);
+}
+
+static void str_list_cell(char *buf, size_t len, const struct nm_field *f, const void *row)
+{
+	const char *const *v = at(row, f->off);
+	uint32_t n = *(const uint32_t *)at(row, f->aux);
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? "," : "", v[i]);
 }
 
 static void cell(char *buf, size_t len, const struct nm_field *f, const void *row)
@@ -183,7 +203,10 @@ static void cell(char *buf, size_t len, const struct nm_field *f, const void *ro
 			snprintf(buf, len, "%g", d);
 		break;
 	case NM_REC_BOOL:
-		snprintf(buf, len, "%s", get_u64(f, row) ? "yes" : "no");
+		if (f->names)
+			snprintf(buf, len, "%s", f->names[!!get_u64(f, row)]);
+		else
+			snprintf(buf, len, "%s", get_u64(f, row) ? "yes" : "no");
 		break;
 	case NM_REC_STR:
 	case NM_REC_STRP:
@@ -194,8 +217,13 @@ static void cell(char *buf, size_t len, const struct nm_field *f, const void *ro
 	case NM_REC_U32_ARRAY:
 		list_cell(buf, len, v, get_array(f, row, &v, bits));
 		break;
+	case NM_REC_STR_ARRAY:
+		str_list_cell(buf, len, f, row);
+		break;
 	case NM_REC_OBJ:
 	case NM_REC_U64_BY_NAME:
+	case NM_REC_U64_MAP:
+	case NM_REC_LOG2_HIST:
 		buf[0] = 0;
 		break;
 	}
@@ -205,7 +233,8 @@ static void cell(char *buf, size_t len, const struct nm_field *f, const void *ro
 static const struct nm_field *column(const struct nm_record *r, int pos)
 {
 	for (int i = 0; i < r->nfields; i++)
-		if (r->fields[i].col && r->fields[i].colno == pos)
+		if ((r->fields[i].col || (r->fields[i].flags & NM_COL_JOIN)) &&
+		    r->fields[i].colno == pos)
 			return &r->fields[i];
 	return NULL;
 }
@@ -215,7 +244,8 @@ void nm_rec_table_header(FILE *f, const struct nm_record *r)
 	const struct nm_field *c;
 
 	for (int pos = 1; (c = column(r, pos)); pos++)
-		fprintf(f, "%s%*s", pos > 1 ? " " : "", c->width, c->col);
+		if (!(c->flags & NM_COL_JOIN))
+			fprintf(f, "%s%*s", pos > 1 ? " " : "", c->width, c->col);
 	putc('\n', f);
 }
 
@@ -226,6 +256,8 @@ void nm_rec_table_row(FILE *f, const struct nm_record *r, const void *row)
 
 	for (int pos = 1; (c = column(r, pos)); pos++) {
 		cell(buf, sizeof(buf), c, row);
+		if ((c->flags & NM_COL_JOIN) && !buf[0])
+			continue;
 		fprintf(f, "%s%*.*s", pos > 1 ? " " : "", c->width, c->cut ? c->cut : INT_MAX, buf);
 	}
 	putc('\n', f);
@@ -235,7 +267,16 @@ void nm_rec_table_row(FILE *f, const struct nm_record *r, const void *row)
 
 const char *nm_rec_prom_type(const struct nm_field *f)
 {
-	return f->kind == NM_PROM_GAUGE ? "gauge" : f->kind == NM_PROM_COUNTER ? "counter" : NULL;
+	switch (f->kind) {
+	case NM_PROM_GAUGE:
+		return "gauge";
+	case NM_PROM_COUNTER:
+		return "counter";
+	case NM_PROM_HISTOGRAM:
+		return "histogram";
+	default:
+		return NULL;
+	}
 }
 
 bool nm_rec_keeps_label(const struct nm_field *m, const struct nm_field *l)
@@ -251,16 +292,26 @@ bool nm_rec_keeps_label(const struct nm_field *m, const struct nm_field *l)
 	return false;
 }
 
-/* The kept labels of row as key, value, ..., NULL; vals holds numeric ones. */
-static void labels(const struct nm_record *r, const struct nm_field *m, const void *row,
-		   const char **l, char (*vals)[24])
+/* Per-name metrics: one sample (or histogram) per name, in the label .label. */
+static bool per_name(const struct nm_field *m)
 {
-	int n = 0;
+	return m->type == NM_REC_ENUM || m->type == NM_REC_U64_BY_NAME ||
+	       m->type == NM_REC_U64_MAP || m->type == NM_REC_LOG2_HIST;
+}
 
+/*
+ * The kept labels of row as key, value, ..., NULL, from l[2 * n] on: those
+ * with NM_F_LABEL_LAST when last is true, the others when not; vals holds
+ * numeric ones. Returns the count of labels now in l.
+ */
+static int labels_from(const struct nm_record *r, const struct nm_field *m, const void *row,
+		       const char **l, char (*vals)[24], int n, bool last)
+{
 	for (int i = 0; i < r->nfields && n < MAX_LABELS; i++) {
 		const struct nm_field *f = &r->fields[i];
 
-		if (f->kind != NM_PROM_LABEL || !nm_rec_keeps_label(m, f))
+		if (f->kind != NM_PROM_LABEL || !nm_rec_keeps_label(m, f) ||
+		    !(f->flags & NM_F_LABEL_LAST) != !last || !has_value(f, row))
 			continue;
 		l[2 * n] = f->prom;
 		if (f->type == NM_REC_STR || f->type == NM_REC_STRP || f->type == NM_REC_ENUM) {
@@ -275,26 +326,35 @@ static void labels(const struct nm_record *r, const struct nm_field *m, const vo
 		n++;
 	}
 	l[2 * n] = NULL;
+	return n;
 }
 
+/* All the kept labels of row: for telling rows' label sets apart. */
+static void labels(const struct nm_record *r, const struct nm_field *m, const void *row,
+		   const char **l, char (*vals)[24])
+{
+	labels_from(r, m, row, l, vals, labels_from(r, m, row, l, vals, 0, false), true);
+}
+
+/* Label sets may differ in their keys too: a label may be missing (NM_F_VALID). */
 static bool same_labels(const char *const *a, const char *const *b)
 {
-	for (; *a; a += 2, b += 2)
-		if (strcmp(a[1], b[1]))
+	for (; *a && *b; a += 2, b += 2)
+		if (strcmp(a[0], b[0]) || strcmp(a[1], b[1]))
 			return false;
-	return true;
+	return !*a && !*b;
 }
 
 /* How many samples a row gives per label set: one, or one per name. */
 static int nvalues(const struct nm_field *m)
 {
-	return m->type == NM_REC_ENUM || m->type == NM_REC_U64_BY_NAME ? m->nnames : 1;
+	return per_name(m) ? m->nnames : 1;
 }
 
 /* Value k of a metric: a count per name, a state set's 1 or 0, else the field. */
 static uint64_t int_at(const struct nm_field *f, const void *row, int k)
 {
-	if (f->type == NM_REC_U64_BY_NAME)
+	if (f->type == NM_REC_U64_BY_NAME || f->type == NM_REC_U64_MAP)
 		return ((const uint64_t *)at(row, f->off))[k];
 	if (f->type == NM_REC_ENUM)
 		return get_u64(f, row) == (uint64_t)k;
@@ -310,20 +370,49 @@ static double value_at(const struct nm_field *f, const void *row, int k)
 	return int_at(f, row, k);
 }
 
-/* The kept labels, then the one a per-name metric expands into. */
+/* The kept labels, the one a per-name metric expands into, then the last ones. */
 static void labels_at(const struct nm_record *r, const struct nm_field *m, const void *row,
 		      int k, const char **l, char (*vals)[24])
 {
-	int n = 0;
+	int n = labels_from(r, m, row, l, vals, 0, false);
 
-	labels(r, m, row, l, vals);
-	if (m->type != NM_REC_ENUM && m->type != NM_REC_U64_BY_NAME)
-		return;
-	while (l[2 * n])
+	if (per_name(m)) {
+		l[2 * n] = m->label;
+		l[2 * n + 1] = m->names[k];
 		n++;
-	l[2 * n] = m->label;
-	l[2 * n + 1] = m->names[k];
-	l[2 * n + 2] = NULL;
+	}
+	labels_from(r, m, row, l, vals, n, true);
+}
+
+/* Name k's histogram of the rows from first that share its labels, summed. */
+static void prom_hist(struct nm_prom *p, const struct nm_record *r, const struct nm_field *m,
+		      const char *rows, size_t stride, size_t first, size_t n, int k)
+{
+	const char *l[2 * MAX_LABELS + 1], *o[2 * MAX_LABELS + 1], *sl[2 * MAX_LABELS + 3];
+	char lv[MAX_LABELS][24], ov[MAX_LABELS][24], sv[MAX_LABELS][24];
+	uint64_t slots[NM_HIST_SLOTS] = { 0 }, total = 0;
+	double sum = 0;
+
+	labels(r, m, rows + first * stride, l, lv);
+	for (size_t i = first; i < n; i++) {
+		const void *row = rows + i * stride;
+		const uint64_t *h = (const uint64_t *)at(row, m->off) + (size_t)k * NM_HIST_SLOTS;
+
+		if (!has_value(m, row))
+			continue;
+		labels(r, m, row, o, ov);
+		if (!same_labels(l, o))
+			continue;
+		for (int s = 0; s < NM_HIST_SLOTS; s++) {
+			slots[s] += h[s];
+			total += h[s];
+		}
+		sum += ((const double *)at(row, m->aux))[k];
+	}
+	if (!total)
+		return;
+	labels_at(r, m, rows + first * stride, k, sl, sv);
+	nm_prom_log2_hist(p, m->prom, sl, slots, NM_HIST_SLOTS, m->scale, sum);
 }
 
 /*
@@ -354,7 +443,9 @@ static void prom_metric(struct nm_prom *p, const struct nm_record *r, const stru
 		}
 		if (!first)
 			continue;
-		for (int v = 0; v < nvalues(m); v++) {
+		for (int v = 0; v < nvalues(m) && m->type == NM_REC_LOG2_HIST; v++)
+			prom_hist(p, r, m, rows, stride, i, n, v);
+		for (int v = 0; v < nvalues(m) && m->type != NM_REC_LOG2_HIST; v++) {
 			uint64_t sum = int_at(m, row, v);
 			double dsum = value_at(m, row, v);
 
@@ -399,7 +490,10 @@ const char *nm_rec_json_type(const struct nm_field *f)
 	case NM_REC_BITS:
 	case NM_REC_U32_ARRAY:
 		return "array of integers";
+	case NM_REC_STR_ARRAY:
+		return "array of strings";
 	case NM_REC_OBJ:
+	case NM_REC_U64_MAP:
 		return "object";
 	default:
 		return "integer";

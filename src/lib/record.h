@@ -38,6 +38,20 @@ enum nm_rec_type {
 	 * .label; never in the table
 	 */
 	NM_REC_U64_BY_NAME,
+	/*
+	 * uint64_t[.nnames], a count per name: in JSON one object under .json,
+	 * {"name":N,...}; as a metric like NM_REC_U64_BY_NAME
+	 */
+	NM_REC_U64_MAP,
+	/* const char *[], its count a uint32_t at .aux: a JSON array, a cell "a,b" */
+	NM_REC_STR_ARRAY,
+	/*
+	 * uint64_t[.nnames][NM_HIST_SLOTS], log2 slots per name, with a double
+	 * per name at .aux, their sum in the metric's unit: a histogram per
+	 * name labelled .label, its bucket bounds 2^(i+1)-1 times .scale;
+	 * names with no count have no series. Metrics only.
+	 */
+	NM_REC_LOG2_HIST,
 };
 
 enum nm_rec_prom {
@@ -45,6 +59,7 @@ enum nm_rec_prom {
 	NM_PROM_GAUGE,
 	NM_PROM_COUNTER,
 	NM_PROM_LABEL,		/* .prom is a label name, for the record's metrics */
+	NM_PROM_HISTOGRAM,
 };
 
 /* .flags */
@@ -53,10 +68,18 @@ enum nm_rec_prom {
 /*
  * The field has a value only where the bool at .valid is true. Where it
  * is false: null in JSON (left out with NM_F_OMIT), .absent in the table
- * ("-" when NULL), and no sample for the row in its metric.
+ * ("-" when NULL), and no sample for the row in its metric; a label
+ * field without a value is left out of the row's labels.
  */
 #define NM_F_VALID	0x4
 #define NM_F_OMIT	0x8
+/*
+ * A cell that continues the column before it: no header of its own, one
+ * space after that column's cell, and nothing at all when it is empty.
+ */
+#define NM_COL_JOIN	0x10
+/* A label put after the one a per-name metric expands into (NM_PROM_LABEL). */
+#define NM_F_LABEL_LAST	0x20
 
 struct nm_field {
 	const char *json;	/* JSON key; NULL: not in JSON */
@@ -73,7 +96,7 @@ struct nm_field {
 	 * sample (a per-queue count as a per-device metric).
 	 */
 	const char *by;
-	const char *col;	/* table header; NULL: not in the table */
+	const char *col;	/* table header; NULL: not in the table (but NM_COL_JOIN) */
 	int colno;		/* its place in the table, from 1: JSON and table orders differ */
 	int width;		/* printf field width of the column, negative to left-align */
 	int cut;		/* cells cut to this many characters; 0: never */
@@ -81,9 +104,14 @@ struct nm_field {
 	size_t valid;		/* NM_F_VALID: offset of its bool */
 	const char *absent;	/* NM_F_VALID: the cell where there is no value */
 	int prec;		/* NM_COL_FIXED: digits after the point */
-	const char *const *names;	/* NM_REC_ENUM, NM_REC_U64_BY_NAME */
+	/*
+	 * NM_REC_ENUM, NM_REC_U64_BY_NAME, NM_REC_U64_MAP, NM_REC_LOG2_HIST;
+	 * NM_REC_BOOL: the cells for false and true, in place of "no", "yes"
+	 */
+	const char *const *names;
 	int nnames;
-	const char *label;	/* the label a metric of those two expands into */
+	const char *label;	/* the label a metric of those expands into */
+	double scale;		/* NM_REC_LOG2_HIST: a slot's unit, in the metric's unit */
 	void (*json_fn)(struct nm_json *j, const struct nm_field *f, const void *row);
 };
 

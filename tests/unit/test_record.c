@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lib/hist.h"
 #include "lib/record.h"
 #include "capture.h"
 
@@ -358,6 +359,136 @@ static void test_doc_types_of_names(void **state)
 	assert_string_equal(nm_rec_json_type(&vfields[5]), "integer");
 }
 
+/* ---- count maps, string arrays, joined cells, histograms per name ---- */
+
+struct hrow {
+	char dev[8];
+	bool has_ns;
+	uint64_t ns;
+	uint64_t count[2];
+	const char *why[3];
+	uint32_t nwhy;
+	bool hot;
+	uint64_t hist[2][NM_HIST_SLOTS];
+	double sum[2];
+};
+
+#define H(f)	offsetof(struct hrow, f)
+
+static const char *const hnames[] = { "x", "y" };
+static const char *const hot_cells[] = { "-", "HOT" };
+
+static const struct nm_field hfields[] = {
+	/* optional, and after the name's label */
+	{ .type = NM_REC_U64, .off = H(ns), .prom = "ns", .kind = NM_PROM_LABEL,
+	  .flags = NM_F_VALID | NM_F_LABEL_LAST, .valid = H(has_ns) },
+	{ .json = "dev", .type = NM_REC_STR, .off = H(dev), .prom = "device", .kind = NM_PROM_LABEL,
+	  .col = "DEV / WHY", .colno = 2 },
+	{ .json = "count", .type = NM_REC_U64_MAP, .off = H(count), .names = hnames, .nnames = 2,
+	  .help = "Count", .prom = "t_count_total", .kind = NM_PROM_COUNTER, .label = "name" },
+	{ .json = "why", .type = NM_REC_STR_ARRAY, .off = H(why), .aux = H(nwhy), .colno = 3,
+	  .flags = NM_COL_JOIN },
+	{ .json = "hot", .type = NM_REC_BOOL, .off = H(hot), .names = hot_cells, .col = "HOT",
+	  .colno = 1, .width = -4 },
+	{ .type = NM_REC_LOG2_HIST, .off = H(hist), .aux = H(sum), .names = hnames, .nnames = 2,
+	  .scale = 1e-6, .help = "Durations", .prom = "t_seconds", .kind = NM_PROM_HISTOGRAM,
+	  .label = "name" },
+};
+
+static const struct nm_record hrec = NM_RECORD("h", hfields);
+
+static const struct hrow hrows[] = {
+	{ .dev = "a", .count = { 1, 2 }, .why = { "p", "q" }, .nwhy = 2, .hot = true,
+	  .hist = { [1] = { [0] = 1, [2] = 2 } }, .sum = { 0, 0.5 } },
+	{ .dev = "b", .has_ns = true, .ns = 42, .count = { 0, 7 } },
+	/* a's again: summed into its samples */
+	{ .dev = "a", .count = { 10, 0 }, .hist = { [1] = { [2] = 1 } }, .sum = { 0, 0.25 } },
+	/* b with no ns: a label set of its own */
+	{ .dev = "b", .count = { 3, 0 } },
+};
+
+static char *hjson(const struct hrow *r)
+{
+	struct capture c;
+
+	cap_open(&c);
+	nm_rec_json(c.f, &hrec, r);
+	return cap_close(&c);
+}
+
+static void test_json_of_count_maps_and_string_arrays(void **state)
+{
+	char *got;
+
+	(void)state;
+	got = hjson(&hrows[0]);
+	assert_string_equal(got, "{\"type\":\"h\",\"dev\":\"a\",\"count\":{\"x\":1,\"y\":2},"
+				 "\"why\":[\"p\",\"q\"],\"hot\":true}\n");
+	free(got);
+	got = hjson(&hrows[1]);
+	assert_string_equal(got, "{\"type\":\"h\",\"dev\":\"b\",\"count\":{\"x\":0,\"y\":7},"
+				 "\"why\":[],\"hot\":false}\n");
+	free(got);
+}
+
+/* the joined cell follows its column, and is not there at all when empty */
+static void test_table_of_joined_cells_and_bool_names(void **state)
+{
+	struct capture c;
+	char *got;
+
+	(void)state;
+	cap_open(&c);
+	nm_rec_table_header(c.f, &hrec);
+	nm_rec_table_row(c.f, &hrec, &hrows[0]);
+	nm_rec_table_row(c.f, &hrec, &hrows[1]);
+	got = cap_close(&c);
+	assert_string_equal(got, "HOT  DEV / WHY\n"
+				 "HOT  a p,q\n"
+				 "-    b\n");
+	free(got);
+}
+
+static void test_prom_of_count_maps_and_histograms(void **state)
+{
+	struct nm_prom *p = nm_prom_new();
+	char *got;
+
+	(void)state;
+	nm_rec_prom(p, &hrec, hrows, sizeof(hrows[0]), 4);
+	got = cap_prom(p);
+	assert_string_equal(got,
+		"# HELP t_count_total Count\n"
+		"# TYPE t_count_total counter\n"
+		"t_count_total{device=\"a\",name=\"x\"} 11\n"
+		"t_count_total{device=\"a\",name=\"y\"} 2\n"
+		/* the optional label, after the name's */
+		"t_count_total{device=\"b\",name=\"x\",ns=\"42\"} 0\n"
+		"t_count_total{device=\"b\",name=\"y\",ns=\"42\"} 7\n"
+		"t_count_total{device=\"b\",name=\"x\"} 3\n"
+		"t_count_total{device=\"b\",name=\"y\"} 0\n"
+		/* no series for a name, or a label set, without a count */
+		"# HELP t_seconds Durations\n"
+		"# TYPE t_seconds histogram\n"
+		"t_seconds_bucket{device=\"a\",name=\"y\",le=\"1e-06\"} 1\n"
+		"t_seconds_bucket{device=\"a\",name=\"y\",le=\"3e-06\"} 1\n"
+		"t_seconds_bucket{device=\"a\",name=\"y\",le=\"7e-06\"} 4\n"
+		"t_seconds_bucket{device=\"a\",name=\"y\",le=\"+Inf\"} 4\n"
+		"t_seconds_sum{device=\"a\",name=\"y\"} 0.75\n"
+		"t_seconds_count{device=\"a\",name=\"y\"} 4\n");
+	free(got);
+	nm_prom_free(p);
+}
+
+static void test_doc_types_of_maps_arrays_and_histograms(void **state)
+{
+	(void)state;
+	assert_string_equal(nm_rec_json_type(&hfields[2]), "object");
+	assert_string_equal(nm_rec_json_type(&hfields[3]), "array of strings");
+	assert_string_equal(nm_rec_prom_type(&hfields[5]), "histogram");
+	assert_null(nm_rec_prom_type(&hfields[3]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +504,10 @@ int main(void)
 		cmocka_unit_test(test_prom_state_sets_and_counts_per_name),
 		cmocka_unit_test(test_prom_sample_at_first_row_with_a_value),
 		cmocka_unit_test(test_doc_types_of_names),
+		cmocka_unit_test(test_json_of_count_maps_and_string_arrays),
+		cmocka_unit_test(test_table_of_joined_cells_and_bool_names),
+		cmocka_unit_test(test_prom_of_count_maps_and_histograms),
+		cmocka_unit_test(test_doc_types_of_maps_arrays_and_histograms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
