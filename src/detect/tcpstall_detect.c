@@ -10,7 +10,7 @@
 #define TCP_NAGLE_OFF	1
 #define TCP_NAGLE_CORK	2
 
-static const char *const state_names[TS_NSTATES] = {
+const char *const ts_state_names[TS_NSTATES] = {
 	[TS_SENDING] = "sending",
 	[TS_APP_LIMITED] = "app_limited",
 	[TS_RWND] = "rwnd_limited",
@@ -25,14 +25,14 @@ static const char *const state_names[TS_NSTATES] = {
 
 const char *ts_state_name(enum ts_state s)
 {
-	return s < TS_NSTATES ? state_names[s] : "?";
+	return s < TS_NSTATES ? ts_state_names[s] : "?";
 }
+
+const char *const ts_end_names[TS_END_GONE + 1] = { "none", "sent", "drained", "gone" };
 
 const char *ts_end_name(enum ts_end e)
 {
-	static const char *const n[] = { "none", "sent", "drained", "gone" };
-
-	return e <= TS_END_GONE ? n[e] : "?";
+	return e <= TS_END_GONE ? ts_end_names[e] : "?";
 }
 
 bool ts_stalled(const struct ts_sample *s, uint32_t stall_ms)

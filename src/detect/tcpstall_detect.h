@@ -22,6 +22,7 @@ enum ts_state {
 	TS_NSTATES,
 };
 
+extern const char *const ts_state_names[TS_NSTATES];
 const char *ts_state_name(enum ts_state s);
 
 /* A socket whose unsent data has not moved for at least stall_ms is stalled. */
@@ -60,6 +61,7 @@ void ts_sample_from_diag(const struct nm_diag_sock *d, uint64_t now_ns, uint32_t
 
 /* How a stall ended: it transmitted again, its data drained, or it is gone. */
 enum ts_end { TS_END_NONE, TS_END_SENT, TS_END_DRAINED, TS_END_GONE };
+extern const char *const ts_end_names[TS_END_GONE + 1];
 const char *ts_end_name(enum ts_end e);
 
 /* Userspace state of one socket across sweeps. */
