@@ -39,6 +39,7 @@
 #include "lib/skel.h"
 #include "lib/sysfs.h"
 #include "lib/tcpstall_diag.h"
+#include "lib/tcpstall_records.h"
 #include "lib/worker.h"
 
 /* the full sweep's period: it finds sockets the fast sweep does not follow yet */
@@ -772,31 +773,16 @@ static int cmp_rows(const void *a, const void *b)
 	return x->delta.acks_out < y->delta.acks_out ? 1 : x->delta.acks_out > y->delta.acks_out ? -1 : 0;
 }
 
-/* ---- output ---- */
+/* ---- output: rows of lib/tcpstall_records.h, written by lib/record.c ---- */
 
+/* The flow as the tables show it; the kick lines name it so too. */
 static const char *flow_str(const struct ts_key *k, char *buf, size_t len)
 {
-	char la[64], ra[64];
+	struct ts_flow_cols c;
 
-	nm_fmt_addr(k->family, k->laddr, la, sizeof(la));
-	nm_fmt_addr(k->family, k->raddr, ra, sizeof(ra));
-	if (k->family == NM_AF_INET6)
-		snprintf(buf, len, "[%s]:%u>[%s]:%u", la, k->lport, ra, k->rport);
-	else
-		snprintf(buf, len, "%s:%u>%s:%u", la, k->lport, ra, k->rport);
+	ts_flow_cols(&c, k);
+	snprintf(buf, len, "%s", c.flow);
 	return buf;
-}
-
-static void json_flow_fields(struct nm_json *j, const struct ts_key *k)
-{
-	char la[64], ra[64];
-
-	nm_json_u64(j, "netns", k->netns);
-	nm_json_str(j, "saddr", nm_fmt_addr(k->family, k->laddr, la, sizeof(la)));
-	nm_json_str(j, "daddr", nm_fmt_addr(k->family, k->raddr, ra, sizeof(ra)));
-	nm_json_u64(j, "sport", k->lport);
-	nm_json_u64(j, "dport", k->rport);
-	nm_json_str(j, "proto", "tcp");
 }
 
 /* Sockets worth a line: stalled now, or stalled at least once. */
@@ -805,209 +791,137 @@ static bool sock_interesting(const struct ts_sock *s)
 	return s->stall_start_ns || s->stalls;
 }
 
-static double stalled_ms(const struct ts_sock *s, uint64_t now)
+static uint64_t counter(struct tcpstall_bpf *skel, uint32_t idx)
 {
-	return s->stall_start_ns && now > s->stall_start_ns ? (now - s->stall_start_ns) / 1e6 : 0;
+	return nm_percpu_u64(bpf_map__fd(skel->maps.counters), &idx);
 }
 
-static void json_socket(const struct ts_key *k, const struct ts_sock *s, uint64_t now)
+/* The report's row: its JSON record and the textfile's tcpstall_ metrics. */
+static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 {
-	const struct ts_sample *x = &s->last;
-	struct nm_json j;
+	const struct kick_stats *k = &st.kick_report;
+	size_t pos = 0;
+	void *key, *v;
 
-	nm_json_begin(&j, stdout, "socket");
-	json_flow_fields(&j, k);
-	nm_json_str(&j, "state", s->stall_start_ns ? ts_state_name(s->cause) :
-		    ts_state_name(ts_classify(x, env.threshold_ms)));
-	nm_json_bool(&j, "stalled", s->stall_start_ns);
-	nm_json_double(&j, "stalled_ms", stalled_ms(s, now));
-	nm_json_u64(&j, "stalls", s->stalls);
-	nm_json_double(&j, "stall_ms_total", s->stall_ns_total / 1e6);
-	nm_json_double(&j, "stall_ms_max", s->stall_ns_max / 1e6);
-	nm_json_str(&j, "last_cause", ts_state_name(s->cause));
-	nm_json_str(&j, "last_end", ts_end_name(s->end));
-	nm_json_u64(&j, "unsent", x->unsent);
-	nm_json_u64(&j, "packets_out", x->packets_out);
-	nm_json_u64(&j, "cwnd", x->snd_cwnd);
-	nm_json_u64(&j, "snd_wnd", x->snd_wnd);
-	nm_json_u64(&j, "tsq_flags", x->tsq_flags);
-	nm_json_u64(&j, "wmem_alloc", x->wmem_alloc);
-	nm_json_u64(&j, "send_age_ms", x->send_age_ms);
-	nm_json_u64(&j, "cgroup_id", x->cgroup_id);
-	nm_json_u64(&j, "pid", x->pid);
-	nm_json_str(&j, "comm", x->pid ? x->comm : "");
-	nm_json_u64(&j, "kicks", s->kicks);
-	nm_json_str(&j, "last_kick", s->kicks ? ts_kick_result_name(s->last_kick) : "none");
-	nm_json_end(&j);
-}
+	memset(r, 0, sizeof(*r));
+	r->time = (uint64_t)time(NULL);
+	r->sweeps = st.sweep;
+	r->sweep_wait_ms = st.sweep_wait_ns / 1e6;
+	while (nm_htab_next(st.socks, &pos, &key, &v)) {
+		const struct ts_sock *s = v;
 
-static void json_acks(const struct ack_row *r)
-{
-	uint32_t sc[64], ac[64];
-	int nsc = 0, nac = 0;
-	struct nm_json j;
-
-	nm_json_begin(&j, stdout, "acks");
-	json_flow_fields(&j, &r->key);
-	nm_json_u64(&j, "acks_out", r->delta.acks_out);
-	nm_json_u64(&j, "data_segs_in", r->delta.segs_in);
-	nm_json_double(&j, "acks_per_seg", r->j.acks_per_seg);
-	nm_json_u64(&j, "acks_owned", r->delta.acks_owned);
-	nm_json_u64(&j, "segs_owned", r->delta.segs_owned);
-	nm_json_double(&j, "owned_ratio", r->j.owned_ratio);
-	nm_json_u64(&j, "backlog_drops", r->delta.backlog_drops);
-	nm_json_u64(&j, "pid", r->delta.pid);
-	nm_json_str(&j, "comm", r->delta.pid ? r->delta.comm : "");
-	nm_json_bool(&j, "storm", r->j.storm);
-	nm_json_str_array(&j, "causes", r->j.causes, r->j.ncauses);
-	nm_json_end(&j);
-	if (!r->place.busy)
-		return;
-	for (int c = 0; c < 64; c++) {
-		if (r->place.softirq_cpus & (1ULL << c))
-			sc[nsc++] = c;
-		if (r->place.app_cpus & (1ULL << c))
-			ac[nac++] = c;
+		if (!s->stall_start_ns)
+			continue;
+		r->sockets_stalled++;
+		r->stalled_now[s->cause]++;
 	}
-	nm_json_begin(&j, stdout, "placement");
-	json_flow_fields(&j, &r->key);
-	nm_json_u64(&j, "data_segs_in", r->delta.segs_in);
-	nm_json_u32_array(&j, "softirq_cpus", sc, nsc);
-	nm_json_u32_array(&j, "app_cpus", ac, nac);
-	nm_json_double(&j, "backlog_share", r->place.backlog_share);
-	nm_json_bool(&j, "cross_cpu", r->place.cross_cpu);
-	nm_json_bool(&j, "split_softirq", r->place.split_softirq);
-	nm_json_end(&j);
-}
-
-/* "kicks":{"attempted":N,"done":N,"failed":N,"skipped":N}, since start */
-static void json_kicks(struct nm_json *j)
-{
-	const char *names[TS_KICK_NRESULTS + 1] = { "attempted" };
-	uint64_t v[TS_KICK_NRESULTS + 1] = { 0 };
-
-	for (int r = 0; r < TS_KICK_NRESULTS; r++) {
-		names[r + 1] = ts_kick_result_name(r);
-		v[r + 1] = st.kick_report.kicks[r];
-		v[0] += st.kick_report.kicks[r];
+	r->ack_flows = st.nrows;
+	r->ack_untracked_events = st.acks_untracked;
+	r->ack_storm_flows = st.storms;
+	r->cross_cpu_flows = st.cross;
+	memcpy(r->samples, st.samples, sizeof(r->samples));
+	r->stalls_ended = st.nended + st.ended_dropped;
+	r->stalls_unlisted = st.ended_dropped;
+	r->episodes = st.episodes;
+	if (st.episodes) {
+		r->tsq_episodes = counter(skel, TS_CNT_TSQ_EPISODES);
+		r->tsq_episodes_lost = counter(skel, TS_CNT_TSQ_LOST);
 	}
-	nm_json_u64_map(j, "kicks", names, v, TS_KICK_NRESULTS + 1);
-	if (!st.kick)
-		return;
-	/* the stalls' ages at their kicks, this interval: how soon the remedy acted */
-	nm_json_double(j, "kick_age_max_ms", st.kick_report.age_max_ns / 1e6);
-	nm_json_double(j, "kick_age_mean_ms", st.kick_report.aged ?
-			st.kick_report.age_sum_ns / 1e6 / st.kick_report.aged : 0);
+	r->kicker = st.kicker;
+	if (st.kicker) {
+		r->kick_due = counter(skel, TS_CNT_KICK_DUE);
+		r->kick_due_lost = counter(skel, TS_CNT_KICK_DUE_LOST);
+	}
+	for (int i = 0; i < TS_KICK_NRESULTS; i++) {
+		r->kicks[i + 1] = k->kicks[i];
+		r->kicks[0] += k->kicks[i];
+	}
+	r->kick = st.kick;
+	r->kick_age_max_ms = k->age_max_ns / 1e6;
+	r->kick_age_mean_ms = k->aged ? k->age_sum_ns / 1e6 / k->aged : 0;
+	/* labelled with the netns only when --prom-netns asks: most users want none */
+	r->prom_netns = env.prom_netns;
+	r->netns = env.o.netns_ino;
+	memcpy(r->stalls, st.tot.stalls, sizeof(r->stalls));
+	memcpy(r->hist_us, st.tot.hist_us, sizeof(r->hist_us));
+	for (int s = 0; s < TS_NSTATES; s++)
+		r->stall_seconds[s] = st.tot.stall_ns[s] / 1e9;
+	r->acks_sent = st.acks_total;
+	r->acks_owned = st.acks_owned_total;
+	r->data_segments = st.segs_total;
+	r->backlog_drops = counter(skel, TS_CNT_BACKLOG_DROPS);
+	r->kick_age_max_seconds = k->age_max_ns / 1e9;
 }
-
 
 /*
- * One ended stall: which socket, why, when (CLOCK_MONOTONIC, and the wall
- * clock in "time"), how long, how it ended, and what measured it.
+ * The interval, then the stalls that ended in it (when: CLOCK_MONOTONIC,
+ * and the wall clock in "time"), the sockets worth a line, and each flow's
+ * ACKs, with its placement when busy.
  */
-static void json_stall(const struct ended_stall *e, uint64_t now)
-{
-	struct timespec rt;
-	struct nm_json j;
-
-	clock_gettime(CLOCK_REALTIME, &rt);
-	nm_json_begin(&j, stdout, "stall");
-	json_flow_fields(&j, &e->key);
-	nm_json_str(&j, "cause", ts_state_name(e->cause));
-	nm_json_double(&j, "ms", e->dur_ns / 1e6);
-	nm_json_u64(&j, "start_mono_ns", e->start_ns);
-	nm_json_double(&j, "time", rt.tv_sec + rt.tv_nsec / 1e9 - (now - e->start_ns) / 1e9);
-	nm_json_str(&j, "end", ts_end_name(e->end));
-	nm_json_str(&j, "by", e->by);
-	nm_json_end(&j);
-}
-
 static void print_json(struct tcpstall_bpf *skel, uint64_t now)
 {
-	size_t pos = 0, stalled = 0;
-	uint32_t ep = TS_CNT_TSQ_EPISODES, lost = TS_CNT_TSQ_LOST, due = TS_CNT_KICK_DUE,
-		 due_lost = TS_CNT_KICK_DUE_LOST;
-	struct nm_json j;
+	struct ts_interval_row ir;
+	struct ts_placement_row pr;
+	struct ts_socket_row sr;
+	struct ts_stall_row er;
+	struct ts_acks_row ar;
+	struct timespec rt;
+	size_t pos = 0;
 	void *k, *v;
 
-	while (nm_htab_next(st.socks, &pos, &k, &v))
-		stalled += ((struct ts_sock *)v)->stall_start_ns != 0;
-	nm_json_begin(&j, stdout, "interval");
-	nm_json_u64(&j, "time", (uint64_t)time(NULL));
-	nm_json_u64(&j, "sweeps", st.sweep);
-	/* the budget stretches the sweeps of a large host: the period it came to */
-	nm_json_double(&j, "sweep_wait_ms", st.sweep_wait_ns / 1e6);
-	nm_json_u64(&j, "sockets_stalled", stalled);
-	nm_json_u64(&j, "ack_flows", st.nrows);
-	nm_json_u64(&j, "ack_untracked_events", st.acks_untracked);
-	nm_json_u64(&j, "ack_storm_flows", st.storms);
-	nm_json_u64(&j, "cross_cpu_flows", st.cross);
-	/* what the swept sockets were doing: samples by state over the interval */
-	const char *names[TS_NSTATES];
+	interval_row(skel, &ir);
+	nm_rec_json(stdout, &ts_interval_rec, &ir);
+	for (size_t i = 0; i < st.nended; i++) {
+		const struct ended_stall *e = &st.ended[i];
 
-	for (int i = 0; i < TS_NSTATES; i++)
-		names[i] = ts_state_name(i);
-	nm_json_u64_map(&j, "samples", names, st.samples, TS_NSTATES);
-	nm_json_u64(&j, "stalls_ended", st.nended + st.ended_dropped);
-	nm_json_u64(&j, "stalls_unlisted", st.ended_dropped);
-	if (st.episodes) {
-		/* since the start: measured by the hooks; lost to a full queue */
-		nm_json_u64(&j, "tsq_episodes", nm_percpu_u64(bpf_map__fd(skel->maps.counters), &ep));
-		nm_json_u64(&j, "tsq_episodes_lost", nm_percpu_u64(bpf_map__fd(skel->maps.counters), &lost));
+		clock_gettime(CLOCK_REALTIME, &rt);
+		ts_stall_row(&er, &e->key, e->start_ns, e->dur_ns, e->cause, e->end, e->by, now,
+			     rt.tv_sec + rt.tv_nsec / 1e9);
+		nm_rec_json(stdout, &ts_stall_rec, &er);
 	}
-	if (st.kicker) {
-		/* since the start: the kick timer's requests; lost to a full ring */
-		nm_json_u64(&j, "kick_due", nm_percpu_u64(bpf_map__fd(skel->maps.counters), &due));
-		nm_json_u64(&j, "kick_due_lost", nm_percpu_u64(bpf_map__fd(skel->maps.counters), &due_lost));
+	while (nm_htab_next(st.socks, &pos, &k, &v)) {
+		if (!sock_interesting(v))
+			continue;
+		ts_socket_row(&sr, k, v, now, env.threshold_ms);
+		nm_rec_json(stdout, &ts_socket_rec, &sr);
 	}
-	json_kicks(&j);
-	nm_json_end(&j);
-	for (size_t i = 0; i < st.nended; i++)
-		json_stall(&st.ended[i], now);
-	pos = 0;
-	while (nm_htab_next(st.socks, &pos, &k, &v))
-		if (sock_interesting(v))
-			json_socket(k, v, now);
-	for (size_t i = 0; i < st.nrows; i++)
-		json_acks(&st.rows[i]);
+	for (size_t i = 0; i < st.nrows; i++) {
+		const struct ack_row *r = &st.rows[i];
+
+		ts_acks_row(&ar, &r->key, &r->delta, &r->j);
+		nm_rec_json(stdout, &ts_acks_rec, &ar);
+		if (!r->place.busy)
+			continue;
+		ts_placement_row(&pr, &r->key, &r->delta, &r->place);
+		nm_rec_json(stdout, &ts_placement_rec, &pr);
+	}
 }
 
 static void print_table(FILE *f, uint64_t now)
 {
-	char ts[16], flow[128], c[3][16];
+	struct ts_socket_row sr;
+	struct ts_acks_row ar;
 	time_t t = time(NULL);
 	size_t pos = 0, shown = 0;
+	char ts[16];
 	void *k, *v;
 
 	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
 	fprintf(f, "\n%s  stalls (unsent data not moving >= %u ms)\n", ts, env.threshold_ms);
-	fprintf(f, "%-14s %6s %9s %9s %8s %s\n", "STATE", "STALLS", "NOW_MS", "MAX_MS", "UNSENT", "FLOW");
+	nm_rec_table_header(f, &ts_socket_rec);
 	while (nm_htab_next(st.socks, &pos, &k, &v) && shown < TABLE_ROWS) {
-		struct ts_sock *s = v;
-
-		if (!sock_interesting(s))
+		if (!sock_interesting(v))
 			continue;
 		shown++;
-		fprintf(f, "%-14s %6u %9.1f %9.1f %8s %.35s\n",
-			ts_state_name(s->stall_start_ns ? s->cause : ts_classify(&s->last, env.threshold_ms)),
-			s->stalls, stalled_ms(s, now), s->stall_ns_max / 1e6,
-			nm_fmt_count(s->last.unsent, c[0], sizeof(c[0])), flow_str(k, flow, sizeof(flow)));
+		ts_socket_row(&sr, k, v, now, env.threshold_ms);
+		nm_rec_table_row(f, &ts_socket_rec, &sr);
 	}
 	fprintf(f, "ACKs in the last interval (storm: >= %.2f ACK/seg, owned ratio >= %.2f)\n",
 		env.storm.min_acks_per_seg, env.storm.min_owned_ratio);
-	fprintf(f, "%-5s %7s %7s %6s %6s %5s %s\n", "STORM", "ACKS", "SEGS", "ACK/SG", "OWNED", "DROPS",
-		"FLOW / CAUSES");
+	nm_rec_table_header(f, &ts_acks_rec);
 	for (size_t i = 0; i < st.nrows && i < TABLE_ROWS; i++) {
-		const struct ack_row *r = &st.rows[i];
-
-		fprintf(f, "%-5s %7s %7s %6.2f %6.2f %5s %s", r->j.storm ? "YES" : "-",
-			nm_fmt_count(r->delta.acks_out, c[0], sizeof(c[0])),
-			nm_fmt_count(r->delta.segs_in, c[1], sizeof(c[1])), r->j.acks_per_seg,
-			r->j.owned_ratio, nm_fmt_count(r->delta.backlog_drops, c[2], sizeof(c[2])),
-			flow_str(&r->key, flow, sizeof(flow)));
-		for (int n = 0; n < r->j.ncauses; n++)
-			fprintf(f, "%s%s", n ? "," : " ", r->j.causes[n]);
-		fputc('\n', f);
+		ts_acks_row(&ar, &st.rows[i].key, &st.rows[i].delta, &st.rows[i].j);
+		nm_rec_table_row(f, &ts_acks_rec, &ar);
 	}
 	if (env.hist) {
 		for (int s = 0; s < TS_NSTATES; s++) {
@@ -1020,95 +934,19 @@ static void print_table(FILE *f, uint64_t now)
 	fflush(f);
 }
 
-/*
- * Labels of a tcpstall metric: the state (or none), and the netns only when
- * --prom-netns asks (one instance watches one netns; most users want none).
- */
-static const char *const *labels_kv(const char *key, const char *val)
-{
-	static char ns[24];
-	static const char *l[5];
-	int n = 0;
-
-	if (val) {
-		l[n++] = key;
-		l[n++] = val;
-	}
-	if (env.prom_netns) {
-		snprintf(ns, sizeof(ns), "%lu", env.o.netns_ino);
-		l[n++] = "netns";
-		l[n++] = ns;
-	}
-	l[n] = NULL;
-	return n ? l : NULL;
-}
-
-static const char *const *labels(const char *state)
-{
-	return labels_kv("state", state);
-}
-
-static void prom_totals(struct nm_prom *p, struct tcpstall_bpf *skel)
-{
-	uint32_t idx = TS_CNT_BACKLOG_DROPS;
-	uint64_t drops = nm_percpu_u64(bpf_map__fd(skel->maps.counters), &idx);
-	uint64_t now_stalled[TS_NSTATES] = {};
-	size_t pos = 0;
-	void *k, *v;
-
-	while (nm_htab_next(st.socks, &pos, &k, &v))
-		if (((struct ts_sock *)v)->stall_start_ns)
-			now_stalled[((struct ts_sock *)v)->cause]++;
-
-	nm_prom_family(p, "tcpstall_stalls_total", "counter", "Ended stalls by cause");
-	for (int s = 0; s < TS_NSTATES; s++) {
-		nm_prom_sample(p, "tcpstall_stalls_total", labels(ts_state_name(s)), st.tot.stalls[s]);
-	}
-	nm_prom_family(p, "tcpstall_sockets_stalled", "gauge", "Sockets stalled now, by cause");
-	for (int s = 0; s < TS_NSTATES; s++) {
-		nm_prom_sample(p, "tcpstall_sockets_stalled", labels(ts_state_name(s)), now_stalled[s]);
-	}
-	nm_prom_family(p, "tcpstall_stall_seconds", "histogram", "Durations of ended stalls");
-	for (int s = 0; s < TS_NSTATES; s++) {
-		if (st.tot.stalls[s])
-			nm_prom_log2_hist(p, "tcpstall_stall_seconds", labels(ts_state_name(s)), st.tot.hist_us[s],
-					  NM_HIST_SLOTS, 1e-6, st.tot.stall_ns[s] / 1e9);
-	}
-	nm_prom_family(p, "tcpstall_ack_storm_flows", "gauge", "Flows in an ACK storm in the last interval");
-	nm_prom_sample(p, "tcpstall_ack_storm_flows", labels(NULL), st.storms);
-	nm_prom_family(p, "tcpstall_acks_sent_total", "counter", "Pure ACKs transmitted by watched sockets");
-	nm_prom_sample(p, "tcpstall_acks_sent_total", labels(NULL), st.acks_total);
-	nm_prom_family(p, "tcpstall_acks_owned_total", "counter",
-		       "Pure ACKs transmitted while the user thread owned the socket (backlog)");
-	nm_prom_sample(p, "tcpstall_acks_owned_total", labels(NULL), st.acks_owned_total);
-	nm_prom_family(p, "tcpstall_data_segments_total", "counter", "Data segments received by watched sockets");
-	nm_prom_sample(p, "tcpstall_data_segments_total", labels(NULL), st.segs_total);
-	nm_prom_family(p, "tcpstall_backlog_drops_total", "counter",
-		       "Segments dropped because a socket backlog was full (SKB_DROP_REASON_SOCKET_BACKLOG)");
-	nm_prom_sample(p, "tcpstall_backlog_drops_total", labels(NULL), drops);
-	nm_prom_family(p, "tcpstall_kicks_total", "counter",
-		       "Kicks of tsq_idle sockets (--fix=kick) by result");
-	for (int r = 0; r < TS_KICK_NRESULTS; r++)
-		nm_prom_sample(p, "tcpstall_kicks_total", labels_kv("result", ts_kick_result_name(r)),
-			       st.kick_report.kicks[r]);
-	nm_prom_family(p, "tcpstall_kick_age_max_seconds", "gauge",
-		       "The oldest stall's age at its kick in the last interval (--fix=kick), 0 if none");
-	nm_prom_sample(p, "tcpstall_kick_age_max_seconds", labels(NULL), st.kick_report.age_max_ns / 1e9);
-}
-
 static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
 	struct nm_prom *p = nm_prom_new();
+	struct ts_interval_row ir;
 	char err[256];
 
 	if (!p)
 		return;
-	prom_totals(p, skel);
+	interval_row(skel, &ir);
+	nm_rec_prom(p, &ts_interval_rec, &ir, sizeof(ir), 1);
 	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
-	uint32_t evicted = TS_CNT_ACK_FLOWS_EVICTED;
-
 	nm_self_prom_map(p, TOOL, "acks", st.acks_present, env.max_flows,
-			 nm_percpu_u64(bpf_map__fd(skel->maps.counters), &evicted));
+			 counter(skel, TS_CNT_ACK_FLOWS_EVICTED));
 	nm_self_prom_map_untracked(p, TOOL, "acks", st.acks_untracked);
 	if (nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err)))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
@@ -1744,25 +1582,21 @@ static void print_start(const struct nm_hook *hooks)
 
 	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
 	if (env.o.json) {
-		struct nm_json j;
+		struct ts_start_row r = {
+			.tool = TOOL, .kernel = nm_kernel_release(), .hooks = hooks,
+			.nhooks = NR_HOOKS, .interval = env.o.interval, .netns = env.o.netns_ino,
+			.threshold_ms = env.threshold_ms, .sweep_ms = env.sweep_ms,
+			.full_sweep_ms = st.fast ? FULL_SWEEP_MS : env.sweep_ms,
+			.full_sweep_by = st.diag ? "sock_diag" : "iter/tcp",
+			.sweep_cpu_budget_pct = TS_SWEEP_BUDGET_PCT,
+			.senders_tagged_by = st.tag_source, .kick = st.kick,
+		};
 
-		nm_json_begin(&j, stdout, "start");
-		nm_json_str(&j, "tool", TOOL);
-		nm_json_str(&j, "kernel", nm_kernel_release());
-		nm_self_json_hooks(&j, hooks, NR_HOOKS);
-		nm_json_double(&j, "interval", env.o.interval);
-		nm_json_u64(&j, "netns", env.o.netns_ino);
-		nm_json_u64(&j, "threshold_ms", env.threshold_ms);
-		nm_json_u64(&j, "sweep_ms", env.sweep_ms);
-		nm_json_u64(&j, "full_sweep_ms", st.fast ? FULL_SWEEP_MS : env.sweep_ms);
-		nm_json_str(&j, "full_sweep_by", st.diag ? "sock_diag" : "iter/tcp");
-		nm_json_u64(&j, "sweep_cpu_budget_pct", TS_SWEEP_BUDGET_PCT);
-		nm_json_str(&j, "senders_tagged_by", st.tag_source);
 		if (st.kick) {
-			nm_json_str(&j, "kick_at", kick_at());
-			nm_json_str(&j, "kicker", nm_worker_priority(st.kicker));
+			r.kick_at = kick_at();
+			r.kicker = nm_worker_priority(st.kicker);
 		}
-		nm_json_end(&j);
+		nm_rec_json(stdout, &ts_start_rec, &r);
 	}
 	if (env.o.table) {
 		FILE *f = env.o.json ? stderr : stdout;
