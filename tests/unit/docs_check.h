@@ -26,7 +26,7 @@ struct doc_spec {
 	const char *path;		/* docs/NAME.md */
 	const struct nm_record *const *records;
 	int nrecords;
-	const char *table_rec;		/* the record the table shows */
+	const char *table_rec;		/* the record(s) the table shows: its columns' */
 	const char *metric_prefix;	/* "xpsflap_" */
 };
 
@@ -108,7 +108,7 @@ static void doc_read(const struct doc_spec *d, struct doc_items *json, struct do
 		else if (sec == JSON && rec[0])
 			doc_bullet(line, rec, json, false);
 		else if (sec == TABLE && !strncmp(line, "- `", 3) && isupper((unsigned char)line[3]))
-			doc_add(cols, d->table_rec, strtok(line + 3, "`"), "");
+			doc_add(cols, d->table_rec, strtok(line + 3, "` "), "");
 		else if (sec == METRICS && !strncmp(line, mark, strlen(mark)))
 			doc_bullet(line, "", metrics, true);
 	}
@@ -117,19 +117,32 @@ static void doc_read(const struct doc_spec *d, struct doc_items *json, struct do
 		doc_split_metric(&metrics->v[i]);
 }
 
-/* " {device,queue}": the labels a metric keeps, then the one it expands into */
+/* The label fields of r that m keeps, those with NM_F_LABEL_LAST or not, from off on. */
+static size_t doc_labels_add(const struct nm_record *r, const struct nm_field *m, bool last,
+			     char *buf, size_t len, size_t off)
+{
+	for (int i = 0; i < r->nfields; i++) {
+		const struct nm_field *l = &r->fields[i];
+
+		/* a label that may be missing (NM_F_VALID) is the docs' prose, not the braces' */
+		if (l->kind != NM_PROM_LABEL || !nm_rec_keeps_label(m, l) ||
+		    (l->flags & NM_F_VALID) || !(l->flags & NM_F_LABEL_LAST) != !last)
+			continue;
+		off += snprintf(buf + off, len - off, "%s%s", buf[off - 1] == '{' ? "" : ",", l->prom);
+	}
+	return off;
+}
+
+/* " {device,queue}": the labels a metric keeps, the one it expands into, the last ones */
 static void doc_labels_of(const struct nm_record *r, const struct nm_field *m, char *buf,
 			  size_t len)
 {
-	size_t off = snprintf(buf, len, " {");
+	size_t off = doc_labels_add(r, m, false, buf, len, snprintf(buf, len, " {"));
 
-	for (int i = 0; i < r->nfields; i++)
-		if (r->fields[i].kind == NM_PROM_LABEL && nm_rec_keeps_label(m, &r->fields[i]))
-			off += snprintf(buf + off, len - off, "%s%s", buf[off - 1] == '{' ? "" : ",",
-					r->fields[i].prom);
 	if (m->label)
 		off += snprintf(buf + off, len - off, "%s%s", buf[off - 1] == '{' ? "" : ",",
 				m->label);
+	off = doc_labels_add(r, m, true, buf, len, off);
 	snprintf(buf + off, len - off, "}");
 }
 
@@ -162,7 +175,7 @@ static void doc_read_tables(const struct doc_spec *d, struct doc_items *json,
 				doc_add(json, r->type, keys[j], nm_rec_json_type(f));
 			if (f->col) {
 				snprintf(type, sizeof(type), "%.*s", (int)strcspn(f->col, " "), f->col);
-				doc_add(cols, r->type, type, "");
+				doc_add(cols, d->table_rec, type, "");
 			}
 			if (nm_rec_prom_type(f)) {
 				size_t n = snprintf(type, sizeof(type), "%s", nm_rec_prom_type(f));
