@@ -92,6 +92,15 @@ void nm_json_double(struct nm_json *j, const char *key, double v)
 		fprintf(j->f, "%.6g", v);
 }
 
+void nm_json_fixed(struct nm_json *j, const char *key, double v, int prec)
+{
+	json_key(j, key);
+	if (!isfinite(v))
+		fputs("null", j->f);
+	else
+		fprintf(j->f, "%.*f", prec, v);
+}
+
 void nm_json_bool(struct nm_json *j, const char *key, bool v)
 {
 	json_key(j, key);

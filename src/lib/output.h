@@ -28,6 +28,8 @@ void nm_json_str(struct nm_json *j, const char *key, const char *val);
 void nm_json_u64(struct nm_json *j, const char *key, uint64_t v);
 void nm_json_i64(struct nm_json *j, const char *key, int64_t v);
 void nm_json_double(struct nm_json *j, const char *key, double v);	/* %.6g; NaN/Inf -> null */
+/* v with prec digits after the point (a time in seconds); null when not finite. */
+void nm_json_fixed(struct nm_json *j, const char *key, double v, int prec);
 void nm_json_bool(struct nm_json *j, const char *key, bool v);
 void nm_json_u32_array(struct nm_json *j, const char *key, const uint32_t *v, int n);
 void nm_json_str_array(struct nm_json *j, const char *key, const char *const *v, int n);

@@ -107,7 +107,10 @@ static void json_field(struct nm_json *j, const struct nm_field *f, const void *
 		nm_json_i64(j, f->json, *(const int64_t *)at(row, f->off));
 		break;
 	case NM_REC_DOUBLE:
-		nm_json_double(j, f->json, *(const double *)at(row, f->off));
+		if (f->flags & NM_F_JSON_FIXED)
+			nm_json_fixed(j, f->json, *(const double *)at(row, f->off), f->prec);
+		else
+			nm_json_double(j, f->json, *(const double *)at(row, f->off));
 		break;
 	case NM_REC_BOOL:
 		nm_json_bool(j, f->json, get_u64(f, row));

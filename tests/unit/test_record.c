@@ -101,6 +101,35 @@ static void test_json_escapes_strings(void **state)
 	free(got);
 }
 
+/* A Unix time in seconds keeps its milliseconds in JSON; other doubles keep six digits. */
+struct trow {
+	double time, ratio;
+};
+
+static const struct nm_field tfields[] = {
+	{ .json = "time", .type = NM_REC_DOUBLE, .off = offsetof(struct trow, time),
+	  .flags = NM_F_JSON_FIXED, .prec = 3 },
+	{ .json = "ratio", .type = NM_REC_DOUBLE, .off = offsetof(struct trow, ratio) },
+};
+
+static const struct nm_record trec = NM_RECORD("s", tfields);
+
+static void test_json_fixed_time(void **state)
+{
+	const struct trow r[] = { { 1796165649.12345, 1796165649.12345 }, { NAN, 0.5 } };
+	struct capture c;
+	char *got;
+
+	(void)state;
+	cap_open(&c);
+	nm_rec_json(c.f, &trec, &r[0]);
+	nm_rec_json(c.f, &trec, &r[1]);
+	got = cap_close(&c);
+	assert_string_equal(got, "{\"type\":\"s\",\"time\":1796165649.123,\"ratio\":1.79617e+09}\n"
+				 "{\"type\":\"s\",\"time\":null,\"ratio\":0.5}\n");
+	free(got);
+}
+
 static void test_table_header_and_rows(void **state)
 {
 	struct capture c;
@@ -494,6 +523,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_of_a_row),
 		cmocka_unit_test(test_json_escapes_strings),
+		cmocka_unit_test(test_json_fixed_time),
 		cmocka_unit_test(test_table_header_and_rows),
 		cmocka_unit_test(test_prom_labels_sums_and_escaping),
 		cmocka_unit_test(test_prom_of_no_rows_has_the_families),
