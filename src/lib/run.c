@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run.c - the lifecycle every tool shares (run.h): the order of the checks,
+ * the load, the change, the report loop and the undo, written once.
+ */
+#include <unistd.h>
+#include "lib/run.h"
+#include "lib/selfstats.h"
+
+void nm_ticker_init(struct nm_ticker *k, double interval, long count, bool grid)
+{
+	*k = (struct nm_ticker){ .interval_ns = (uint64_t)(interval * 1e9), .count = count,
+				 .grid = grid };
+}
+
+bool nm_ticker_more(const struct nm_ticker *k, bool exiting)
+{
+	return !exiting && (!k->count || k->done < k->count);
+}
+
+uint64_t nm_ticker_next(struct nm_ticker *k, uint64_t now)
+{
+	k->done++;
+	if (!k->grid)
+		return now + k->interval_ns;
+	k->deadline = nm_next_deadline(k->deadline, k->interval_ns, now);
+	return k->deadline;
+}
+
+/* A signal cuts the interval short; its report is still made. */
+static int interval_loop(const struct nm_tool *t, void *skel)
+{
+	struct nm_ticker k;
+	int ret = 0;
+
+	nm_ticker_init(&k, t->o->interval, t->o->count, t->grid);
+	while (!ret && nm_ticker_more(&k, nm_exiting)) {
+		nm_sleep_until(nm_ticker_next(&k, nm_mono_ns()));
+		ret = t->report(skel);
+	}
+	return ret;
+}
+
+/* An answer that ends the run (--cleanup, --list-fixes): its status, 0 too. */
+static int done(int ret)
+{
+	return ret ? ret : NM_RUN_DONE;
+}
+
+/* Before the load: everything that answers without BPF, in this order. */
+static int before_load(const struct nm_tool *t)
+{
+	int ret;
+
+	nm_install_signals();	/* before anything is changed */
+	if (t->caps)
+		t->caps(t->o);
+	if (t->check && (ret = t->check()))
+		return ret;
+	if (t->o->cleanup)
+		return done(t->cleanup ? t->cleanup() : nm_cleanup_main(t->o));
+	if (*t->list_fixes && t->list)
+		return done(t->list());
+	ret = nm_setup(t->o);
+	if (ret)
+		return ret;
+	if (*t->list_fixes) {
+		nm_fixes_list(stdout, t->fixes, t->nfixes);
+		return NM_RUN_DONE;
+	}
+	return t->setup ? t->setup() : 0;
+}
+
+/* The change (with its stop point) and the drop, in the tool's order. */
+static int change_and_drop(const struct nm_tool *t, void *skel)
+{
+	int ret = 0;
+
+	if (t->drop_before_change && (ret = nm_caps_after_attach(t->o)))
+		return ret;
+	if (t->changes && t->changes()) {
+		nm_test_stop("change");
+		ret = t->change(skel);
+	}
+	if (!ret && !t->drop_before_change)
+		ret = nm_caps_after_attach(t->o);
+	return ret;
+}
+
+/* From the load on: what was loaded and changed is undone and freed here. */
+static int run_loaded(const struct nm_tool *t, void *skel)
+{
+	int stats_fd = -1, ret = 0, stop;
+
+	if (t->o->bpf_stats)
+		stats_fd = nm_self_enable_stats(t->o);
+	if (t->start)
+		ret = t->start(skel);
+	if (!ret)
+		ret = change_and_drop(t, skel);
+	if (!ret && t->ready)
+		ret = t->ready(skel);
+	if (!ret)
+		ret = t->loop ? t->loop(skel) : interval_loop(t, skel);
+	stop = t->stop ? t->stop() : 0;
+	if (stop && ret <= 0)
+		ret = stop;
+	if (stats_fd >= 0)
+		close(stats_fd);
+	return ret;
+}
+
+int nm_run(const struct nm_tool *t)
+{
+	void *skel = NULL;
+	int ret = before_load(t);
+
+	if (ret)
+		return ret == NM_RUN_DONE ? NM_EXIT_OK : ret;
+	nm_test_stop("load");
+	ret = nm_skel_load(t->o, t->skel, &skel, t->hooks);
+	if (ret)
+		ret = ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
+	else if (!nm_exiting)	/* a signal during the load: nothing was changed */
+		ret = run_loaded(t, skel);
+	if (t->free)
+		t->free(skel);
+	if (skel)
+		t->skel->destroy(skel);
+	return ret == NM_RUN_DONE ? NM_EXIT_OK : ret;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * run.h - one lifecycle for every tool. A tool describes itself (its
+ * skeleton, its remedies, what it does at each step) in a struct nm_tool;
+ * nm_run() does the rest, in the one order every tool keeps:
+ *
+ *   signals, the options' needs (caps), usage checks, --cleanup,
+ *   nm_setup (--print-caps, --netns, --dev), --list-fixes, the tool's
+ *   setup, [stop "load"], load and attach (the ladder), --bpf-stats,
+ *   start, the change [stop "change"] and the drop of capabilities (in
+ *   the tool's order), ready (the start line), the report loop, stop
+ *   (the undo), free, destroy.
+ *
+ * A signal during the load ends the run there: nothing was changed.
+ */
+#ifndef NETMEDIC_LIB_RUN_H
+#define NETMEDIC_LIB_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/cli.h"
+#include "lib/fixes.h"
+#include "lib/skel.h"
+
+/* A step's return: 0 go on, an exit code, or this: end the run now with status 0. */
+#define NM_RUN_DONE	(-1)
+
+struct nm_tool {
+	struct nm_opts *o;
+	const struct nm_skel_ops *skel;
+	struct nm_hook *hooks;			/* skel->nhooks of them */
+	const struct nm_fix *fixes;		/* --list-fixes */
+	int nfixes;
+	const bool *list_fixes;			/* the tool's --list-fixes flag */
+	/*
+	 * The report loop: true, on a fixed grid (nm_next_deadline: a report
+	 * within one interval of what it reports, whatever a sweep took);
+	 * false, one interval's sleep before each report.
+	 */
+	bool grid;
+	/* capabilities dropped before the change (qdiscstuck), else after it */
+	bool drop_before_change;
+	/*
+	 * The steps, each may be NULL. Those returning int return 0, an exit
+	 * code or NM_RUN_DONE; skel is the loaded skeleton.
+	 */
+	void (*caps)(struct nm_opts *o);	/* after the signals: o->caps from the options */
+	int (*check)(void);			/* usage checks answered before --print-caps, --cleanup */
+	int (*cleanup)(void);			/* --cleanup (NULL: nm_cleanup_main) */
+	int (*list)(void);			/* --list-fixes before nm_setup (NULL: after it, the table) */
+	int (*setup)(void);			/* after nm_setup, before the load: resolve, allocate */
+	int (*start)(void *skel);		/* after the load: map tables, read the rungs */
+	bool (*changes)(void);			/* whether there is a change ("change" stop point) */
+	int (*change)(void *skel);		/* the change; nm_exiting is the tool's to check */
+	int (*ready)(void *skel);		/* after change and drop: the start line */
+	int (*report)(void *skel);		/* each interval; non-zero ends the loop */
+	int (*loop)(void *skel);		/* instead of the interval loop (tcpstall's sweeps) */
+	int (*stop)(void);			/* undoes the changes: 0 or an exit code */
+	void (*free)(void *skel);		/* the tool's state, before the skeleton goes */
+};
+
+/* The whole run, after argp_parse: its exit code. */
+int nm_run(const struct nm_tool *t);
+
+/*
+ * The interval loop's clock, pure: how many reports, when the next.
+ * count 0: until a signal.
+ */
+struct nm_ticker {
+	uint64_t interval_ns;
+	long count;
+	long done;		/* reports made */
+	bool grid;
+	uint64_t deadline;	/* the last wake-up (grid), 0 before the first */
+};
+
+void nm_ticker_init(struct nm_ticker *k, double interval, long count, bool grid);
+/* Whether another report is due: count not reached, no signal (exiting). */
+bool nm_ticker_more(const struct nm_ticker *k, bool exiting);
+/*
+ * When to wake for the next report (CLOCK_MONOTONIC ns), now the time the
+ * previous ended: on the grid, one interval after the last wake-up (now
+ * when late, nm_next_deadline); else one interval from now. Counts it.
+ */
+uint64_t nm_ticker_next(struct nm_ticker *k, uint64_t now);
+
+#endif /* NETMEDIC_LIB_RUN_H */
