@@ -37,6 +37,11 @@ const char *qs_state_name(enum qs_state s)
 	return s < QS_NSTATES ? qs_state_names[s] : "?";
 }
 
+bool qs_kind_is_mq(const char *kind)
+{
+	return !strcmp(kind, "mq") || !strcmp(kind, "mqprio");
+}
+
 bool qs_kind_is_shaper(const char *kind)
 {
 	static const char *const shapers[] = { "tbf", "htb", "hfsc", "cbq", "fq", "netem", "cbs",

@@ -96,6 +96,9 @@ enum qs_state qs_state_worse(enum qs_state a, enum qs_state b);
 /* tbf, htb, hfsc, cbq, fq, netem, cbs, taprio, etf, sfb...: dequeue waits for a timer. */
 bool qs_kind_is_shaper(const char *kind);
 
+/* mq, mqprio: a root that only sums its children, one per TX queue. */
+bool qs_kind_is_mq(const char *kind);
+
 /* Lockless qdisc kinds whose locked twin --fix=lock can put in their place. */
 const char *qs_locked_twin(const char *kind);
 

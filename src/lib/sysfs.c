@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <net/if.h>
 #include "lib/sysfs.h"
 
 int nm_sysfs_line(const char *path, char *buf, size_t len)
@@ -53,4 +54,15 @@ int nm_dev_ntxq(const char *dev)
 	if (snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", dev) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
 	return nm_dir_count(dir, "tx-");
+}
+
+int nm_ifindex_ntxq(unsigned int ifindex)
+{
+	char name[IF_NAMESIZE];
+	int n;
+
+	if (!if_indextoname(ifindex, name))
+		return 0;
+	n = nm_dev_ntxq(name);
+	return n > 0 ? n : 0;
 }

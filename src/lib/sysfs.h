@@ -17,5 +17,7 @@ long nm_sysfs_long(const char *path, long dflt);
 int nm_dir_count(const char *dir, const char *prefix);
 /* The TX queues of device dev (its /sys/class/net/DEV/queues/tx-N): the count or -errno. */
 int nm_dev_ntxq(const char *dev);
+/* The same by ifindex, in the tool's netns: 0 when the device or its queues are not found. */
+int nm_ifindex_ntxq(unsigned int ifindex);
 
 #endif

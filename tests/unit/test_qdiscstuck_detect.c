@@ -443,6 +443,9 @@ static void test_helpers(void **state)
 	assert_string_equal(qs_txq_state_str(4, buf, sizeof(buf)), "FROZEN");
 	assert_true(qs_kind_is_shaper("tbf") && qs_kind_is_shaper("htb"));
 	assert_false(qs_kind_is_shaper("pfifo_fast") || qs_kind_is_shaper("pfifo"));
+	/* the roots that only sum their children: not judged, their children are */
+	assert_true(qs_kind_is_mq("mq") && qs_kind_is_mq("mqprio"));
+	assert_false(qs_kind_is_mq("pfifo_fast") || qs_kind_is_mq("mqx") || qs_kind_is_mq("m"));
 	assert_string_equal(qs_locked_twin("pfifo_fast"), "pfifo");
 	assert_null(qs_locked_twin("pfifo"));
 	assert_int_equal(qs_parse_dev_queue("eth0:3", dev, sizeof(dev), &q), 0);
