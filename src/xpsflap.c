@@ -3,11 +3,11 @@
  * xpsflap - find flows whose packets are spread over several TX queues of a
  * device, and the reordering that causes; optionally pin them (--pin).
  *
- * Loader: options, hook ladder, skeleton, the report loop and the remedy.
- * Decisions live in src/detect/xpsflap_detect.c.
+ * Loader: options, hook ladder, skeleton, collection and the sinks' rows;
+ * lib/run.c runs it. Decisions live in src/detect/xpsflap_detect.c, --pin's
+ * policy in src/detect/xpsflap_plan.c, its I/O in src/lib/xpsflap_act.c.
  */
 #include <argp.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,22 +15,20 @@
 #include <sys/mman.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "netmedic/xpsflap.h"
 #include "xpsflap.skel.h"
 #include "detect/xpsflap_detect.h"
-#include "detect/xpsflap_plan.h"
 #include "lib/cli.h"
 #include "lib/fixes.h"
 #include "lib/journal.h"
-#include "lib/netns.h"
 #include "lib/output.h"
-#include "lib/plan.h"
+#include "lib/run.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
 #include "lib/sysfs.h"
+#include "lib/xpsflap_act.h"
 #include "lib/xpsflap_records.h"
 
 #define TOOL		"xpsflap"
@@ -146,175 +144,6 @@ static const struct nm_hook_decl hook_decls[NR_HOOKS] = {
 static void declare_hooks(struct xpsflap_bpf *skel, struct nm_hook *hooks)
 {
 	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, env.pin ? WANT_PIN : 0);
-}
-
-/* ---- remedy: --pin ---- */
-
-struct pin_state {
-	struct nm_journal *j[NM_MAX_DEVS];
-	char tag[NM_MAX_DEVS][48];	/* "--pin DEV": its plan's error lines */
-};
-
-static bool kernel_has_skbedit(void)
-{
-	char path[256];
-
-	if (!access("/sys/module/act_skbedit", F_OK))
-		return true;
-	snprintf(path, sizeof(path), "/lib/modules/%s/kernel/net/sched/act_skbedit.ko",
-		 nm_kernel_release());
-	return !access(path, F_OK) || !access(strcat(path, ".xz"), F_OK);
-}
-
-/* dev's TX queues and their XPS maps, in directory order. 0, or an exit code (said). */
-static int read_queues(const char *dev, struct xf_pin_queue **qp, size_t *n)
-{
-	char dir[256], path[512];
-	struct xf_pin_queue *q = NULL, *nq;
-	struct dirent *de;
-	size_t cap = 0;
-	DIR *d;
-
-	*n = 0;
-	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", dev);
-	d = opendir(dir);
-	if (!d)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s: %s", dev, dir, strerror(errno));
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "tx-", 3))
-			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 16;
-			nq = realloc(q, cap * sizeof(*q));
-			if (!nq) {
-				closedir(d);
-				free(q);
-				return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: out of memory", dev);
-			}
-			q = nq;
-		}
-		memset(&q[*n], 0, sizeof(q[*n]));
-		snprintf(q[*n].name, sizeof(q[*n].name), "%s", de->d_name);
-		snprintf(path, sizeof(path), "%s/%s/xps_cpus", dir, de->d_name);
-		q[*n].read = !nm_sysfs_line(path, q[*n].xps, sizeof(q[*n].xps));
-		(*n)++;
-	}
-	closedir(d);
-	*qp = q;
-	return 0;
-}
-
-/*
- * The executor's calls (x->arg: the skeleton): the clsact qdisc on dev's
- * egress, the pin map's entry first (1: a clsact was there already, and
- * is not deleted again), or the tc filter that runs the pin program.
- * Their undo, a tc command, is journaled before; --cleanup runs it after
- * a crash.
- */
-static int pin_call(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
-{
-	struct xpsflap_bpf *skel = x->arg;
-	struct xf_pin_target t;
-	int ret;
-
-	if (xf_pin_target(a, &t)) {
-		snprintf(err, len, "not a pin: %s", a->target);
-		return -EINVAL;
-	}
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t.ifindex, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, tco, .handle = XF_PIN_TC_HANDLE, .priority = XF_PIN_TC_PRIO,
-		    .prog_fd = bpf_program__fd(skel->progs.xf_pin_tc));
-	if (t.what == XF_PIN_FILTER) {
-		ret = bpf_tc_attach(&hook, &tco);
-		if (ret)
-			snprintf(err, len, "tc egress filter: %s", strerror(-ret));
-		return ret;
-	}
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.pin_devs), &t.ifindex, &t.ntx, BPF_ANY)) {
-		ret = -errno;
-		snprintf(err, len, "pin map: %s", strerror(-ret));
-		return ret;
-	}
-	ret = bpf_tc_hook_create(&hook);
-	if (ret == -EEXIST)
-		return 1;
-	if (ret)
-		snprintf(err, len, "clsact: %s", strerror(-ret));
-	return ret;
-}
-
-/* What --pin changes on device i: read, planned (xf_pin_plan), made in its journal. */
-static int pin_dev(struct xpsflap_bpf *skel, struct pin_state *ps, int i)
-{
-	const char *dev = env.o.devs[i];
-	struct xf_pin_dev d = { .dev = dev, .tag = ps->tag[i], .ifindex = env.o.ifindex[i],
-				.ntxq = nm_dev_ntxq(dev),
-				.have_prog = bpf_program__fd(skel->progs.xf_pin_tc) >= 0 };
-	struct nm_exec x = { .tool = TOOL, .log = stderr, .j = ps->j[i], .home_fd = -1,
-			     .call = pin_call, .arg = skel };
-	struct xf_pin_queue *q = NULL;
-	struct nm_plan p = {};
-	int ret;
-
-	if (d.ntxq < 0)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, strerror(-d.ntxq));
-	snprintf(ps->tag[i], sizeof(ps->tag[i]), "--pin %s", dev);
-	if (d.ntxq >= 2 && (ret = read_queues(dev, &q, &d.nq)))
-		return ret;
-	d.q = q;
-	ret = xf_pin_plan(&d, &p);
-	if (ret)
-		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, strerror(-ret));
-	else if (nm_exec_plan(&x, &p))
-		ret = NM_EXIT_RUNTIME;	/* said by the executor */
-	nm_plan_free(&p);
-	free(q);
-	return ret;
-}
-
-static int pin_start(struct xpsflap_bpf *skel, struct pin_state *ps)
-{
-	char key[64], nspath[256], err[256];
-	int ret;
-
-	if (kernel_has_skbedit())
-		nm_info(&env.o, "pin: act_skbedit is present, but netmedic does not pin with it yet: clearing XPS maps and choosing queues with a tc BPF program instead");
-	else
-		nm_info(&env.o, "pin: this kernel has no act_skbedit (CONFIG_NET_ACT_SKBEDIT): clearing XPS maps and choosing queues with a tc BPF program instead");
-	for (int i = 0; i < env.o.ndevs; i++) {
-		snprintf(key, sizeof(key), "%lu-%s", env.o.netns_ino, env.o.devs[i]);
-		ret = nm_journal_open(&ps->j[i], TOOL, key,
-				      env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
-				      err, sizeof(err));
-		if (ret)
-			return nm_err(&env.o, NM_EXIT_RUNTIME, "--pin %s: %s", env.o.devs[i], err);
-		ret = pin_dev(skel, ps, i);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* Undoes every device's changes; a failed undo makes the exit status 1. */
-static int pin_stop(struct pin_state *ps)
-{
-	char restoring[64], unrestored[96];
-	int ret = 0;
-
-	for (int i = 0; i < NM_MAX_DEVS; i++) {
-		struct nm_exec x = { .tool = TOOL, .log = stderr, .j = ps->j[i], .home_fd = -1,
-				     .restoring = restoring, .unrestored = unrestored };
-
-		if (!ps->j[i])
-			continue;
-		snprintf(restoring, sizeof(restoring), "pin: restoring %s", env.o.devs[i]);
-		snprintf(unrestored, sizeof(unrestored), "pin: %s not fully restored (see above)",
-			 env.o.devs[i]);
-		if (nm_exec_undo(&x))
-			ret = NM_EXIT_RUNTIME;
-		ps->j[i] = NULL;
-	}
-	return ret;
 }
 
 /* ---- collection ---- */
@@ -676,17 +505,87 @@ static const struct nm_fix fixes[] = {
 	  &skel_ops },
 };
 
+/* ---- the run's steps (lib/run.h) ---- */
+
+static struct run {
+	struct nm_hook hooks[NR_HOOKS];
+	struct xf_pin ps;
+	struct snapshot snap;
+	const struct xf_slot *tab;
+	size_t tab_len;
+	long max_flows;
+} run;
+
+/* --pin: a tc program and filter, xps_cpus in sysfs, undone with tc */
+static void set_caps(struct nm_opts *o)
+{
+	o->caps.remedy = o->caps.remedy_sysfs = o->caps.remedy_exec = env.pin;
+	o->caps.net_prog = o->caps.journal = env.pin;
+	o->caps.remedy_opt = "--pin";
+	o->caps.cleanup_sysfs = true;	/* a journal's xps_cpus */
+	/* the pick's kfunc rung: absent from vmlinux (before 6.2), libbpf asks the modules */
+	o->caps.module_btf = !o->cleanup && nm_kernel_has_func(o, "bpf_rdonly_cast") == 0;
+}
+
+static int start(void *p)
+{
+	struct xpsflap_bpf *skel = p;
+
+	run.tab = map_flows(skel, &run.tab_len);
+	return run.tab ? 0 : NM_EXIT_RUNTIME;
+}
+
+static bool changes(void)
+{
+	return env.pin;
+}
+
+static int change(void *p)
+{
+	struct xpsflap_bpf *skel = p;
+
+	run.ps = (struct xf_pin){ .o = &env.o, .prog_fd = bpf_program__fd(skel->progs.xf_pin_tc),
+				  .devs_fd = bpf_map__fd(skel->maps.pin_devs) };
+	return nm_exiting ? 0 : xf_pin_start(&run.ps);
+}
+
+static int ready(void *p)
+{
+	(void)p;
+	print_start(run.hooks, run.max_flows);
+	note_one_queue_devs();
+	run.snap.since_ns = nm_mono_ns();
+	return 0;
+}
+
+static int report_step(void *p)
+{
+	report(p, run.tab, &run.snap, run.hooks, run.max_flows);
+	return 0;
+}
+
+static int stop(void)
+{
+	return xf_pin_stop(&run.ps);
+}
+
+static void free_run(void *p)
+{
+	(void)p;
+	if (run.tab)
+		munmap((void *)run.tab, run.tab_len);
+	free(run.snap.e);
+}
+
+static const struct nm_tool tool = {
+	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
+	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
+	.caps = set_caps, .start = start, .changes = changes, .change = change, .ready = ready,
+	.report = report_step, .stop = stop, .free = free_run,
+};
+
 int main(int argc, char **argv)
 {
-	struct nm_hook hooks[NR_HOOKS];
-	struct xpsflap_bpf *skel = NULL;
-	struct pin_state ps = {};
-	struct snapshot snap = {};
-	const struct xf_slot *tab = NULL;
-	size_t tab_len = 0;
-	long max_flows;
-	int stats_fd = -1, ret;
-
 	nm_opts_init(&env.o, TOOL);
 	/* --pin undoes its tc changes with tc; a journal may run nothing else */
 	nm_journal_allow_cmd("tc");
@@ -694,64 +593,6 @@ int main(int argc, char **argv)
 	env.min_switches = XF_MIN_SWITCHES_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	env.max_flows = nm_table_size(env.max_flows);
-	max_flows = env.max_flows;
-	nm_install_signals();	/* before anything is changed */
-	/* --pin: a tc program and filter, xps_cpus in sysfs, undone with tc */
-	env.o.caps.remedy = env.o.caps.remedy_sysfs = env.o.caps.remedy_exec = env.pin;
-	env.o.caps.net_prog = env.o.caps.journal = env.pin;
-	env.o.caps.remedy_opt = "--pin";
-	env.o.caps.cleanup_sysfs = true;	/* a journal's xps_cpus */
-	/* the pick's kfunc rung: absent from vmlinux (before 6.2), libbpf asks the modules */
-	env.o.caps.module_btf = !env.o.cleanup && nm_kernel_has_func(&env.o, "bpf_rdonly_cast") == 0;
-
-	if (env.o.cleanup)
-		return nm_cleanup_main(&env.o);
-	ret = nm_setup(&env.o);
-	if (ret)
-		return ret;
-	if (env.list_fixes) {
-		nm_fixes_list(stdout, fixes, sizeof(fixes) / sizeof(fixes[0]));
-		return NM_EXIT_OK;
-	}
-	nm_test_stop("load");
-	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
-	if (ret) {
-		xpsflap_bpf__destroy(skel);
-		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
-	}
-	if (nm_exiting) {
-		/* a signal during the load: nothing was changed */
-		xpsflap_bpf__destroy(skel);
-		return NM_EXIT_OK;
-	}
-	if (env.o.bpf_stats)
-		stats_fd = nm_self_enable_stats(&env.o);
-	tab = map_flows(skel, &tab_len);
-	if (!tab)
-		ret = NM_EXIT_RUNTIME;
-	if (!ret && env.pin) {
-		nm_test_stop("change");
-		ret = nm_exiting ? 0 : pin_start(skel, &ps);
-	}
-	if (!ret)
-		ret = nm_caps_after_attach(&env.o);
-	if (!ret) {
-		print_start(hooks, max_flows);
-		note_one_queue_devs();
-		snap.since_ns = nm_mono_ns();
-	}
-	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
-		/* a signal cuts the interval short; its report is still printed */
-		nm_sleep(env.o.interval);
-		report(skel, tab, &snap, hooks, max_flows);
-	}
-	if (pin_stop(&ps) && !ret)
-		ret = NM_EXIT_RUNTIME;
-	if (stats_fd >= 0)
-		close(stats_fd);
-	if (tab)
-		munmap((void *)tab, tab_len);
-	xpsflap_bpf__destroy(skel);
-	free(snap.e);
-	return ret;
+	run.max_flows = env.max_flows;
+	return nm_run(&tool);
 }
