@@ -5,26 +5,20 @@
  * Remedies: --fix=kick (a frame on the stuck queue makes its qdisc run),
  * --fix=lock (a locked FIFO in place of a lockless child), --kick, --lock.
  *
- * Loader: options, hook ladder, skeleton, the rtnetlink sweep, the report
- * loop and the remedies' I/O. Decisions live in src/detect/qdiscstuck_detect.c,
- * the remedies' policy in src/detect/qdiscstuck_plan.c; lib/plan.c makes them.
+ * Loader: options, hook ladder, skeleton, the rtnetlink sweep and the
+ * sinks' rows; lib/run.c runs it. Decisions live in
+ * src/detect/qdiscstuck_detect.c, the remedies' policy in
+ * src/detect/qdiscstuck_plan.c, their I/O in src/lib/qdiscstuck_act.c;
+ * lib/plan.c makes them.
  */
 #include <argp.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-#include <arpa/inet.h>
-#include <linux/if_packet.h>
-#include <net/ethernet.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "netmedic/qdiscstuck.h"
 #include "qdiscstuck.skel.h"
@@ -32,12 +26,11 @@
 #include "detect/qdiscstuck_plan.h"
 #include "lib/cli.h"
 #include "lib/htab.h"
-#include "lib/fixes.h"
 #include "lib/journal.h"
-#include "lib/netns.h"
 #include "lib/output.h"
-#include "lib/plan.h"
+#include "lib/qdiscstuck_act.h"
 #include "lib/qdiscstuck_records.h"
+#include "lib/run.h"
 #include "lib/rtnl.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
@@ -45,7 +38,6 @@
 
 #define TOOL		"qdiscstuck"
 #define MAX_Q		QS_MAX_QDISCS
-#define KICK_TRIES	32
 #define TC_H_ROOT_	0xffffffffU
 
 enum { FIX_KICK = QS_FIX_KICK, FIX_LOCK = QS_FIX_LOCK };
@@ -273,11 +265,6 @@ static int collect(const struct nm_qdisc_stats *q, void *arg)
 	return 0;
 }
 
-static bool is_mq(const char *kind)
-{
-	return !strcmp(kind, "mq") || !strcmp(kind, "mqprio");
-}
-
 /* The qdisc of the same device whose handle is the major of parent. */
 static struct qrow *parent_row(struct sweep *s, const struct qrow *r)
 {
@@ -288,17 +275,6 @@ static struct qrow *parent_row(struct sweep *s, const struct qrow *r)
 		    qs_is_parent_qdisc(s->rows[i].nl.handle, s->rows[i].nl.parent, r->nl.parent))
 			return &s->rows[i];
 	return NULL;
-}
-
-static int ntxq(unsigned int ifindex)
-{
-	char name[IF_NAMESIZE];
-	int n;
-
-	if (!if_indextoname(ifindex, name))
-		return 0;
-	n = nm_dev_ntxq(name);
-	return n > 0 ? n : 0;
 }
 
 /*
@@ -348,7 +324,7 @@ static void join(struct sweep *s, int bpf_fd)
 		for (int depth = 0; p && depth < 8; depth++, p = up) {
 			r->shaper |= qs_kind_is_shaper(p->nl.kind);
 			up = parent_row(s, p);
-			if (up && is_mq(up->nl.kind))
+			if (up && qs_kind_is_mq(up->nl.kind))
 				r->txq = qs_mq_child_queue(p->nl.parent, up->nl.handle);
 			k.ifindex = p->nl.ifindex;
 			k.parent = p->nl.parent;
@@ -358,10 +334,10 @@ static void join(struct sweep *s, int bpf_fd)
 				r->have_bpf = true;
 				r->own_bpf = p == r;
 			}
-			if (!up || is_mq(up->nl.kind))
+			if (!up || qs_kind_is_mq(up->nl.kind))
 				break;
 		}
-		if (r->txq < 0 && ntxq(r->nl.ifindex) == 1)
+		if (r->txq < 0 && nm_ifindex_ntxq(r->nl.ifindex) == 1)
 			r->txq = 0;
 	}
 	nm_htab_free(idx);
@@ -450,7 +426,7 @@ static void observe(const struct qrow *r, uint64_t now, struct qs_obs *o)
 /* A mq root only sums its children: they are judged, it is not. */
 static bool judged(const struct qrow *r)
 {
-	return !is_mq(r->nl.kind);
+	return !qs_kind_is_mq(r->nl.kind);
 }
 
 static void classify_all(struct sweep *s)
@@ -654,349 +630,10 @@ static int write_prom(struct qdiscstuck_bpf *skel, struct sweep *s, const struct
 	return ret;
 }
 
-/* ---- remedy: kick ---- */
+/* ---- remedies: the rows qs_fix_plan reads, for the act step ---- */
 
-static uint64_t kicks_on(struct qdiscstuck_bpf *skel, unsigned int ifindex, unsigned int queue)
+static void remedies(struct sweep *s, struct qs_act *qa, unsigned int fix)
 {
-	struct qs_txq_key k = { .netns = env.o.netns_ino, .ifindex = ifindex, .queue = queue };
-	struct qs_txq v;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.txqs), &k, &v))
-		return 0;
-	return v.kicks;
-}
-
-/* The CPUs whose XPS map sends to tx-queue, as a mask of the first 64. */
-static uint64_t xps_cpus(const char *dev, unsigned int queue)
-{
-	char path[128], buf[256];
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-%u/xps_cpus", dev, queue);
-	if (nm_sysfs_line(path, buf, sizeof(buf)))
-		return 0;
-	return qs_xps_mask(buf);
-}
-
-/*
- * A frame nobody takes: IPv4 protocol 253 (RFC 3692, experiments), TTL 1,
- * to a locally administered MAC that is not the peer's, so the receiver
- * drops it as PACKET_OTHERHOST. The source address varies with 'salt' so
- * that the flow hash, and with it the queue the kernel picks, varies
- * where no XPS map decides.
- */
-static size_t kick_frame(unsigned char *buf, const unsigned char *src_mac, unsigned int salt)
-{
-	static const unsigned char dst[6] = { 0x02, 0x6e, 0x6d, 0x6b, 0x6b, 0x00 };
-	unsigned char *ip = buf + 14;
-	uint32_t sum = 0;
-
-	memset(buf, 0, 60);
-	memcpy(buf, dst, 6);
-	memcpy(buf + 6, src_mac, 6);
-	buf[12] = 0x08;
-	ip[0] = 0x45;
-	ip[3] = 46 - 0;		/* total length 46: a minimum-size frame */
-	ip[8] = 1;		/* TTL */
-	ip[9] = 253;
-	ip[12] = 198, ip[13] = 18, ip[14] = 255, ip[15] = salt & 0xff;
-	ip[16] = 198, ip[17] = 18, ip[18] = 255, ip[19] = 255;
-	for (int i = 0; i < 20; i += 2)
-		sum += ip[i] << 8 | ip[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	ip[10] = ~sum >> 8, ip[11] = ~sum & 0xff;
-	return 60;
-}
-
-struct kick_result {
-	bool reached;
-	int attempts;
-	int stray;		/* frames that went to another queue */
-};
-
-static int kick_send(int fd, unsigned int ifindex, const unsigned char *mac, unsigned int salt)
-{
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_ifindex = ifindex, .sll_halen = 6 };
-	unsigned char frame[64];
-	size_t len = kick_frame(frame, mac, salt);
-
-	memcpy(sll.sll_addr, frame, 6);
-	return sendto(fd, frame, len, 0, (struct sockaddr *)&sll, sizeof(sll)) < 0 ? -errno : 0;
-}
-
-static int open_kick_socket(const char *dev, unsigned char *mac)
-{
-	unsigned int mark = QS_KICK_MARK;
-	struct ifreq ifr = {};
-	int fd = socket(AF_PACKET, SOCK_RAW, 0);	/* protocol 0: send only */
-
-	if (fd < 0)
-		return -errno;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
-		memset(mac, 0, 6);
-	else
-		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-	/* the mark lets the BPF side see where the frame was queued */
-	if (setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
-}
-
-/*
- * Puts one frame on dev's TX queue 'queue', through the qdisc (no
- * PACKET_QDISC_BYPASS): its enqueue runs the qdisc again. The kernel
- * picks the queue: from the sending CPU's XPS map when there is one (so
- * send from a CPU mapped to the queue), else from the flow hash (so vary
- * the frame). The BPF side counts where each frame went.
- */
-static int kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifindex,
-		unsigned int queue, struct kick_result *res)
-{
-	uint64_t xps = xps_cpus(dev, queue), before = kicks_on(skel, ifindex, queue);
-	int ncpu = libbpf_num_possible_cpus(), fd, ret = 0;
-	unsigned char mac[6];
-	cpu_set_t old, set;
-
-	memset(res, 0, sizeof(*res));
-	fd = open_kick_socket(dev, mac);
-	if (fd < 0)
-		return fd;
-	sched_getaffinity(0, sizeof(old), &old);
-	for (int i = 0; i < KICK_TRIES && !res->reached && !ret; i++) {
-		int cpu = i % ncpu;
-
-		if (xps) {
-			/* only the CPUs whose XPS map names this queue */
-			while (!(xps & (1ULL << (cpu & 63))))
-				cpu = (cpu + 1) % ncpu;
-		}
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
-			continue;
-		ret = kick_send(fd, ifindex, mac, i);
-		res->attempts++;
-		res->reached = kicks_on(skel, ifindex, queue) > before;
-		if (!res->reached && !ret)
-			res->stray++;
-	}
-	sched_setaffinity(0, sizeof(old), &old);
-	close(fd);
-	return ret;
-}
-
-static void json_kick(const char *dev, unsigned int queue, const struct kick_result *k,
-		      const char *why, uint64_t start_ns)
-{
-	/* mono_ns: when the first frame went: its enqueue is what runs the qdisc */
-	struct qs_kick_row r = { .mono_ns = start_ns, .txq = queue, .reached = k->reached,
-				 .attempts = k->attempts, .stray = k->stray, .why = why };
-
-	snprintf(r.dev, sizeof(r.dev), "%s", dev);
-	nm_rec_json(stdout, &qs_kick_rec, &r);
-}
-
-/* A kick's outcome into line (made or not), or why it could not be sent into err. */
-static int do_kick(struct qdiscstuck_bpf *skel, const char *dev, unsigned int ifindex,
-		   unsigned int queue, const char *why, char *line, size_t len, char *err, size_t errlen)
-{
-	uint64_t start_ns = nm_mono_ns();
-	struct kick_result k;
-	int ret = kick(skel, dev, ifindex, queue, &k);
-
-	if (ret) {
-		snprintf(err, errlen, "kick %s tx-%u: %s", dev, queue, strerror(-ret));
-		return ret;
-	}
-	if (env.o.json)
-		json_kick(dev, queue, &k, why, start_ns);
-	if (k.reached)
-		snprintf(line, len, "kick: %s tx-%u: one frame queued there (%d attempt(s), %d elsewhere): its enqueue runs the qdisc; the next report shows whether the backlog moved",
-			 dev, queue, k.attempts, k.stray);
-	else
-		snprintf(line, len, "kick: %s tx-%u: no frame reached that queue in %d attempts (%d went elsewhere): the kernel picks queues by XPS map or flow hash, not by request",
-			 dev, queue, k.attempts, k.stray);
-	return k.reached ? 0 : -EAGAIN;
-}
-
-/* ---- remedy: lock ---- */
-
-/* CONFIG_NET_SCH_BPF builds the bpf_qdisc kfuncs: their presence in BTF tells. */
-/* --fix=kick's lever: one frame sent on the queue (AF_PACKET) runs the qdisc. */
-static int probe_kick(const struct nm_fix *f, char *why, size_t len)
-{
-	int fd = socket(AF_PACKET, SOCK_RAW, 0);
-
-	(void)f;
-	if (fd < 0) {
-		snprintf(why, len, "AF_PACKET socket: %s", strerror(errno));
-		return -errno;
-	}
-	close(fd);
-	return 0;
-}
-
-/* --list-fixes: each remedy, its lever, and whether this kernel allows it. */
-enum { QFIX_KICK, QFIX_LOCK, QFIX_LOCK_BPF };
-static const struct nm_fix fixes[] = {
-	[QFIX_KICK] = { "kick", "a frame on the stuck TX queue (AF_PACKET): the qdisc runs", probe_kick, NULL, NULL },
-	[QFIX_LOCK] = { "lock", "tc qdisc replace: pfifo (locked) for pfifo_fast", nm_fix_probe_cmd, "tc", NULL },
-	/* the struct_ops lever a locked BPF FIFO would use (6.16+); not used yet */
-	[QFIX_LOCK_BPF] = { "lock-bpf", "struct_ops Qdisc_ops: a BPF FIFO (6.16+; netmedic has none yet)",
-			    nm_fix_probe_btf_type, "bpf_struct_ops_Qdisc_ops", NULL },
-};
-
-static bool kernel_has_bpf_qdisc(void)
-{
-	char why[128];
-
-	return !nm_fix_probe_btf_type(&fixes[QFIX_LOCK_BPF], why, sizeof(why));
-}
-
-/* The lock's journal, opened at the first replace (x->open). */
-static int lock_open(struct nm_exec *x, const struct nm_action *a, char *err, size_t len)
-{
-	char key[64], nspath[256];
-
-	(void)a;
-	if (kernel_has_bpf_qdisc())
-		nm_info(&env.o, "lock: this kernel builds BPF qdiscs (CONFIG_NET_SCH_BPF), but netmedic has no struct_ops FIFO yet: using the kernel's pfifo, which runs under the root qdisc lock");
-	else
-		nm_info(&env.o, "lock: this kernel has no BPF qdiscs (CONFIG_NET_SCH_BPF is not set): using the kernel's pfifo, which runs under the root qdisc lock");
-	snprintf(key, sizeof(key), "%lu-lock", env.o.netns_ino);
-	return nm_journal_open(&x->j, TOOL, key,
-			       env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
-			       err, len);
-}
-
-static int txqueuelen(const char *dev)
-{
-	char path[128];
-	long v;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/tx_queue_len", dev);
-	v = nm_sysfs_long(path, 1000);
-	return v >= 1 && v <= 0x7fffffff ? (int)v : 1000;
-}
-
-struct find_ctx {
-	unsigned int ifindex;
-	unsigned int queue;
-	struct nm_qdisc_stats mq, child;
-	bool have_mq, have_child, have_root;
-	struct nm_qdisc_stats root;
-};
-
-static int find_q(const struct nm_qdisc_stats *q, void *arg)
-{
-	struct find_ctx *c = arg;
-
-	if (q->parent == TC_H_ROOT_) {
-		c->root = *q;
-		c->have_root = true;
-		if (is_mq(q->kind)) {
-			c->mq = *q;
-			c->have_mq = true;
-		}
-	}
-	return 0;
-}
-
-static int find_child(const struct nm_qdisc_stats *q, void *arg)
-{
-	struct find_ctx *c = arg;
-
-	if (c->have_mq && q->parent == ((c->mq.handle & 0xffff0000U) | (c->queue + 1))) {
-		c->child = *q;
-		c->have_child = true;
-	}
-	return 0;
-}
-
-/* The qdisc the TX queue runs: the mq child, or the root of a one-queue device. */
-static int queue_qdisc(const char *dev, unsigned int ifindex, unsigned int queue,
-		       struct find_ctx *c, char *err, size_t errlen)
-{
-	memset(c, 0, sizeof(*c));
-	c->ifindex = ifindex;
-	c->queue = queue;
-	if (nm_rtnl_qdisc_dump(ifindex, find_q, c, err, errlen) ||
-	    nm_rtnl_qdisc_dump(ifindex, find_child, c, err, errlen))
-		return -1;
-	if (c->have_child)
-		return 0;
-	if (c->have_root && !c->have_mq && queue == 0 && ntxq(ifindex) == 1) {
-		c->child = c->root;
-		c->have_child = true;
-		return 0;
-	}
-	snprintf(err, errlen, "%s tx-%u has no qdisc of its own (root %s%s)", dev, queue,
-		 c->have_root ? c->root.kind : "none",
-		 c->have_mq ? "" : ": only the children of mq, or the root of a one-queue device, can be replaced");
-	return -1;
-}
-
-/*
- * A lock check (x->call): reads the qdisc the queue runs, after its kick,
- * and carries out what qs_lock_plan makes of it: a note, or the replace by
- * pfifo of the same limit (journaled first; only while it holds nothing).
- */
-static int lock_check(struct nm_exec *x, const struct qs_fix_target *t, char *err, size_t len)
-{
-	struct qs_lock_facts f = {};
-	struct nm_plan p = {};
-	struct find_ctx c;
-	int ret;
-
-	if (queue_qdisc(t->dev, t->ifindex, t->queue, &c, err, len))
-		return -EIO;
-	snprintf(f.kind, sizeof(f.kind), "%s", c.child.kind);
-	f.parent = c.child.parent;
-	f.handle = c.child.handle;
-	f.qlen = c.child.qlen;
-	f.backlog = c.child.backlog;
-	f.limit = txqueuelen(t->dev);
-	ret = qs_lock_plan(t->dev, t->queue, &f, &p);
-	if (ret)
-		snprintf(err, len, "%s tx-%u: %s", t->dev, t->queue, strerror(-ret));
-	else if (nm_exec_plan(x, &p))
-		ret = -EIO;	/* said by the executor */
-	nm_plan_free(&p);
-	return ret;
-}
-
-/* The executor's calls: a kick's frame, a lock's check. */
-static int fix_call(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
-{
-	struct qs_fix_target t;
-
-	if (qs_fix_target(a, &t)) {
-		snprintf(err, len, "not a queue: %s", a->target);
-		return -EINVAL;
-	}
-	if (a->remedy == QS_FIX_LOCK)
-		return lock_check(x, &t, err, len);
-	return do_kick(x->arg, t.dev, t.ifindex, t.queue, a->val, a->line, sizeof(a->line), err, len);
-}
-
-/* The one executor of the remedies: kicks, lock checks and the lock's journal. */
-static void fix_init(struct nm_exec *x, struct qdiscstuck_bpf *skel)
-{
-	*x = (struct nm_exec){ .tool = TOOL, .log = stderr, .home_fd = -1, .call = fix_call,
-			       .open = lock_open, .arg = skel,
-			       .restoring = "lock: restoring the lockless qdiscs", .unrestored = "" };
-}
-
-static void remedies(struct sweep *s, struct nm_exec *x, unsigned int fix)
-{
-	struct nm_plan p = {};
-	int ret;
-
 	for (size_t i = 0; i < s->n; i++) {
 		struct qrow *r = &s->rows[i];
 
@@ -1011,18 +648,13 @@ static void remedies(struct sweep *s, struct nm_exec *x, unsigned int fix)
 			.qlen = r->nl.qlen, .backlog = r->nl.backlog,
 		};
 	}
-	ret = qs_fix_plan(s->fix, s->n, fix, s->now_ns, &p);
-	if (ret)
-		nm_info(&env.o, "warning: no remedies at this sweep: %s", strerror(-ret));
-	else
-		nm_exec_plan(x, &p);
-	nm_plan_free(&p);
+	qs_act_remedies(qa, s->fix, s->n, fix, s->now_ns);
 }
 
-/* ---- main ---- */
+/* ---- the report ---- */
 
 static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm_hook *hooks,
-		   struct nm_exec *x)
+		   struct qs_act *qa)
 {
 	if (sweep(skel, s))
 		return;
@@ -1037,7 +669,7 @@ static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm
 		write_prom(skel, s, hooks);
 	/* without --fix, --verbose still explains the driver_stopped queues */
 	if (env.fix || env.o.verbose)
-		remedies(s, x, env.fix);
+		remedies(s, qa, env.fix);
 }
 
 static void print_start(const struct nm_hook *hooks)
@@ -1111,9 +743,9 @@ static int resolve_dev_queue(const char *arg, const char *opt, char *dev, unsign
 	if (!*ifindex)
 		return nm_err(&env.o, NM_EXIT_USAGE, "%s: unknown device '%s'%s%s", opt, dev,
 			      env.o.netns ? " in netns " : "", env.o.netns ? env.o.netns : "");
-	if ((int)*queue >= ntxq(*ifindex))
+	if ((int)*queue >= nm_ifindex_ntxq(*ifindex))
 		return nm_err(&env.o, NM_EXIT_USAGE, "%s: %s has %d TX queue(s): no tx-%u", opt, dev,
-			      ntxq(*ifindex), *queue);
+			      nm_ifindex_ntxq(*ifindex), *queue);
 	return 0;
 }
 
@@ -1147,95 +779,109 @@ static struct sweep *sweep_new(void)
 }
 
 
+/* ---- the run's steps (lib/run.h) ---- */
+
+static struct run {
+	struct nm_hook hooks[NR_HOOKS];
+	struct qs_act qa;
+	struct sweep *s;
+	char kdev[IF_NAMESIZE], ldev[IF_NAMESIZE];
+	unsigned int kif, kq, lif, lq;
+} run;
+
+/* lock: tc qdisc replace, undone with tc; kick: AF_PACKET frames */
+static void set_caps(struct nm_opts *o)
+{
+	o->caps.remedy = o->caps.remedy_exec = env.lock || (env.fix & FIX_LOCK);
+	o->caps.journal = o->caps.remedy;
+	o->caps.raw = env.kick || (env.fix & FIX_KICK);
+	o->caps.remedy_opt = env.lock ? "--lock" : env.kick ? "--kick" : "--fix";
+}
+
+static int setup(void)
+{
+	int ret;
+
+	if (env.kick && (ret = resolve_dev_queue(env.kick, "--kick", run.kdev, &run.kif, &run.kq)))
+		return ret;
+	if (env.lock && (ret = resolve_dev_queue(env.lock, "--lock", run.ldev, &run.lif, &run.lq)))
+		return ret;
+	run.s = sweep_new();
+	return run.s ? 0 : nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+}
+
+static int start(void *p)
+{
+	struct qdiscstuck_bpf *skel = p;
+
+	run.qa.txqs_fd = bpf_map__fd(skel->maps.txqs);
+	return 0;
+}
+
+static bool changes(void)
+{
+	return env.lock;
+}
+
+/* a signal at the change point: nothing changed, nothing reported */
+static int change(void *p)
+{
+	(void)p;
+	return nm_exiting ? NM_RUN_DONE : qs_act_lock(&run.qa, run.ldev, run.lif, run.lq);
+}
+
+/* --kick is a one-shot; else the start line, and a first sweep that only learns the counters */
+static int ready(void *skel)
+{
+	if (env.kick) {
+		int ret = qs_act_kick(&run.qa, run.kdev, run.kif, run.kq);
+
+		return ret ? ret : NM_RUN_DONE;
+	}
+	print_start(run.hooks);
+	sweep(skel, run.s);
+	return 0;
+}
+
+static int report_step(void *skel)
+{
+	report(skel, run.s, run.hooks, &run.qa);
+	return 0;
+}
+
+/* a failed undo is said, with --cleanup; the exit status stays the run's */
+static int stop(void)
+{
+	qs_act_stop(&run.qa);
+	return 0;
+}
+
+static void free_run(void *skel)
+{
+	(void)skel;
+	sweep_free(run.s);
+}
+
+/*
+ * On a fixed grid: a stall is reported within the threshold plus one
+ * interval, which a sleep after each sweep (and kick) would stretch.
+ * The capabilities go before the change: the lock's kept ones are kept.
+ */
+static const struct nm_tool tool = {
+	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
+	.fixes = qs_fixes, .nfixes = QS_NFIXES, .list_fixes = &env.list_fixes,
+	.grid = true, .drop_before_change = true,
+	.caps = set_caps, .setup = setup, .start = start, .changes = changes, .change = change,
+	.ready = ready, .report = report_step, .stop = stop, .free = free_run,
+};
+
 int main(int argc, char **argv)
 {
-	char kdev[IF_NAMESIZE] = "", ldev[IF_NAMESIZE] = "";
-	unsigned int kif = 0, kq = 0, lif = 0, lq = 0;
-	struct nm_hook hooks[NR_HOOKS];
-	struct qdiscstuck_bpf *skel = NULL;
-	struct nm_exec fx;
-	struct nm_plan p = {};
-	struct sweep *s = NULL;
-	uint64_t deadline = 0;
-	int stats_fd = -1, ret;
-
 	nm_opts_init(&env.o, TOOL);
-	fix_init(&fx, NULL);
+	qs_act_init(&run.qa, &env.o);
 	/* --lock undoes its replace with tc; a journal may run nothing else */
 	nm_journal_allow_cmd("tc");
 	env.threshold_ms = QS_THRESHOLD_MS_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	nm_install_signals();	/* before anything is changed */
-	/* lock: tc qdisc replace, undone with tc; kick: AF_PACKET frames */
-	env.o.caps.remedy = env.o.caps.remedy_exec = env.lock || (env.fix & FIX_LOCK);
-	env.o.caps.journal = env.o.caps.remedy;
-	env.o.caps.raw = env.kick || (env.fix & FIX_KICK);
-	env.o.caps.remedy_opt = env.lock ? "--lock" : env.kick ? "--kick" : "--fix";
-	if (env.o.cleanup)
-		return nm_cleanup_main(&env.o);
-	ret = nm_setup(&env.o);
-	if (ret)
-		return ret;
-	if (env.list_fixes) {
-		nm_fixes_list(stdout, fixes, sizeof(fixes) / sizeof(fixes[0]));
-		return NM_EXIT_OK;
-	}
-	if (env.kick && (ret = resolve_dev_queue(env.kick, "--kick", kdev, &kif, &kq)))
-		return ret;
-	if (env.lock && (ret = resolve_dev_queue(env.lock, "--lock", ldev, &lif, &lq)))
-		return ret;
-	s = sweep_new();
-	if (!s)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
-	nm_test_stop("load");
-	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
-	if (ret) {
-		qdiscstuck_bpf__destroy(skel);
-		sweep_free(s);
-		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
-	}
-	if (nm_exiting)
-		goto out;	/* a signal during the load: nothing was changed */
-	if (env.o.bpf_stats)
-		stats_fd = nm_self_enable_stats(&env.o);
-	ret = nm_caps_after_attach(&env.o);
-	if (ret)
-		goto out;
-	fx.arg = skel;
-	if (env.kick) {
-		ret = qs_plan_kick(&p, kdev, kif, kq, 0, 0, "--kick") < 0 || nm_exec_plan(&fx, &p) ?
-		      NM_EXIT_RUNTIME : 0;
-		goto out;
-	}
-	if (env.lock) {
-		nm_test_stop("change");
-		if (nm_exiting)
-			goto out;
-		ret = qs_plan_lock_check(&p, ldev, lif, lq) < 0 || nm_exec_plan(&fx, &p) ?
-		      NM_EXIT_RUNTIME : 0;
-	}
-	if (!ret && env.lock && !nm_journal_count(fx.j))
-		ret = NM_EXIT_RUNTIME;	/* said why: not lockless, or not empty */
-	if (!ret) {
-		print_start(hooks);
-		/* the first sweep only learns the counters */
-		sweep(skel, s);
-	}
-	/*
-	 * On a fixed grid: a stall is reported within the threshold plus one
-	 * interval, which a sleep after each sweep (and kick) would stretch
-	 */
-	for (long n = 0; !ret && !nm_exiting && (!env.o.count || n < env.o.count); n++) {
-		deadline = nm_next_deadline(deadline, (uint64_t)(env.o.interval * 1e9), nm_mono_ns());
-		nm_sleep_until(deadline);
-		report(skel, s, hooks, &fx);
-	}
-out:
-	nm_exec_undo(&fx);
-	nm_plan_free(&p);
-	if (stats_fd >= 0)
-		close(stats_fd);
-	qdiscstuck_bpf__destroy(skel);
-	sweep_free(s);
-	return ret;
+	return nm_run(&tool);
 }
