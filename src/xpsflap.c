@@ -3,13 +3,12 @@
  * xpsflap - find flows whose packets are spread over several TX queues of a
  * device, and the reordering that causes; optionally pin them (--pin).
  *
- * Loader: options, hook ladder, skeleton, collection and the sinks' rows;
- * lib/run.c runs it. Decisions live in src/detect/xpsflap_detect.c, --pin's
- * policy in src/detect/xpsflap_plan.c, its I/O in src/lib/xpsflap_act.c.
+ * Loader: hook ladder, skeleton, collection and the sinks' rows; lib/run.c
+ * runs it, lib/xpsflap_opts.c has its options. Decisions live in
+ * src/detect/xpsflap_detect.c, --pin's policy in src/detect/xpsflap_plan.c,
+ * its I/O in src/lib/xpsflap_act.c.
  */
-#include <argp.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -29,91 +28,16 @@
 #include "lib/skel.h"
 #include "lib/sysfs.h"
 #include "lib/xpsflap_act.h"
+#include "lib/xpsflap_opts.h"
 #include "lib/xpsflap_records.h"
 
 #define TOOL		"xpsflap"
 #define TABLE_ROWS	20
 
-static struct env {
-	struct nm_opts o;
-	bool pin;
-	bool list_fixes;
-	long max_flows;
-	long min_switches;
-	int top;
-} env;
-
-enum { OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_TOP, OPT_MIN_SWITCHES, OPT_LIST_FIXES };
+static struct xf_env env;
 
 const char *argp_program_version = "xpsflap (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
-static const char doc[] =
-"xpsflap: flows whose packets are queued on more than one TX queue of a device.\n"
-"\n"
-"A forwarded skb (bridge, router, veth) has no socket, so the kernel picks its\n"
-"TX queue from the current CPU's XPS map: one flow follows the CPUs that forward\n"
-"it, switching queues, and the switches reorder it on the wire.\n"
-"\n"
-"EXAMPLES:\n"
-"  xpsflap                          # every device, table every second\n"
-"  xpsflap --netns lab --dev br0p1  # one device in a netns\n"
-"  xpsflap --json -c 5              # five JSON reports\n"
-"  xpsflap --dev eth0 --pin         # clear XPS maps of eth0 while running\n"
-"  xpsflap --cleanup                # undo the remedy of a killed instance";
-
-static const struct argp_option options[] = {
-	{ "pin", OPT_PIN, NULL, 0,
-	  "Remedy: keep each flow on one queue of the --dev devices while running (undone at exit)", 0 },
-	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "Flow table slots, rounded up to a power of two (default 65536)", 0 },
-	{ "top", OPT_TOP, "N", 0, "Table rows (default 20)", 0 },
-	{ "min-switches", OPT_MIN_SWITCHES, "N", 0,
-	  "Queue switches in one interval that make a flow flapping (default 2)", 0 },
-	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
-	{},
-};
-
-static error_t parse_arg(int key, char *arg, struct argp_state *state)
-{
-	long v;
-
-	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &env.o;
-		break;
-	case OPT_PIN:
-		env.pin = true;
-		break;
-	case OPT_LIST_FIXES:
-		env.list_fixes = true;
-		break;
-	case OPT_MAX_FLOWS:
-		if (nm_parse_long(arg, 64, 16777216, &env.max_flows))
-			argp_error(state, "invalid --max-flows '%s': 64 to 16777216", arg);
-		break;
-	case OPT_TOP:
-		/* into a long first: an int would wrap 4294967297 to 1 */
-		if (nm_parse_long(arg, 1, INT_MAX, &v))
-			argp_error(state, "invalid --top '%s'", arg);
-		env.top = v;
-		break;
-	case OPT_MIN_SWITCHES:
-		if (nm_parse_long(arg, 1, 1000000, &env.min_switches))
-			argp_error(state, "invalid --min-switches '%s': 1 to 1000000", arg);
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
-		break;
-	case ARGP_KEY_END:
-		if (env.pin && !env.o.ndevs)
-			argp_error(state, "--pin needs --dev: it changes the named devices only");
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-NM_ARGP(options, parse_arg, doc);
 
 /* ---- hooks ---- */
 
@@ -586,13 +510,9 @@ static const struct nm_tool tool = {
 
 int main(int argc, char **argv)
 {
-	nm_opts_init(&env.o, TOOL);
 	/* --pin undoes its tc changes with tc; a journal may run nothing else */
 	nm_journal_allow_cmd("tc");
-	env.max_flows = 65536;
-	env.min_switches = XF_MIN_SWITCHES_DEFAULT;
-	argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	env.max_flows = nm_table_size(env.max_flows);
+	xf_opts_parse(&env, argc, argv);
 	run.max_flows = env.max_flows;
 	return nm_run(&tool);
 }

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xpsflap's options: its own (--pin, --max-flows, --top, --min-switches,
+ * --list-fixes) beside the common ones. The argp table is data a test
+ * can read as well as --help (docs/xpsflap.md OPTIONS).
+ */
+#ifndef NETMEDIC_XPSFLAP_OPTS_H
+#define NETMEDIC_XPSFLAP_OPTS_H
+
+#include <stdbool.h>
+#include "lib/cli.h"
+
+struct xf_env {
+	struct nm_opts o;
+	bool pin;
+	bool list_fixes;
+	long max_flows;		/* slots: a power of two once parsed */
+	long min_switches;
+	int top;
+};
+
+/* The command line into e, defaults first; a usage error exits with status 2 (argp). */
+void xf_opts_parse(struct xf_env *e, int argc, char **argv);
+
+#endif

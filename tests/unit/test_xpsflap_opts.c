@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for src/lib/xpsflap_opts.c: defaults and values as the run sees them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "detect/xpsflap_detect.h"
+#include "lib/xpsflap_opts.h"
+
+const char *argp_program_version = "xpsflap (netmedic) test";
+
+static void parse(struct xf_env *e, int argc, char **argv)
+{
+	*e = (struct xf_env){};
+	xf_opts_parse(e, argc, argv);
+}
+
+/* no option: 65536 slots, the detector's switch threshold, the table's default rows */
+static void test_defaults(void **state)
+{
+	char *argv[] = { "xpsflap", NULL };
+	struct xf_env e;
+
+	(void)state;
+	parse(&e, 1, argv);
+	assert_int_equal(e.max_flows, 65536);
+	assert_int_equal(e.min_switches, XF_MIN_SWITCHES_DEFAULT);
+	assert_int_equal(e.top, 0);
+	assert_false(e.pin || e.list_fixes || e.o.json);
+}
+
+/* --max-flows is rounded up to a power of two; the common options reach e->o */
+static void test_values(void **state)
+{
+	char *argv[] = { "xpsflap", "--max-flows", "100", "--top", "5", "--min-switches", "3",
+			 "--pin", "--dev", "eth9", "--json", "--list-fixes", NULL };
+	struct xf_env e;
+
+	(void)state;
+	parse(&e, 12, argv);
+	assert_int_equal(e.max_flows, 128);
+	assert_int_equal(e.top, 5);
+	assert_int_equal(e.min_switches, 3);
+	assert_true(e.pin && e.list_fixes && e.o.json);
+	assert_int_equal(e.o.ndevs, 1);
+	assert_string_equal(e.o.devs[0], "eth9");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
