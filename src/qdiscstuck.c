@@ -5,13 +5,12 @@
  * Remedies: --fix=kick (a frame on the stuck queue makes its qdisc run),
  * --fix=lock (a locked FIFO in place of a lockless child), --kick, --lock.
  *
- * Loader: options, hook ladder, skeleton, the rtnetlink sweep and the
- * sinks' rows; lib/run.c runs it. Decisions live in
+ * Loader: hook ladder, skeleton, the rtnetlink sweep and the sinks' rows;
+ * lib/run.c runs it, lib/qdiscstuck_opts.c has its options. Decisions live in
  * src/detect/qdiscstuck_detect.c, the remedies' policy in
  * src/detect/qdiscstuck_plan.c, their I/O in src/lib/qdiscstuck_act.c;
  * lib/plan.c makes them.
  */
-#include <argp.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include "lib/journal.h"
 #include "lib/output.h"
 #include "lib/qdiscstuck_act.h"
+#include "lib/qdiscstuck_opts.h"
 #include "lib/qdiscstuck_records.h"
 #include "lib/run.h"
 #include "lib/rtnl.h"
@@ -42,105 +42,10 @@
 
 enum { FIX_KICK = QS_FIX_KICK, FIX_LOCK = QS_FIX_LOCK };
 
-static struct env {
-	struct nm_opts o;
-	long threshold_ms;
-	int fix;
-	bool all;
-	bool list_fixes;
-	const char *kick;	/* --kick DEV:QUEUE */
-	const char *lock;	/* --lock DEV:QUEUE */
-} env;
-
-enum { OPT_THRESHOLD = 0x2000, OPT_FIX, OPT_ALL, OPT_KICK, OPT_LOCK, OPT_LIST_FIXES };
+static struct qs_env env;
 
 const char *argp_program_version = "qdiscstuck (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
-static const char doc[] =
-"qdiscstuck: packets sitting in a qdisc, and why.\n"
-"\n"
-"Every qdisc with packets, children of mq and of other classful roots too, is\n"
-"classified each interval: ok, idle, shaped (a shaper's timer holds it),\n"
-"driver_stopped (its TX queue is stopped and nothing completes) or stuck\n"
-"(backlog on a running queue, and the kernel will not run the qdisc again).\n"
-"\n"
-"EXAMPLES:\n"
-"  qdiscstuck                               # every device, table every second\n"
-"  qdiscstuck --netns lab --dev eth1 --json # one device in a netns, JSON lines\n"
-"  qdiscstuck --fix=kick                    # kick stuck qdiscs while running\n"
-"  qdiscstuck --lock eth0:3                 # locked FIFO on tx-3 until exit\n"
-"  qdiscstuck --kick eth0:3                 # one kick frame on tx-3, then exit\n"
-"  qdiscstuck --cleanup                     # undo --fix=lock of a killed instance";
-
-static const struct argp_option options[] = {
-	{ "threshold", OPT_THRESHOLD, "MS", 0,
-	  "No progress for this long with a backlog is driver_stopped or stuck (default 100)", 0 },
-	{ "fix", OPT_FIX, "kick|lock|kick,lock", 0,
-	  "Remedies for stuck qdiscs while running (logged; lock is journaled and undone at exit)", 0 },
-	{ "kick", OPT_KICK, "DEV:QUEUE", 0, "Put one kick frame on that TX queue, report where it went, exit", 0 },
-	{ "lock", OPT_LOCK, "DEV:QUEUE", 0,
-	  "Replace the lockless qdisc of that TX queue by a locked FIFO while running (undone at exit)", 0 },
-	{ "all", OPT_ALL, NULL, 0, "Report idle qdiscs too", 0 },
-	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
-	{},
-};
-
-/* --fix's words, in the order of their FIX_ bits */
-static const char *const fix_names[] = { "kick", "lock" };
-
-static int parse_fix(const char *arg)
-{
-	return nm_parse_names(arg, fix_names, 2);
-}
-
-static error_t parse_arg(int key, char *arg, struct argp_state *state)
-{
-	char dev[IF_NAMESIZE];
-	unsigned int q;
-
-	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &env.o;
-		break;
-	case OPT_THRESHOLD:
-		if (nm_parse_long(arg, 1, 3600000, &env.threshold_ms))
-			argp_error(state, "invalid --threshold '%s': milliseconds from 1 to 3600000", arg);
-		break;
-	case OPT_FIX:
-		env.fix = parse_fix(arg);
-		if (env.fix < 0)
-			argp_error(state, "invalid --fix '%s': kick, lock or kick,lock", arg);
-		break;
-	case OPT_KICK:
-	case OPT_LOCK:
-		if (qs_parse_dev_queue(arg, dev, sizeof(dev), &q))
-			argp_error(state, "invalid --%s '%s': DEV:QUEUE, e.g. eth0:3",
-				   key == OPT_KICK ? "kick" : "lock", arg);
-		if (key == OPT_KICK)
-			env.kick = arg;
-		else
-			env.lock = arg;
-		break;
-	case OPT_LIST_FIXES:
-		env.list_fixes = true;
-		break;
-	case OPT_ALL:
-		env.all = true;
-		break;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
-		break;
-	case ARGP_KEY_END:
-		if (env.kick && (env.lock || env.fix))
-			argp_error(state, "--kick is a one-shot action: not with --lock or --fix");
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
-NM_ARGP(options, parse_arg, doc);
 
 /* ---- hooks ---- */
 
@@ -877,11 +782,9 @@ static const struct nm_tool tool = {
 
 int main(int argc, char **argv)
 {
-	nm_opts_init(&env.o, TOOL);
 	qs_act_init(&run.qa, &env.o);
 	/* --lock undoes its replace with tc; a journal may run nothing else */
 	nm_journal_allow_cmd("tc");
-	env.threshold_ms = QS_THRESHOLD_MS_DEFAULT;
-	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	qs_opts_parse(&env, argc, argv);
 	return nm_run(&tool);
 }

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qdiscstuck's options (qdiscstuck_opts.h): the table --help prints, the
+ * values' checks, their defaults.
+ */
+#include <argp.h>
+#include <net/if.h>
+#include "detect/qdiscstuck_detect.h"
+#include "lib/fixes.h"
+#include "lib/qdiscstuck_opts.h"
+
+enum { OPT_THRESHOLD = 0x2000, OPT_FIX, OPT_ALL, OPT_KICK, OPT_LOCK, OPT_LIST_FIXES };
+
+static const char doc[] =
+"qdiscstuck: packets sitting in a qdisc, and why.\n"
+"\n"
+"Every qdisc with packets, children of mq and of other classful roots too, is\n"
+"classified each interval: ok, idle, shaped (a shaper's timer holds it),\n"
+"driver_stopped (its TX queue is stopped and nothing completes) or stuck\n"
+"(backlog on a running queue, and the kernel will not run the qdisc again).\n"
+"\n"
+"EXAMPLES:\n"
+"  qdiscstuck                               # every device, table every second\n"
+"  qdiscstuck --netns lab --dev eth1 --json # one device in a netns, JSON lines\n"
+"  qdiscstuck --fix=kick                    # kick stuck qdiscs while running\n"
+"  qdiscstuck --lock eth0:3                 # locked FIFO on tx-3 until exit\n"
+"  qdiscstuck --kick eth0:3                 # one kick frame on tx-3, then exit\n"
+"  qdiscstuck --cleanup                     # undo --fix=lock of a killed instance";
+
+static const struct argp_option options[] = {
+	{ "threshold", OPT_THRESHOLD, "MS", 0,
+	  "No progress for this long with a backlog is driver_stopped or stuck (default 100)", 0 },
+	{ "fix", OPT_FIX, "kick|lock|kick,lock", 0,
+	  "Remedies for stuck qdiscs while running (logged; lock is journaled and undone at exit)", 0 },
+	{ "kick", OPT_KICK, "DEV:QUEUE", 0, "Put one kick frame on that TX queue, report where it went, exit", 0 },
+	{ "lock", OPT_LOCK, "DEV:QUEUE", 0,
+	  "Replace the lockless qdisc of that TX queue by a locked FIFO while running (undone at exit)", 0 },
+	{ "all", OPT_ALL, NULL, 0, "Report idle qdiscs too", 0 },
+	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
+	{},
+};
+
+/* --fix's words, in the order of their FIX_ bits */
+static const char *const fix_names[] = { "kick", "lock" };
+
+static int parse_fix(const char *arg)
+{
+	return nm_parse_names(arg, fix_names, 2);
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	struct qs_env *e = state->input;
+	char dev[IF_NAMESIZE];
+	unsigned int q;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &e->o;
+		break;
+	case OPT_THRESHOLD:
+		if (nm_parse_long(arg, 1, 3600000, &e->threshold_ms))
+			argp_error(state, "invalid --threshold '%s': milliseconds from 1 to 3600000", arg);
+		break;
+	case OPT_FIX:
+		e->fix = parse_fix(arg);
+		if (e->fix < 0)
+			argp_error(state, "invalid --fix '%s': kick, lock or kick,lock", arg);
+		break;
+	case OPT_KICK:
+	case OPT_LOCK:
+		if (qs_parse_dev_queue(arg, dev, sizeof(dev), &q))
+			argp_error(state, "invalid --%s '%s': DEV:QUEUE, e.g. eth0:3",
+				   key == OPT_KICK ? "kick" : "lock", arg);
+		if (key == OPT_KICK)
+			e->kick = arg;
+		else
+			e->lock = arg;
+		break;
+	case OPT_LIST_FIXES:
+		e->list_fixes = true;
+		break;
+	case OPT_ALL:
+		e->all = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		if (e->kick && (e->lock || e->fix))
+			argp_error(state, "--kick is a one-shot action: not with --lock or --fix");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+NM_ARGP(options, parse_arg, doc);
+
+void qs_opts_parse(struct qs_env *e, int argc, char **argv)
+{
+	nm_opts_init(&e->o, "qdiscstuck");
+	e->threshold_ms = QS_THRESHOLD_MS_DEFAULT;
+	argp_parse(&argp, argc, argv, 0, NULL, e);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qdiscstuck's options: its own (--threshold, --fix, --kick, --lock, --all,
+ * --list-fixes) beside the common ones. The argp table is data a test can
+ * read as well as --help (docs/qdiscstuck.md OPTIONS).
+ */
+#ifndef NETMEDIC_QDISCSTUCK_OPTS_H
+#define NETMEDIC_QDISCSTUCK_OPTS_H
+
+#include <stdbool.h>
+#include "lib/cli.h"
+
+struct qs_env {
+	struct nm_opts o;
+	long threshold_ms;
+	int fix;		/* QS_FIX_ bits */
+	bool all;
+	bool list_fixes;
+	const char *kick;	/* --kick DEV:QUEUE */
+	const char *lock;	/* --lock DEV:QUEUE */
+};
+
+/* The command line into e, defaults first; a usage error exits with status 2 (argp). */
+void qs_opts_parse(struct qs_env *e, int argc, char **argv);
+
+#endif
