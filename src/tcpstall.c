@@ -35,6 +35,7 @@
 #include "lib/netns.h"
 #include "lib/output.h"
 #include "lib/plan.h"
+#include "lib/run.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
 #include "lib/sysfs.h"
@@ -1711,41 +1712,38 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	struct nm_hook hooks[NR_HOOKS];
-	struct tcpstall_bpf *skel = NULL;
-	int stats_fd = -1, ret;
+/* ---- the run's steps (lib/run.h) ---- */
 
-	nm_opts_init(&env.o, TOOL);
-	/* --fix=routes undoes its route replaces with ip; a journal may run nothing else */
-	nm_journal_allow_cmd("ip");
-	argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	nm_install_signals();	/* before anything is changed */
+static struct nm_hook run_hooks[NR_HOOKS];
+
+static void set_caps(struct nm_opts *o)
+{
 	env.max_flows = nm_table_size(env.max_flows);
 	test_aids();
 	/* before --netns moves us: RFS's global sysctl lives here */
 	st.fx.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	/* sysctls; rfs: sysfs and the initial netns; routes: ip */
-	env.o.caps.remedy = env.fix & (TS_FIX_DEFER | TS_FIX_AUTOCORK | TS_FIX_RFS | TS_FIX_ROUTES);
-	env.o.caps.remedy_sysfs = env.o.caps.remedy_setns = env.fix & TS_FIX_RFS;
-	env.o.caps.remedy_exec = env.fix & TS_FIX_ROUTES;
-	env.o.caps.journal = env.fix;
-	env.o.caps.remedy_opt = "--fix";
+	o->caps.remedy = env.fix & (TS_FIX_DEFER | TS_FIX_AUTOCORK | TS_FIX_RFS | TS_FIX_ROUTES);
+	o->caps.remedy_sysfs = o->caps.remedy_setns = env.fix & TS_FIX_RFS;
+	o->caps.remedy_exec = env.fix & TS_FIX_ROUTES;
+	o->caps.journal = env.fix;
+	o->caps.remedy_opt = "--fix";
 	/* a sockopt record (--fix=kick) is undone by a program */
-	env.o.caps.cleanup_bpf = true;
+	o->caps.cleanup_bpf = true;
 	/* --fix=rfs: rps_flow_cnt */
-	env.o.caps.cleanup_sysfs = true;
-	/* a usage error, before anything (--print-caps, --cleanup) answers */
+	o->caps.cleanup_sysfs = true;
+}
+
+/* a usage error, before anything (--print-caps, --cleanup) answers */
+static int check(void)
+{
 	if (env.o.ndevs)
 		return nm_err(&env.o, NM_EXIT_USAGE, "--dev: tcpstall watches sockets; use --netns and --port");
-	if (env.o.cleanup)
-		return cleanup_main();
-	if (env.list_fixes)
-		return list_fixes();
-	ret = nm_setup(&env.o);
-	if (ret)
-		return ret;
+	return 0;
+}
+
+static int setup(void)
+{
 	env.hz = nm_kconfig_long("CONFIG_HZ") > 0 ? nm_kconfig_long("CONFIG_HZ") : 0;
 	if (!env.hz)
 		nm_info(&env.o, "warning: CONFIG_HZ not found (/proc/config.gz, /boot/config-*): stall ages assume 250 Hz");
@@ -1753,57 +1751,79 @@ int main(int argc, char **argv)
 	st.prev_acks = nm_htab_new(sizeof(uint64_t), sizeof(struct prev_acks), env.max_flows);
 	if (!st.socks || !st.prev_acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
-	nm_test_stop("load");
-	ret = nm_skel_load(&env.o, &skel_ops, (void **)&skel, hooks);
-	if (ret) {
-		tcpstall_bpf__destroy(skel);
-		return ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
-	}
+	return 0;
+}
+
+/* The table, the rungs' choices, the journal and the kicker: all before the drop. */
+static int start(void *p)
+{
+	struct tcpstall_bpf *skel = p;
+	int ret;
+
 	st.acks = nm_map_mmap(skel->maps.acks, &st.acks_len);
-	if (!st.acks) {
-		ret = nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the ACK flow table: %s", strerror(errno));
-		tcpstall_bpf__destroy(skel);
-		return ret;
-	}
+	if (!st.acks)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the ACK flow table: %s", strerror(errno));
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
-	skel->bss->release_rung = nm_hook_can(&hooks[HOOK_RELEASE], CAN_OWNED);
-	st.diag = nm_hook_can(&hooks[HOOK_SWEEP], CAN_DIAG);
+	skel->bss->release_rung = nm_hook_can(&run_hooks[HOOK_RELEASE], CAN_OWNED);
+	st.diag = nm_hook_can(&run_hooks[HOOK_SWEEP], CAN_DIAG);
 	/* fexit/tcp_push + fexit/tcp_wfree: tsq_idle episodes, measured where they happen */
-	st.episodes = push_exact(hooks);
-	use_fast_sweep(skel, hooks);
-	st.tag_source = tag_source(hooks);
+	st.episodes = push_exact(run_hooks);
+	use_fast_sweep(skel, run_hooks);
+	st.tag_source = tag_source(run_hooks);
 	/* only where nothing else sees a send: it costs every data skb a branch */
 	skel->bss->tag_on_queue = !strcmp(st.tag_source, "net_dev_queue");
-	st.kick = kick_rung(hooks) ? skel->links.ts_kick : NULL;
+	st.kick = kick_rung(run_hooks) ? skel->links.ts_kick : NULL;
 	skel->bss->kick_halt = env.kick_halt;
-	if (env.o.bpf_stats)
-		stats_fd = nm_self_enable_stats(&env.o);
-	/* a signal during the load: nothing is changed, nothing reported */
+	/* a signal during the start: nothing is changed, nothing reported */
 	ret = env.fix && !nm_exiting ? fix_start(skel) : 0;
 	/*
 	 * Once the journal is open: its first request may come at once. And
 	 * before the drop: the main thread sets the kicker's SCHED_FIFO, which
 	 * takes CAP_SYS_NICE; the kicker drops what this thread drops, first.
 	 */
-	if (!ret && st.kick && push_kick_timer(hooks))
+	if (!ret && st.kick && push_kick_timer(run_hooks))
 		kicker_start(skel);
-	if (!ret)
-		ret = nm_caps_after_attach(&env.o);
-	if (!ret && !nm_exiting)
-		ret = run(skel, hooks);
+	return ret;
+}
+
+static int loop(void *skel)
+{
+	return nm_exiting ? 0 : run(skel, run_hooks);
+}
+
+static int stop(void)
+{
 	kicker_stop();
-	if (fix_stop() && !ret)
-		ret = NM_EXIT_RUNTIME;
-	if (stats_fd >= 0)
-		close(stats_fd);
+	return fix_stop();
+}
+
+static void free_run(void *skel)
+{
+	(void)skel;
 	bpf_link__destroy(st.fast_own);
-	munmap((void *)st.acks, st.acks_len);
-	tcpstall_bpf__destroy(skel);
+	if (st.acks)
+		munmap((void *)st.acks, st.acks_len);
 	nm_htab_free(st.socks);
 	nm_htab_free(st.prev_acks);
 	free(st.rows);
 	free(st.flows);
 	if (st.fx.home_fd >= 0)
 		close(st.fx.home_fd);
-	return ret;
+}
+
+static const struct nm_tool tool = {
+	.o = &env.o, .skel = &skel_ops, .hooks = run_hooks,
+	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
+	.signal_in_load_goes_on = true,
+	.caps = set_caps, .check = check, .cleanup = cleanup_main, .list = list_fixes,
+	.setup = setup, .start = start, .loop = loop, .stop = stop, .free = free_run,
+};
+
+int main(int argc, char **argv)
+{
+	nm_opts_init(&env.o, TOOL);
+	/* --fix=routes undoes its route replaces with ip; a journal may run nothing else */
+	nm_journal_allow_cmd("ip");
+	argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	return nm_run(&tool);
 }

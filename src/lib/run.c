@@ -121,8 +121,8 @@ int nm_run(const struct nm_tool *t)
 	ret = nm_skel_load(t->o, t->skel, &skel, t->hooks);
 	if (ret)
 		ret = ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
-	else if (!nm_exiting)	/* a signal during the load: nothing was changed */
-		ret = run_loaded(t, skel);
+	else if (!nm_exiting || t->signal_in_load_goes_on)
+		ret = run_loaded(t, skel);	/* else a signal during the load: nothing was changed */
 	if (t->free)
 		t->free(skel);
 	if (skel)

@@ -11,7 +11,8 @@
  *   the tool's order), ready (the start line), the report loop, stop
  *   (the undo), free, destroy.
  *
- * A signal during the load ends the run there: nothing was changed.
+ * A signal during the load ends the run there: nothing was changed
+ * (unless the tool says signal_in_load_goes_on).
  */
 #ifndef NETMEDIC_LIB_RUN_H
 #define NETMEDIC_LIB_RUN_H
@@ -40,6 +41,12 @@ struct nm_tool {
 	bool grid;
 	/* capabilities dropped before the change (qdiscstuck), else after it */
 	bool drop_before_change;
+	/*
+	 * A signal during the load does not end the run there: the steps go
+	 * on, theirs to skip what a signal makes pointless (tcpstall's order:
+	 * it still drops, and says so with -v).
+	 */
+	bool signal_in_load_goes_on;
 	/*
 	 * The steps, each may be NULL. Those returning int return 0, an exit
 	 * code or NM_RUN_DONE; skel is the loaded skeleton.
