@@ -160,6 +160,22 @@ int nm_plan_call(struct nm_plan *p, unsigned int remedy, const char *tag, const 
 	return nm_plan_add(p, &a);
 }
 
+int nm_plan_record(struct nm_plan *p, unsigned int remedy, const char *tag, const char *kind,
+		   const char *const *fields, const char *what, const void *data, size_t len)
+{
+	struct nm_action a = { .kind = NM_ACT_RECORD, .remedy = remedy, .tag = tag };
+	int err;
+
+	if (len > sizeof(a.data))
+		return -ENAMETOOLONG;
+	if ((err = join(a.target, sizeof(a.target), fields)) || (err = put(a.undo, sizeof(a.undo), kind)) ||
+	    (err = put(a.what, sizeof(a.what), what)))
+		return err;
+	if (len)
+		memcpy(a.data, data, len);
+	return nm_plan_add(p, &a);
+}
+
 int nm_plan_line(struct nm_plan *p, const char *fmt, ...)
 {
 	struct nm_action *a;
@@ -384,6 +400,62 @@ static int exec_one(struct nm_exec *x, struct nm_action *a)
 	return ret;
 }
 
+/* The records of a batch, journaled in order; the first that cannot be written ends it. */
+static size_t journal_batch(struct nm_exec *x, struct nm_action *a, size_t n)
+{
+	const char *f[NM_PLAN_WORDS];
+	char words[640], err[256];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(words, sizeof(words), "%s", a[i].target);
+		nm_plan_argv(words, f, NM_PLAN_WORDS);
+		if (nm_journal_add(x->j, a[i].undo, f, err, sizeof(err)))
+			break;
+	}
+	if (i < n) {
+		a[i].err = -EIO;
+		say(x, true, "%s%s%s: not %s", a[i].tag ? a[i].tag : "", a[i].tag ? ": " : "", err, a[i].what);
+	}
+	return i;
+}
+
+/*
+ * A run of NM_ACT_RECORD actions: journaled, made at once by the tool's
+ * batch, their outcomes logged, and the records dropped unless the batch
+ * left a change to undo. Returns how many actions it took.
+ */
+static size_t exec_batch(struct nm_exec *x, struct nm_action *a, size_t n)
+{
+	const char *tag = a->tag ? a->tag : "", *sep = a->tag ? ": " : "";
+	struct nm_journal_mark m;
+	char err[256] = "";
+	size_t k, i;
+	int keep;
+
+	for (k = 1; k < n && a[k].kind == NM_ACT_RECORD && a[k].remedy == a->remedy; k++)
+		;
+	if (!x->j && x->open && x->open(x, a, err, sizeof(err))) {
+		say(x, true, "%s%s%s", tag, sep, err);
+		return k;
+	}
+	if (!x->j || !x->batch) {
+		say(x, true, "%s%s%s", tag, sep, x->j ? "nothing here makes that change" : "no journal open");
+		return k;
+	}
+	nm_journal_mark(x->j, &m);
+	n = journal_batch(x, a, k);
+	keep = n ? x->batch(x, a, n, err, sizeof(err)) : 0;
+	if (keep < 0)
+		say(x, true, "%s%s%s", tag, sep, err);
+	for (i = 0; i < n; i++)
+		if (*a[i].line)
+			say(x, a[i].err < 0, "%s", a[i].line);
+	if (!keep && nm_journal_rewind(x->j, &m))
+		say(x, true, "%s%scannot drop the journal's records; they are undone at exit", tag, sep);
+	return k;
+}
+
 int nm_exec_plan(struct nm_exec *x, struct nm_plan *p)
 {
 	int failed = 0;
@@ -393,6 +465,14 @@ int nm_exec_plan(struct nm_exec *x, struct nm_plan *p)
 	for (size_t i = 0; i < p->n; i++) {
 		struct nm_action *a = &p->a[i];
 
+		if (a->kind == NM_ACT_RECORD) {
+			size_t k = exec_batch(x, a, p->n - i);
+
+			for (size_t j = i; j < i + k; j++)
+				failed += !!p->a[j].err;
+			i += k - 1;
+			continue;
+		}
 		a->err = exec_one(x, a);
 		failed += !!a->err;
 		if (!a->err || !(a->flags & NM_ACT_REQUIRED))

@@ -32,6 +32,7 @@ enum nm_act_kind {
 	NM_ACT_FILE,		/* target: a file's path (sysfs) */
 	NM_ACT_CMD,		/* target and undo: argv words, tab-separated */
 	NM_ACT_CALL,		/* made by the tool's call (libbpf, a frame): target its words */
+	NM_ACT_RECORD,		/* made in a batch by the tool's nm_exec.batch: target a journal record's fields */
 };
 
 /* Made from the initial netns, in a journal of its own (a global sysctl). */
@@ -40,6 +41,8 @@ enum nm_act_kind {
 #define NM_ACT_REQUIRED		2u
 /* Its line is "WHAT[ OLD] -> VAL" alone: the tool's prefix in what, no "(restored at exit)". */
 #define NM_ACT_BARE		4u
+
+#define NM_ACT_DATA	64
 
 struct nm_action {
 	enum nm_act_kind kind;
@@ -53,6 +56,7 @@ struct nm_action {
 	char old[64];		/* the value before: the executor sets it from the file */
 	char val[64];		/* the value written; a command: what it makes ("without quickack") */
 	unsigned long netns;	/* the netns the log line names, 0: none */
+	unsigned char data[NM_ACT_DATA];	/* the tool's, for its batch (tcpstall: the socket's key) */
 	int err;		/* the executor's: 0 made, -errno, -ECANCELED not tried */
 };
 
@@ -85,6 +89,18 @@ int nm_plan_note(struct nm_plan *p, unsigned int remedy, const char *tag, const 
  */
 int nm_plan_call(struct nm_plan *p, unsigned int remedy, const char *tag, const char *const *words,
 		 const char *const *undo_argv, const char *val);
+/*
+ * A change the tool's nm_exec.batch makes for a run of such actions at
+ * once (one pass of a BPF iterator: tcpstall's kicks), each undone by a
+ * record of kind (an executor's, nm_journal_exec) with fields (tab-joined
+ * into target, undo holds kind). Each record is journaled before the batch
+ * is made, and dropped after it unless the batch keeps them. what: the
+ * participle of the failure line when its record cannot be written ("TAG:
+ * ERR: not WHAT"). data: the tool's, len bytes (at most NM_ACT_DATA), for
+ * its batch.
+ */
+int nm_plan_record(struct nm_plan *p, unsigned int remedy, const char *tag, const char *kind,
+		   const char *const *fields, const char *what, const void *data, size_t len);
 /* Sets the line (nm_action.line) of the action a builder has just added (it returned 0). 0, -ENAMETOOLONG, -EINVAL on an empty plan. */
 int nm_plan_line(struct nm_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drops the actions from the n-th on (a policy taking back what it began). */
@@ -113,6 +129,17 @@ struct nm_exec;
  * record is taken back, not a failure); -errno.
  */
 typedef int (*nm_exec_call_fn)(struct nm_exec *x, struct nm_action *a, char *err, size_t len);
+/*
+ * Makes the n NM_ACT_RECORD actions of a run (of one remedy), their records
+ * journaled: sets each one's err (0 made, -errno) and may set its line
+ * (logged as an error when err < 0: "TAG: ..." whole, without the tool's
+ * prefix). Returns 0 when every change is undone already (by the batch
+ * itself): the records are dropped. 1: they stay, undone at exit (a
+ * change left). -errno with err: the batch failed as a whole (logged "TAG:
+ * ERR" before the actions' lines), and the records stay too, since what it
+ * changed is not known.
+ */
+typedef int (*nm_exec_batch_fn)(struct nm_exec *x, struct nm_action *a, size_t n, char *err, size_t len);
 /* Opens x->j at the first action that needs a journal. 0, or -errno with err. */
 typedef int (*nm_exec_open_fn)(struct nm_exec *x, const struct nm_action *a, char *err, size_t len);
 
@@ -125,6 +152,7 @@ struct nm_exec {
 	int home_fd;			/* the initial netns, for NM_ACT_INIT_NS; -1: none */
 	const char *sysctl_root;	/* NULL: /proc/sys (tests: a temp dir) */
 	nm_exec_call_fn call;		/* NM_ACT_CALL */
+	nm_exec_batch_fn batch;		/* NM_ACT_RECORD */
 	nm_exec_open_fn open;		/* NULL: the caller opened j */
 	void *arg;			/* the tool's, for call and open */
 	const char *restoring;		/* undo's first line (NULL: "fix: restoring"; "": none) */
@@ -134,7 +162,9 @@ struct nm_exec {
 /*
  * Makes the plan, in order: a note is logged, a change is journaled, made
  * and logged (a.err and a.old are set), a failure is logged with the
- * action's tag. Returns the number of actions that failed.
+ * action's tag. A run of NM_ACT_RECORD actions of one remedy is one batch:
+ * their records journaled in order (a record that cannot be written stops
+ * the batch there), then made at once by x->batch. Returns the number of actions that failed.
  */
 int nm_exec_plan(struct nm_exec *x, struct nm_plan *p);
 

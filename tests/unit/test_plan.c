@@ -547,6 +547,134 @@ static void test_exec_then_cleanup(void **state)
 	nm_plan_free(&p);
 }
 
+/* What the batches of test_exec_batch saw, and what they return. */
+struct batches {
+	int calls, undone;
+	size_t n;		/* the last batch's actions */
+	int journaled;		/* the journal's records when it was called */
+	int ret;
+};
+
+/* As tcpstall's kick pass: data[0] says each one's outcome (o: made, f: failed, s: nothing to do). */
+static int batch_fn(struct nm_exec *x, struct nm_action *a, size_t n, char *err, size_t len)
+{
+	struct batches *b = x->arg;
+
+	b->calls++;
+	b->n = n;
+	b->journaled = nm_journal_count(x->j);
+	for (size_t i = 0; i < n; i++) {
+		a[i].err = a[i].data[0] == 'f' ? -EPERM : 0;
+		if (a[i].data[0] == 'o')
+			snprintf(a[i].line, sizeof(a[i].line), "kick: %s: pushed", a[i].target);
+		else if (a[i].data[0] == 'f')
+			snprintf(a[i].line, sizeof(a[i].line), "fix kick: %s: failed", a[i].target);
+	}
+	if (b->ret < 0)
+		snprintf(err, len, "the kick iterator: %s", strerror(-b->ret));
+	return b->ret;
+}
+
+/* The undo of an "nmrec" record: counted. */
+static int rec_undo(const char *const *f, int nf, char *msg, size_t len, void *arg)
+{
+	struct batches *b = arg;
+
+	(void)nf;
+	b->undone++;
+	snprintf(msg, len, "undid %s", f[0]);
+	return 0;
+}
+
+static void records(struct nm_plan *p, unsigned int remedy, const char *kind, const char *outcomes)
+{
+	char name[8];
+
+	for (const char *o = outcomes; *o; o++) {
+		snprintf(name, sizeof(name), "r%u%d", remedy, (int)(o - outcomes));
+		assert_int_equal(nm_plan_record(p, remedy, "fix kick", kind, (const char *[]){ name, "x", NULL },
+						"kicked", o, 1), 0);
+	}
+}
+
+/*
+ * Records: a run of one remedy is one batch, its records journaled before
+ * it is called, dropped after unless it keeps them (a change left, or the
+ * batch failed as a whole); its lines, as errors for the failed; a record
+ * that cannot be written stops the run there, and nothing is made.
+ */
+static void test_exec_batch(void **state)
+{
+	struct fixture *fx = *state;
+	struct batches b = {};
+	char err[256], file[256], *log;
+	struct nm_exec x = { .tool = "nmtest", .home_fd = -1, .batch = batch_fn, .arg = &b };
+	struct nm_plan p = {};
+
+	assert_int_equal(nm_journal_exec("nmrec", rec_undo, &b), 0);
+	snprintf(file, sizeof(file), "%s/f", fx->dir);
+	put(file, "old\n");
+	x.log = fopen(fx->log, "w");
+	assert_non_null(x.log);
+	assert_int_equal(nm_journal_open(&x.j, "nmtest", "6", NULL, err, sizeof(err)), 0);
+
+	/* two remedies' runs, then a file: two batches, the records dropped, the file's kept */
+	records(&p, 1, "nmrec", "ofs");
+	records(&p, 2, "nmrec", "o");
+	nm_plan_file(&p, 3, "fix", file, "f", "new");
+	assert_int_equal(nm_exec_plan(&x, &p), 1);
+	assert_int_equal(b.calls, 2);
+	assert_int_equal(b.n, 1);
+	assert_int_equal(p.a[0].err, 0);
+	assert_int_equal(p.a[1].err, -EPERM);
+	assert_int_equal(p.a[2].err, 0);
+	assert_int_equal(p.a[4].err, 0);
+	assert_string_equal(get(file), "new");
+	assert_int_equal(nm_journal_count(x.j), 1);
+
+	/* the first batch saw its three records on disk before it was called */
+	nm_plan_truncate(&p, 0);
+	b = (struct batches){ .ret = 1 };
+	records(&p, 1, "nmrec", "oo");
+	assert_int_equal(nm_exec_plan(&x, &p), 0);
+	assert_int_equal(b.journaled, 1 + 2);
+	/* kept: undone at exit */
+	assert_int_equal(nm_journal_count(x.j), 3);
+
+	/* failed as a whole: said first, its records kept */
+	nm_plan_truncate(&p, 0);
+	b.ret = -EIO;
+	records(&p, 1, "nmrec", "f");
+	assert_int_equal(nm_exec_plan(&x, &p), 1);
+	assert_int_equal(nm_journal_count(x.j), 4);
+
+	/* a record that cannot be written: not made, and neither is the rest of its run */
+	nm_plan_truncate(&p, 0);
+	b.calls = 0;
+	records(&p, 1, "BAD", "oo");
+	assert_int_equal(nm_exec_plan(&x, &p), 2);
+	assert_int_equal(b.calls, 0);
+	assert_int_equal(p.a[0].err, -EIO);
+	assert_int_equal(p.a[1].err, -ECANCELED);
+	assert_int_equal(nm_journal_count(x.j), 4);
+
+	b.undone = 0;
+	assert_int_equal(nm_exec_undo(&x), 0);
+	assert_int_equal(b.undone, 3);
+	assert_string_equal(get(file), "old\n");
+	fclose(x.log);
+	log = get(fx->log);
+	assert_non_null(strstr(log, "nmtest: kick: r10\tx: pushed\n"
+				    "nmtest: error: fix kick: r11\tx: failed\n"
+				    "nmtest: kick: r20\tx: pushed\n"
+				    "nmtest: fix: f old -> new (restored at exit)\n"));
+	assert_null(strstr(log, "r12"));
+	assert_non_null(strstr(log, "nmtest: error: fix kick: the kick iterator: Input/output error\n"
+				    "nmtest: error: fix kick: r10\tx: failed\n"));
+	assert_non_null(strstr(log, "nmtest: error: fix kick: invalid argument: not kicked\n"));
+	nm_plan_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +688,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exec_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_open_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_then_cleanup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_batch, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
