@@ -4,6 +4,7 @@
  * I/O: the loader reads what a decision needs (asked for by TS_NEED_
  * bits) and hands the plan to lib/plan.c's executor.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "netmedic/common.h"
@@ -196,4 +197,85 @@ unsigned int ts_fix_plan(unsigned int fix, unsigned long netns, const struct ts_
 	}
 	*done = d;
 	return 0;
+}
+
+/* The batch holds the socket already (its stall dated otherwise). */
+static bool kick_queued(const struct nm_plan *p, const struct ts_key *k)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->a[i].kind == NM_ACT_RECORD && p->a[i].remedy == TS_FIX_KICK &&
+		    !memcmp(&((const struct ts_kick_req *)p->a[i].data)->key, k, sizeof(*k)))
+			return true;
+	return false;
+}
+
+/* Its record, written before the kick: the key and the TCP_NODELAY --cleanup puts back. */
+static int kick_add(struct nm_plan *p, const struct ts_key *k, uint64_t start_ns, uint8_t nonagle)
+{
+	struct ts_kick_req q = { .key = *k, .start_ns = start_ns, .nodelay = nonagle & 1 };
+	char bufs[TS_KICK_FIELDS][64];
+	const char *f[TS_KICK_FIELDS + 1];
+	int ret;
+
+	_Static_assert(sizeof(q) <= NM_ACT_DATA, "a kick request fits an action's data");
+	ts_kick_record(k, q.nodelay, bufs, f);
+	ret = nm_plan_record(p, TS_FIX_KICK, "fix kick", "sockopt", f, "kicked", &q, sizeof(q));
+	return ret < 0 ? ret : !ret;
+}
+
+/* A swept sample: tsq_idle (the test aid: any with unsent data), where no kicker takes them. */
+static int kick_swept(const struct ts_kick_ctx *x, const struct ts_kick_cand *c, struct nm_plan *p)
+{
+	struct ts_sock *s = c->s;
+
+	if (!s || (x->kicker && !x->cfg->any_state) ||
+	    !ts_kick_wanted(c->state, s->stall_start_ns, s->kicked_stall_ns, s->last_kick_ns, c->now_ns,
+			    p->n, x->cfg))
+		return p->n >= x->cfg->batch ? -ENOSPC : 0;
+	s->last_kick_ns = c->now_ns;
+	s->kicked_stall_ns = s->stall_start_ns;
+	return kick_add(p, &c->key, s->stall_start_ns, c->nonagle);
+}
+
+/*
+ * Where the episode hooks run, an open episode is a tsq_idle socket for
+ * sure, from its exact start: one open for --threshold is kicked even if
+ * no sweep sampled it (a 40-ms stall may fall between two stretched
+ * sweeps), and a socket that no sweep has seen lately too. Its old
+ * TCP_NODELAY is the one the hooks saw at the start; the kick program
+ * skips a socket whose TCP_NODELAY changed since.
+ */
+static int kick_marked(const struct ts_kick_ctx *x, const struct ts_kick_cand *c, struct nm_plan *p)
+{
+	struct ts_sock *s;
+
+	if (c->now_ns < c->start_ns + x->threshold_ns || kick_queued(p, &c->key))
+		return 0;
+	s = x->sock ? x->sock(x->arg, &c->key) : NULL;
+	if (!s || s->kicked_stall_ns == c->start_ns)
+		return 0;
+	if (!ts_kick_wanted(TS_TSQ_IDLE, c->start_ns, s->kicked_stall_ns, s->last_kick_ns, c->now_ns, p->n,
+			    x->cfg))
+		return p->n >= x->cfg->batch ? -ENOSPC : 0;
+	s->last_kick_ns = c->now_ns;
+	s->kicked_stall_ns = c->start_ns;
+	return kick_add(p, &c->key, c->start_ns, c->nonagle);
+}
+
+int ts_kick_plan(const struct ts_kick_ctx *x, const struct ts_kick_cand *c, struct nm_plan *p)
+{
+	if (c->key.netns != x->netns)
+		return 0;
+	switch (c->by) {
+	case TS_KICK_BY_SWEEP:
+		return kick_swept(x, c, p);
+	case TS_KICK_BY_MARK:
+		return kick_marked(x, c, p);
+	case TS_KICK_BY_TIMER:
+		/* one request per episode: each is one kick */
+		if (p->n >= x->cfg->batch)
+			return -ENOSPC;
+		return kick_queued(p, &c->key) ? 0 : kick_add(p, &c->key, c->start_ns, c->nonagle);
+	}
+	return -EINVAL;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "netmedic/tcpstall.h"
+#include "detect/tcpstall_detect.h"
 #include "lib/plan.h"
 
 /* --fix's words, in the order of their bits */
@@ -83,6 +84,52 @@ struct ts_fix_facts {
 unsigned int ts_fix_plan(unsigned int fix, unsigned long netns, const struct ts_fix_flow *fl, size_t n,
 			 const struct ts_fix_facts *facts, struct ts_fix_done *done,
 			 struct ts_fix_ask *ask, struct nm_plan *p);
+
+/* --fix=kick: where a socket to kick was found */
+enum ts_kick_by {
+	TS_KICK_BY_SWEEP,	/* a swept sample, the main loop's */
+	TS_KICK_BY_MARK,	/* an open episode (tsq_marks), walked by the main loop without a kicker */
+	TS_KICK_BY_TIMER,	/* the kick timer's request (kick_due), taken by the kicker thread */
+};
+
+/* One socket --fix=kick may kick. */
+struct ts_kick_cand {
+	enum ts_kick_by by;
+	struct ts_key key;
+	enum ts_state state;	/* SWEEP: ts_classify() of the sample */
+	uint64_t start_ns;	/* MARK, TIMER: the episode's start (SWEEP: its ts_sock's stall) */
+	uint64_t now_ns;
+	uint8_t nonagle;	/* tp->nonagle: its bit 0, TCP_NODELAY, is what the journal keeps */
+	struct ts_sock *s;	/* SWEEP: its memory; else looked up (ts_kick_ctx.sock) when needed */
+};
+
+/* A kick as its action carries it to the tool's batch (nm_action.data). */
+struct ts_kick_req {
+	struct ts_key key;
+	uint64_t start_ns;	/* the stall's start (0: unknown): the kick's age */
+	int nodelay;		/* TCP_NODELAY at the stall's start: its record's old value */
+};
+
+struct ts_kick_ctx {
+	unsigned long netns;		/* tcpstall's: the kick iterator sees its sockets only */
+	uint64_t threshold_ns;		/* MARK: an episode is kicked once open this long */
+	bool kicker;			/* a kicker thread takes the timer's requests: the sweep leaves tsq_idle to it */
+	const struct ts_kick_cfg *cfg;
+	/* a socket's memory, made at first use (nm_htab_upsert), NULL when there is no room */
+	struct ts_sock *(*sock)(void *arg, const struct ts_key *k);
+	void *arg;
+};
+
+/*
+ * Whether c is kicked in the next pass, p (a batch of at most
+ * cfg->batch): its action, a "sockopt" record of its key and old
+ * TCP_NODELAY (NM_ACT_RECORD, remedy TS_FIX_KICK, data a ts_kick_req), is
+ * added and the kick noted in its socket's memory (SWEEP and MARK; the
+ * timer fires once per episode). 1 added, 0 not wanted, -ENOSPC the batch
+ * is full (TIMER: kick it, then ask again; SWEEP, MARK: a later pass
+ * finds it again), -errno.
+ */
+int ts_kick_plan(const struct ts_kick_ctx *x, const struct ts_kick_cand *c, struct nm_plan *p);
 
 /* `ip -o` folds a route onto one line with "\"s: unfolded, single spaces, in place. */
 void ts_route_unfold(char *line);

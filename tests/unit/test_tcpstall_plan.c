@@ -3,7 +3,9 @@
  * Unit tests for tcpstall's --fix policy (src/detect/tcpstall_plan.c):
  * every remedy's trigger and each of its non-triggers (its --fix word
  * absent, the cause absent, another netns, made already, the value already
- * right), the facts it asks for, and the order of a report's actions.
+ * right), the facts it asks for, and the order of a report's actions;
+ * and --fix=kick's choice of sockets (ts_kick_plan), from each source (a
+ * sweep, an open episode, the kick timer), kicked and not.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -381,7 +383,7 @@ static void test_rfs_not(void **state)
 	nm_plan_free(&p);
 }
 
-/* --fix=kick is no plan (a BPF pass of its own): alone it plans nothing. */
+/* --fix=kick is planned socket by socket (ts_kick_plan): alone, the report's plan is empty. */
 static void test_kick_alone(void **state)
 {
 	struct ts_fix_flow fl[] = { storm(HERE, 0, false), cross(HERE, 3), tsq(HERE) };
@@ -431,6 +433,281 @@ static void test_order(void **state)
 	nm_plan_free(&p);
 }
 
+/* ---- --fix=kick: ts_kick_plan ---- */
+
+#define MS		1000000ULL
+#define THRESHOLD	(20 * MS)
+
+static const struct ts_kick_cfg kick_cfg = TS_KICK_CFG_DEFAULT;
+
+/* The sockets' memory: one socket, made at first use, counted. */
+struct mem {
+	struct ts_sock s;
+	int lookups;
+	bool none;		/* no room: NULL */
+};
+
+static struct ts_sock *mem_sock(void *arg, const struct ts_key *k)
+{
+	struct mem *m = arg;
+
+	(void)k;
+	m->lookups++;
+	return m->none ? NULL : &m->s;
+}
+
+static struct ts_kick_ctx kctx(struct mem *m, const struct ts_kick_cfg *cfg)
+{
+	return (struct ts_kick_ctx){ .netns = HERE, .threshold_ns = THRESHOLD, .cfg = cfg ? cfg : &kick_cfg,
+				     .sock = mem_sock, .arg = m };
+}
+
+static struct ts_key sock_key(uint32_t netns, uint16_t lport)
+{
+	struct ts_key k = { .netns = netns, .family = NM_AF_INET, .lport = lport, .rport = 5000 };
+
+	memcpy(k.laddr, (uint8_t[]){ 198, 18, 0, 1 }, 4);
+	memcpy(k.raddr, (uint8_t[]){ 198, 18, 0, 2 }, 4);
+	return k;
+}
+
+static struct ts_kick_cand swept(uint16_t lport, enum ts_state state, uint64_t now, struct ts_sock *s)
+{
+	return (struct ts_kick_cand){ .by = TS_KICK_BY_SWEEP, .key = sock_key(HERE, lport), .state = state,
+				      .now_ns = now, .nonagle = 0, .s = s };
+}
+
+static struct ts_kick_cand marked(uint16_t lport, uint64_t start, uint64_t now, uint8_t nonagle)
+{
+	return (struct ts_kick_cand){ .by = TS_KICK_BY_MARK, .key = sock_key(HERE, lport), .start_ns = start,
+				      .now_ns = now, .nonagle = nonagle };
+}
+
+static struct ts_kick_cand timer(uint16_t lport, uint64_t start, uint8_t nonagle)
+{
+	return (struct ts_kick_cand){ .by = TS_KICK_BY_TIMER, .key = sock_key(HERE, lport), .start_ns = start,
+				      .nonagle = nonagle };
+}
+
+static int kick(const struct ts_kick_ctx *x, struct ts_kick_cand c, struct nm_plan *p)
+{
+	return ts_kick_plan(x, &c, p);
+}
+
+/* The action is the journal's record of the kick, and carries its socket to the batch. */
+static void assert_kick(const struct nm_action *a, uint16_t lport, uint64_t start, int nodelay)
+{
+	const struct ts_kick_req *q = (const void *)a->data;
+	struct ts_key want = sock_key(HERE, lport), k;
+	char words[640], expect[256];
+	const char *f[16];
+	int n, nd;
+
+	assert_int_equal(a->kind, NM_ACT_RECORD);
+	assert_int_equal(a->remedy, TS_FIX_KICK);
+	assert_string_equal(a->tag, "fix kick");
+	assert_string_equal(a->undo, "sockopt");
+	assert_string_equal(a->what, "kicked");
+	snprintf(expect, sizeof(expect), "tcp\t%lu\t4\t198.18.0.1\t%u\t198.18.0.2\t5000\tTCP_NODELAY\t%d", HERE,
+		 lport, nodelay);
+	assert_string_equal(a->target, expect);
+	/* what --cleanup reads back is the socket kicked */
+	snprintf(words, sizeof(words), "%s", a->target);
+	n = nm_plan_argv(words, f, 16);
+	assert_int_equal(ts_kick_parse(f, n, &k, &nd), 0);
+	assert_memory_equal(&k, &want, sizeof(k));
+	assert_int_equal(nd, nodelay);
+	assert_memory_equal(&q->key, &want, sizeof(want));
+	assert_int_equal(q->start_ns, start);
+	assert_int_equal(q->nodelay, nodelay);
+}
+
+/* A swept tsq_idle socket: kicked at once in each new stall, noted on its socket. */
+static void test_kick_swept(void **state)
+{
+	struct mem m = {};
+	struct ts_kick_ctx x = kctx(&m, NULL);
+	struct nm_plan p = {};
+	struct ts_kick_cand c;
+
+	(void)state;
+	m.s.stall_start_ns = 100 * MS;
+	c = swept(80, TS_TSQ_IDLE, 130 * MS, &m.s);
+	c.nonagle = 1;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 1);
+	assert_int_equal(p.n, 1);
+	assert_kick(&p.a[0], 80, 100 * MS, 1);
+	assert_int_equal(m.s.last_kick_ns, 130 * MS);
+	assert_int_equal(m.s.kicked_stall_ns, 100 * MS);
+	/* its memory is the sample's: none looked up */
+	assert_int_equal(m.lookups, 0);
+
+	/* the same stall again: not before the gap, then again */
+	nm_plan_truncate(&p, 0);
+	c.now_ns = 130 * MS + kick_cfg.gap_ns - 1;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	c.now_ns = 130 * MS + kick_cfg.gap_ns;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 1);
+	/* a new stall: at once */
+	nm_plan_truncate(&p, 0);
+	m.s.stall_start_ns = 400 * MS;
+	c.now_ns = 410 * MS;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 1);
+	assert_kick(&p.a[0], 80, 400 * MS, 1);
+	nm_plan_free(&p);
+}
+
+/* ... and not: another cause, another netns, no memory, a kicker's socket, a full batch. */
+static void test_kick_swept_not(void **state)
+{
+	struct ts_kick_cfg any = TS_KICK_CFG_DEFAULT, two = TS_KICK_CFG_DEFAULT;
+	struct mem m = {};
+	struct ts_kick_ctx x = kctx(&m, NULL);
+	struct nm_plan p = {};
+	struct ts_kick_cand c;
+
+	(void)state;
+	m.s.stall_start_ns = 100 * MS;
+	for (enum ts_state st = 0; st < TS_NSTATES; st++) {
+		c = swept(80, st, 130 * MS, &m.s);
+		assert_int_equal(ts_kick_plan(&x, &c, &p), st == TS_TSQ_IDLE);
+		nm_plan_truncate(&p, 0);
+		m.s.kicked_stall_ns = m.s.last_kick_ns = 0;
+	}
+	c = swept(80, TS_TSQ_IDLE, 130 * MS, &m.s);
+	c.key.netns = OTHER;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	c = swept(80, TS_TSQ_IDLE, 130 * MS, NULL);
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	/* where the kicker thread runs, tsq_idle is its */
+	x.kicker = true;
+	c = swept(80, TS_TSQ_IDLE, 130 * MS, &m.s);
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(m.s.last_kick_ns, 0);
+	/* the test aid: any socket with unsent data, the kicker or not; never an app-limited one */
+	any.any_state = true;
+	x.cfg = &any;
+	c = swept(80, TS_RWND, 130 * MS, &m.s);
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 1);
+	c = swept(81, TS_APP_LIMITED, 130 * MS, &m.s);
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	/* a full batch: left for a later pass, its socket not noted */
+	nm_plan_truncate(&p, 0);
+	two.batch = 2;
+	x = kctx(&m, &two);
+	for (uint16_t port = 80; port < 83; port++) {
+		m.s = (struct ts_sock){ .stall_start_ns = 100 * MS };
+		c = swept(port, TS_TSQ_IDLE, 130 * MS, &m.s);
+		assert_int_equal(ts_kick_plan(&x, &c, &p), port < 82 ? 1 : -ENOSPC);
+	}
+	assert_int_equal(p.n, 2);
+	assert_int_equal(m.s.last_kick_ns, 0);
+	nm_plan_free(&p);
+}
+
+/* An open episode (no kicker): kicked once open for the threshold, from its own start. */
+static void test_kick_marked(void **state)
+{
+	struct mem m = {};
+	struct ts_kick_ctx x = kctx(&m, NULL);
+	struct nm_plan p = {};
+	struct ts_kick_cand c = marked(80, 100 * MS, 100 * MS + THRESHOLD, 3);
+
+	(void)state;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 1);
+	/* TCP_NODELAY is nonagle's bit 0 */
+	assert_kick(&p.a[0], 80, 100 * MS, 1);
+	assert_int_equal(m.lookups, 1);
+	assert_int_equal(m.s.kicked_stall_ns, 100 * MS);
+	assert_int_equal(m.s.last_kick_ns, 100 * MS + THRESHOLD);
+	/* another socket (the fake memory is one) */
+	m.s = (struct ts_sock){};
+	c = marked(81, 100 * MS, 100 * MS + THRESHOLD, 2);
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 1);
+	assert_kick(&p.a[1], 81, 100 * MS, 0);
+	nm_plan_free(&p);
+}
+
+/* ... and not: before the threshold, another netns, in the batch already, kicked in this episode. */
+static void test_kick_marked_not(void **state)
+{
+	struct ts_kick_cfg one = TS_KICK_CFG_DEFAULT;
+	struct mem m = {};
+	struct ts_kick_ctx x = kctx(&m, NULL);
+	struct nm_plan p = {};
+	struct ts_kick_cand c = marked(80, 100 * MS, 100 * MS + THRESHOLD - 1, 0);
+
+	(void)state;
+	/* young: its socket's memory not even made */
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	assert_int_equal(m.lookups, 0);
+	c = marked(80, 100 * MS, 100 * MS + THRESHOLD, 0);
+	c.key.netns = OTHER;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	assert_int_equal(m.lookups, 0);
+	/* the sweep queued it this pass (its stall dated otherwise) */
+	m.s.stall_start_ns = 90 * MS;
+	c = swept(80, TS_TSQ_IDLE, 125 * MS, &m.s);
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 1);
+	c = marked(80, 100 * MS, 130 * MS, 0);
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(m.lookups, 0);
+	/* kicked in this episode already, by an earlier pass */
+	nm_plan_truncate(&p, 0);
+	m.s = (struct ts_sock){ .kicked_stall_ns = 100 * MS, .last_kick_ns = 120 * MS };
+	c = marked(80, 100 * MS, 100 * MS + 10 * kick_cfg.gap_ns, 0);
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	/* no room for its memory */
+	m.s = (struct ts_sock){};
+	m.none = true;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	assert_int_equal(p.n, 0);
+	/* a full batch */
+	m.none = false;
+	one.batch = 1;
+	x.cfg = &one;
+	assert_int_equal(kick(&x, marked(81, 100 * MS, 200 * MS, 0), &p), 1);
+	m.s = (struct ts_sock){};
+	assert_int_equal(kick(&x, marked(82, 100 * MS, 200 * MS, 0), &p), -ENOSPC);
+	assert_int_equal(m.s.last_kick_ns, 0);
+	assert_int_equal(p.n, 1);
+	nm_plan_free(&p);
+}
+
+/* The kick timer's request: each one a kick, in the kicker's batch; a full one is kicked first. */
+static void test_kick_timer(void **state)
+{
+	struct ts_kick_cfg two = TS_KICK_CFG_DEFAULT;
+	struct mem m = {};
+	struct ts_kick_ctx x = kctx(&m, &two);
+	struct nm_plan p = {};
+	struct ts_kick_cand c = timer(80, 100 * MS, 1);
+
+	(void)state;
+	two.batch = 2;
+	x.kicker = true;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 1);
+	assert_kick(&p.a[0], 80, 100 * MS, 1);
+	/* the thread touches no socket memory (the main loop's) */
+	assert_int_equal(m.lookups, 0);
+	/* the same socket twice in one batch: once */
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	/* another netns's: not its */
+	c = timer(81, 100 * MS, 0);
+	c.key.netns = OTHER;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 0);
+	c.key.netns = HERE;
+	assert_int_equal(ts_kick_plan(&x, &c, &p), 1);
+	assert_int_equal(kick(&x, timer(82, 100 * MS, 0), &p), -ENOSPC);
+	assert_int_equal(p.n, 2);
+	nm_plan_truncate(&p, 0);
+	assert_int_equal(kick(&x, timer(82, 100 * MS, 0), &p), 1);
+	assert_kick(&p.a[0], 82, 100 * MS, 0);
+	nm_plan_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +722,11 @@ int main(void)
 		cmocka_unit_test(test_rfs_not),
 		cmocka_unit_test(test_kick_alone),
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_kick_swept),
+		cmocka_unit_test(test_kick_swept_not),
+		cmocka_unit_test(test_kick_marked),
+		cmocka_unit_test(test_kick_marked_not),
+		cmocka_unit_test(test_kick_timer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
