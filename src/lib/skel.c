@@ -212,22 +212,30 @@ int nm_skel_load(const struct nm_opts *o, const struct nm_skel_ops *ops, void **
 }
 
 /* An iterator's first run: attach, create, read once. 0 or -errno. */
+int nm_iter_read(struct bpf_link *l)
+{
+	char buf[4096];
+	int fd = bpf_iter_create(bpf_link__fd(l)), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (read(fd, buf, sizeof(buf)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 static int iter_run_once(struct bpf_program *p, const char **stage)
 {
 	struct bpf_link *l;
-	char buf[512];
-	int fd, err = 0;
+	int err;
 
 	*stage = "attach";
 	l = bpf_program__attach_iter(p, NULL);
 	if (!l)
 		return -errno;
 	*stage = "run";
-	fd = bpf_iter_create(bpf_link__fd(l));
-	if (fd < 0 || read(fd, buf, sizeof(buf)) < 0)
-		err = -errno;
-	if (fd >= 0)
-		close(fd);
+	err = nm_iter_read(l);
 	bpf_link__destroy(l);
 	return err;
 }

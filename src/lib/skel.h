@@ -75,4 +75,10 @@ int nm_skel_probe_prog(const struct nm_skel_ops *ops, const char *name, char *wh
  */
 const void *nm_map_mmap(const struct bpf_map *m, size_t *len);
 
+/*
+ * One read of an iterator's output (its programs run once over what it
+ * walks; a kernel may allow the attach and refuse the run): 0 or -errno.
+ */
+int nm_iter_read(struct bpf_link *l);
+
 #endif
