@@ -7,13 +7,8 @@
  * remedies. Decisions live in src/detect/tcpstall_detect.c.
  */
 #include <argp.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -39,6 +34,7 @@
 #include "lib/selfstats.h"
 #include "lib/skel.h"
 #include "lib/sysfs.h"
+#include "lib/tcpstall_act.h"
 #include "lib/tcpstall_diag.h"
 #include "lib/tcpstall_records.h"
 #include "lib/worker.h"
@@ -307,20 +303,6 @@ struct ack_row {
 	struct ts_placement place;
 };
 
-/* --fix=kick: one socket of a kick pass */
-struct kick_req {
-	struct ts_key key;
-	int nodelay;		/* TCP_NODELAY at the stall's start: what the journal keeps */
-	uint64_t start_ns;	/* the stall's start (0: unknown): the kick's age */
-};
-
-struct kick_batch {
-	struct kick_req q[TS_KICK_BATCH];
-	unsigned int n;
-};
-
-#define MAX_KICK_NOTES	1024
-
 static struct state {
 	struct nm_htab *socks;		/* ts_key -> ts_sock */
 	struct nm_htab *prev_acks;	/* socket address -> struct prev_acks */
@@ -337,8 +319,6 @@ static struct state {
 	size_t storms, cross;
 	uint32_t epoch;			/* the interval being reported */
 	uint64_t samples[TS_NSTATES];	/* swept samples by state, this interval */
-	struct nm_exec fx;		/* --fix: the journals; home_fd: the netns the tool started in */
-	struct ts_fix_done done;	/* the remedies made so far: each one once */
 	struct ts_fix_flow *flows;	/* a report's, for its plan */
 	size_t capflows;
 	struct bpf_link *fast;		/* the fast sweep's iterator, NULL: full sweeps only */
@@ -353,30 +333,12 @@ static struct state {
 	uint64_t ended_dropped;		/* ... beyond MAX_ENDED: counted, not listed */
 	/* --fix=kick */
 	struct bpf_link *kick;		/* the ts_kick iterator; NULL: no kicks here */
-	struct nm_worker *kicker;	/* the kick timer's thread; NULL or dead: kicks wait for a pass */
-	struct kick_batch kb;		/* the main loop's next kick pass */
-	struct kick_batch kt;		/* the kicker thread's */
-	/* under kick_lock: what became of every kick, and its socket (for the next report) */
-	struct kick_stats {
-		uint64_t kicks[TS_KICK_NRESULTS];	/* since the start */
-		uint64_t age_max_ns, age_sum_ns, aged;	/* the stalls' ages at their kicks, this interval */
-	} kst;
-	struct kick_stats kick_report;	/* the report's copy, for its sinks */
-	unsigned int kick_errors;	/* failure lines printed so far */
-	bool kick_said;
-	struct kick_note {
-		struct ts_key key;
-		enum ts_kick_result r;
-	} notes[MAX_KICK_NOTES];
-	size_t nnotes;
-} st = { .fx.home_fd = -1 };
+	struct nm_worker *kicker;	/* the kick timer's thread (act's); NULL or dead: kicks wait for a pass */
+	struct ts_kick_stats kick_report;	/* the report's copy of the kicks' counters, for its sinks */
+} st;
 
-/*
- * The kick pass, its counters and the journal are shared by the main loop
- * and the kicker thread: the journal's other writers (the sysctl fixes)
- * take it too.
- */
-static pthread_mutex_t kick_lock = PTHREAD_MUTEX_INITIALIZER;
+/* --fix carried out: the journals, the kick passes (lib/tcpstall_act.c) */
+static struct ts_act act = TS_ACT_INIT;
 
 /* The kicker thread takes the kick timer's requests as they come. */
 static bool kicker_on(void)
@@ -420,16 +382,10 @@ static void take_sample(const struct ts_sample *smp, void *arg)
 	if (s && ts_track(s, smp, env.threshold_ms, st.sweep, &st.tot, &ended))
 		note_ended(&smp->key, s, ended, "sweep");
 	st.samples[state]++;
-	/* where the kicker runs, tsq_idle sockets are its own (the test aid aside) */
-	if (s && st.kick && smp->key.netns == env.o.netns_ino && (!kicker_on() || env.kick.any_state) &&
-	    ts_kick_wanted(state, s->stall_start_ns, s->kicked_stall_ns, s->last_kick_ns, smp->now_ns,
-			   st.kb.n, &env.kick)) {
-		s->last_kick_ns = smp->now_ns;
-		s->kicked_stall_ns = s->stall_start_ns;
-		/* TCP_NAGLE_OFF is what getsockopt(TCP_NODELAY) reads */
-		st.kb.q[st.kb.n++] = (struct kick_req){ .key = smp->key, .nodelay = smp->nonagle & 1,
-							.start_ns = s->stall_start_ns };
-	}
+	/* TCP_NAGLE_OFF is what getsockopt(TCP_NODELAY) reads */
+	if (s && st.kick)
+		ts_act_kick_want(&act, &(struct ts_kick_cand){ .by = TS_KICK_BY_SWEEP, .key = smp->key,
+				 .state = state, .now_ns = smp->now_ns, .nonagle = smp->nonagle, .s = s });
 }
 
 static int sweep_iter(struct bpf_link *l)
@@ -497,20 +453,6 @@ static bool kick_rung(const struct nm_hook *hooks)
 	return nm_hook_can(&hooks[HOOK_KICK], CAN_KICK);
 }
 
-/* One read of an iterator: a kernel may allow the attach and refuse the run. */
-static int iter_check(struct bpf_link *l)
-{
-	char buf[4096];
-	int fd = bpf_iter_create(bpf_link__fd(l)), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (read(fd, buf, sizeof(buf)) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* The fast sweep's iterator link, as its rung says: NULL without one. */
 static struct bpf_link *fast_link(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
@@ -527,19 +469,19 @@ static int check_iters(struct tcpstall_bpf *skel, const struct nm_hook *hooks,
 	int err;
 
 	*stage = "run";
-	err = nm_hook_can(&hooks[HOOK_SWEEP], CAN_ITER) ? iter_check(skel->links.ts_sweep) : 0;
+	err = nm_hook_can(&hooks[HOOK_SWEEP], CAN_ITER) ? nm_iter_read(skel->links.ts_sweep) : 0;
 	if (err) {
 		*failed = skel->progs.ts_sweep;
 		return err;
 	}
-	err = fast ? iter_check(fast) : 0;
+	err = fast ? nm_iter_read(fast) : 0;
 	if (err) {
 		*failed = nm_hook_can(&hooks[HOOK_FAST], CAN_TAG_MAP) ? skel->progs.ts_sweep_tagged :
 									skel->progs.ts_sweep_fast;
 		return err;
 	}
 	/* the kicks map is empty: a pass that kicks nothing */
-	err = kick_rung(hooks) ? iter_check(skel->links.ts_kick) : 0;
+	err = kick_rung(hooks) ? nm_iter_read(skel->links.ts_kick) : 0;
 	if (err)
 		*failed = skel->progs.ts_kick;
 	return err;
@@ -776,16 +718,6 @@ static int cmp_rows(const void *a, const void *b)
 
 /* ---- output: rows of lib/tcpstall_records.h, written by lib/record.c ---- */
 
-/* The flow as the tables show it; the kick lines name it so too. */
-static const char *flow_str(const struct ts_key *k, char *buf, size_t len)
-{
-	struct ts_flow_cols c;
-
-	ts_flow_cols(&c, k);
-	snprintf(buf, len, "%s", c.flow);
-	return buf;
-}
-
 /* Sockets worth a line: stalled now, or stalled at least once. */
 static bool sock_interesting(const struct ts_sock *s)
 {
@@ -800,7 +732,7 @@ static uint64_t counter(struct tcpstall_bpf *skel, uint32_t idx)
 /* The report's row: its JSON record and the textfile's tcpstall_ metrics. */
 static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 {
-	const struct kick_stats *k = &st.kick_report;
+	const struct ts_kick_stats *k = &st.kick_report;
 	size_t pos = 0;
 	void *key, *v;
 
@@ -954,217 +886,13 @@ static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 	nm_prom_free(p);
 }
 
-/* ---- remedies: the facts a plan asks for (detect/tcpstall_plan.c decides) ---- */
+/* ---- remedy: --fix=kick (lib/tcpstall_act.c makes it; the sweeps and the marks find its sockets) ---- */
 
-/* TS_NEED_ROUTE_NAME: the route to the flow's remote address, as ip shows it */
-static void read_route_name(const struct ts_key *k, struct ts_fix_facts *f)
+/* A socket's memory for the kick decision, made at first use. */
+static struct ts_sock *kick_sock(void *arg, const struct ts_key *k)
 {
-	char cmd[160];
-	FILE *p;
-
-	nm_fmt_addr(k->family, k->raddr, f->route_addr, sizeof(f->route_addr));
-	snprintf(cmd, sizeof(cmd), "ip -o route get %s 2>/dev/null", f->route_addr);
-	p = popen(cmd, "r");
-	if (!p)
-		return;
-	if (!fgets(f->route_line, sizeof(f->route_line), p))
-		f->route_line[0] = 0;
-	pclose(p);
-}
-
-/* TS_NEED_ROUTES: every route of the family, one line each; the caller frees */
-static char **read_routes(uint8_t family, size_t *n)
-{
-	FILE *f = popen(family == NM_AF_INET6 ? "ip -6 route show" : "ip -4 route show", "r");
-	char line[512], **v = NULL, **nv;
-
-	*n = 0;
-	while (f && fgets(line, sizeof(line), f)) {
-		nv = realloc(v, (*n + 1) * sizeof(*v));
-		if (!nv || !(nv[*n] = strdup(line))) {
-			v = nv ? nv : v;
-			break;
-		}
-		v = nv;
-		(*n)++;
-	}
-	if (f)
-		pclose(f);
-	return v;
-}
-
-/*
- * rps_sock_flow_entries exists in the initial netns only: read from there.
- * false (said) when that netns cannot be entered or left.
- */
-static bool read_flow_entries(long *v)
-{
-	int here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	bool ok = false;
-
-	if (here < 0 || setns(st.fx.home_fd, CLONE_NEWNET)) {
-		nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot enter the initial netns: %s", strerror(errno));
-		goto out;
-	}
-	*v = nm_sysfs_long("/proc/sys/net/core/rps_sock_flow_entries", -1);
-	ok = !setns(here, CLONE_NEWNET);
-	if (!ok)
-		nm_err(&env.o, NM_EXIT_RUNTIME, "fix rfs: cannot return to the netns: %s", strerror(errno));
-out:
-	if (here >= 0)
-		close(here);
-	return ok;
-}
-
-/* TS_NEED_RFS: the device, the global table, its RX queues' tables; *q freed by the caller */
-static void read_rfs(unsigned int ifindex, struct ts_fix_facts *f, struct ts_rxq **q)
-{
-	char dir[256], path[512];
-	struct ts_rxq *nq;
-	struct dirent *de;
-	DIR *d;
-
-	if (!if_indextoname(ifindex, f->rfs_dev)) {
-		f->rfs_dev[0] = 0;
-		return;
-	}
-	f->rfs_unread = !read_flow_entries(&f->flow_entries);
-	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", f->rfs_dev);
-	d = f->rfs_unread ? NULL : opendir(dir);
-	while (d && (de = readdir(d))) {
-		if (strncmp(de->d_name, "rx-", 3) || strlen(de->d_name) >= sizeof(nq->name))
-			continue;
-		nq = realloc(*q, (f->nrxq + 1) * sizeof(**q));
-		if (!nq)
-			break;
-		*q = nq;
-		snprintf(nq[f->nrxq].name, sizeof(nq->name), "%s", de->d_name);
-		snprintf(path, sizeof(path), "%s/%s/rps_flow_cnt", dir, de->d_name);
-		nq[f->nrxq++].flow_cnt = nm_sysfs_long(path, -1);
-	}
-	if (d)
-		closedir(d);
-	f->rxq = *q;
-}
-
-/* ---- remedy: --fix=kick ---- */
-
-/* One pass of the kick iterator over the sockets in the kicks map. */
-static int kick_run(struct bpf_link *l)
-{
-	return iter_check(l);
-}
-
-/* What a kick's outcome says, for the log. */
-static const char *kick_why(const struct ts_kick *k, char *buf, size_t len)
-{
-	static const char *const step[] = {
-		[TS_KICK_STEP_NONE] = "socket not found",
-		[TS_KICK_STEP_GET] = "bpf_getsockopt(TCP_NODELAY)",
-		[TS_KICK_STEP_CHANGED] = "TCP_NODELAY changed since the sweep",
-		[TS_KICK_STEP_SET] = "bpf_setsockopt(TCP_NODELAY, 1)",
-		[TS_KICK_STEP_RESTORE] = "bpf_setsockopt(TCP_NODELAY, old value)",
-		[TS_KICK_STEP_HALTED] = "stopped after the set (NETMEDIC_TEST_KICK=crash)",
-		[TS_KICK_STEP_DONE] = "done",
-	};
-
-	snprintf(buf, len, "%s%s%s", k->step <= TS_KICK_STEP_DONE ? step[k->step] : "?",
-		 k->err ? ": " : "", k->err ? strerror(-k->err) : "");
-	return buf;
-}
-
-/* The journal's record of a kick, before it is made. */
-static int kick_journal(const struct kick_req *q)
-{
-	char bufs[TS_KICK_FIELDS][64], err[256];
-	const char *f[TS_KICK_FIELDS + 1];
-
-	ts_kick_record(&q->key, q->nodelay, bufs, f);
-	if (!nm_journal_add(st.fx.j, "sockopt", f, err, sizeof(err)))
-		return 0;
-	nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: %s: not kicked", err);
-	return -1;
-}
-
-/* One kick's outcome, under kick_lock: counted, noted for its socket, failures logged. */
-static void kick_outcome(const struct kick_req *q, const struct ts_kick *k, uint64_t now)
-{
-	enum ts_kick_result r = ts_kick_result(k);
-	char flow[128], why[160];
-
-	st.kst.kicks[r]++;
-	if (st.nnotes < MAX_KICK_NOTES)
-		st.notes[st.nnotes++] = (struct kick_note){ .key = q->key, .r = r };
-	if (q->start_ns && now > q->start_ns) {
-		/* the stall's age when its kick was done: how soon the remedy acts */
-		st.kst.age_sum_ns += now - q->start_ns;
-		st.kst.aged++;
-		if (now - q->start_ns > st.kst.age_max_ns)
-			st.kst.age_max_ns = now - q->start_ns;
-	}
-	flow_str(&q->key, flow, sizeof(flow));
-	if (r == TS_KICK_DONE && !st.kick_said) {
-		st.kick_said = true;
-		nm_info(&env.o, "fix: kick: pushed the pending data of %s (TCP_NODELAY 1, then back to %d); later kicks are counted (kicks in JSON, tcpstall_kicks_total)",
-			flow, q->nodelay);
-	} else if (r == TS_KICK_FAILED && st.kick_errors++ < 10) {
-		nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: %s: %s", flow, kick_why(k, why, sizeof(why)));
-	}
-}
-
-/* At a report: the kicks since the last one, noted on their sockets, and the counters' copy. */
-static void kick_take_stats(void)
-{
-	pthread_mutex_lock(&kick_lock);
-	st.kick_report = st.kst;
-	st.kst.age_max_ns = st.kst.age_sum_ns = st.kst.aged = 0;
-	for (size_t i = 0; i < st.nnotes; i++) {
-		struct ts_sock *s = nm_htab_upsert(st.socks, &st.notes[i].key, NULL);
-
-		if (s) {
-			s->kicks++;
-			s->last_kick = st.notes[i].r;
-		}
-	}
-	st.nnotes = 0;
-	pthread_mutex_unlock(&kick_lock);
-}
-
-static void kick_pass(struct tcpstall_bpf *skel, struct kick_batch *b);
-
-/* The batch holds it already (its stall dated otherwise). */
-static bool kick_queued(const struct kick_batch *b, const struct ts_key *k)
-{
-	for (unsigned int i = 0; i < b->n; i++)
-		if (!memcmp(&b->q[i].key, k, sizeof(*k)))
-			return true;
-	return false;
-}
-
-/*
- * Where the episode hooks run, an open episode is a tsq_idle socket for
- * sure, from its exact start: one open for --threshold is kicked even if
- * no sweep sampled it (a 40-ms stall may fall between two stretched
- * sweeps), and a socket that no sweep has seen lately too. Its old
- * TCP_NODELAY is the one the hooks saw at the start; the kick program
- * skips a socket whose TCP_NODELAY changed since. The main loop's walk of
- * the open episodes, where no kicker thread takes the timer's requests.
- */
-static void kick_mark(const struct ts_key *k, uint64_t start_ns, int nonagle, uint64_t now)
-{
-	struct ts_sock *s;
-
-	if (now < start_ns + env.threshold_ms * 1000000ULL || k->netns != env.o.netns_ino ||
-	    kick_queued(&st.kb, k))
-		return;
-	s = nm_htab_upsert(st.socks, k, NULL);
-	if (!s || s->kicked_stall_ns == start_ns ||
-	    !ts_kick_wanted(TS_TSQ_IDLE, start_ns, s->kicked_stall_ns, s->last_kick_ns, now, st.kb.n,
-			    &env.kick))
-		return;
-	s->last_kick_ns = now;
-	s->kicked_stall_ns = start_ns;
-	st.kb.q[st.kb.n++] = (struct kick_req){ .key = *k, .nodelay = nonagle & 1, .start_ns = start_ns };
+	(void)arg;
+	return nm_htab_upsert(st.socks, k, NULL);
 }
 
 /*
@@ -1185,7 +913,7 @@ static bool mark_stale(const struct ts_key *k, const struct ts_mark *m, uint64_t
  * the stale ones leave, and the BPF side's gate (marks_open) is set to the
  * open ones left, since a closed socket or an LRU eviction never ends its
  * episode. kick (--fix=kick with no kicker thread): those open for the
- * threshold are queued, at each loop pass.
+ * threshold are queued (ts_kick_plan), at each loop pass.
  */
 static void walk_marks(struct tcpstall_bpf *skel, bool forget, bool kick)
 {
@@ -1208,7 +936,8 @@ static void walk_marks(struct tcpstall_bpf *skel, bool forget, bool kick)
 		}
 		open++;
 		if (kick)
-			kick_mark(&k, m.start_ns, m.nonagle, now);
+			ts_act_kick_want(&act, &(struct ts_kick_cand){ .by = TS_KICK_BY_MARK, .key = k,
+					 .start_ns = m.start_ns, .now_ns = now, .nonagle = m.nonagle });
 	}
 	for (size_t i = 0; i < ndrop; i++)
 		bpf_map_delete_elem(fd, &drop[i]);
@@ -1217,127 +946,16 @@ static void walk_marks(struct tcpstall_bpf *skel, bool forget, bool kick)
 		skel->bss->marks_open = open;
 }
 
-/*
- * The kicker thread: a request of the kick timer, an episode open at the
- * threshold. The timer fires once per episode, so each request is one
- * kick; a full batch is kicked first, so that a burst waits for nothing.
- */
-static int kicker_record(void *ctx, void *data, size_t len)
-{
-	const struct ts_kick_due *d = data;
-
-	if (len < sizeof(*d) || d->key.netns != env.o.netns_ino)
-		return 0;
-	if (st.kt.n >= env.kick.batch)
-		kick_pass(ctx, &st.kt);
-	if (!kick_queued(&st.kt, &d->key))
-		st.kt.q[st.kt.n++] = (struct kick_req){ .key = d->key, .nodelay = d->nonagle & 1,
-							.start_ns = d->start_ns };
-	return 0;
-}
-
-/* In the kicker, before its first request: capabilities are per thread. */
-static int kicker_init(void *ctx, char *msg, size_t len)
-{
-	(void)ctx;
-	return nm_caps_thread_drop(&env.o, msg, len);
-}
-
-static void kicker_flush(void *ctx)
-{
-	if (st.kt.n)
-		kick_pass(ctx, &st.kt);
-}
-
-/*
- * Where the kick timer's rung loaded: a thread kicks its requests as they
- * come. Measured in the 6.1 guest under wrk (make faults): kicked from
- * the main loop, about one stall in ten was still unkicked 30 ms after its
- * start, past the threshold by the loop's sweeps and the CPU it waited
- * for; hence a thread of its own, at SCHED_FIFO 1 where allowed.
- */
-static void kicker_start(struct tcpstall_bpf *skel)
-{
-	char err[160];
-
-	st.kicker = nm_worker_start(bpf_map__fd(skel->maps.kick_due), kicker_init, kicker_record,
-				    kicker_flush, skel, err, sizeof(err));
-	if (!st.kicker)
-		nm_info(&env.o, "warning: --fix=kick: no kicker thread (%s): stalls are kicked at the next loop pass instead",
-			err);
-	else if (strncmp(nm_worker_priority(st.kicker), "SCHED_FIFO", 10))
-		nm_info(&env.o, "warning: --fix=kick: the kicker thread runs at %s: on a busy host a kick may come after the peer's delayed ACK",
-			nm_worker_priority(st.kicker));
-}
-
-/* Before anything is undone: no kick may run after. */
-static void kicker_stop(void)
-{
-	if (st.kicker && !kicker_on())
-		nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: the kicker thread stopped: %s", nm_worker_error(st.kicker));
-	nm_worker_stop(st.kicker);
-	st.kicker = NULL;
-}
-
-/*
- * A batch of sockets: journaled (key and old TCP_NODELAY), named in the
- * kicks map, kicked in one pass of the iterator, and their records
- * dropped once it put every old value back.
- */
-static void kick_pass(struct tcpstall_bpf *skel, struct kick_batch *b)
-{
-	int fd = bpf_map__fd(skel->maps.kicks), err;
-	struct nm_journal_mark m;
-	bool keep = false, halted = false;
-	unsigned int n = 0;
-	uint64_t now;
-
-	pthread_mutex_lock(&kick_lock);
-	nm_journal_mark(st.fx.j, &m);
-	for (unsigned int i = 0; i < b->n; i++) {
-		struct ts_kick k = { .mode = TS_KICK_PUSH, .nodelay = b->q[i].nodelay };
-
-		if (kick_journal(&b->q[i]))
-			break;
-		if (bpf_map_update_elem(fd, &b->q[i].key, &k, BPF_ANY))
-			break;
-		n++;
-	}
-	b->n = 0;
-	err = n ? kick_run(st.kick) : 0;
-	if (err)
-		nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: the kick iterator: %s", strerror(-err));
-	now = nm_mono_ns();
-	for (unsigned int i = 0; i < n; i++) {
-		struct ts_kick k = {};
-
-		bpf_map_lookup_elem(fd, &b->q[i].key, &k);
-		bpf_map_delete_elem(fd, &b->q[i].key);
-		kick_outcome(&b->q[i], &k, now);
-		/* the socket may be left with TCP_NODELAY 1: its record stays */
-		keep |= k.step == TS_KICK_STEP_RESTORE || k.step == TS_KICK_STEP_HALTED || err;
-		halted |= k.step == TS_KICK_STEP_HALTED;
-	}
-	if (halted) {
-		/* the test aid: die as a crash would, the record on disk, the option not restored */
-		fflush(NULL);
-		raise(SIGKILL);
-	}
-	if (!keep && nm_journal_rewind(st.fx.j, &m))
-		nm_err(&env.o, NM_EXIT_RUNTIME, "fix kick: cannot drop the journal's records; they are undone at exit");
-	pthread_mutex_unlock(&kick_lock);
-}
-
-/* The kick iterator alone, for --cleanup and --list-fixes: no other program, small maps. */
-static struct tcpstall_bpf *kick_skel_open(struct bpf_link **link, char *err, size_t len)
+/* The kick iterator alone, for --cleanup: no other program, small maps. */
+static int kick_open(struct ts_kick_prog *k, char *err, size_t len)
 {
 	struct tcpstall_bpf *skel = tcpstall_bpf__open();
 	struct bpf_program *p;
 
-	*link = NULL;
+	*k = (struct ts_kick_prog){ .kicks_fd = -1 };
 	if (!skel) {
 		snprintf(err, len, "opening the BPF object: %s", strerror(errno));
-		return NULL;
+		return -EIO;
 	}
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, p == skel->progs.ts_kick);
@@ -1346,96 +964,23 @@ static struct tcpstall_bpf *kick_skel_open(struct bpf_link **link, char *err, si
 	if (tcpstall_bpf__load(skel)) {
 		snprintf(err, len, "loading ts_kick: %s", strerror(errno));
 	} else {
-		*link = bpf_program__attach_iter(skel->progs.ts_kick, NULL);
-		if (*link)
-			return skel;
+		k->link = bpf_program__attach_iter(skel->progs.ts_kick, NULL);
+		if (k->link) {
+			k->kicks_fd = bpf_map__fd(skel->maps.kicks);
+			k->obj = skel;
+			return 0;
+		}
 		snprintf(err, len, "attaching ts_kick: %s", strerror(errno));
 	}
 	tcpstall_bpf__destroy(skel);
-	return NULL;
+	return -EIO;
 }
 
-/* The executor of "sockopt" plans: the kick iterator, in restore mode. */
-struct kick_exec {
-	struct tcpstall_bpf *skel;	/* the running tool's, or loaded here at first use */
-	struct bpf_link *link;
-	bool own;
-};
-
-static int kick_restore(struct kick_exec *x, const struct ts_key *key, int nodelay,
-			struct ts_kick *k, char *msg, size_t len)
+static void kick_close(struct ts_kick_prog *k)
 {
-	int fd, err;
-
-	if (!x->skel) {
-		x->skel = kick_skel_open(&x->link, msg, len);
-		if (!x->skel)
-			return -EIO;
-		x->own = true;
-	}
-	fd = bpf_map__fd(x->skel->maps.kicks);
-	*k = (struct ts_kick){ .mode = TS_KICK_RESTORE, .nodelay = nodelay };
-	if (bpf_map_update_elem(fd, key, k, BPF_ANY)) {
-		snprintf(msg, len, "kicks map: %s", strerror(errno));
-		return -errno;
-	}
-	err = kick_run(x->link);
-	bpf_map_lookup_elem(fd, key, k);
-	bpf_map_delete_elem(fd, key);
-	if (err)
-		snprintf(msg, len, "the kick iterator: %s", strerror(-err));
-	return err;
-}
-
-static int kick_exec_fn(const char *const *f, int nf, char *msg, size_t len, void *arg)
-{
-	struct ts_key key;
-	struct ts_kick k;
-	char flow[128], why[160];
-	int nodelay, err;
-
-	if (ts_kick_parse(f, nf, &key, &nodelay)) {
-		snprintf(msg, len, "not a socket option record");
-		return -EBADMSG;
-	}
-	flow_str(&key, flow, sizeof(flow));
-	err = kick_restore(arg, &key, nodelay, &k, msg, len);
-	if (err)
-		return err;
-	if (k.step == TS_KICK_STEP_NONE) {
-		snprintf(msg, len, "socket %s (netns %u) is gone: no TCP_NODELAY to restore", flow, key.netns);
-		return 0;
-	}
-	if (k.step != TS_KICK_STEP_DONE) {
-		snprintf(msg, len, "TCP_NODELAY of %s (netns %u): %s", flow, key.netns,
-			 kick_why(&k, why, sizeof(why)));
-		return k.err ? k.err : -EIO;
-	}
-	snprintf(msg, len, "restored TCP_NODELAY of %s (netns %u) to %d (it was %d)", flow, key.netns,
-		 nodelay, k.found);
-	return 0;
-}
-
-static struct kick_exec kick_exec;
-
-static void kick_exec_free(void)
-{
-	if (!kick_exec.own)
-		return;
-	bpf_link__destroy(kick_exec.link);
-	tcpstall_bpf__destroy(kick_exec.skel);
-	kick_exec = (struct kick_exec){};
-}
-
-/* --cleanup: a dead --fix=kick may have left sockets with TCP_NODELAY 1. */
-static int cleanup_main(void)
-{
-	int ret;
-
-	nm_journal_exec("sockopt", kick_exec_fn, &kick_exec);
-	ret = nm_cleanup_main(&env.o);
-	kick_exec_free();
-	return ret;
+	bpf_link__destroy(k->link);
+	tcpstall_bpf__destroy(k->obj);
+	*k = (struct ts_kick_prog){ .kicks_fd = -1 };
 }
 
 /* The report's flows, as the plan reads them: ACK rows, then tsq_idle stalls. */
@@ -1472,56 +1017,15 @@ static size_t fix_flows(void)
 	return n;
 }
 
-/* The report's plan: asked for, the facts it needs read, made by the executor. */
-static void apply_fixes(void)
-{
-	struct ts_fix_facts f = { .flow_entries = -1 };
-	size_t n = fix_flows(), nroutes = 0;
-	struct nm_plan p = {};
-	struct ts_rxq *rxq = NULL;
-	struct ts_fix_ask ask;
-	char **routes = NULL;
-
-	f.have = ts_fix_plan(env.fix, env.o.netns_ino, st.flows, n, NULL, &st.done, &ask, &p);
-	if (f.have & TS_NEED_ROUTE_NAME)
-		read_route_name(&st.flows[ask.route_flow].key, &f);
-	if (f.have & TS_NEED_ROUTES)
-		routes = read_routes(ask.routes_family, &nroutes);
-	if (f.have & TS_NEED_RFS)
-		read_rfs(st.flows[ask.rfs_flow].rx_ifindex, &f, &rxq);
-	f.routes = (const char *const *)routes;
-	f.nroutes = nroutes;
-	if (!f.have || !ts_fix_plan(env.fix, env.o.netns_ino, st.flows, n, &f, &st.done, &ask, &p))
-		nm_exec_plan(&st.fx, &p);
-	for (size_t i = 0; i < nroutes; i++)
-		free(routes[i]);
-	free(routes);
-	free(rxq);
-	nm_plan_free(&p);
-}
-
+/* --fix: act told what it acts on, the journal opened. */
 static int fix_start(struct tcpstall_bpf *skel)
 {
-	char key[32], nspath[256], err[256];
-
-	snprintf(key, sizeof(key), "%lu", env.o.netns_ino);
-	if (nm_journal_open(&st.fx.j, TOOL, key,
-			    env.o.netns ? nm_netns_path(env.o.netns, nspath, sizeof(nspath)) : NULL,
-			    err, sizeof(err)))
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "--fix: %s", err);
-	st.fx.tool = TOOL;
-	st.fx.log = stderr;
-	st.fx.global_key = "rfs-global";
-	/* a record a pass kept (its old value not put back) is undone at exit */
-	kick_exec.skel = skel;
-	kick_exec.link = st.kick;
-	nm_journal_exec("sockopt", kick_exec_fn, &kick_exec);
-	return 0;
-}
-
-static int fix_stop(void)
-{
-	return nm_exec_undo(&st.fx) ? NM_EXIT_RUNTIME : 0;
+	act.o = &env.o;
+	act.fix = env.fix;
+	act.kx = (struct ts_kick_ctx){ .netns = env.o.netns_ino, .threshold_ns = env.threshold_ms * 1000000ULL,
+				       .cfg = &env.kick, .sock = kick_sock };
+	act.kick = (struct ts_kick_prog){ .link = st.kick, .kicks_fd = bpf_map__fd(skel->maps.kicks) };
+	return ts_act_fix_start(&act, TOOL);
 }
 
 /* ---- main ---- */
@@ -1550,12 +1054,11 @@ static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 	collect_acks(skel);
 	if (st.nrows)
 		qsort(st.rows, st.nrows, sizeof(*st.rows), cmp_rows);
-	kick_take_stats();
+	ts_act_take_stats(&act, &st.kick_report);
 	if (env.fix) {
-		/* the journal is the kicker's too */
-		pthread_mutex_lock(&kick_lock);
-		apply_fixes();
-		pthread_mutex_unlock(&kick_lock);
+		size_t n = fix_flows();
+
+		ts_act_fixes(&act, st.flows, n);
 	}
 	if (env.o.json)
 		print_json(skel, now);
@@ -1697,8 +1200,7 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 		sweep_gone();
 		if (st.episodes && (full || (st.kick && !kicker_on())))
 			walk_marks(skel, full, st.kick && !kicker_on());
-		if (st.kb.n)
-			kick_pass(skel, &st.kb);
+		ts_act_kick_pass(&act);
 		if (now >= next) {
 			report(skel, hooks);
 			next = nm_next_deadline(next, (uint64_t)(env.o.interval * 1e9), now);
@@ -1721,7 +1223,7 @@ static void set_caps(struct nm_opts *o)
 	env.max_flows = nm_table_size(env.max_flows);
 	test_aids();
 	/* before --netns moves us: RFS's global sysctl lives here */
-	st.fx.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	act.fx.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	/* sysctls; rfs: sysfs and the initial netns; routes: ip */
 	o->caps.remedy = env.fix & (TS_FIX_DEFER | TS_FIX_AUTOCORK | TS_FIX_RFS | TS_FIX_ROUTES);
 	o->caps.remedy_sysfs = o->caps.remedy_setns = env.fix & TS_FIX_RFS;
@@ -1782,7 +1284,7 @@ static int start(void *p)
 	 * takes CAP_SYS_NICE; the kicker drops what this thread drops, first.
 	 */
 	if (!ret && st.kick && push_kick_timer(run_hooks))
-		kicker_start(skel);
+		st.kicker = ts_act_kicker_start(&act, bpf_map__fd(skel->maps.kick_due));
 	return ret;
 }
 
@@ -1793,8 +1295,9 @@ static int loop(void *skel)
 
 static int stop(void)
 {
-	kicker_stop();
-	return fix_stop();
+	ts_act_kicker_stop(&act);
+	st.kicker = NULL;
+	return ts_act_fix_stop(&act);
 }
 
 static void free_run(void *skel)
@@ -1807,15 +1310,21 @@ static void free_run(void *skel)
 	nm_htab_free(st.prev_acks);
 	free(st.rows);
 	free(st.flows);
-	if (st.fx.home_fd >= 0)
-		close(st.fx.home_fd);
+	if (act.fx.home_fd >= 0)
+		close(act.fx.home_fd);
+}
+
+/* --cleanup: a sockopt record is undone through ts_kick, opened alone */
+static int cleanup(void)
+{
+	return ts_act_cleanup(&env.o, kick_open, kick_close);
 }
 
 static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run_hooks,
 	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
 	.signal_in_load_goes_on = true,
-	.caps = set_caps, .check = check, .cleanup = cleanup_main, .list = list_fixes,
+	.caps = set_caps, .check = check, .cleanup = cleanup, .list = list_fixes,
 	.setup = setup, .start = start, .loop = loop, .stop = stop, .free = free_run,
 };
 

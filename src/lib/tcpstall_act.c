@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcpstall's actuators (--fix): the plans of detect/tcpstall_plan.c made
+ * by lib/plan.c's executor, the facts they ask for read, and --fix=kick's
+ * passes of the ts_kick iterator, from the main loop and the kicker thread.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/journal.h"
+#include "lib/netns.h"
+#include "lib/output.h"
+#include "lib/skel.h"
+#include "lib/sysfs.h"
+#include "lib/tcpstall_act.h"
+#include "lib/tcpstall_records.h"
+
+/* The flow as the tables show it (its one definition: ts_flow_cols). */
+const char *ts_flow_str(const struct ts_key *k, char *buf, size_t len)
+{
+	struct ts_flow_cols c;
+
+	ts_flow_cols(&c, k);
+	snprintf(buf, len, "%s", c.flow);
+	return buf;
+}
+
+/* ---- --fix=kick ---- */
+
+/* What a kick's outcome says, for the log. */
+static const char *kick_why(const struct ts_kick *k, char *buf, size_t len)
+{
+	static const char *const step[] = {
+		[TS_KICK_STEP_NONE] = "socket not found",
+		[TS_KICK_STEP_GET] = "bpf_getsockopt(TCP_NODELAY)",
+		[TS_KICK_STEP_CHANGED] = "TCP_NODELAY changed since the sweep",
+		[TS_KICK_STEP_SET] = "bpf_setsockopt(TCP_NODELAY, 1)",
+		[TS_KICK_STEP_RESTORE] = "bpf_setsockopt(TCP_NODELAY, old value)",
+		[TS_KICK_STEP_HALTED] = "stopped after the set (NETMEDIC_TEST_KICK=crash)",
+		[TS_KICK_STEP_DONE] = "done",
+	};
+
+	snprintf(buf, len, "%s%s%s", k->step <= TS_KICK_STEP_DONE ? step[k->step] : "?",
+		 k->err ? ": " : "", k->err ? strerror(-k->err) : "");
+	return buf;
+}
+
+/* One kick's outcome, under the lock: counted, noted for its socket, its line (the first done, failures). */
+static void kick_outcome(struct ts_act *a, struct nm_action *act, const struct ts_kick *k, uint64_t now)
+{
+	const struct ts_kick_req *q = (const void *)act->data;
+	enum ts_kick_result r = ts_kick_result(k);
+	char flow[128], why[160];
+
+	a->kst.kicks[r]++;
+	if (a->nnotes < TS_ACT_NOTES)
+		a->notes[a->nnotes++] = (struct ts_kick_note){ .key = q->key, .r = r };
+	if (q->start_ns && now > q->start_ns) {
+		/* the stall's age when its kick was done: how soon the remedy acts */
+		a->kst.age_sum_ns += now - q->start_ns;
+		a->kst.aged++;
+		if (now - q->start_ns > a->kst.age_max_ns)
+			a->kst.age_max_ns = now - q->start_ns;
+	}
+	act->err = r == TS_KICK_FAILED ? (k->err < 0 ? k->err : -EIO) : 0;
+	ts_flow_str(&q->key, flow, sizeof(flow));
+	if (r == TS_KICK_DONE && !a->kick_said) {
+		a->kick_said = true;
+		snprintf(act->line, sizeof(act->line),
+			 "fix: kick: pushed the pending data of %s (TCP_NODELAY 1, then back to %d); later kicks are counted (kicks in JSON, tcpstall_kicks_total)",
+			 flow, q->nodelay);
+	} else if (r == TS_KICK_FAILED && a->kick_errors++ < 10) {
+		snprintf(act->line, sizeof(act->line), "fix kick: %s: %s", flow, kick_why(k, why, sizeof(why)));
+	}
+}
+
+/*
+ * nm_exec.batch of the kick records, journaled already: the sockets named
+ * in the kicks map, kicked in one pass of the iterator, and their records
+ * dropped (0) once it put every old value back.
+ */
+static int kick_batch(struct nm_exec *x, struct nm_action *act, size_t n, char *err, size_t len)
+{
+	struct ts_act *a = x->arg;
+	int fd = a->kick.kicks_fd, ret;
+	bool keep = false;
+	size_t named = 0;
+	uint64_t now;
+
+	for (; named < n; named++) {
+		const struct ts_kick_req *q = (const void *)act[named].data;
+		struct ts_kick k = { .mode = TS_KICK_PUSH, .nodelay = q->nodelay };
+
+		if (bpf_map_update_elem(fd, &q->key, &k, BPF_ANY))
+			break;
+	}
+	ret = named ? nm_iter_read(a->kick.link) : 0;
+	if (ret)
+		snprintf(err, len, "the kick iterator: %s", strerror(-ret));
+	now = nm_mono_ns();
+	for (size_t i = 0; i < named; i++) {
+		const struct ts_kick_req *q = (const void *)act[i].data;
+		struct ts_kick k = {};
+
+		bpf_map_lookup_elem(fd, &q->key, &k);
+		bpf_map_delete_elem(fd, &q->key);
+		kick_outcome(a, &act[i], &k, now);
+		/* the socket may be left with TCP_NODELAY 1: its record stays */
+		keep |= k.step == TS_KICK_STEP_RESTORE || k.step == TS_KICK_STEP_HALTED;
+		a->halted |= k.step == TS_KICK_STEP_HALTED;
+	}
+	return ret ? ret : keep;
+}
+
+/* One pass of a batch: its plan made, under the lock, and emptied. */
+static void kick_pass(struct ts_act *a, struct nm_plan *p)
+{
+	pthread_mutex_lock(&a->lock);
+	nm_exec_plan(&a->fx, p);
+	if (a->halted) {
+		/* the test aid: die as a crash would, the record on disk, the option not restored */
+		fflush(NULL);
+		raise(SIGKILL);
+	}
+	nm_plan_truncate(p, 0);
+	pthread_mutex_unlock(&a->lock);
+}
+
+void ts_act_kick_want(struct ts_act *a, const struct ts_kick_cand *c)
+{
+	/* where the kicker runs, tsq_idle sockets are its own (the test aid aside) */
+	a->kx.kicker = nm_worker_alive(a->kicker);
+	ts_kick_plan(&a->kx, c, &a->kb);
+}
+
+void ts_act_kick_pass(struct ts_act *a)
+{
+	if (a->kb.n)
+		kick_pass(a, &a->kb);
+}
+
+void ts_act_take_stats(struct ts_act *a, struct ts_kick_stats *out)
+{
+	pthread_mutex_lock(&a->lock);
+	*out = a->kst;
+	a->kst.age_max_ns = a->kst.age_sum_ns = a->kst.aged = 0;
+	for (size_t i = 0; i < a->nnotes; i++) {
+		struct ts_sock *s = a->kx.sock(a->kx.arg, &a->notes[i].key);
+
+		if (s) {
+			s->kicks++;
+			s->last_kick = a->notes[i].r;
+		}
+	}
+	a->nnotes = 0;
+	pthread_mutex_unlock(&a->lock);
+}
+
+/*
+ * The kicker thread: a request of the kick timer, an episode open at the
+ * threshold. The timer fires once per episode, so each request is one
+ * kick; a full batch is kicked first, so that a burst waits for nothing.
+ */
+static int kicker_record(void *ctx, void *data, size_t len)
+{
+	const struct ts_kick_due *d = data;
+	struct ts_act *a = ctx;
+	struct ts_kick_cand c;
+
+	if (len < sizeof(*d))
+		return 0;
+	c = (struct ts_kick_cand){ .by = TS_KICK_BY_TIMER, .key = d->key, .start_ns = d->start_ns,
+				   .nonagle = d->nonagle };
+	if (ts_kick_plan(&a->kx, &c, &a->kt) == -ENOSPC) {
+		kick_pass(a, &a->kt);
+		ts_kick_plan(&a->kx, &c, &a->kt);
+	}
+	return 0;
+}
+
+/* In the kicker, before its first request: capabilities are per thread. */
+static int kicker_init(void *ctx, char *msg, size_t len)
+{
+	struct ts_act *a = ctx;
+
+	return nm_caps_thread_drop(a->o, msg, len);
+}
+
+static void kicker_flush(void *ctx)
+{
+	struct ts_act *a = ctx;
+
+	if (a->kt.n)
+		kick_pass(a, &a->kt);
+}
+
+/*
+ * Measured in the 6.1 guest under wrk (make faults): kicked from the main
+ * loop, about one stall in ten was still unkicked 30 ms after its start,
+ * past the threshold by the loop's sweeps and the CPU it waited for; hence
+ * a thread of its own, at SCHED_FIFO 1 where allowed.
+ */
+struct nm_worker *ts_act_kicker_start(struct ts_act *a, int ring_fd)
+{
+	char err[160];
+
+	a->kicker = nm_worker_start(ring_fd, kicker_init, kicker_record, kicker_flush, a, err, sizeof(err));
+	if (!a->kicker)
+		nm_info(a->o, "warning: --fix=kick: no kicker thread (%s): stalls are kicked at the next loop pass instead",
+			err);
+	else if (strncmp(nm_worker_priority(a->kicker), "SCHED_FIFO", 10))
+		nm_info(a->o, "warning: --fix=kick: the kicker thread runs at %s: on a busy host a kick may come after the peer's delayed ACK",
+			nm_worker_priority(a->kicker));
+	return a->kicker;
+}
+
+void ts_act_kicker_stop(struct ts_act *a)
+{
+	if (a->kicker && !nm_worker_alive(a->kicker))
+		nm_err(a->o, NM_EXIT_RUNTIME, "fix kick: the kicker thread stopped: %s", nm_worker_error(a->kicker));
+	nm_worker_stop(a->kicker);
+	a->kicker = NULL;
+}
+
+/* ---- the undo of a sockopt record: the kick iterator, in restore mode ---- */
+
+struct kick_exec {
+	struct ts_kick_prog prog;	/* the running tool's, or opened here at first use */
+	ts_kick_open_fn open;
+	ts_kick_close_fn close;
+	bool own;
+};
+
+static int kick_restore(struct kick_exec *x, const struct ts_key *key, int nodelay,
+			struct ts_kick *k, char *msg, size_t len)
+{
+	int err;
+
+	if (!x->prog.link) {
+		if (!x->open) {
+			snprintf(msg, len, "no kick iterator here");
+			return -ENOSYS;
+		}
+		if (x->open(&x->prog, msg, len) || !x->prog.link)
+			return -EIO;
+		x->own = true;
+	}
+	*k = (struct ts_kick){ .mode = TS_KICK_RESTORE, .nodelay = nodelay };
+	if (bpf_map_update_elem(x->prog.kicks_fd, key, k, BPF_ANY)) {
+		snprintf(msg, len, "kicks map: %s", strerror(errno));
+		return -errno;
+	}
+	err = nm_iter_read(x->prog.link);
+	bpf_map_lookup_elem(x->prog.kicks_fd, key, k);
+	bpf_map_delete_elem(x->prog.kicks_fd, key);
+	if (err)
+		snprintf(msg, len, "the kick iterator: %s", strerror(-err));
+	return err;
+}
+
+static int kick_exec_fn(const char *const *f, int nf, char *msg, size_t len, void *arg)
+{
+	struct ts_key key;
+	struct ts_kick k;
+	char flow[128], why[160];
+	int nodelay, err;
+
+	if (ts_kick_parse(f, nf, &key, &nodelay)) {
+		snprintf(msg, len, "not a socket option record");
+		return -EBADMSG;
+	}
+	ts_flow_str(&key, flow, sizeof(flow));
+	err = kick_restore(arg, &key, nodelay, &k, msg, len);
+	if (err)
+		return err;
+	if (k.step == TS_KICK_STEP_NONE) {
+		snprintf(msg, len, "socket %s (netns %u) is gone: no TCP_NODELAY to restore", flow, key.netns);
+		return 0;
+	}
+	if (k.step != TS_KICK_STEP_DONE) {
+		snprintf(msg, len, "TCP_NODELAY of %s (netns %u): %s", flow, key.netns,
+			 kick_why(&k, why, sizeof(why)));
+		return k.err ? k.err : -EIO;
+	}
+	snprintf(msg, len, "restored TCP_NODELAY of %s (netns %u) to %d (it was %d)", flow, key.netns,
+		 nodelay, k.found);
+	return 0;
+}
+
+static struct kick_exec kick_exec;
+
+static void kick_exec_free(void)
+{
+	if (kick_exec.own && kick_exec.close)
+		kick_exec.close(&kick_exec.prog);
+	kick_exec = (struct kick_exec){};
+}
+
+/* A dead --fix=kick may have left sockets with TCP_NODELAY 1. */
+int ts_act_cleanup(struct nm_opts *o, ts_kick_open_fn open, ts_kick_close_fn close)
+{
+	int ret;
+
+	kick_exec = (struct kick_exec){ .prog.kicks_fd = -1, .open = open, .close = close };
+	nm_journal_exec("sockopt", kick_exec_fn, &kick_exec);
+	ret = nm_cleanup_main(o);
+	kick_exec_free();
+	return ret;
+}
+
+/* ---- the facts a plan asks for ---- */
+
+/* TS_NEED_ROUTE_NAME: the route to the flow's remote address, as ip shows it */
+static void read_route_name(const struct ts_key *k, struct ts_fix_facts *f)
+{
+	char cmd[160];
+	FILE *p;
+
+	nm_fmt_addr(k->family, k->raddr, f->route_addr, sizeof(f->route_addr));
+	snprintf(cmd, sizeof(cmd), "ip -o route get %s 2>/dev/null", f->route_addr);
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	if (!fgets(f->route_line, sizeof(f->route_line), p))
+		f->route_line[0] = 0;
+	pclose(p);
+}
+
+/* TS_NEED_ROUTES: every route of the family, one line each; the caller frees */
+static char **read_routes(uint8_t family, size_t *n)
+{
+	FILE *f = popen(family == NM_AF_INET6 ? "ip -6 route show" : "ip -4 route show", "r");
+	char line[512], **v = NULL, **nv;
+
+	*n = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		nv = realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv || !(nv[*n] = strdup(line))) {
+			v = nv ? nv : v;
+			break;
+		}
+		v = nv;
+		(*n)++;
+	}
+	if (f)
+		pclose(f);
+	return v;
+}
+
+/*
+ * rps_sock_flow_entries exists in the initial netns only: read from there.
+ * false (said) when that netns cannot be entered or left.
+ */
+static bool read_flow_entries(const struct ts_act *a, long *v)
+{
+	int here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	bool ok = false;
+
+	if (here < 0 || setns(a->fx.home_fd, CLONE_NEWNET)) {
+		nm_err(a->o, NM_EXIT_RUNTIME, "fix rfs: cannot enter the initial netns: %s", strerror(errno));
+		goto out;
+	}
+	*v = nm_sysfs_long("/proc/sys/net/core/rps_sock_flow_entries", -1);
+	ok = !setns(here, CLONE_NEWNET);
+	if (!ok)
+		nm_err(a->o, NM_EXIT_RUNTIME, "fix rfs: cannot return to the netns: %s", strerror(errno));
+out:
+	if (here >= 0)
+		close(here);
+	return ok;
+}
+
+/* TS_NEED_RFS: the device, the global table, its RX queues' tables; *q freed by the caller */
+static void read_rfs(const struct ts_act *a, unsigned int ifindex, struct ts_fix_facts *f, struct ts_rxq **q)
+{
+	char dir[256], path[512];
+	struct ts_rxq *nq;
+	struct dirent *de;
+	DIR *d;
+
+	if (!if_indextoname(ifindex, f->rfs_dev)) {
+		f->rfs_dev[0] = 0;
+		return;
+	}
+	f->rfs_unread = !read_flow_entries(a, &f->flow_entries);
+	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", f->rfs_dev);
+	d = f->rfs_unread ? NULL : opendir(dir);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "rx-", 3) || strlen(de->d_name) >= sizeof(nq->name))
+			continue;
+		nq = realloc(*q, (f->nrxq + 1) * sizeof(**q));
+		if (!nq)
+			break;
+		*q = nq;
+		snprintf(nq[f->nrxq].name, sizeof(nq->name), "%s", de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/rps_flow_cnt", dir, de->d_name);
+		nq[f->nrxq++].flow_cnt = nm_sysfs_long(path, -1);
+	}
+	if (d)
+		closedir(d);
+	f->rxq = *q;
+}
+
+/* ---- --fix ---- */
+
+/* The report's plan: asked for, the facts it needs read, made by the executor. */
+static void fixes(struct ts_act *a, const struct ts_fix_flow *fl, size_t n)
+{
+	struct ts_fix_facts f = { .flow_entries = -1 };
+	unsigned long netns = a->o->netns_ino;
+	struct nm_plan p = {};
+	struct ts_rxq *rxq = NULL;
+	struct ts_fix_ask ask;
+	char **routes = NULL;
+	size_t nroutes = 0;
+
+	f.have = ts_fix_plan(a->fix, netns, fl, n, NULL, &a->done, &ask, &p);
+	if (f.have & TS_NEED_ROUTE_NAME)
+		read_route_name(&fl[ask.route_flow].key, &f);
+	if (f.have & TS_NEED_ROUTES)
+		routes = read_routes(ask.routes_family, &nroutes);
+	if (f.have & TS_NEED_RFS)
+		read_rfs(a, fl[ask.rfs_flow].rx_ifindex, &f, &rxq);
+	f.routes = (const char *const *)routes;
+	f.nroutes = nroutes;
+	if (!f.have || !ts_fix_plan(a->fix, netns, fl, n, &f, &a->done, &ask, &p))
+		nm_exec_plan(&a->fx, &p);
+	for (size_t i = 0; i < nroutes; i++)
+		free(routes[i]);
+	free(routes);
+	free(rxq);
+	nm_plan_free(&p);
+}
+
+void ts_act_fixes(struct ts_act *a, const struct ts_fix_flow *fl, size_t n)
+{
+	/* the journal is the kicker's too */
+	pthread_mutex_lock(&a->lock);
+	fixes(a, fl, n);
+	pthread_mutex_unlock(&a->lock);
+}
+
+int ts_act_fix_start(struct ts_act *a, const char *tool)
+{
+	char key[32], nspath[256], err[256];
+
+	snprintf(key, sizeof(key), "%lu", a->o->netns_ino);
+	if (nm_journal_open(&a->fx.j, tool, key,
+			    a->o->netns ? nm_netns_path(a->o->netns, nspath, sizeof(nspath)) : NULL,
+			    err, sizeof(err)))
+		return nm_err(a->o, NM_EXIT_RUNTIME, "--fix: %s", err);
+	a->fx.tool = tool;
+	a->fx.log = stderr;
+	a->fx.global_key = "rfs-global";
+	a->fx.batch = kick_batch;
+	a->fx.arg = a;
+	/* a record a pass kept (its old value not put back) is undone at exit */
+	kick_exec = (struct kick_exec){ .prog = a->kick };
+	nm_journal_exec("sockopt", kick_exec_fn, &kick_exec);
+	return 0;
+}
+
+int ts_act_fix_stop(struct ts_act *a)
+{
+	int ret = nm_exec_undo(&a->fx) ? NM_EXIT_RUNTIME : 0;
+
+	nm_plan_free(&a->kb);
+	nm_plan_free(&a->kt);
+	return ret;
+}

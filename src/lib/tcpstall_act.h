@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tcpstall_act.h - tcpstall's remedies carried out. detect/tcpstall_plan.c
+ * decides (ts_fix_plan at a report, ts_kick_plan for each socket --fix=kick
+ * may kick); here the facts a plan asks for are read and lib/plan.c's
+ * executor makes it: the sysctl, sysfs and route fixes, and the kick
+ * passes of the ts_kick iterator, from the main loop or from the kicker
+ * thread (lib/worker.c) that takes the kick timer's requests within the
+ * threshold. What became of the kicks is counted for the report.
+ *
+ * Takes no skeleton: the loader hands the kick iterator's link and map
+ * (ts_kick_prog), and opens them alone for --cleanup.
+ */
+#ifndef NETMEDIC_TCPSTALL_ACT_H
+#define NETMEDIC_TCPSTALL_ACT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "netmedic/tcpstall.h"
+#include "detect/tcpstall_detect.h"
+#include "detect/tcpstall_plan.h"
+#include "lib/cli.h"
+#include "lib/plan.h"
+#include "lib/worker.h"
+
+struct bpf_link;
+
+/* What became of the kicks, for the report's sinks. */
+struct ts_kick_stats {
+	uint64_t kicks[TS_KICK_NRESULTS];	/* since the start */
+	uint64_t age_max_ns, age_sum_ns, aged;	/* the stalls' ages at their kicks, this interval */
+};
+
+/* The kick iterator and its map: the running tool's, or loaded alone for --cleanup. */
+struct ts_kick_prog {
+	struct bpf_link *link;	/* ts_kick (iter/tcp); NULL: no kicks here */
+	int kicks_fd;		/* its kicks map */
+	void *obj;		/* the loader's skeleton, when it loaded one for this */
+};
+/* Loads ts_kick alone (no other program, small maps): 0, or -errno with err. */
+typedef int (*ts_kick_open_fn)(struct ts_kick_prog *k, char *err, size_t len);
+typedef void (*ts_kick_close_fn)(struct ts_kick_prog *k);
+
+#define TS_ACT_NOTES	1024
+
+struct ts_act {
+	/* the loader's, set before ts_act_fix_start */
+	const struct nm_opts *o;
+	unsigned int fix;		/* --fix's mask */
+	struct ts_kick_ctx kx;		/* netns, threshold, ts_kick_cfg, the sockets' memory */
+	struct ts_kick_prog kick;
+	struct nm_exec fx;		/* home_fd: the netns the tool started in (RFS's global sysctl) */
+	/* its own */
+	struct ts_fix_done done;	/* the remedies made so far: each one once */
+	struct nm_worker *kicker;	/* the kick timer's thread; NULL or dead: kicks wait for a pass */
+	struct nm_plan kb;		/* the main loop's next kick pass */
+	struct nm_plan kt;		/* the kicker thread's */
+	/* the kick passes, their outcomes and the journal: shared by the main loop and the kicker */
+	pthread_mutex_t lock;
+	struct ts_kick_stats kst;
+	unsigned int kick_errors;	/* failure lines printed so far */
+	bool kick_said;
+	bool halted;			/* the test aid stopped a kick after its set */
+	struct ts_kick_note {
+		struct ts_key key;
+		enum ts_kick_result r;
+	} notes[TS_ACT_NOTES];		/* the kicks' sockets, for the next report */
+	size_t nnotes;
+};
+
+#define TS_ACT_INIT { .lock = PTHREAD_MUTEX_INITIALIZER, .fx.home_fd = -1, .kick.kicks_fd = -1 }
+
+/* "198.18.0.1:80>198.18.0.2:5000" ("[::1]:80>[::1]:5000"), as the log and the table name a flow */
+const char *ts_flow_str(const struct ts_key *k, char *buf, size_t len);
+
+/* A socket the main loop found (a sweep's sample, an open episode): into its next pass. */
+void ts_act_kick_want(struct ts_act *a, const struct ts_kick_cand *c);
+/* The main loop's pass: its batch kicked, when it has one. */
+void ts_act_kick_pass(struct ts_act *a);
+/* At a report: the kicks since the last one noted on their sockets (kx.sock), the counters' copy. */
+void ts_act_take_stats(struct ts_act *a, struct ts_kick_stats *out);
+
+/*
+ * Where the kick timer's rung loaded: the thread that kicks its requests
+ * (the kick_due ring) as they come; said when there is none or it runs
+ * without SCHED_FIFO. Once the journal is open, before the caps drop.
+ */
+struct nm_worker *ts_act_kicker_start(struct ts_act *a, int ring_fd);
+/* Before anything is undone: no kick may run after. */
+void ts_act_kicker_stop(struct ts_act *a);
+
+/* --fix: the journal opened (its key the netns), a record a dead run kept undone. The exit code. */
+int ts_act_fix_start(struct ts_act *a, const char *tool);
+/* A report's remedies: the plan of its flows, the facts it asks for read, made. */
+void ts_act_fixes(struct ts_act *a, const struct ts_fix_flow *fl, size_t n);
+/* Everything undone: 0, or NM_EXIT_RUNTIME when something is not restored. */
+int ts_act_fix_stop(struct ts_act *a);
+
+/* --cleanup: the journals undone; a sockopt record through ts_kick, opened alone. The exit code. */
+int ts_act_cleanup(struct nm_opts *o, ts_kick_open_fn open, ts_kick_close_fn close);
+
+#endif
