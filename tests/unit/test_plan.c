@@ -611,6 +611,10 @@ static void test_exec_batch(void **state)
 	struct nm_exec x = { .tool = "nmtest", .home_fd = -1, .batch = batch_fn, .arg = &b };
 	struct nm_plan p = {};
 
+	/* the tool's datum fits, or the record is not planned */
+	assert_int_equal(nm_plan_record(&p, 1, "fix kick", "nmrec", (const char *[]){ "r", NULL }, "kicked",
+					(char[NM_ACT_DATA + 1]){ 0 }, NM_ACT_DATA + 1), -ENAMETOOLONG);
+	assert_int_equal(p.n, 0);
 	assert_int_equal(nm_journal_exec("nmrec", rec_undo, &b), 0);
 	snprintf(file, sizeof(file), "%s/f", fx->dir);
 	put(file, "old\n");
