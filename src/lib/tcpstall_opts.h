@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tcpstall's options: its own (--threshold, --sweep, --port, --max-flows,
+ * -H, --fix, --list-fixes, --prom-netns, --min-segs) beside the common
+ * ones. The argp table is data a test can read as well as --help
+ * (docs/tcpstall.md OPTIONS).
+ */
+#ifndef NETMEDIC_TCPSTALL_OPTS_H
+#define NETMEDIC_TCPSTALL_OPTS_H
+
+#include <stdbool.h>
+#include "detect/tcpstall_detect.h"
+#include "lib/cli.h"
+
+struct ts_env {
+	struct nm_opts o;
+	unsigned int threshold_ms;
+	unsigned int sweep_ms;
+	unsigned int port;
+	long max_flows;		/* slots: a power of two once parsed */
+	bool hist;
+	bool prom_netns;
+	unsigned int fix;	/* TS_FIX_ bits (detect/tcpstall_plan.h) */
+	bool list_fixes;
+	struct ts_storm_cfg storm;
+	struct ts_kick_cfg kick;
+	/* not options: the loader sets them after parsing */
+	unsigned int hz;	/* the kernel's CONFIG_HZ: lsndtime is in jiffies */
+	bool kick_halt;		/* NETMEDIC_TEST_KICK=crash */
+};
+
+/* The command line into e, defaults first; a usage error exits with status 2 (argp). */
+void ts_opts_parse(struct ts_env *e, int argc, char **argv);
+
+#endif
