@@ -20,6 +20,10 @@ RUN_DIR=${NETMEDIC_RUN_DIR:-/run/netmedic}
 start_bg() {
 	local out=$1 i
 	shift
+	# emptied here: the background shell truncates them only once it runs,
+	# and a file of an earlier run must not pass for this one's first line
+	: >"$out"
+	: >"$out.err"
 	"$@" >"$out" 2>"$out.err" &
 	BG_PID=$!
 	BG_OUT=$out
