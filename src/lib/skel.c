@@ -23,6 +23,11 @@ struct skel_head {
 	struct bpf_object *obj;
 };
 
+struct bpf_object *nm_skel_obj(void *skel)
+{
+	return ((struct skel_head *)skel)->obj;
+}
+
 /* Kept across the reopenings, and for the life of the process: rungs point into it. */
 static struct nm_refusals refusals;
 

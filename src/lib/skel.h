@@ -69,6 +69,9 @@ int nm_skel_load(const struct nm_opts *o, const struct nm_skel_ops *ops, void **
  */
 int nm_skel_probe_prog(const struct nm_skel_ops *ops, const char *name, char *why, size_t len);
 
+/* A skeleton's bpf_object (every bpftool skeleton has it second). */
+struct bpf_object *nm_skel_obj(void *skel);
+
 /*
  * A loaded BPF_F_MMAPABLE array mapped read-only, to read in place with no
  * syscall per entry; *len for munmap. NULL with errno set on failure.

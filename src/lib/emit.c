@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * emit.c - a report's sinks (emit.h): the same JSON lines, table and
+ * textfile for every tool, from its records' rows.
+ */
+#include <errno.h>
+#include "lib/emit.h"
+#include "lib/selfstats.h"
+
+/* Row *pos of s, and its record in *rec; NULL after the last. */
+static const void *next_row(const struct nm_emit_rows *s, size_t *pos, const struct nm_record **rec)
+{
+	*rec = s->rec;
+	if (s->next)
+		return s->next(s->ctx, pos, rec);
+	if (*pos >= s->n)
+		return NULL;
+	return (const char *)s->rows + (*pos)++ * s->stride;
+}
+
+void nm_emit_json(FILE *f, const struct nm_emit *e)
+{
+	const struct nm_record *rec;
+	const void *row;
+
+	for (int i = 0; i < NM_EMIT_SETS; i++) {
+		size_t pos = 0;
+
+		if (!e->json[i].rec)
+			continue;
+		while ((row = next_row(&e->json[i], &pos, &rec)))
+			nm_rec_json(f, rec, row);
+	}
+}
+
+static void table_part(FILE *f, const struct nm_emit_table *t)
+{
+	const struct nm_record *rec;
+	const void *row;
+	size_t pos = 0;
+
+	nm_rec_table_header(f, t->rows.rec);
+	for (size_t shown = 0; !t->top || shown < t->top; shown++) {
+		if (!(row = next_row(&t->rows, &pos, &rec)))
+			break;
+		nm_rec_table_row(f, rec, row);
+	}
+}
+
+void nm_emit_table(FILE *f, const struct nm_emit *e)
+{
+	char ts[16];
+
+	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&e->time));
+	fprintf(f, "\n%s  ", ts);
+	for (int i = 0; i < NM_EMIT_TABLES; i++) {
+		if (!e->table[i].rows.rec)
+			continue;
+		fprintf(f, "%s\n", e->table[i].heading);
+		table_part(f, &e->table[i]);
+	}
+	fflush(f);
+}
+
+void nm_emit_prom(struct nm_prom *p, const struct nm_emit *e, const struct nm_emit_self *self)
+{
+	const struct nm_emit_map *m = &e->map;
+
+	for (int i = 0; i < NM_EMIT_SETS; i++)
+		if (e->prom[i].rec)
+			nm_rec_prom(p, e->prom[i].rec, e->prom[i].rows, e->prom[i].stride, e->prom[i].n);
+	if (!self)
+		return;
+	if (self->obj)
+		nm_self_prom(p, self->tool, self->obj, self->hooks, self->nhooks);
+	if (!m->name)
+		return;
+	nm_self_prom_map(p, self->tool, m->name, m->entries, m->max, m->evictions);
+	if (m->direct)
+		nm_self_prom_map_untracked(p, self->tool, m->name, m->untracked);
+}
+
+/* Out of memory: no textfile this time, the last one stays. */
+static void write_prom(const struct nm_opts *o, const struct nm_emit *e,
+		       const struct nm_emit_self *self)
+{
+	struct nm_prom *p = nm_prom_new();
+	char err[256];
+
+	if (!p)
+		return;
+	nm_emit_prom(p, e, self);
+	if (nm_prom_write_atomic(p, o->prom_file, err, sizeof(err)))
+		nm_err(o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
+	nm_prom_free(p);
+}
+
+void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_emit_self *self)
+{
+	if (o->json)
+		nm_emit_json(stdout, e);
+	if (o->table)
+		nm_emit_table(o->json ? stderr : stdout, e);
+	if (o->prom_file)
+		write_prom(o, e, self);
+}

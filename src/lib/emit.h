@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * emit.h - a report's sinks, written once: --json, the table (on stderr
+ * beside --json, with --table) and --prom-file. A tool's report step
+ * says what one report holds, as records and their rows (lib/record.h),
+ * in a struct nm_emit; nm_emit() writes it to the sinks the options ask
+ * for, in the order every tool keeps: JSON, table, textfile.
+ */
+#ifndef NETMEDIC_LIB_EMIT_H
+#define NETMEDIC_LIB_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "lib/cli.h"
+#include "lib/record.h"
+
+/*
+ * Rows of one record: n rows of stride bytes at rows, or, where they are
+ * not kept as an array (a row made from a flow only when written), the
+ * rows next returns from ctx until NULL. *pos starts at 0 and is next's
+ * to move; *rec starts at rec, and next may name another record for the
+ * row it returns (a flow's placement after its ACKs, say).
+ */
+struct nm_emit_rows {
+	const struct nm_record *rec;
+	const void *rows;
+	size_t n, stride;
+	const void *(*next)(void *ctx, size_t *pos, const struct nm_record **rec);
+	void *ctx;
+};
+
+/* The array form of nm_emit_rows, n rows of arr (an array or a pointer to its first). */
+#define NM_EMIT_ROWS(r, arr, cnt)							\
+	((struct nm_emit_rows){ .rec = (r), .rows = (arr), .n = (cnt),			\
+				.stride = sizeof(*(arr)) })
+
+/* A part of the table: its heading line, the column headers and up to top rows (0: all). */
+struct nm_emit_table {
+	char heading[256];
+	struct nm_emit_rows rows;
+	size_t top;
+};
+
+/*
+ * The tool's BPF map of flows (or qdiscs) for the self metrics: its fill,
+ * and for a direct-mapped table, the events that found no slot.
+ */
+struct nm_emit_map {
+	const char *name;	/* NULL: none */
+	uint64_t entries, max, evictions;
+	bool direct;
+	uint64_t untracked;
+};
+
+#define NM_EMIT_SETS	4
+#define NM_EMIT_TABLES	2
+
+struct nm_emit {
+	/* --json: each set's rows, in order (the interval's record first) */
+	struct nm_emit_rows json[NM_EMIT_SETS];
+	/*
+	 * The table: a blank line and the time (HH:MM:SS, local) before the
+	 * first part's heading; then each part with a record.
+	 */
+	time_t time;
+	struct nm_emit_table table[NM_EMIT_TABLES];
+	/* --prom-file: each set's families (arrays only), the self metrics, the map */
+	struct nm_emit_rows prom[NM_EMIT_SETS];
+	struct nm_emit_map map;
+};
+
+/* What the self metrics name: the tool, its loaded object and its hooks (none: obj NULL). */
+struct nm_emit_self {
+	const char *tool;
+	const struct bpf_object *obj;
+	const struct nm_hook *hooks;
+	int nhooks;
+};
+
+/* One report to the sinks o asks for. A textfile that cannot be written is said, and the run goes on. */
+void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_emit_self *self);
+
+/* The sinks alone (nm_emit calls them; tests too). */
+void nm_emit_json(FILE *f, const struct nm_emit *e);
+void nm_emit_table(FILE *f, const struct nm_emit *e);
+/* The textfile's content; with self, the self metrics after the records'. */
+void nm_emit_prom(struct nm_prom *p, const struct nm_emit *e, const struct nm_emit_self *self);
+
+#endif /* NETMEDIC_LIB_EMIT_H */
