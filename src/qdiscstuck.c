@@ -24,6 +24,7 @@
 #include "detect/qdiscstuck_detect.h"
 #include "detect/qdiscstuck_plan.h"
 #include "lib/cli.h"
+#include "lib/emit.h"
 #include "lib/htab.h"
 #include "lib/journal.h"
 #include "lib/output.h"
@@ -492,47 +493,25 @@ static void fill_rows(struct sweep *s)
 		queue_row(&s->qrows[i], &s->dq[i]);
 }
 
-static void print_table(FILE *f, const struct sweep *s)
+/* What a report holds: the interval and the qdiscs shown; every queue's metrics for the textfile. */
+static void emit_fill(struct nm_emit *e, const struct sweep *s)
 {
 	const uint64_t *n = s->ival.per_state;
-	time_t t = time(NULL);
-	char ts[16];
+	struct nm_emit_table *t = &e->table[0];
 
-	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
-	fprintf(f, "\n%s  qdiscs: %llu stuck, %llu driver_stopped, %llu shaped, %llu ok, %llu idle\n",
-		ts, (unsigned long long)n[QS_STUCK], (unsigned long long)n[QS_DRIVER_STOPPED],
-		(unsigned long long)n[QS_SHAPED], (unsigned long long)n[QS_OK],
-		(unsigned long long)n[QS_IDLE]);
-	nm_rec_table_header(f, &qs_qdisc_rec);
-	for (size_t i = 0; i < s->nout; i++)
-		nm_rec_table_row(f, &qs_qdisc_rec, &s->out[i]);
-	fflush(f);
-}
-
-static void print_json(const struct sweep *s)
-{
-	nm_rec_json(stdout, &qs_interval_rec, &s->ival);
-	for (size_t i = 0; i < s->nout; i++)
-		nm_rec_json(stdout, &qs_qdisc_rec, &s->out[i]);
-}
-
-static int write_prom(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm_hook *hooks)
-{
-	struct nm_prom *p = nm_prom_new();
-	char err[256];
-	int ret;
-
-	if (!p)
-		return -ENOMEM;
-	nm_rec_prom(p, &qs_interval_rec, &s->ival, sizeof(s->ival), 1);
-	nm_rec_prom(p, &qs_queue_rec, s->qrows, sizeof(s->qrows[0]), s->ndq);
-	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
-	nm_self_prom_map(p, TOOL, "qdiscs", s->bpf_entries, QS_MAX_QDISCS, 0);
-	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));
-	if (ret)
-		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
-	nm_prom_free(p);
-	return ret;
+	e->json[0] = NM_EMIT_ROWS(&qs_interval_rec, &s->ival, 1);
+	e->json[1] = NM_EMIT_ROWS(&qs_qdisc_rec, s->out, s->nout);
+	e->time = s->ival.time;
+	snprintf(t->heading, sizeof(t->heading),
+		 "qdiscs: %llu stuck, %llu driver_stopped, %llu shaped, %llu ok, %llu idle",
+		 (unsigned long long)n[QS_STUCK], (unsigned long long)n[QS_DRIVER_STOPPED],
+		 (unsigned long long)n[QS_SHAPED], (unsigned long long)n[QS_OK],
+		 (unsigned long long)n[QS_IDLE]);
+	t->rows = e->json[1];
+	e->prom[0] = e->json[0];
+	e->prom[1] = NM_EMIT_ROWS(&qs_queue_rec, s->qrows, s->ndq);
+	e->map = (struct nm_emit_map){ .name = "qdiscs", .entries = s->bpf_entries,
+				       .max = QS_MAX_QDISCS };
 }
 
 /* ---- remedies: the rows qs_fix_plan reads, for the act step ---- */
@@ -558,21 +537,21 @@ static void remedies(struct sweep *s, struct qs_act *qa, unsigned int fix)
 
 /* ---- the report ---- */
 
-static void report(struct qdiscstuck_bpf *skel, struct sweep *s, const struct nm_hook *hooks,
-		   struct qs_act *qa)
+/* A failed sweep (said) reports nothing. */
+static int report(struct qdiscstuck_bpf *skel, struct sweep *s, struct nm_emit *e)
 {
 	if (sweep(skel, s))
-		return;
+		return NM_RUN_SKIP;
 	if (s->n)
 		qsort(s->rows, s->n, sizeof(*s->rows), cmp_rows);
 	fill_rows(s);
-	if (env.o.json)
-		print_json(s);
-	if (env.o.table)
-		print_table(env.o.json ? stderr : stdout, s);
-	if (env.o.prom_file)
-		write_prom(skel, s, hooks);
-	/* without --fix, --verbose still explains the driver_stopped queues */
+	emit_fill(e, s);
+	return 0;
+}
+
+/* After the sinks; without --fix, --verbose still explains the driver_stopped queues. */
+static void act(struct sweep *s, struct qs_act *qa)
+{
 	if (env.fix || env.o.verbose)
 		remedies(s, qa, env.fix);
 }
@@ -748,10 +727,15 @@ static int ready(void *skel)
 	return 0;
 }
 
-static int report_step(void *skel)
+static int report_step(void *skel, struct nm_emit *e)
 {
-	report(skel, run.s, run.hooks, &run.qa);
-	return 0;
+	return report(skel, run.s, e);
+}
+
+static void after_report(void *skel)
+{
+	(void)skel;
+	act(run.s, &run.qa);
 }
 
 /* a failed undo is said, with --cleanup; the exit status stays the run's */
@@ -777,7 +761,8 @@ static const struct nm_tool tool = {
 	.fixes = qs_fixes, .nfixes = QS_NFIXES, .list_fixes = &env.list_fixes,
 	.grid = true, .drop_before_change = true,
 	.caps = set_caps, .setup = setup, .start = start, .changes = changes, .change = change,
-	.ready = ready, .report = report_step, .stop = stop, .free = free_run,
+	.ready = ready, .report = report_step, .after = after_report, .stop = stop,
+	.free = free_run,
 };
 
 int main(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include "xpsflap.skel.h"
 #include "detect/xpsflap_detect.h"
 #include "lib/cli.h"
+#include "lib/emit.h"
 #include "lib/fixes.h"
 #include "lib/journal.h"
 #include "lib/output.h"
@@ -204,35 +205,17 @@ static void interval_row(struct xf_interval_row *r, const struct snapshot *s, lo
 	};
 }
 
-static void print_table(FILE *f, const struct snapshot *s, const struct xf_interval_row *ir)
+/* The sinks' flows: the active ones, worst first, each made into a row as it is written. */
+static const void *next_flow(void *ctx, size_t *pos, const struct nm_record **rec)
 {
-	int rows = env.top ? env.top : TABLE_ROWS;
-	time_t t = ir->time;
-	struct xf_flow_row r;
-	char ts[16];
+	static struct xf_flow_row r;
+	const struct snapshot *s = ctx;
 
-	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
-	fprintf(f, "\n%s  flows: %llu active, %llu flapping, %llu tracked of %llu, %llu evicted\n", ts,
-		(unsigned long long)ir->flows_active, (unsigned long long)ir->flows_flapping,
-		(unsigned long long)ir->flows_tracked, (unsigned long long)ir->max_flows,
-		(unsigned long long)ir->evictions);
-	nm_rec_table_header(f, &xf_flow_rec);
-	for (size_t i = 0; i < s->active && (int)i < rows; i++) {
-		flow_row(&r, &s->e[i]);
-		nm_rec_table_row(f, &xf_flow_rec, &r);
-	}
-	fflush(f);
-}
-
-static void print_json(const struct snapshot *s, const struct xf_interval_row *ir)
-{
-	struct xf_flow_row r;
-
-	nm_rec_json(stdout, &xf_interval_rec, ir);
-	for (size_t i = 0; i < s->active; i++) {
-		flow_row(&r, &s->e[i]);
-		nm_rec_json(stdout, &xf_flow_rec, &r);
-	}
+	(void)rec;
+	if (*pos >= s->active)
+		return NULL;
+	flow_row(&r, &s->e[(*pos)++]);
+	return &r;
 }
 
 #define DEV_ROWS_MAX	(XF_DEV_SLOTS * XF_DEV_QUEUES)
@@ -308,33 +291,39 @@ static size_t dev_rows(struct xf_dev_row *rows)
 	return n;
 }
 
-static int write_prom(struct xpsflap_bpf *skel, const struct xf_interval_row *ir,
-		      const struct nm_hook *hooks)
+/*
+ * What a report holds: the interval, its flows (the table's at most --top)
+ * and, for the textfile, every queue's totals and the flow table's fill.
+ */
+static void emit_fill(struct nm_emit *e, struct snapshot *s, const struct xf_interval_row *ir)
 {
 	static struct xf_dev_row rows[DEV_ROWS_MAX];
-	size_t n = dev_rows(rows);
-	struct nm_prom *p = nm_prom_new();
-	char err[256];
-	int ret;
+	const struct nm_emit_rows flows = { .rec = &xf_flow_rec, .next = next_flow, .ctx = s };
+	struct nm_emit_table *t = &e->table[0];
 
-	if (!p)
-		return -ENOMEM;
-	nm_rec_prom(p, &xf_interval_rec, ir, sizeof(*ir), 1);
-	nm_rec_prom(p, &xf_dev_rec, rows, sizeof(rows[0]), n);
-	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
-	nm_self_prom_map(p, TOOL, "flows", ir->flows_tracked, ir->max_flows, ir->evictions);
-	nm_self_prom_map_untracked(p, TOOL, "flows", ir->untracked_picks);
-	ret = nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err));
-	if (ret)
-		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
-	nm_prom_free(p);
-	return ret;
+	e->json[0] = NM_EMIT_ROWS(&xf_interval_rec, ir, 1);
+	e->json[1] = flows;
+	e->time = ir->time;
+	snprintf(t->heading, sizeof(t->heading),
+		 "flows: %llu active, %llu flapping, %llu tracked of %llu, %llu evicted",
+		 (unsigned long long)ir->flows_active, (unsigned long long)ir->flows_flapping,
+		 (unsigned long long)ir->flows_tracked, (unsigned long long)ir->max_flows,
+		 (unsigned long long)ir->evictions);
+	t->rows = flows;
+	t->top = env.top ? env.top : TABLE_ROWS;
+	if (!env.o.prom_file)
+		return;
+	e->prom[0] = NM_EMIT_ROWS(&xf_interval_rec, ir, 1);
+	e->prom[1] = NM_EMIT_ROWS(&xf_dev_rec, rows, dev_rows(rows));
+	e->map = (struct nm_emit_map){ .name = "flows", .entries = ir->flows_tracked,
+				       .max = ir->max_flows, .evictions = ir->evictions,
+				       .direct = true, .untracked = ir->untracked_picks };
 }
 
 static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct snapshot *s,
-		   const struct nm_hook *hooks, long max_flows)
+		   long max_flows, struct nm_emit *e)
 {
-	struct xf_interval_row ir;
+	static struct xf_interval_row ir;	/* the sinks read it after the step */
 
 	s->now_ns = nm_mono_ns();
 	s->epoch = skel->bss->epoch;
@@ -345,14 +334,13 @@ static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct s
 		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
 	rank(s);
 	interval_row(&ir, s, max_flows);
-	if (env.o.json)
-		print_json(s, &ir);
-	if (env.o.table)
-		print_table(env.o.json ? stderr : stdout, s, &ir);
-	if (env.o.prom_file)
-		write_prom(skel, &ir, hooks);
+	emit_fill(e, s, &ir);
+}
+
+/* After the sinks: the next picks count toward the next interval. */
+static void next_interval(struct xpsflap_bpf *skel, struct snapshot *s)
+{
 	s->since_ns = s->now_ns;
-	/* the next picks count toward the next interval */
 	skel->bss->epoch = s->epoch + 1;
 }
 
@@ -482,10 +470,15 @@ static int ready(void *p)
 	return 0;
 }
 
-static int report_step(void *p)
+static int report_step(void *p, struct nm_emit *e)
 {
-	report(p, run.tab, &run.snap, run.hooks, run.max_flows);
+	report(p, run.tab, &run.snap, run.max_flows, e);
 	return 0;
+}
+
+static void after_report(void *p)
+{
+	next_interval(p, &run.snap);
 }
 
 static int stop(void)
@@ -505,7 +498,7 @@ static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
 	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
 	.caps = set_caps, .start = start, .changes = changes, .change = change, .ready = ready,
-	.report = report_step, .stop = stop, .free = free_run,
+	.report = report_step, .after = after_report, .stop = stop, .free = free_run,
 };
 
 int main(int argc, char **argv)

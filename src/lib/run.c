@@ -27,6 +27,21 @@ uint64_t nm_ticker_next(struct nm_ticker *k, uint64_t now)
 	return k->deadline;
 }
 
+int nm_run_report(const struct nm_tool *t, void *skel)
+{
+	const struct nm_emit_self self = { .tool = t->o->tool, .obj = nm_skel_obj(skel),
+					   .hooks = t->hooks, .nhooks = t->skel->nhooks };
+	struct nm_emit e = {};
+	int ret = t->report(skel, &e);
+
+	if (ret)
+		return ret == NM_RUN_SKIP ? 0 : ret;
+	nm_emit(t->o, &e, &self);
+	if (t->after)
+		t->after(skel);
+	return 0;
+}
+
 /* A signal cuts the interval short; its report is still made. */
 static int interval_loop(const struct nm_tool *t, void *skel)
 {
@@ -36,7 +51,7 @@ static int interval_loop(const struct nm_tool *t, void *skel)
 	nm_ticker_init(&k, t->o->interval, t->o->count, t->grid);
 	while (!ret && nm_ticker_more(&k, nm_exiting)) {
 		nm_sleep_until(nm_ticker_next(&k, nm_mono_ns()));
-		ret = t->report(skel);
+		ret = nm_run_report(t, skel);
 	}
 	return ret;
 }

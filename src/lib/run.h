@@ -20,11 +20,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "lib/cli.h"
+#include "lib/emit.h"
 #include "lib/fixes.h"
 #include "lib/skel.h"
 
 /* A step's return: 0 go on, an exit code, or this: end the run now with status 0. */
 #define NM_RUN_DONE	(-1)
+/* The report step's: nothing to report this interval (it said why); the run goes on. */
+#define NM_RUN_SKIP	(-2)
 
 struct nm_tool {
 	struct nm_opts *o;
@@ -60,7 +63,12 @@ struct nm_tool {
 	bool (*changes)(void);			/* whether there is a change ("change" stop point) */
 	int (*change)(void *skel);		/* the change; nm_exiting is the tool's to check */
 	int (*ready)(void *skel);		/* after change and drop: the start line */
-	int (*report)(void *skel);		/* each interval; non-zero ends the loop */
+	/*
+	 * Each interval: fills e (lib/emit.h), which nm_run writes to the
+	 * sinks, then after. 0, NM_RUN_SKIP, or non-zero ends the loop.
+	 */
+	int (*report)(void *skel, struct nm_emit *e);
+	void (*after)(void *skel);		/* after the sinks: remedies, the next interval's start */
 	int (*loop)(void *skel);		/* instead of the interval loop (tcpstall's sweeps) */
 	int (*stop)(void);			/* undoes the changes: 0 or an exit code */
 	void (*free)(void *skel);		/* the tool's state, before the skeleton goes */
@@ -68,6 +76,12 @@ struct nm_tool {
 
 /* The whole run, after argp_parse: its exit code. */
 int nm_run(const struct nm_tool *t);
+/*
+ * One report: the report step, the sinks, the after step; what the
+ * interval loop runs, and a tool's own loop when a report is due. The
+ * report step's return (NM_RUN_SKIP: 0).
+ */
+int nm_run_report(const struct nm_tool *t, void *skel);
 
 /*
  * The interval loop's clock, pure: how many reports, when the next.
