@@ -27,13 +27,11 @@
 #include "lib/emit.h"
 #include "lib/htab.h"
 #include "lib/journal.h"
-#include "lib/output.h"
 #include "lib/qdiscstuck_act.h"
 #include "lib/qdiscstuck_opts.h"
 #include "lib/qdiscstuck_records.h"
 #include "lib/run.h"
 #include "lib/rtnl.h"
-#include "lib/selfstats.h"
 #include "lib/skel.h"
 #include "lib/sysfs.h"
 
@@ -493,7 +491,7 @@ static void fill_rows(struct sweep *s)
 		queue_row(&s->qrows[i], &s->dq[i]);
 }
 
-/* What a report holds: the interval and the qdiscs shown; every queue's metrics for the textfile. */
+/* What a report holds: the interval, the qdiscs shown; for the textfile every queue's metrics. */
 static void emit_fill(struct nm_emit *e, const struct sweep *s)
 {
 	const uint64_t *n = s->ival.per_state;
@@ -554,36 +552,6 @@ static void act(struct sweep *s, struct qs_act *qa)
 {
 	if (env.fix || env.o.verbose)
 		remedies(s, qa, env.fix);
-}
-
-static void print_start(const struct nm_hook *hooks)
-{
-	char loss[1024];
-	char sum[256], devs[128] = "all";
-	size_t off = 0;
-
-	for (int i = 0; i < env.o.ndevs; i++)
-		off += snprintf(devs + off, sizeof(devs) - off, "%s%s", i ? "," : "", env.o.devs[i]);
-	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
-	if (env.o.json) {
-		struct qs_start_row r = {
-			.tool = TOOL, .kernel = nm_kernel_release(), .hooks = hooks,
-			.nhooks = NR_HOOKS, .interval = env.o.interval,
-			.threshold_ms = env.threshold_ms, .devices = devs,
-			.fix_kick = env.fix & FIX_KICK, .fix_lock = env.fix & FIX_LOCK,
-		};
-
-		nm_rec_json(stdout, &qs_start_rec, &r);
-	}
-	if (env.o.table) {
-		FILE *f = env.o.json ? stderr : stdout;
-
-		fprintf(f, "qdiscstuck: kernel %s, hooks %s, interval %gs, threshold %ldms, devices %s%s%s%s\n",
-			nm_kernel_release(), sum, env.o.interval, env.threshold_ms, devs,
-			env.fix & FIX_KICK ? ", --fix=kick" : "", env.fix & FIX_LOCK ? ", --fix=lock" : "",
-			nm_hooks_losses(hooks, NR_HOOKS, loss, sizeof(loss)));
-		fflush(f);
-	}
 }
 
 /* ---- skeleton ---- */
@@ -714,7 +682,32 @@ static int change(void *p)
 	return nm_exiting ? NM_RUN_DONE : qs_act_lock(&run.qa, run.ldev, run.lif, run.lq);
 }
 
-/* --kick is a one-shot; else the start line, and a first sweep that only learns the counters */
+/*
+ * The first line (none for --kick's one shot): the start record; after
+ * the interval, the threshold, the devices and --fix.
+ */
+static int first_line(void *skel, struct nm_first *l)
+{
+	static struct qs_start_row r;
+
+	(void)skel;
+	if (env.kick)
+		return NM_RUN_SKIP;
+	r = (struct qs_start_row){
+		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run.hooks,
+		.nhooks = NR_HOOKS, .interval = env.o.interval,
+		.threshold_ms = env.threshold_ms, .devices = l->devices,
+		.fix_kick = env.fix & FIX_KICK, .fix_lock = env.fix & FIX_LOCK,
+	};
+	l->rec = &qs_start_rec;
+	l->row = &r;
+	snprintf(l->what, sizeof(l->what), "threshold %ldms, devices %s%s%s", env.threshold_ms,
+		 l->devices, env.fix & FIX_KICK ? ", --fix=kick" : "",
+		 env.fix & FIX_LOCK ? ", --fix=lock" : "");
+	return 0;
+}
+
+/* --kick is a one-shot; else a first sweep that only learns the counters */
 static int ready(void *skel)
 {
 	if (env.kick) {
@@ -722,7 +715,6 @@ static int ready(void *skel)
 
 		return ret ? ret : NM_RUN_DONE;
 	}
-	print_start(run.hooks);
 	sweep(skel, run.s);
 	return 0;
 }
@@ -761,7 +753,7 @@ static const struct nm_tool tool = {
 	.fixes = qs_fixes, .nfixes = QS_NFIXES, .list_fixes = &env.list_fixes,
 	.grid = true, .drop_before_change = true,
 	.caps = set_caps, .setup = setup, .start = start, .changes = changes, .change = change,
-	.ready = ready, .report = report_step, .after = after_report, .stop = stop,
+	.first = first_line, .ready = ready, .report = report_step, .after = after_report, .stop = stop,
 	.free = free_run,
 };
 

@@ -23,9 +23,7 @@
 #include "lib/emit.h"
 #include "lib/fixes.h"
 #include "lib/journal.h"
-#include "lib/output.h"
 #include "lib/run.h"
-#include "lib/selfstats.h"
 #include "lib/skel.h"
 #include "lib/sysfs.h"
 #include "lib/xpsflap_act.h"
@@ -344,35 +342,6 @@ static void next_interval(struct xpsflap_bpf *skel, struct snapshot *s)
 	skel->bss->epoch = s->epoch + 1;
 }
 
-static void print_start(const struct nm_hook *hooks, long max_flows)
-{
-	char loss[1024];
-	char sum[256], devs[128] = "all";
-	size_t off = 0;
-
-	for (int i = 0; i < env.o.ndevs; i++)
-		off += snprintf(devs + off, sizeof(devs) - off, "%s%s", i ? "," : "", env.o.devs[i]);
-	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
-	if (env.o.json) {
-		const struct xf_start_row r = {
-			.tool = TOOL, .kernel = nm_kernel_release(), .hooks = hooks, .nhooks = NR_HOOKS,
-			.interval = env.o.interval, .devices = devs, .max_flows = max_flows,
-			.pin = env.pin,
-		};
-
-		nm_rec_json(stdout, &xf_start_rec, &r);
-	}
-	if (env.o.table) {
-		FILE *f = env.o.json ? stderr : stdout;
-
-		fprintf(f, "xpsflap: kernel %s, hooks %s, interval %gs, devices %s%s%s\n",
-			nm_kernel_release(), sum, env.o.interval, devs, env.pin ? ", --pin" : "",
-			nm_hooks_losses(hooks, NR_HOOKS, loss, sizeof(loss)));
-		fflush(f);
-	}
-}
-
-
 /* --dev devices with one TX queue in use: the BPF side skips them, say why */
 static void note_one_queue_devs(void)
 {
@@ -461,10 +430,26 @@ static int change(void *p)
 	return nm_exiting ? 0 : xf_pin_start(&run.ps);
 }
 
+/* The first line: the start record; after the interval, the devices and --pin. */
+static int first_line(void *p, struct nm_first *l)
+{
+	static struct xf_start_row r;
+
+	(void)p;
+	r = (struct xf_start_row){
+		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run.hooks, .nhooks = NR_HOOKS,
+		.interval = env.o.interval, .devices = l->devices, .max_flows = run.max_flows,
+		.pin = env.pin,
+	};
+	l->rec = &xf_start_rec;
+	l->row = &r;
+	snprintf(l->what, sizeof(l->what), "devices %s%s", l->devices, env.pin ? ", --pin" : "");
+	return 0;
+}
+
 static int ready(void *p)
 {
 	(void)p;
-	print_start(run.hooks, run.max_flows);
 	note_one_queue_devs();
 	run.snap.since_ns = nm_mono_ns();
 	return 0;
@@ -497,7 +482,8 @@ static void free_run(void *p)
 static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
 	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
-	.caps = set_caps, .start = start, .changes = changes, .change = change, .ready = ready,
+	.caps = set_caps, .start = start, .changes = changes, .change = change,
+	.first = first_line, .ready = ready,
 	.report = report_step, .after = after_report, .stop = stop, .free = free_run,
 };
 

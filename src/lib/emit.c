@@ -104,3 +104,33 @@ void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_e
 	if (o->prom_file)
 		write_prom(o, e, self);
 }
+
+const char *nm_emit_devices(const struct nm_opts *o, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	snprintf(buf, len, "all");
+	for (int i = 0; i < o->ndevs && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? "," : "", o->devs[i]);
+	return buf;
+}
+
+void nm_emit_first_line(FILE *f, const struct nm_opts *o, const struct nm_first *l,
+			const struct nm_hook *hooks, int nhooks)
+{
+	char sum[512], loss[1024];
+
+	nm_hooks_summary(hooks, nhooks, sum, sizeof(sum));
+	fprintf(f, "%s: kernel %s, hooks %s, interval %gs, %s%s\n", o->tool, nm_kernel_release(), sum,
+		o->interval, l->what, nm_hooks_losses(hooks, nhooks, loss, sizeof(loss)));
+	fflush(f);
+}
+
+void nm_emit_first(const struct nm_opts *o, const struct nm_first *l, const struct nm_hook *hooks,
+		   int nhooks)
+{
+	if (o->json)
+		nm_rec_json(stdout, l->rec, l->row);
+	if (o->table)
+		nm_emit_first_line(o->json ? stderr : stdout, o, l, hooks, nhooks);
+}

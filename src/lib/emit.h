@@ -79,7 +79,27 @@ struct nm_emit_self {
 	int nhooks;
 };
 
-/* One report to the sinks o asks for. A textfile that cannot be written is said, and the run goes on. */
+/*
+ * The first line: the start record in JSON, and the table's
+ * "TOOL: kernel K, hooks H, interval Is, WHAT[; refused: ...][; lost: ...]".
+ * devices is --dev's devices, or "all", for the tool's row and its what.
+ */
+struct nm_first {
+	const struct nm_record *rec;
+	const void *row;
+	char what[512];
+	char devices[128];
+};
+
+void nm_emit_first(const struct nm_opts *o, const struct nm_first *l, const struct nm_hook *hooks,
+		   int nhooks);
+/* The table's first line alone. */
+void nm_emit_first_line(FILE *f, const struct nm_opts *o, const struct nm_first *l,
+			const struct nm_hook *hooks, int nhooks);
+/* --dev's devices, comma-separated, or "all". */
+const char *nm_emit_devices(const struct nm_opts *o, char *buf, size_t len);
+
+/* One report to the sinks o asks for; a textfile not written is said, and the run goes on. */
 void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_emit_self *self);
 
 /* The sinks alone (nm_emit calls them; tests too). */

@@ -102,6 +102,19 @@ static int change_and_drop(const struct nm_tool *t, void *skel)
 	return ret;
 }
 
+static int first_line(const struct nm_tool *t, void *skel)
+{
+	struct nm_first l = {};
+	int ret;
+
+	nm_emit_devices(t->o, l.devices, sizeof(l.devices));
+	ret = t->first(skel, &l);
+	if (ret)
+		return ret == NM_RUN_SKIP ? 0 : ret;
+	nm_emit_first(t->o, &l, t->hooks, t->skel->nhooks);
+	return 0;
+}
+
 /* From the load on: what was loaded and changed is undone and freed here. */
 static int run_loaded(const struct nm_tool *t, void *skel)
 {
@@ -113,6 +126,8 @@ static int run_loaded(const struct nm_tool *t, void *skel)
 		ret = t->start(skel);
 	if (!ret)
 		ret = change_and_drop(t, skel);
+	if (!ret && t->first)
+		ret = first_line(t, skel);
 	if (!ret && t->ready)
 		ret = t->ready(skel);
 	if (!ret)

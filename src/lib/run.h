@@ -8,8 +8,8 @@
  *   nm_setup (--print-caps, --netns, --dev), --list-fixes, the tool's
  *   setup, [stop "load"], load and attach (the ladder), --bpf-stats,
  *   start, the change [stop "change"] and the drop of capabilities (in
- *   the tool's order), ready (the start line), the report loop, stop
- *   (the undo), free, destroy.
+ *   the tool's order), the first line, ready, the report loop (each
+ *   report's sinks: lib/emit.h), stop (the undo), free, destroy.
  *
  * A signal during the load ends the run there: nothing was changed
  * (unless the tool says signal_in_load_goes_on).
@@ -62,7 +62,12 @@ struct nm_tool {
 	int (*start)(void *skel);		/* after the load: map tables, read the rungs */
 	bool (*changes)(void);			/* whether there is a change ("change" stop point) */
 	int (*change)(void *skel);		/* the change; nm_exiting is the tool's to check */
-	int (*ready)(void *skel);		/* after change and drop: the start line */
+	/*
+	 * After change and drop: the first line's record, row and what
+	 * (lib/emit.h), l->devices filled in; NM_RUN_SKIP: no first line.
+	 */
+	int (*first)(void *skel, struct nm_first *l);
+	int (*ready)(void *skel);		/* after the first line, before the first report */
 	/*
 	 * Each interval: fills e (lib/emit.h), which nm_run writes to the
 	 * sinks, then after. 0, NM_RUN_SKIP, or non-zero ends the loop.

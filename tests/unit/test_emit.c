@@ -195,6 +195,46 @@ static void test_prom(void **state)
 	free(s);
 }
 
+/* --dev's names, comma-separated; none: "all" */
+static void test_devices(void **state)
+{
+	struct nm_opts o;
+	char buf[16];
+
+	(void)state;
+	nm_opts_init(&o, "t");
+	assert_string_equal(nm_emit_devices(&o, buf, sizeof(buf)), "all");
+	o.devs[0] = "eth0";
+	o.devs[1] = "veth1";
+	o.ndevs = 2;
+	assert_string_equal(nm_emit_devices(&o, buf, sizeof(buf)), "eth0,veth1");
+	/* too long: cut, never past the buffer */
+	o.devs[2] = "a-long-name";
+	o.ndevs = 3;
+	assert_string_equal(nm_emit_devices(&o, buf, sizeof(buf)), "eth0,veth1,a-lo");
+}
+
+/* The table's first line: tool, kernel, hooks, interval, then the tool's what. */
+static void test_first_line(void **state)
+{
+	struct nm_first l = { .what = "devices all, --pin" };
+	struct capture c;
+	struct nm_opts o;
+	char want[256];
+	char *s;
+
+	(void)state;
+	nm_opts_init(&o, "t");
+	o.interval = 0.5;
+	cap_open(&c);
+	nm_emit_first_line(c.f, &o, &l, NULL, 0);
+	s = cap_close(&c);
+	snprintf(want, sizeof(want), "t: kernel %s, hooks , interval 0.5s, devices all, --pin\n",
+		 nm_kernel_release());
+	assert_string_equal(s, want);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +243,8 @@ int main(void)
 		cmocka_unit_test(test_table_top),
 		cmocka_unit_test(test_table_parts),
 		cmocka_unit_test(test_prom),
+		cmocka_unit_test(test_devices),
+		cmocka_unit_test(test_first_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
