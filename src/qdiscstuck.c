@@ -586,21 +586,6 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 
 NM_SKEL_OPS(qdiscstuck, skel_prepare, skel_attach, NR_HOOKS);
 
-/* Resolves --kick/--lock's DEV:QUEUE after --netns; usage error when absent. */
-static int resolve_dev_queue(const char *arg, const char *opt, char *dev, unsigned int *ifindex,
-			     unsigned int *queue)
-{
-	qs_parse_dev_queue(arg, dev, IF_NAMESIZE, queue);
-	*ifindex = if_nametoindex(dev);
-	if (!*ifindex)
-		return nm_err(&env.o, NM_EXIT_USAGE, "%s: unknown device '%s'%s%s", opt, dev,
-			      env.o.netns ? " in netns " : "", env.o.netns ? env.o.netns : "");
-	if ((int)*queue >= nm_ifindex_ntxq(*ifindex))
-		return nm_err(&env.o, NM_EXIT_USAGE, "%s: %s has %d TX queue(s): no tx-%u", opt, dev,
-			      nm_ifindex_ntxq(*ifindex), *queue);
-	return 0;
-}
-
 static void sweep_free(struct sweep *s)
 {
 	if (!s)
@@ -654,9 +639,9 @@ static int setup(void)
 {
 	int ret;
 
-	if (env.kick && (ret = resolve_dev_queue(env.kick, "--kick", run.kdev, &run.kif, &run.kq)))
+	if (env.kick && (ret = qs_act_resolve(&run.qa, env.kick, "--kick", run.kdev, &run.kif, &run.kq)))
 		return ret;
-	if (env.lock && (ret = resolve_dev_queue(env.lock, "--lock", run.ldev, &run.lif, &run.lq)))
+	if (env.lock && (ret = qs_act_resolve(&run.qa, env.lock, "--lock", run.ldev, &run.lif, &run.lq)))
 		return ret;
 	run.s = sweep_new();
 	return run.s ? 0 : nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");

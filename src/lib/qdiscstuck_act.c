@@ -367,6 +367,22 @@ void qs_act_init(struct qs_act *qa, const struct nm_opts *o)
 				  .restoring = "lock: restoring the lockless qdiscs", .unrestored = "" };
 }
 
+int qs_act_resolve(const struct qs_act *qa, const char *arg, const char *opt, char *dev,
+		   unsigned int *ifindex, unsigned int *queue)
+{
+	const struct nm_opts *o = qa->o;
+
+	qs_parse_dev_queue(arg, dev, IF_NAMESIZE, queue);
+	*ifindex = if_nametoindex(dev);
+	if (!*ifindex)
+		return nm_err(o, NM_EXIT_USAGE, "%s: unknown device '%s'%s%s", opt, dev,
+			      o->netns ? " in netns " : "", o->netns ? o->netns : "");
+	if ((int)*queue >= nm_ifindex_ntxq(*ifindex))
+		return nm_err(o, NM_EXIT_USAGE, "%s: %s has %d TX queue(s): no tx-%u", opt, dev,
+			      nm_ifindex_ntxq(*ifindex), *queue);
+	return 0;
+}
+
 int qs_act_kick(struct qs_act *qa, const char *dev, unsigned int ifindex, unsigned int queue)
 {
 	struct nm_plan p = {};

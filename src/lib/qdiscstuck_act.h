@@ -28,6 +28,13 @@ struct qs_act {
 extern const struct nm_fix qs_fixes[QS_NFIXES];
 
 void qs_act_init(struct qs_act *qa, const struct nm_opts *o);
+/*
+ * --kick's or --lock's (opt) DEV:QUEUE, after --netns: dev (IF_NAMESIZE),
+ * its ifindex and the queue. 0, or a usage error (said): no such device
+ * or queue.
+ */
+int qs_act_resolve(const struct qs_act *qa, const char *arg, const char *opt, char *dev,
+		   unsigned int *ifindex, unsigned int *queue);
 /* --kick DEV:QUEUE, the one-shot: 0, or an exit code (said). */
 int qs_act_kick(struct qs_act *qa, const char *dev, unsigned int ifindex, unsigned int queue);
 /* --lock DEV:QUEUE: 0 once replaced, else an exit code (said: not lockless, not empty). */
