@@ -2,13 +2,8 @@
 /*
  * devnames.c - device names in every netns, kept current (devnames.h).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* setns */
-#endif
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,47 +73,6 @@ int nm_link_parse(const struct nlmsghdr *nlh, struct nm_link_msg *out)
 	out->gone = nlh->nlmsg_type == RTM_DELLINK;
 	/* a RTM_NEWLINK without a name says nothing we keep */
 	return out->name[0] || out->gone ? 0 : -EINVAL;
-}
-
-struct mnl_socket *nm_rtnl_open_in(const char *ns_path, unsigned int groups, char *err,
-				   size_t len)
-{
-	struct mnl_socket *nl = NULL;
-	int home = -1, ns = -1, e = 0;
-
-	if (ns_path) {
-		home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-		ns = open(ns_path, O_RDONLY | O_CLOEXEC);
-		if (home < 0 || ns < 0 || setns(ns, CLONE_NEWNET)) {
-			e = errno;
-			snprintf(err, len, "%s: %s", ns_path, strerror(e));
-			goto out;
-		}
-	}
-	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (!nl || mnl_socket_bind(nl, groups, MNL_SOCKET_AUTOPID) < 0) {
-		e = errno;
-		snprintf(err, len, "rtnetlink socket%s%s: %s", ns_path ? " in " : "",
-			 ns_path ? ns_path : "", strerror(e));
-		if (nl)
-			mnl_socket_close(nl);
-		nl = NULL;
-	}
-	/* back home: this thread must not stay in another netns */
-	if (ns_path && setns(home, CLONE_NEWNET)) {
-		e = errno;
-		snprintf(err, len, "back from %s: %s", ns_path, strerror(e));
-		if (nl)
-			mnl_socket_close(nl);
-		nl = NULL;
-	}
-out:
-	if (home >= 0)
-		close(home);
-	if (ns >= 0)
-		close(ns);
-	errno = e;
-	return nl;
 }
 
 struct nm_devnames *nm_devnames_new(size_t max_ns, size_t max_devs)

@@ -32,14 +32,6 @@ struct nm_link_msg {
 /* 0, or -EINVAL for another message or one that does not validate. */
 int nm_link_parse(const struct nlmsghdr *nlh, struct nm_link_msg *out);
 
-/*
- * A rtnetlink socket inside the netns at ns_path (NULL: this thread's),
- * bound to groups (RTMGRP_*), non-blocking. NULL with a one-line reason
- * in err; the thread is back in its own netns either way.
- */
-struct mnl_socket *nm_rtnl_open_in(const char *ns_path, unsigned int groups, char *err,
-				   size_t len);
-
 /* Room for max_ns namespaces and max_devs devices in all. NULL on ENOMEM. */
 struct nm_devnames *nm_devnames_new(size_t max_ns, size_t max_devs);
 void nm_devnames_free(struct nm_devnames *d);

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* setns */
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -216,19 +221,54 @@ int nm_rtnl_qdisc_dump_on(struct mnl_socket *nl, unsigned int ifindex, nm_qdisc_
 	return c.ret;
 }
 
-int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen)
+struct mnl_socket *nm_rtnl_open_in(const char *ns_path, unsigned int groups, char *err,
+				   size_t len)
 {
-	struct mnl_socket *nl;
-	int ret;
+	struct mnl_socket *nl = NULL;
+	int home = -1, ns = -1, e = 0;
 
-	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "rtnetlink socket: %s", strerror(errno));
+	if (ns_path) {
+		home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+		ns = open(ns_path, O_RDONLY | O_CLOEXEC);
+		if (home < 0 || ns < 0 || setns(ns, CLONE_NEWNET)) {
+			e = errno;
+			snprintf(err, len, "%s: %s", ns_path, strerror(e));
+			goto out;
+		}
+	}
+	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (!nl || mnl_socket_bind(nl, groups, MNL_SOCKET_AUTOPID) < 0) {
+		e = errno;
+		snprintf(err, len, "rtnetlink socket%s%s: %s", ns_path ? " in " : "",
+			 ns_path ? ns_path : "", strerror(e));
 		if (nl)
 			mnl_socket_close(nl);
-		return ret;
+		nl = NULL;
 	}
+	/* back home: this thread must not stay in another netns */
+	if (ns_path && setns(home, CLONE_NEWNET)) {
+		e = errno;
+		snprintf(err, len, "back from %s: %s", ns_path, strerror(e));
+		if (nl)
+			mnl_socket_close(nl);
+		nl = NULL;
+	}
+out:
+	if (home >= 0)
+		close(home);
+	if (ns >= 0)
+		close(ns);
+	errno = e;
+	return nl;
+}
+
+int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen)
+{
+	struct mnl_socket *nl = nm_rtnl_open_in(NULL, 0, err, errlen);
+	int ret;
+
+	if (!nl)
+		return -errno;
 	ret = nm_rtnl_qdisc_dump_on(nl, ifindex, cb, arg, err, errlen);
 	mnl_socket_close(nl);
 	return ret;

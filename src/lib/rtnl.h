@@ -56,6 +56,14 @@ typedef int (*nm_qdisc_cb)(const struct nm_qdisc_stats *q, void *arg);
 int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen);
 
 /*
+ * A rtnetlink socket inside the netns at ns_path (NULL: this thread's),
+ * bound to groups (RTMGRP_*), non-blocking. NULL with a one-line reason
+ * in err; the thread is back in its own netns either way.
+ */
+struct mnl_socket *nm_rtnl_open_in(const char *ns_path, unsigned int groups, char *err,
+				   size_t len);
+
+/*
  * The same dump on a socket the caller keeps (one per netns: it dumps the
  * netns it was opened in, see nm_rtnl_open_in), blocking or not, bound to
  * no multicast group. The reply is read to its end even when cb stops

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/devnames.h"
 #include "lib/rtnl.h"
 
 struct count {
