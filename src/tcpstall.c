@@ -209,7 +209,6 @@ static struct state {
 	uint64_t ended_dropped;		/* ... beyond MAX_ENDED: counted, not listed */
 	/* --fix=kick */
 	struct bpf_link *kick;		/* the ts_kick iterator; NULL: no kicks here */
-	struct nm_worker *kicker;	/* the kick timer's thread (act's); NULL or dead: kicks wait for a pass */
 	struct ts_kick_stats kick_report;	/* the report's copy of the kicks' counters, for its sinks */
 } st;
 
@@ -219,7 +218,7 @@ static struct ts_act act = TS_ACT_INIT;
 /* The kicker thread takes the kick timer's requests as they come. */
 static bool kicker_on(void)
 {
-	return nm_worker_alive(st.kicker);
+	return nm_worker_alive(act.kicker);
 }
 
 /* ---- sweep ---- */
@@ -636,8 +635,8 @@ static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 		r->tsq_episodes = counter(skel, TS_CNT_TSQ_EPISODES);
 		r->tsq_episodes_lost = counter(skel, TS_CNT_TSQ_LOST);
 	}
-	r->kicker = st.kicker;
-	if (st.kicker) {
+	r->kicker = act.kicker;
+	if (act.kicker) {
 		r->kick_due = counter(skel, TS_CNT_KICK_DUE);
 		r->kick_due_lost = counter(skel, TS_CNT_KICK_DUE_LOST);
 	}
@@ -974,7 +973,7 @@ static void print_start(const struct nm_hook *hooks)
 
 		if (st.kick) {
 			r.kick_at = kick_at();
-			r.kicker = nm_worker_priority(st.kicker);
+			r.kicker = nm_worker_priority(act.kicker);
 		}
 		nm_rec_json(stdout, &ts_start_rec, &r);
 	}
@@ -1159,7 +1158,7 @@ static int start(void *p)
 	 * takes CAP_SYS_NICE; the kicker drops what this thread drops, first.
 	 */
 	if (!ret && st.kick && push_kick_timer(run_hooks))
-		st.kicker = ts_act_kicker_start(&act, bpf_map__fd(skel->maps.kick_due));
+		ts_act_kicker_start(&act, bpf_map__fd(skel->maps.kick_due));
 	return ret;
 }
 
@@ -1171,7 +1170,6 @@ static int loop(void *skel)
 static int stop(void)
 {
 	ts_act_kicker_stop(&act);
-	st.kicker = NULL;
 	return ts_act_fix_stop(&act);
 }
 
