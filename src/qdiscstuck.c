@@ -182,11 +182,6 @@ static struct qrow *parent_row(struct sweep *s, const struct qrow *r)
 }
 
 /*
- * Walks up from each qdisc to the one its TX queue runs (a child of mq, or
- * the root): that one has the events; the leaves of a classful qdisc have
- * none of their own. A shaper anywhere on the way makes the backlog shaped.
- */
-/*
  * The BPF map is keyed by qdisc address; the join needs (netns, ifindex,
  * parent, handle): one pass over the map indexes it so.
  */
@@ -213,6 +208,11 @@ static struct nm_htab *index_bpf(int bpf_fd)
 	return h;
 }
 
+/*
+ * Walks up from each qdisc to the one its TX queue runs (a child of mq, or
+ * the root): that one has the events; the leaves of a classful qdisc have
+ * none of their own. A shaper anywhere on the way makes the backlog shaped.
+ */
 static void join(struct sweep *s, int bpf_fd)
 {
 	struct nm_htab *idx = index_bpf(bpf_fd);

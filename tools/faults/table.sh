@@ -30,6 +30,8 @@ for r in on on_autocork_fix on_kick; do
 		"$(j ".tsq.runs.$r.timed")" "$(j ".tsq.runs.$r.misnamed")" "$(j ".tsq.runs.$r.ended_before_delack")"
 done
 echo "tsq_idle stalls named with the injection off: $(j .tsq.false_positives_off)"
+echo "injections in the measured runs: $(j '[.tsq.runs | to_entries[] | "\(.key) \(.value.injected_measured // "?")"] | join(", ")')"
+echo "--fix=autocork: acted before the measured run: $(j .tsq.runs.on_autocork_fix.fix_before_measured), after $(j .tsq.runs.on_autocork_fix.warmup_rounds) warm-up round(s)"
 echo "--fix=kick: $(j '.tsq.runs.on_kick | "kick at \(.kick_at), kicker \(.kicker), \(.kick_due) timer requests, \(.kicks_done) kicks done, the oldest stall at its kick \(.kick_age_max_ms) ms"')"
 if [ "$(j .qdisc)" != null ]; then
 	echo "qdisc: $(j '.qdisc | "injected \(.injected), detected \(.detected), kicked \(.kicked), stuck named with the injection off \(.false_positives_off)"')"
@@ -52,6 +54,10 @@ target '.tsq.detected > 0 and .tsq.timed >= 0.95 * .tsq.detected' \
 	"95% of those timed within 10% or one sweep ($(j .tsq.timed) of $(j .tsq.detected))"
 target '.tsq.false_positives_off == 0' "no tsq_idle stall with the injection off ($(j .tsq.false_positives_off))"
 target ".tsq.wrk.on.${TP}_ms >= $TAIL_MS" "the injection's delayed-ACK tail: $TPN >= $TAIL_MS ms ($(j .tsq.wrk.on.${TP}_ms))"
+# the measured run is the state with the remedy in place: one begun
+# before tcpstall acted would judge the warm-up, not the fix
+target '.tsq.runs.on_autocork_fix.fix_before_measured == true' \
+	"--fix=autocork acts within $(j .tsq.runs.on_autocork_fix.warmup_rounds) warm-up round(s), before the measured run"
 target ".tsq.wrk.on_autocork_fix.${TP}_ms < $TAIL_MS" \
 	"--fix=autocork removes the tail: $TPN < $TAIL_MS ms ($(j .tsq.wrk.on_autocork_fix.${TP}_ms))"
 # the guest's 6.1 has fexit and bpf_timer: each stall is kicked at the

@@ -64,12 +64,31 @@ wrk_p() {
 	fi
 }
 
+# window NAME: "warm-up rounds, fix seen (ns; 0: never, -1: no --fix),
+# measured start and end (ns)" of a run, from tsq.sh's NAME.window
+window() {
+	awk '$1 == "warmup_rounds" { w = $2 } $1 == "fix_seen" { f = $2 } $1 == "measured" { a = $2; b = $3 }
+		END { printf "%d %s %s %s\n", w, f == "" ? -1 : f, a == "" ? 0 : a, b == "" ? 0 : b }' \
+		"$out/tsq-$1.window" 2>/dev/null || echo "0 -1 0 0"
+}
+
+# in_window PHASE A B: injections of PHASE that began within [A, B]
+in_window() {
+	awk -v p="$1" -v a="$2" -v b="$3" '!/^#/ && $1 == p && $2 >= a && $2 <= b { n++ } END { print n + 0 }' "$inj"
+}
+
 run_obj() {
-	local name=$1 phase=$2
+	local name=$1 phase=$2 w f a b
 	read -r i l d n t m c < <(match "$phase" "$out/tsq-$name.json")
+	read -r w f a b < <(window "$name")
+	# fix_before_measured: the --fix's sysctl change was seen before the
+	# measured run began (null: the run had no --fix to wait for)
 	jq -nc --argjson i "$i" --argjson l "$l" --argjson d "$d" --argjson n "$n" --argjson t "$t" --argjson m "$m" \
-		--argjson c "$c" '{injected: $i, injected_long: $l, seen: $d, detected: $n, timed: $t, misnamed: $m,
-		 ended_before_delack: $c}'
+		--argjson c "$c" --argjson w "$w" --argjson f "$f" --argjson a "$a" \
+		--argjson im "$(in_window "$phase" "$a" "$b")" '{injected: $i, injected_long: $l, seen: $d,
+		 detected: $n, timed: $t, misnamed: $m, ended_before_delack: $c, warmup_rounds: $w,
+		 injected_measured: $im,
+		 fix_before_measured: (if $f < 0 then null else ($f > 0 and $f <= $a) end)}'
 }
 
 # kick_run: run_obj of the --fix=kick run, with what tcpstall said of its kicks:
