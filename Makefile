@@ -54,9 +54,9 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 
 .PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration demo bench vmtest faults soak \
-	fuzz fuzz-bins install install-man clean FORCE
+	fuzz fuzz-bins install install-man docs clean FORCE
 
-all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify
+all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
 
 help:
 	@echo "make deps              install the Debian packages netmedic needs (one list: tools/deps.txt)"
@@ -74,6 +74,7 @@ help:
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
 	@echo "make install PREFIX=/usr/local"
 	@echo "make install-man        the man pages only (docs/NAME.md through lowdown), into PREFIX"
+	@echo "make docs              rewrite the OPTIONS of docs/NAME.md and README's common options from the option tables"
 
 deps:
 	@tools/deps.sh
@@ -119,6 +120,16 @@ $(BUILD)/nm-tcp: tools/lab/nm-tcp.c
 $(BUILD)/nm-verify: tools/verify.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+# the docs' OPTIONS from the option tables (lib/optdoc.h): make docs
+$(BUILD)/nm-docopts: tools/docopts.c $(LIB_OBJS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# Rewrites the regions "<!-- options: NAME -->" ... "<!-- end -->" of the
+# docs; tests/unit/test_optdoc.c fails when one differs from the tables.
+docs: $(BUILD)/nm-docopts
+	$(BUILD)/nm-docopts --update README.md $(patsubst %,docs/%.md,$(TOOLS))
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)

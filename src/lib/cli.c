@@ -20,6 +20,7 @@
 #include "lib/cli.h"
 #include "lib/journal.h"
 #include "lib/netns.h"
+#include "lib/optdoc.h"
 #include "lib/output.h"
 
 volatile sig_atomic_t nm_exiting;
@@ -37,26 +38,81 @@ enum {
 	OPT_PRINT_CAPS,
 };
 
-static const struct argp_option common_options[] = {
-	{ "interval", 'i', "SEC", 0, "Seconds between reports (default 1)", 1 },
-	{ "count", 'c', "N", 0, "Stop after N reports (default: until SIGINT/SIGTERM)", 1 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON object per line instead of the table", 1 },
-	{ "table", OPT_TABLE, NULL, 0, "Print the table too with --json (on stderr)", 1 },
-	{ "prom-file", OPT_PROM, "PATH", 0,
-	  "Write a Prometheus textfile (atomically) every interval; PATH must be absent or a regular file (not a symlink)", 1 },
-	{ "dev", OPT_DEV, "IFNAME", 0, "Watch this device only (repeatable, up to 8)", 1 },
-	{ "netns", OPT_NETNS, "NAME|PATH", 0,
-	  "Run in this network namespace (a name under /run/netns or a path)", 1 },
-	{ "hooks", OPT_HOOKS, "MODE", 0,
-	  "auto (default): best rung that attaches; fentry: fentry/fexit only; tracepoint: never fentry", 1 },
-	{ "list-hooks", OPT_LIST_HOOKS, NULL, 0, "Probe every hook rung on this kernel, print, exit", 1 },
-	{ "print-caps", OPT_PRINT_CAPS, NULL, 0,
-	  "Print the capabilities this command line needs as the user running it (one per line, with what needs it), then exit", 1 },
-	{ "cleanup", OPT_CLEANUP, NULL, 0,
-	  "Undo the changes of an instance that died (kill -9), then exit", 1 },
-	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,
-	  "Measure program run time (BPF_ENABLE_STATS while running; off again at exit)", 1 },
-	{ "verbose", 'v', NULL, 0, "Verbose: libbpf's messages (load errors, verifier log)", 1 },
+/*
+ * The common options, once for the tools that watch devices and once,
+ * with --dev hidden (dev_flags), for one that watches none: it parses
+ * --dev to refuse it with its reason, and does not list it.
+ */
+#define COMMON_OPTIONS(dev_flags) {								\
+	{ "interval", 'i', "SEC", 0, "Seconds between reports (default 1)", 1 },		\
+	{ "count", 'c', "N", 0, "Stop after N reports (default: until SIGINT/SIGTERM)", 1 },	\
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per line instead of the table", 1 },	\
+	{ "table", OPT_TABLE, NULL, 0, "Print the table too with --json (on stderr)", 1 },	\
+	{ "prom-file", OPT_PROM, "PATH", 0,							\
+	  "Write a Prometheus textfile (atomically) every interval; PATH must be absent or a regular file (not a symlink)", 1 }, \
+	{ "dev", OPT_DEV, "IFNAME", dev_flags, "Watch this device only (repeatable, up to 8)", 1 }, \
+	{ "netns", OPT_NETNS, "NAME|PATH", 0,							\
+	  "Run in this network namespace (a name under /run/netns or a path)", 1 },		\
+	{ "hooks", OPT_HOOKS, "MODE", 0,							\
+	  "auto (default): best rung that attaches; fentry: fentry/fexit only; tracepoint: never fentry", 1 }, \
+	{ "list-hooks", OPT_LIST_HOOKS, NULL, 0, "Probe every hook rung on this kernel, print, exit", 1 }, \
+	{ "print-caps", OPT_PRINT_CAPS, NULL, 0,						\
+	  "Print the capabilities this command line needs as the user running it (one per line, with what needs it), then exit", 1 }, \
+	{ "cleanup", OPT_CLEANUP, NULL, 0,							\
+	  "Undo the changes of an instance that died (kill -9), then exit", 1 },		\
+	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,							\
+	  "Measure program run time (BPF_ENABLE_STATS while running; off again at exit)", 1 }, \
+	{ "verbose", 'v', NULL, 0, "Verbose: libbpf's messages (load errors, verifier log)", 1 }, \
+	{},											\
+}
+
+static const struct argp_option common_options[] = COMMON_OPTIONS(0);
+static const struct argp_option common_options_nodev[] = COMMON_OPTIONS(OPTION_HIDDEN);
+
+/*
+ * The docs' text of each common option (docs/NAME.md OPTIONS, README),
+ * longer than --help's; a tool's own table may give its own text of one
+ * (lib/optdoc.h). Keyed by the long option; test_optdoc checks that each
+ * option has one and each entry an option.
+ */
+const struct nm_optdoc nm_common_docs[] = {
+	{ "interval", "Seconds between reports (default 1), from 0.01 to 86400; fractions are "
+	  "allowed.", NULL, NULL },
+	{ "count", "Stop after N reports (default: until SIGINT/SIGTERM). N is a whole number of "
+	  "at least 1.", NULL, NULL },
+	{ "json", "One JSON object per line instead of the table (on standard output). See "
+	  "**OUTPUT**.", NULL, NULL },
+	{ "table", "Print the table too with **--json** (on stderr).", NULL, NULL },
+	{ "prom-file", "Write a Prometheus textfile (atomically) every interval. The directory "
+	  "must exist and be writable when {tool} starts, or it exits with status 2. Each write "
+	  "goes to a hidden temporary file in the same directory, which is then renamed over "
+	  "PATH with mode 0644. The file is left in place at exit. A later write error is "
+	  "reported on standard error and {tool} keeps running. See **METRICS**. PATH must be "
+	  "absent or a regular file: a device node, FIFO, socket, directory or symlink there is "
+	  "refused at start with status 2, since the rename would replace it. A symlink is "
+	  "refused rather than followed: the rename would replace the link, not its target, and "
+	  "node_exporter's textfile directory holds regular files; give the real path.",
+	  NULL, NULL },
+	{ "dev", "Watch this device only (repeatable, up to 8).", NULL, "repeatable" },
+	{ "netns", "Run in this network namespace (a name under /run/netns or a path).", NULL, NULL },
+	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
+	  "tracepoint: never fentry.", "auto|fentry|tracepoint", NULL },
+	{ "list-hooks", "Probe every hook rung on this kernel, print, exit. Like monitoring, it "
+	  "needs `CAP_BPF` and `CAP_PERFMON` (**PRIVILEGES**); only **--help**, **--usage** and "
+	  "**--version** need nothing.", NULL, NULL },
+	{ "print-caps", "Print the capabilities this command line needs, as the user running it, "
+	  "one a line (`CAP_NET_ADMIN<TAB>--fix<TAB>tc, netlink, net sysctls`), or `none`, then "
+	  "exit 0 before anything is loaded or changed. It is what to put in a unit's "
+	  "`AmbientCapabilities=` or give `setpriv --ambient-caps` for that command line; the "
+	  "test suite runs every tool so, as nobody. See **PRIVILEGES**.",
+	  NULL, "the capabilities a command line needs" },
+	{ "cleanup", "Undo the changes of an instance that died (kill -9), then exit.", NULL, NULL },
+	{ "bpf-stats", "Measure program run time (BPF\\_ENABLE_STATS while running; off again at "
+	  "exit). This fills `netmedic_bpf_prog_runs_total` and "
+	  "`netmedic_bpf_prog_run_seconds_total`. The kernel keeps these statistics for every BPF "
+	  "program while any process, or the sysctl `kernel.bpf_stats_enabled`, has them on.",
+	  NULL, NULL },
+	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log).", NULL, NULL },
 	{},
 };
 
@@ -192,6 +248,11 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp nm_common_argp = {
 	.options = common_options,
+	.parser = common_parse,
+};
+
+const struct argp nm_common_argp_nodev = {
+	.options = common_options_nodev,
 	.parser = common_parse,
 };
 

@@ -47,13 +47,22 @@ struct nm_opts {
 	unsigned long netns_ino;	/* of the netns the tool runs in (after --netns) */
 };
 
-/* The common options; add as a child of each tool's argp with input = struct nm_opts *. */
+/*
+ * The common options; add as a child of each tool's argp with input =
+ * struct nm_opts *. nm_common_argp_nodev, for a tool that watches no
+ * device: --dev is parsed, for the tool to refuse with its reason, but
+ * --help, --usage and the docs (lib/optdoc.h) do not list it.
+ */
 extern const struct argp nm_common_argp;
+extern const struct argp nm_common_argp_nodev;
 
-/* A CLI's argp, named argp: its options, parser and doc, the common options as a child. */
-#define NM_ARGP(opts, parser_fn, doc_str)					\
+/*
+ * A CLI's argp, named argp: its options, parser and doc, the common
+ * options (nm_common_argp or nm_common_argp_nodev) as a child.
+ */
+#define NM_ARGP(opts, parser_fn, doc_str, common)				\
 	static const struct argp_child nm_argp_children[] = {			\
-		{ &nm_common_argp, 0, "Common options:", 1 },			\
+		{ common, 0, "Common options:", 1 },				\
 		{},								\
 	};									\
 	static const struct argp argp = {					\

@@ -96,7 +96,44 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-NM_ARGP(options, parse_arg, doc);
+NM_ARGP(options, parse_arg, doc, &nm_common_argp);
+
+/*
+ * The docs' text of each option above, and qdiscstuck's own of the common
+ * options whose common text (lib/cli.c) does not say enough here.
+ */
+static const struct nm_optdoc docs[] = {
+	{ "threshold", "No progress for this long with a backlog makes driver_stopped or stuck "
+	  "(default 100, 1 to 3600000).", NULL, NULL },
+	{ "fix", "Remedies for qdiscs found **stuck**, while running (logged; lock is journaled "
+	  "and undone at exit). See REMEDIES.", NULL, NULL },
+	{ "kick", "Put one kick frame on that TX queue now, report where it went, exit.", NULL, NULL },
+	{ "lock", "Replace the lockless qdisc of that TX queue by a locked FIFO while running; "
+	  "restored at exit.", NULL, NULL },
+	{ "all", "Report idle qdiscs too (by default only those with a backlog or traffic).",
+	  NULL, NULL },
+	{ "list-fixes", "Probe each remedy on this kernel and print one line each, its lever and "
+	  "`allowed` or `not allowed:` with the reason; exit 0. `kick`: an AF_PACKET socket "
+	  "opens. `lock`: `tc` is on PATH (the locked pfifo is put in, and taken out at exit, "
+	  "with tc). `lock-bpf`: the struct\\_ops lever of a BPF qdisc (6.16+, "
+	  "CONFIG\\_NET\\_SCH\\_BPF), there when the kernel's BTF has `bpf_struct_ops_Qdisc_ops`; "
+	  "netmedic has no BPF FIFO yet, so **--lock** uses pfifo either way and says which it "
+	  "found. Neither 6.18.44-fc-v973 nor Debian's 6.1 has it:\n\n"
+	  "```\n"
+	  "# qdiscstuck --list-fixes\n"
+	  "FIX        LEVER                                                    VERDICT\n"
+	  "kick       a frame on the stuck TX queue (AF_PACKET): the qdisc runs allowed\n"
+	  "lock       tc qdisc replace: pfifo (locked) for pfifo_fast          allowed\n"
+	  "lock-bpf   struct_ops Qdisc_ops: a BPF FIFO (6.16+; netmedic has none yet) not allowed: bpf_struct_ops_Qdisc_ops: not in kernel BTF\n"
+	  "```", NULL, NULL },
+	{ "cleanup", "Undo the changes of an instance that died (kill -9), then exit: the "
+	  "journals of **--fix=lock** and **--lock** (see REMEDIES).", NULL, NULL },
+	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log); also explains "
+	  "driver_stopped queues without **--fix**.", NULL, NULL },
+	{},
+};
+
+const struct nm_tool_doc qs_tool_doc = { "qdiscstuck", &argp, docs };
 
 void qs_opts_parse(struct qs_env *e, int argc, char **argv)
 {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include "lib/cli.h"
+#include "lib/optdoc.h"
 
 struct qs_env {
 	struct nm_opts o;
@@ -22,5 +23,8 @@ struct qs_env {
 
 /* The command line into e, defaults first; a usage error exits with status 2 (argp). */
 void qs_opts_parse(struct qs_env *e, int argc, char **argv);
+
+/* Its options and their docs: docs/qdiscstuck.md OPTIONS (make docs). */
+extern const struct nm_tool_doc qs_tool_doc;
 
 #endif

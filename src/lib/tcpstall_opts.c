@@ -113,7 +113,83 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-NM_ARGP(options, parse_arg, doc);
+/* --dev hidden: tcpstall watches sockets, and refuses it (src/tcpstall.c, check) */
+NM_ARGP(options, parse_arg, doc, &nm_common_argp_nodev);
+
+/*
+ * The docs' text of each option above, and tcpstall's own of the common
+ * options whose common text (lib/cli.c) does not say enough here.
+ */
+static const struct nm_optdoc docs[] = {
+	{ "threshold", "Unsent data not moving this long is a stall (default 10), from 1 to "
+	  "3600000 ms.", NULL, NULL },
+	{ "sweep", "Socket sweep period (default 10), from 1 to 60000 ms.", NULL, NULL },
+	{ "port", "Only flows with this local or remote port, from 1 to 65535. It applies to the "
+	  "sweep and to every tracepoint.", NULL, NULL },
+	{ "max-flows", "Slots of the ACK flow table, one socket each, rounded up to a power of two "
+	  "(default 65536). From 64 to 16777216. See **Cost and bounds** "
+	  "(docs/design/tcpstall.md) for how slots are shared.", NULL, NULL },
+	{ "histogram", "Print log2 histograms of stall durations, one per cause that has ended "
+	  "stalls, below each table (in microseconds, since start). Not printed in JSON.",
+	  NULL, NULL },
+	{ "fix", "Remedies while running, undone at exit: defer (ACK storms: "
+	  "tcp\\_backlog\\_ack\\_defer=1), autocork (tsq\\_idle: tcp_autocorking=0), rfs "
+	  "(cross-CPU flows: RFS on the receiving device), routes (ACK storms: the routes that "
+	  "carry quickack 1, without it), kick (tsq\\_idle: the socket's pending data pushed from "
+	  "BPF, TCP\\_NODELAY 1 and back; one socket, no setting changed for others); "
+	  "comma-separated; default: defer,autocork. *WHAT* must follow an equals sign "
+	  "(`--fix=rfs`): `--fix rfs` is **--fix** followed by a stray argument, a usage error. "
+	  "`--fix=` with nothing after it is a usage error too: `tcpstall: invalid --fix '': "
+	  "defer, autocork, rfs, routes, kick, comma-separated`. See **REMEDIES**.", NULL, NULL },
+	{ "list-fixes", "Probe every remedy on this kernel, print one line for each (its "
+	  "**--fix** value, its lever, and `allowed` or `not allowed:` with the reason), exit 0. "
+	  "The probes are real: a sysctl's file must open for writing, `ip` must be on PATH, and "
+	  "the kick's program must load and run once. They run in the namespace tcpstall starts "
+	  "in (**--netns** does not apply: `rps_sock_flow_entries` exists in the initial one "
+	  "only). It needs `CAP_BPF` and `CAP_PERFMON`; the probes find what this user may do. "
+	  "See **REMEDIES** for its output.", NULL, NULL },
+	{ "prom-netns", "Label every `tcpstall_` metric with `netns=\"INODE\"`, the inode number "
+	  "of the network namespace tcpstall runs in, so that several instances, one per "
+	  "namespace, can write their textfiles into one textfile directory without clashing "
+	  "series. The `netmedic_` metrics get no such label. Without **--prom-file** it has no "
+	  "effect. See **METRICS**.", NULL, NULL },
+	{ "min-segs", "Data segments per interval before a flow is judged (default 200). It "
+	  "applies to both the ACK storm and the placement (busy flows). From 1 to 1000000000.",
+	  NULL, NULL },
+	{ "cleanup", "Undo the changes of an instance that died (kill -9), then exit. It reads "
+	  "the journals that dead **--fix** instances left in `/run/netmedic` "
+	  "(`tcpstall-*.journal`), undoes them newest first, entering the network namespace they "
+	  "were made in, and removes them. Journals of running instances are left alone. It "
+	  "runs only what root or its own user wrote: the run directory and each journal must be "
+	  "owned by root or the effective uid and not writable by group or others, and a journal "
+	  "must be a regular file, not a symlink; anything else is refused with a line naming "
+	  "the file and the reason, and nothing in it is run (status 1). A command record runs "
+	  "only `ip`, the command the tool undoes with; any other is not run, and counts as a "
+	  "failed undo. A command gets 10 s, here and when a change is made: one that takes "
+	  "longer is killed and named (`tc monitor: timed out after 10 s (killed)`), and counts "
+	  "as failed too. A change whose undo fails stays in its journal, which then holds only "
+	  "the changes that failed: **--cleanup** says which file keeps how many, and exits 1; "
+	  "fix the cause and run it again.", NULL, NULL },
+	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
+	  "tracepoint: never fentry. *fentry* applies to the hooks that have an fentry/fexit "
+	  "rung (`tcp_push`, `__release_sock`). If such a rung cannot attach, tcpstall exits "
+	  "with status 1 and names the reason. On the 6.18 VM: `hook tcp_push: no rung can "
+	  "attach on this kernel (fexit/tcp_push: Operation not permitted)`. With *auto*, "
+	  "fentry/fexit programs that pass the attach probe but fail the verifier (an older "
+	  "kernel) are dropped for the tracepoint rungs, with a warning.", NULL, NULL },
+	{ "interval", "Seconds between reports (default 1), from 0.01 to 86400; fractions are "
+	  "allowed. ACK counts, storms and placement are per interval.", NULL, NULL },
+	{ "netns", "Run in this network namespace (a name under /run/netns or a path, such as "
+	  "`/proc/PID/ns/net`). tcpstall sees the sockets of the namespace it runs in, and only "
+	  "those, so this chooses what it watches and where **--fix** acts. It also enters a "
+	  "private mount namespace with that namespace's sysfs, as `ip netns exec` does, so that "
+	  "**--fix=rfs** finds the receiving device there.", NULL, NULL },
+	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log). The `fix:` lines of "
+	  "**--fix** are printed with or without it.", NULL, NULL },
+	{},
+};
+
+const struct nm_tool_doc ts_tool_doc = { "tcpstall", &argp, docs };
 
 
 void ts_opts_parse(struct ts_env *e, int argc, char **argv)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include "detect/tcpstall_detect.h"
 #include "lib/cli.h"
+#include "lib/optdoc.h"
 
 struct ts_env {
 	struct nm_opts o;
@@ -31,5 +32,8 @@ struct ts_env {
 
 /* The command line into e, defaults first; a usage error exits with status 2 (argp). */
 void ts_opts_parse(struct ts_env *e, int argc, char **argv);
+
+/* Its options and their docs: docs/tcpstall.md OPTIONS (make docs). */
+extern const struct nm_tool_doc ts_tool_doc;
 
 #endif

@@ -78,7 +78,64 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-NM_ARGP(options, parse_arg, doc);
+NM_ARGP(options, parse_arg, doc, &nm_common_argp);
+
+/*
+ * The docs' text of each option above, and xpsflap's own of the common
+ * options whose common text (lib/cli.c) does not say enough here.
+ */
+static const struct nm_optdoc docs[] = {
+	{ "pin", "Remedy: keep each flow on one queue of the --dev devices while running "
+	  "(undone at exit). Needs **--dev**. See **REMEDY: --pin**.", NULL, NULL },
+	{ "max-flows", "Flow table slots (default 65536), rounded up to a power of two. From 64 "
+	  "to 16777216. Each slot takes 256 bytes, and 4 more in the hash index (about 16 MiB "
+	  "for the default).", NULL, NULL },
+	{ "top", "Table rows (default 20). JSON output is not limited: it has a record for every "
+	  "active flow.", NULL, NULL },
+	{ "min-switches", "Queue switches in one interval that make a flow flapping (default 2). "
+	  "From 1 to 1000000.", NULL, NULL },
+	{ "list-fixes", "Probe the remedy on this kernel and print one line: **--pin**, its lever "
+	  "(the XPS maps cleared in sysfs, and a tc BPF program on egress that picks the queue), "
+	  "and `allowed`, or `not allowed:` with the reason (its program `xf_pin_tc` does not "
+	  "load, or there is no `tc` on PATH, which takes the filter away at exit). Exit 0. It "
+	  "needs `CAP_BPF` and `CAP_PERFMON`:\n\n"
+	  "```\n"
+	  "# xpsflap --list-fixes\n"
+	  "FIX        LEVER                                                    VERDICT\n"
+	  "--pin      sysfs xps_cpus cleared + tc BPF egress picks the queue   allowed\n"
+	  "```", NULL, NULL },
+	{ "cleanup", "Undo the changes of an instance that died (kill -9), then exit. It reads "
+	  "the journals that dead **--pin** instances left in `/run/netmedic`, undoes them newest "
+	  "first (entering the network namespace they were made in) and removes them. Journals "
+	  "of running instances are left alone. It runs only what root or its own user wrote: "
+	  "the run directory and each journal must be owned by root or the effective uid and not "
+	  "writable by group or others, and a journal must be a regular file, not a symlink; "
+	  "anything else is refused with a line naming the file and the reason, and nothing in "
+	  "it is run (status 1). A command record runs only `tc`, the command the tool undoes "
+	  "with; any other is not run, and counts as a failed undo. A command gets 10 s, here "
+	  "and when a change is made: one that takes longer is killed and named (`tc monitor: "
+	  "timed out after 10 s (killed)`), and counts as failed too. A change whose undo fails "
+	  "stays in its journal, which then holds only the changes that failed: **--cleanup** "
+	  "says which file keeps how many, and exits 1; fix the cause and run it again.",
+	  NULL, NULL },
+	{ "dev", "Watch this device only (repeatable, up to 8). Names are looked up in the "
+	  "**--netns** namespace if one is given. Without **--dev**, every device in every "
+	  "network namespace is watched.", NULL, NULL },
+	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
+	  "tracepoint: never fentry. *fentry* applies only to hooks that have an fexit rung "
+	  "(netdev\\_pick_tx). If that rung cannot attach, xpsflap exits with status 1 and names "
+	  "the reason.", NULL, NULL },
+	{ "netns", "Run in this network namespace (a name under /run/netns or a path, such as "
+	  "`/proc/PID/ns/net`). xpsflap also enters a private mount namespace with that "
+	  "namespace's sysfs, as `ip netns exec` does, so **--dev** and **--pin** act on the "
+	  "devices there.", NULL, NULL },
+	{ "verbose", "Verbose: libbpf messages and remedy details. In practice it turns on "
+	  "libbpf's warnings and information messages. The `pin:` lines of **--pin** are "
+	  "printed with or without it.", NULL, NULL },
+	{},
+};
+
+const struct nm_tool_doc xf_tool_doc = { "xpsflap", &argp, docs };
 
 void xf_opts_parse(struct xf_env *e, int argc, char **argv)
 {

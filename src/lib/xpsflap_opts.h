@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include "lib/cli.h"
+#include "lib/optdoc.h"
 
 struct xf_env {
 	struct nm_opts o;
@@ -21,5 +22,8 @@ struct xf_env {
 
 /* The command line into e, defaults first; a usage error exits with status 2 (argp). */
 void xf_opts_parse(struct xf_env *e, int argc, char **argv);
+
+/* Its options and their docs: docs/xpsflap.md OPTIONS (make docs). */
+extern const struct nm_tool_doc xf_tool_doc;
 
 #endif
