@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # The docs cannot drift from the option tables: the long options each
 # tool's --help prints are the option terms of its docs/NAME.md OPTIONS,
-# both ways, and README's common options are the ones every --help lists
-# under "Common options". No root, no BPF, no lab: --help and the docs only.
+# both ways, and README's common options are the ones the --help of the
+# tools list under "Common options". (tests/unit/test_optdoc.c checks
+# that the text is the option tables'.) No root, no BPF, no lab: --help
+# and the docs only.
 
 load helpers
 
@@ -54,15 +56,34 @@ differ() {
 	[ "$n" -ge 3 ]
 }
 
-@test "docs: README's common options are the Common options of every tool's --help" {
-	local t common readme
-	common=$(help_common "$(nm_tools | head -1)")
-	[ "$(printf '%s\n' "$common" | grep -c .)" -ge 10 ]
-	for t in $(nm_tools); do
-		differ "$t's Common options" "$common" "$(help_common "$t")"
-	done
+# README's common options: those of every tool's --help (a tool may not
+# take one: tcpstall, --dev), and each that not every tool takes says
+# which do, "(... xpsflap and qdiscstuck only)", naming every tool that
+# lists it and none that does not.
+@test "docs: README's common options are the tools' Common options, and say which tools take those not all take" {
+	local t o all para readme note n=0
+	all=$(for t in $(nm_tools); do help_common "$t"; done | sort -u)
+	[ "$(printf '%s\n' "$all" | grep -c .)" -ge 10 ]
 	# the paragraph's first sentence: "Common options (...): `-i/--interval SEC`, ..."
-	readme=$(awk '/^Common options/ { on = 1 } on && /^$/ { exit } on' "$ROOT/README.md" |
-		tr '\n' ' ' | sed 's/\. .*//' | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
-	differ "README.md's common options" "$common" "$readme"
+	para=$(awk '/^Common options/ { on = 1 } on && /^$/ { exit } on' "$ROOT/README.md" |
+		tr '\n' ' ' | sed 's/\. .*//')
+	readme=$(printf '%s\n' "$para" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+	differ "README.md's common options" "$all" "$readme"
+	for t in $(nm_tools); do
+		for o in $all; do
+			# README's words on o: its code span and what follows, up to the next
+			note=$(printf '%s\n' "$para" | grep -o -- "\`[^\`]*$o\( [^\`]*\)\?\`[^\`]*" | head -1)
+			[ -n "$note" ] || { echo "README.md: no $o"; false; }
+			if help_common "$t" | grep -qx -- "$o"; then
+				[[ $note != *" only"* || $note == *"$t"* ]] ||
+					{ echo "$t takes $o; README.md says: $note"; false; }
+			else
+				[[ $note == *" only"* && $note != *"$t"* ]] ||
+					{ echo "$t does not take $o; README.md says: $note"; false; }
+				n=$((n + 1))
+			fi
+		done
+	done
+	# tcpstall's --dev, at least, is one such
+	[ "$n" -ge 1 ]
 }
