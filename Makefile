@@ -105,6 +105,11 @@ $(BUILD)/obj/%.o: src/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# lib/optdoc lists the tools' option docs: TOOLS, as X(NAME) ...
+NM_TOOL_LIST := -DNM_TOOL_LIST='$(foreach t,$(TOOLS),X($(t)))'
+$(BUILD)/obj/lib/optdoc.o: CFLAGS += $(NM_TOOL_LIST)
+$(FUZZ_BUILD)/obj/lib/optdoc.o: FUZZ_CFLAGS += $(NM_TOOL_LIST)
+
 # A CLI's loader includes its skeleton.
 $(patsubst %,$(BUILD)/obj/%.o,$(TOOLS)): $(BUILD)/obj/%.o: $(BUILD)/%.skel.h
 

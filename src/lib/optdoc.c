@@ -9,9 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/optdoc.h"
-#include "lib/qdiscstuck_opts.h"
-#include "lib/tcpstall_opts.h"
-#include "lib/xpsflap_opts.h"
 
 #define WRAP		80	/* columns of a definition's lines, their indent included */
 #define README_WRAP	100	/* README's lines are longer */
@@ -19,8 +16,20 @@
 #define START_MARK	"<!-- options: "
 #define END_MARK	"<!-- end -->"
 
-/* README's order: its table's */
-const struct nm_tool_doc *const nm_tool_docs[] = { &xf_tool_doc, &ts_tool_doc, &qs_tool_doc, NULL };
+/*
+ * The tools: the Makefile's TOOLS, as X(NAME) X(NAME)..., each NAME's
+ * NAME_tool_doc in its lib/NAME_opts.c; so a new tool is listed by being
+ * built, not by an edit here.
+ */
+#ifndef NM_TOOL_LIST
+#error "NM_TOOL_LIST: the Makefile's TOOLS as X(NAME) ..."
+#endif
+#define X(t) extern const struct nm_tool_doc t##_tool_doc;
+NM_TOOL_LIST
+#undef X
+#define X(t) &t##_tool_doc,
+const struct nm_tool_doc *const nm_tool_docs[] = { NM_TOOL_LIST NULL };
+#undef X
 
 /* argp's own options, which every tool has: not in any table, argp adds them */
 static const struct argp_option argp_own[] = {

@@ -133,7 +133,7 @@ static const struct nm_optdoc docs[] = {
 	{},
 };
 
-const struct nm_tool_doc qs_tool_doc = { "qdiscstuck", &argp, docs };
+const struct nm_tool_doc qdiscstuck_tool_doc = { "qdiscstuck", &argp, docs };
 
 void qs_opts_parse(struct qs_env *e, int argc, char **argv)
 {

@@ -25,6 +25,6 @@ struct qs_env {
 void qs_opts_parse(struct qs_env *e, int argc, char **argv);
 
 /* Its options and their docs: docs/qdiscstuck.md OPTIONS (make docs). */
-extern const struct nm_tool_doc qs_tool_doc;
+extern const struct nm_tool_doc qdiscstuck_tool_doc;
 
 #endif

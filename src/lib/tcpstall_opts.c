@@ -189,7 +189,7 @@ static const struct nm_optdoc docs[] = {
 	{},
 };
 
-const struct nm_tool_doc ts_tool_doc = { "tcpstall", &argp, docs };
+const struct nm_tool_doc tcpstall_tool_doc = { "tcpstall", &argp, docs };
 
 
 void ts_opts_parse(struct ts_env *e, int argc, char **argv)

@@ -34,6 +34,6 @@ struct ts_env {
 void ts_opts_parse(struct ts_env *e, int argc, char **argv);
 
 /* Its options and their docs: docs/tcpstall.md OPTIONS (make docs). */
-extern const struct nm_tool_doc ts_tool_doc;
+extern const struct nm_tool_doc tcpstall_tool_doc;
 
 #endif

@@ -135,7 +135,7 @@ static const struct nm_optdoc docs[] = {
 	{},
 };
 
-const struct nm_tool_doc xf_tool_doc = { "xpsflap", &argp, docs };
+const struct nm_tool_doc xpsflap_tool_doc = { "xpsflap", &argp, docs };
 
 void xf_opts_parse(struct xf_env *e, int argc, char **argv)
 {

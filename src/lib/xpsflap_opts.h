@@ -24,6 +24,6 @@ struct xf_env {
 void xf_opts_parse(struct xf_env *e, int argc, char **argv);
 
 /* Its options and their docs: docs/xpsflap.md OPTIONS (make docs). */
-extern const struct nm_tool_doc xf_tool_doc;
+extern const struct nm_tool_doc xpsflap_tool_doc;
 
 #endif
