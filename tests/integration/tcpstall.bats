@@ -108,11 +108,14 @@ storm_run() {
 	run acks "$TMP/out"
 	echo "$output"
 	[ "$(echo "$output" | head -1 | jq .storm)" = true ]
-	# every record after the fix is no storm, and the ratio falls below 0.5
-	# in one of them: one interval's ratio varies with the lab's timing
-	# (0.11 to 0.76 seen here after the fix; 1.0 before it)
+	# every record after the fix is no storm, and in each the owned ratio is
+	# below 0.9 times the one before the fix. Not near 0: with the defer on, each
+	# backlog run still sends its one deferred ACK from release_cb, while
+	# the socket is owned, so the ratio is about 1 / (segments per backlog
+	# run), which the lab's timing varies (0.23 to 0.80 seen after the fix,
+	# 1.04 before it)
 	[ "$(echo "$output" | tail -n +2 | jq -s 'length > 0 and all(.storm == false)')" = true ]
-	[ "$(echo "$output" | tail -n +2 | jq -s 'map(.owned_ratio) | min < 0.5')" = true ]
+	[ "$(echo "$output" | jq -s '.[0].owned_ratio as $r | .[1:] | all(.owned_ratio < 0.9 * $r)')" = true ]
 	grep -q "tcp_backlog_ack_defer 0 -> 1" "$TMP/out.err"
 	grep -q "the route to 198.18.1.1 has quickack 1" "$TMP/out.err"
 	assert_equal "$(defer)" 0
