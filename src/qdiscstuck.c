@@ -715,11 +715,10 @@ static void after_report(void *skel)
 	act(run.s, &run.qa);
 }
 
-/* a failed undo is said, with --cleanup; the exit status stays the run's */
+/* a failed undo is said (its journal kept for --cleanup), and exits 1, as the other tools' */
 static int stop(void)
 {
-	qs_act_stop(&run.qa);
-	return 0;
+	return qs_act_stop(&run.qa);
 }
 
 static void free_run(void *skel)

@@ -170,6 +170,33 @@ tc_sent() {
 	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
 }
 
+# A restore that cannot be made at exit leaves the system changed: the
+# user must hear it from the exit status, and --cleanup must still hold it.
+# The mq root is deleted while locked, so the restore's parent 1:2 is gone;
+# once the root is back, --cleanup restores the lockless child.
+@test "qdiscstuck --lock: a restore that fails at exit is said, exits 1, and --cleanup does it later" {
+	local rc=0
+	"$QS" up mq
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3
+	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2 limit 1000p"
+	lab_exec qs-a tc qdisc del dev qa root
+	kill -TERM "$BG_PID"
+	wait "$BG_PID" || rc=$?
+	BG_PID=
+	cat "$TMP/out.err"
+	assert_equal "$rc" 1
+	grep -q "lock: restoring the lockless qdiscs" "$TMP/out.err"
+	grep -q "tc" "$TMP/out.err"
+	ls "$RUN_DIR" | grep -q '^qdiscstuck-.*-lock.journal$'
+	lab_exec qs-a tc qdisc add dev qa root handle 1: mq
+	run "$BIN/qdiscstuck" --cleanup
+	echo "$output"
+	assert_success
+	run lab_exec qs-a tc qdisc show dev qa
+	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
+	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
+}
+
 # Handlers come before any change: a signal at any moment of the start
 # ends the run with the lockless qdisc back, SIGINT too when inherited
 # ignored (a script's background job). Stopped by NETMEDIC_TEST_STOP
