@@ -221,8 +221,13 @@ int nm_rtnl_qdisc_dump_on(struct mnl_socket *nl, unsigned int ifindex, nm_qdisc_
 	return c.ret;
 }
 
-struct mnl_socket *nm_rtnl_open_in(const char *ns_path, unsigned int groups, char *err,
-				   size_t len)
+static const char *bus_name(int bus)
+{
+	return bus == NETLINK_ROUTE ? "rtnetlink" : bus == NETLINK_SOCK_DIAG ? "sock_diag" : "netlink";
+}
+
+struct mnl_socket *nm_nl_open_in(int bus, const char *ns_path, unsigned int groups, int flags,
+				 char *err, size_t len)
 {
 	struct mnl_socket *nl = NULL;
 	int home = -1, ns = -1, e = 0;
@@ -236,10 +241,10 @@ struct mnl_socket *nm_rtnl_open_in(const char *ns_path, unsigned int groups, cha
 			goto out;
 		}
 	}
-	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	nl = mnl_socket_open2(bus, flags | SOCK_CLOEXEC);
 	if (!nl || mnl_socket_bind(nl, groups, MNL_SOCKET_AUTOPID) < 0) {
 		e = errno;
-		snprintf(err, len, "rtnetlink socket%s%s: %s", ns_path ? " in " : "",
+		snprintf(err, len, "%s socket%s%s: %s", bus_name(bus), ns_path ? " in " : "",
 			 ns_path ? ns_path : "", strerror(e));
 		if (nl)
 			mnl_socket_close(nl);
@@ -260,6 +265,12 @@ out:
 		close(ns);
 	errno = e;
 	return nl;
+}
+
+struct mnl_socket *nm_rtnl_open_in(const char *ns_path, unsigned int groups, char *err,
+				   size_t len)
+{
+	return nm_nl_open_in(NETLINK_ROUTE, ns_path, groups, SOCK_NONBLOCK, err, len);
 }
 
 int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen)

@@ -56,10 +56,16 @@ typedef int (*nm_qdisc_cb)(const struct nm_qdisc_stats *q, void *arg);
 int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen);
 
 /*
- * A rtnetlink socket inside the netns at ns_path (NULL: this thread's),
- * bound to groups (RTMGRP_*), non-blocking. NULL with a one-line reason
- * in err; the thread is back in its own netns either way.
+ * A netlink socket of bus (NETLINK_ROUTE, NETLINK_SOCK_DIAG) inside the
+ * netns at ns_path (NULL: this thread's), bound to groups, with flags
+ * (SOCK_NONBLOCK or 0; always close-on-exec). NULL with a one-line
+ * reason in err; the thread is back in its own netns either way. The
+ * socket stays in the netns it was made in (and holds it alive).
  */
+struct mnl_socket *nm_nl_open_in(int bus, const char *ns_path, unsigned int groups, int flags,
+				 char *err, size_t len);
+
+/* nm_nl_open_in for rtnetlink, bound to groups (RTMGRP_*), non-blocking. */
 struct mnl_socket *nm_rtnl_open_in(const char *ns_path, unsigned int groups, char *err,
 				   size_t len);
 

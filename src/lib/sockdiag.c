@@ -189,14 +189,9 @@ int nm_sockdiag_tcp_dump(uint32_t states, uint16_t port, nm_diag_cb cb, void *ar
 	struct mnl_socket *nl;
 	int ret;
 
-	nl = mnl_socket_open(NETLINK_SOCK_DIAG);
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "sock_diag socket: %s", strerror(errno));
-		if (nl)
-			mnl_socket_close(nl);
-		return ret;
-	}
+	nl = nm_nl_open_in(NETLINK_SOCK_DIAG, NULL, 0, 0, err, errlen);
+	if (!nl)
+		return -errno;
 	ret = dump_one(nl, buf, AF_UNSPEC, states, port, 1, &c, err, errlen);
 	/*
 	 * A kernel without the legacy request refuses it before the dump
