@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include "lib/emit.h"
+#include "lib/hist.h"
 #include "lib/selfstats.h"
 
 /* Row *pos of s, and its record in *rec; NULL after the last. */
@@ -58,6 +59,10 @@ void nm_emit_table(FILE *f, const struct nm_emit *e)
 			continue;
 		fprintf(f, "%s\n", e->table[i].heading);
 		table_part(f, &e->table[i]);
+	}
+	for (size_t i = 0; i < e->nhists; i++) {
+		fprintf(f, "%s\n", e->hists[i].heading);
+		nm_hist_print_log2(f, e->hists[i].slots, e->hists[i].nslots, e->hists[i].unit);
 	}
 	fflush(f);
 }

@@ -54,6 +54,17 @@ struct nm_emit_map {
 	uint64_t untracked;
 };
 
+/*
+ * A log2 histogram the table ends with (-H): its heading line, then its
+ * slots as lib/hist.h prints them (nothing when all are empty).
+ */
+struct nm_emit_hist {
+	char heading[128];
+	const uint64_t *slots;
+	int nslots;
+	const char *unit;	/* "usecs" */
+};
+
 #define NM_EMIT_SETS	4
 #define NM_EMIT_TABLES	2
 
@@ -62,10 +73,13 @@ struct nm_emit {
 	struct nm_emit_rows json[NM_EMIT_SETS];
 	/*
 	 * The table: a blank line and the time (HH:MM:SS, local) before the
-	 * first part's heading; then each part with a record.
+	 * first part's heading; then each part with a record, then the
+	 * histograms (none: nhists 0), in order.
 	 */
 	time_t time;
 	struct nm_emit_table table[NM_EMIT_TABLES];
+	const struct nm_emit_hist *hists;
+	size_t nhists;
 	/* --prom-file: each set's families (arrays only), the self metrics, the map */
 	struct nm_emit_rows prom[NM_EMIT_SETS];
 	struct nm_emit_map map;

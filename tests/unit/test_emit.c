@@ -144,6 +144,43 @@ static void test_table_parts(void **state)
 	free(s);
 }
 
+/*
+ * After the parts, each histogram under its heading, in order (-H); one
+ * with empty slots prints its heading alone, the tool's to leave it out.
+ */
+static void test_table_hists(void **state)
+{
+	static const uint64_t one[4] = { 0, 2, 1 }, none[4];
+	const struct nm_emit_hist hists[] = {
+		{ .heading = "durations, a:", .slots = one, .nslots = 4, .unit = "usecs" },
+		{ .heading = "durations, b:", .slots = none, .nslots = 4, .unit = "usecs" },
+	};
+	struct nm_emit e = { .time = 0 };
+	char *s;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	snprintf(e.table[0].heading, sizeof(e.table[0].heading), "one");
+	e.table[0].rows = NM_EMIT_ROWS(&flow_rec, flows, 1);
+	e.hists = hists;
+	e.nhists = 2;
+	s = table_of(&e);
+	assert_string_equal(s, "\n00:00:00  one\nDEV  PKTS\na       5\n"
+			       "durations, a:\n"
+			       "     usecs               : count    distribution\n"
+			       "         0 -> 1          : 0        |                                        |\n"
+			       "         2 -> 3          : 2        |****************************************|\n"
+			       "         4 -> 7          : 1        |********************                    |\n"
+			       "durations, b:\n");
+	free(s);
+	/* none: the table ends with its last part */
+	e.nhists = 0;
+	s = table_of(&e);
+	assert_string_equal(s, "\n00:00:00  one\nDEV  PKTS\na       5\n");
+	free(s);
+}
+
 static char *prom_of(const struct nm_emit *e, const struct nm_emit_self *self)
 {
 	struct nm_prom *p = nm_prom_new();
@@ -242,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_json_next),
 		cmocka_unit_test(test_table_top),
 		cmocka_unit_test(test_table_parts),
+		cmocka_unit_test(test_table_hists),
 		cmocka_unit_test(test_prom),
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_first_line),
