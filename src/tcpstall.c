@@ -151,6 +151,9 @@ static const struct nm_hook_decl hook_decls[NR_HOOKS] = {
 	} },
 };
 
+/* the run's rungs, as the load chose them */
+static struct nm_hook run_hooks[NR_HOOKS];
+
 static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 {
 	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, env.fix & TS_FIX_KICK ? WANT_KICK : 0);
@@ -661,104 +664,125 @@ static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 	r->kick_age_max_seconds = k->age_max_ns / 1e9;
 }
 
-/*
- * The interval, then the stalls that ended in it (when: CLOCK_MONOTONIC,
- * and the wall clock in "time"), the sockets worth a line, and each flow's
- * ACKs, with its placement when busy.
- */
-static void print_json(struct tcpstall_bpf *skel, uint64_t now)
+/* The report's time (CLOCK_MONOTONIC): the rows' ages are taken at it. */
+static uint64_t report_ns;
+
+/* The stalls that ended in the interval (when: CLOCK_MONOTONIC, and the wall clock in "time"). */
+static const void *next_stall(void *ctx, size_t *pos, const struct nm_record **rec)
 {
-	struct ts_interval_row ir;
-	struct ts_placement_row pr;
-	struct ts_socket_row sr;
-	struct ts_stall_row er;
-	struct ts_acks_row ar;
+	static struct ts_stall_row r;
+	const struct ended_stall *e;
 	struct timespec rt;
-	size_t pos = 0;
+
+	(void)ctx;
+	(void)rec;
+	if (*pos >= st.nended)
+		return NULL;
+	e = &st.ended[(*pos)++];
+	clock_gettime(CLOCK_REALTIME, &rt);
+	ts_stall_row(&r, &e->key, e->start_ns, e->dur_ns, e->cause, e->end, e->by, report_ns,
+		     rt.tv_sec + rt.tv_nsec / 1e9);
+	return &r;
+}
+
+/* The sockets worth a line. */
+static const void *next_socket(void *ctx, size_t *pos, const struct nm_record **rec)
+{
+	static struct ts_socket_row r;
 	void *k, *v;
 
-	interval_row(skel, &ir);
-	nm_rec_json(stdout, &ts_interval_rec, &ir);
-	for (size_t i = 0; i < st.nended; i++) {
-		const struct ended_stall *e = &st.ended[i];
-
-		clock_gettime(CLOCK_REALTIME, &rt);
-		ts_stall_row(&er, &e->key, e->start_ns, e->dur_ns, e->cause, e->end, e->by, now,
-			     rt.tv_sec + rt.tv_nsec / 1e9);
-		nm_rec_json(stdout, &ts_stall_rec, &er);
-	}
-	while (nm_htab_next(st.socks, &pos, &k, &v)) {
+	(void)ctx;
+	(void)rec;
+	while (nm_htab_next(st.socks, pos, &k, &v)) {
 		if (!sock_interesting(v))
 			continue;
-		ts_socket_row(&sr, k, v, now, env.threshold_ms);
-		nm_rec_json(stdout, &ts_socket_rec, &sr);
+		ts_socket_row(&r, k, v, report_ns, env.threshold_ms);
+		return &r;
 	}
-	for (size_t i = 0; i < st.nrows; i++) {
-		const struct ack_row *r = &st.rows[i];
+	return NULL;
+}
 
-		ts_acks_row(&ar, &r->key, &r->delta, &r->j);
-		nm_rec_json(stdout, &ts_acks_rec, &ar);
+/*
+ * Each flow's ACKs, worst first; with ctx (JSON), its placement after
+ * them when it is busy. Row *pos / 2, its ACKs at even *pos.
+ */
+static const void *next_flow(void *ctx, size_t *pos, const struct nm_record **rec)
+{
+	static struct ts_placement_row pr;
+	static struct ts_acks_row ar;
+
+	for (; *pos < 2 * st.nrows; (*pos)++) {
+		const struct ack_row *r = &st.rows[*pos / 2];
+
+		if (!(*pos % 2)) {
+			*pos += ctx ? 1 : 2;
+			ts_acks_row(&ar, &r->key, &r->delta, &r->j);
+			return &ar;
+		}
 		if (!r->place.busy)
 			continue;
+		(*pos)++;
+		*rec = &ts_placement_rec;
 		ts_placement_row(&pr, &r->key, &r->delta, &r->place);
-		nm_rec_json(stdout, &ts_placement_rec, &pr);
+		return &pr;
 	}
+	return NULL;
 }
 
-static void print_table(FILE *f, uint64_t now)
+/* -H: the ended stalls' durations, one histogram per cause that had any. */
+static size_t stall_hists(struct nm_emit_hist *h)
 {
-	struct ts_socket_row sr;
-	struct ts_acks_row ar;
-	time_t t = time(NULL);
-	size_t pos = 0, shown = 0;
-	char ts[16];
-	void *k, *v;
+	size_t n = 0;
 
-	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&t));
-	fprintf(f, "\n%s  stalls (unsent data not moving >= %u ms)\n", ts, env.threshold_ms);
-	nm_rec_table_header(f, &ts_socket_rec);
-	while (nm_htab_next(st.socks, &pos, &k, &v) && shown < TABLE_ROWS) {
-		if (!sock_interesting(v))
+	if (!env.hist)
+		return 0;
+	for (int s = 0; s < TS_NSTATES; s++) {
+		if (!st.tot.stalls[s])
 			continue;
-		shown++;
-		ts_socket_row(&sr, k, v, now, env.threshold_ms);
-		nm_rec_table_row(f, &ts_socket_rec, &sr);
+		snprintf(h[n].heading, sizeof(h[n].heading), "stall durations, %s:", ts_state_name(s));
+		h[n].slots = st.tot.hist_us[s];
+		h[n].nslots = NM_HIST_SLOTS;
+		h[n++].unit = "usecs";
 	}
-	fprintf(f, "ACKs in the last interval (storm: >= %.2f ACK/seg, owned ratio >= %.2f)\n",
-		env.storm.min_acks_per_seg, env.storm.min_owned_ratio);
-	nm_rec_table_header(f, &ts_acks_rec);
-	for (size_t i = 0; i < st.nrows && i < TABLE_ROWS; i++) {
-		ts_acks_row(&ar, &st.rows[i].key, &st.rows[i].delta, &st.rows[i].j);
-		nm_rec_table_row(f, &ts_acks_rec, &ar);
-	}
-	if (env.hist) {
-		for (int s = 0; s < TS_NSTATES; s++) {
-			if (!st.tot.stalls[s])
-				continue;
-			fprintf(f, "stall durations, %s:\n", ts_state_name(s));
-			nm_hist_print_log2(f, st.tot.hist_us[s], NM_HIST_SLOTS, "usecs");
-		}
-	}
-	fflush(f);
+	return n;
 }
 
-static void write_prom(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+/*
+ * What a report holds: the interval, the ended stalls, the sockets worth
+ * a line (the table's at most TABLE_ROWS) and each flow's ACKs, with
+ * their -H histograms; for the textfile, the ACK flow table's fill.
+ */
+static void emit_fill(struct nm_emit *e, struct tcpstall_bpf *skel, const struct ts_interval_row *ir)
 {
-	struct nm_prom *p = nm_prom_new();
-	struct ts_interval_row ir;
-	char err[256];
+	static struct nm_emit_hist hists[TS_NSTATES];
+	static const bool placed = true;
+	const struct nm_emit_rows socks = { .rec = &ts_socket_rec, .next = next_socket };
+	struct nm_emit_table *t = e->table;
 
-	if (!p)
+	e->json[0] = NM_EMIT_ROWS(&ts_interval_rec, ir, 1);
+	e->json[1] = (struct nm_emit_rows){ .rec = &ts_stall_rec, .next = next_stall };
+	e->json[2] = socks;
+	e->json[3] = (struct nm_emit_rows){ .rec = &ts_acks_rec, .next = next_flow,
+					    .ctx = (void *)&placed };
+	e->time = ir->time;
+	snprintf(t[0].heading, sizeof(t[0].heading), "stalls (unsent data not moving >= %u ms)",
+		 env.threshold_ms);
+	t[0].rows = socks;
+	t[0].top = TABLE_ROWS;
+	snprintf(t[1].heading, sizeof(t[1].heading),
+		 "ACKs in the last interval (storm: >= %.2f ACK/seg, owned ratio >= %.2f)",
+		 env.storm.min_acks_per_seg, env.storm.min_owned_ratio);
+	t[1].rows = (struct nm_emit_rows){ .rec = &ts_acks_rec, .next = next_flow };
+	t[1].top = TABLE_ROWS;
+	e->hists = hists;
+	e->nhists = stall_hists(hists);
+	if (!env.o.prom_file)
 		return;
-	interval_row(skel, &ir);
-	nm_rec_prom(p, &ts_interval_rec, &ir, sizeof(ir), 1);
-	nm_self_prom(p, TOOL, skel->obj, hooks, NR_HOOKS);
-	nm_self_prom_map(p, TOOL, "acks", st.acks_present, env.max_flows,
-			 counter(skel, TS_CNT_ACK_FLOWS_EVICTED));
-	nm_self_prom_map_untracked(p, TOOL, "acks", st.acks_untracked);
-	if (nm_prom_write_atomic(p, env.o.prom_file, err, sizeof(err)))
-		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
-	nm_prom_free(p);
+	e->prom[0] = e->json[0];
+	e->map = (struct nm_emit_map){ .name = "acks", .entries = st.acks_present,
+				       .max = env.max_flows,
+				       .evictions = counter(skel, TS_CNT_ACK_FLOWS_EVICTED),
+				       .direct = true, .untracked = st.acks_untracked };
 }
 
 /* ---- remedy: --fix=kick (lib/tcpstall_act.c makes it; the sweeps and the marks find its sockets) ---- */
@@ -922,10 +946,17 @@ static void test_aids(void)
 	env.kick_halt = !strcmp(t, "crash");
 }
 
-static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+/*
+ * One report: the flows judged and ranked, the kicks' outcomes taken,
+ * --fix's plan made (before the sinks, whose lines follow its log), and
+ * the interval's row built once for JSON and the textfile.
+ */
+static int report_step(void *p, struct nm_emit *e)
 {
-	uint64_t now = nm_mono_ns();
+	static struct ts_interval_row ir;	/* the sinks read it after the step */
+	struct tcpstall_bpf *skel = p;
 
+	report_ns = nm_mono_ns();
 	collect_acks(skel);
 	if (st.nrows)
 		qsort(st.rows, st.nrows, sizeof(*st.rows), cmp_rows);
@@ -935,12 +966,15 @@ static void report(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 
 		ts_act_fixes(&act, st.flows, n);
 	}
-	if (env.o.json)
-		print_json(skel, now);
-	if (env.o.table)
-		print_table(env.o.json ? stderr : stdout, now);
-	if (env.o.prom_file)
-		write_prom(skel, hooks);
+	interval_row(skel, &ir);
+	emit_fill(e, skel, &ir);
+	return 0;
+}
+
+/* After the sinks: the next interval's samples and ended stalls start from none. */
+static void after_report(void *p)
+{
+	(void)p;
 	memset(st.samples, 0, sizeof(st.samples));
 	st.nended = 0;
 	st.ended_dropped = 0;
@@ -954,40 +988,39 @@ static const char *kick_at(void)
 	return st.episodes ? "next_pass" : "next_sweep";
 }
 
-static void print_start(const struct nm_hook *hooks)
+/*
+ * The first line: the start record; after the interval, the sweeps, what
+ * tags senders, the netns and the remedies. None when a signal came first.
+ */
+static int first_line(void *p, struct nm_first *l)
 {
-	char loss[1024];
-	char sum[512];
+	static struct ts_start_row r;
 
-	nm_hooks_summary(hooks, NR_HOOKS, sum, sizeof(sum));
-	if (env.o.json) {
-		struct ts_start_row r = {
-			.tool = TOOL, .kernel = nm_kernel_release(), .hooks = hooks,
-			.nhooks = NR_HOOKS, .interval = env.o.interval, .netns = env.o.netns_ino,
-			.threshold_ms = env.threshold_ms, .sweep_ms = env.sweep_ms,
-			.full_sweep_ms = st.fast ? FULL_SWEEP_MS : env.sweep_ms,
-			.full_sweep_by = st.diag ? "sock_diag" : "iter/tcp",
-			.sweep_cpu_budget_pct = TS_SWEEP_BUDGET_PCT,
-			.senders_tagged_by = st.tag_source, .kick = st.kick,
-		};
-
-		if (st.kick) {
-			r.kick_at = kick_at();
-			r.kicker = nm_worker_priority(act.kicker);
-		}
-		nm_rec_json(stdout, &ts_start_rec, &r);
+	(void)p;
+	if (nm_exiting)
+		return NM_RUN_SKIP;
+	r = (struct ts_start_row){
+		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run_hooks,
+		.nhooks = NR_HOOKS, .interval = env.o.interval, .netns = env.o.netns_ino,
+		.threshold_ms = env.threshold_ms, .sweep_ms = env.sweep_ms,
+		.full_sweep_ms = st.fast ? FULL_SWEEP_MS : env.sweep_ms,
+		.full_sweep_by = st.diag ? "sock_diag" : "iter/tcp",
+		.sweep_cpu_budget_pct = TS_SWEEP_BUDGET_PCT,
+		.senders_tagged_by = st.tag_source, .kick = st.kick,
+	};
+	if (st.kick) {
+		r.kick_at = kick_at();
+		r.kicker = nm_worker_priority(act.kicker);
 	}
-	if (env.o.table) {
-		FILE *f = env.o.json ? stderr : stdout;
-
-		fprintf(f, "tcpstall: kernel %s, hooks %s, interval %gs, sweep %ums (all sockets every %ums, senders tagged by %s%s), netns %lu%s%s%s%s\n",
-			nm_kernel_release(), sum, env.o.interval, env.sweep_ms,
-			st.fast ? FULL_SWEEP_MS : env.sweep_ms, st.tag_source,
-			st.diag ? "; full sweeps by sock_diag: no TSQ flags, pacing or Nagle state, so never tsq_idle or host_queue" : "",
-			env.o.netns_ino, env.fix ? ", --fix" : "", st.kick ? ", kick at " : "",
-			st.kick ? kick_at() : "", nm_hooks_losses(hooks, NR_HOOKS, loss, sizeof(loss)));
-		fflush(f);
-	}
+	l->rec = &ts_start_rec;
+	l->row = &r;
+	snprintf(l->what, sizeof(l->what),
+		 "sweep %ums (all sockets every %ums, senders tagged by %s%s), netns %lu%s%s%s",
+		 env.sweep_ms, st.fast ? FULL_SWEEP_MS : env.sweep_ms, st.tag_source,
+		 st.diag ? "; full sweeps by sock_diag: no TSQ flags, pacing or Nagle state, so never tsq_idle or host_queue" : "",
+		 env.o.netns_ino, env.fix ? ", --fix" : "", st.kick ? ", kick at " : "",
+		 st.kick ? kick_at() : "");
+	return 0;
 }
 
 /* ---- skeleton ---- */
@@ -1043,13 +1076,15 @@ static int list_fixes(void)
 	return NM_EXIT_OK;
 }
 
-static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
+/* the run's steps, below: a report due in the sweep loop is nm_run_report's */
+static const struct nm_tool tool;
+
+static int run(struct tcpstall_bpf *skel)
 {
 	uint64_t next = nm_mono_ns() + (uint64_t)(env.o.interval * 1e9), full_at = 0, t0, c0, now;
 	long reports = 0;
 	int ret;
 
-	print_start(hooks);
 	while (!nm_exiting) {
 		/* a full sweep first, then every FULL_SWEEP_MS: it tags what the fast ones follow */
 		bool full = !st.fast || nm_mono_ns() >= full_at;
@@ -1077,7 +1112,7 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 			walk_marks(skel, full, st.kick && !kicker_on());
 		ts_act_kick_pass(&act);
 		if (now >= next) {
-			report(skel, hooks);
+			nm_run_report(&tool, skel);
 			next = nm_next_deadline(next, (uint64_t)(env.o.interval * 1e9), now);
 			if (env.o.count && ++reports >= env.o.count)
 				return 0;
@@ -1085,13 +1120,11 @@ static int run(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 		nm_sleep(st.sweep_wait_ns / 1e9);
 	}
 	/* a signal: one last report */
-	report(skel, hooks);
+	nm_run_report(&tool, skel);
 	return 0;
 }
 
 /* ---- the run's steps (lib/run.h) ---- */
-
-static struct nm_hook run_hooks[NR_HOOKS];
 
 static void set_caps(struct nm_opts *o)
 {
@@ -1164,7 +1197,7 @@ static int start(void *p)
 
 static int loop(void *skel)
 {
-	return nm_exiting ? 0 : run(skel, run_hooks);
+	return nm_exiting ? 0 : run(skel);
 }
 
 static int stop(void)
@@ -1198,7 +1231,8 @@ static const struct nm_tool tool = {
 	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
 	.signal_in_load_goes_on = true,
 	.caps = set_caps, .check = check, .cleanup = cleanup, .list = list_fixes,
-	.setup = setup, .start = start, .loop = loop, .stop = stop, .free = free_run,
+	.setup = setup, .start = start, .first = first_line, .report = report_step,
+	.after = after_report, .loop = loop, .stop = stop, .free = free_run,
 };
 
 int main(int argc, char **argv)
