@@ -845,43 +845,6 @@ static void walk_marks(struct tcpstall_bpf *skel, bool forget, bool kick)
 		skel->bss->marks_open = open;
 }
 
-/* The kick iterator alone, for --cleanup: no other program, small maps. */
-static int kick_open(struct ts_kick_prog *k, char *err, size_t len)
-{
-	struct tcpstall_bpf *skel = tcpstall_bpf__open();
-	struct bpf_program *p;
-
-	*k = (struct ts_kick_prog){ .kicks_fd = -1 };
-	if (!skel) {
-		snprintf(err, len, "opening the BPF object: %s", strerror(errno));
-		return -EIO;
-	}
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == skel->progs.ts_kick);
-	bpf_map__set_max_entries(skel->maps.acks, 64);
-	bpf_map__set_max_entries(skel->maps.ack_index, 64);
-	if (tcpstall_bpf__load(skel)) {
-		snprintf(err, len, "loading ts_kick: %s", strerror(errno));
-	} else {
-		k->link = bpf_program__attach_iter(skel->progs.ts_kick, NULL);
-		if (k->link) {
-			k->kicks_fd = bpf_map__fd(skel->maps.kicks);
-			k->obj = skel;
-			return 0;
-		}
-		snprintf(err, len, "attaching ts_kick: %s", strerror(errno));
-	}
-	tcpstall_bpf__destroy(skel);
-	return -EIO;
-}
-
-static void kick_close(struct ts_kick_prog *k)
-{
-	bpf_link__destroy(k->link);
-	tcpstall_bpf__destroy(k->obj);
-	*k = (struct ts_kick_prog){ .kicks_fd = -1 };
-}
-
 /* The report's flows, as the plan reads them: ACK rows, then tsq_idle stalls. */
 static size_t fix_flows(void)
 {
@@ -1223,7 +1186,7 @@ static void free_run(void *skel)
 /* --cleanup: a sockopt record is undone through ts_kick, opened alone */
 static int cleanup(void)
 {
-	return ts_act_cleanup(&env.o, kick_open, kick_close);
+	return ts_act_cleanup(&env.o, &skel_ops);
 }
 
 static const struct nm_tool tool = {

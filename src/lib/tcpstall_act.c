@@ -235,10 +235,52 @@ void ts_act_kicker_stop(struct ts_act *a)
 
 struct kick_exec {
 	struct ts_kick_prog prog;	/* the running tool's, or opened here at first use */
-	ts_kick_open_fn open;
-	ts_kick_close_fn close;
+	const struct nm_skel_ops *ops;	/* the tool's skeleton, to open ts_kick from */
 	bool own;
 };
+
+/* The kick iterator alone: no other program, its maps small. 0, or -EIO with err. */
+static int kick_open(const struct nm_skel_ops *ops, struct ts_kick_prog *k, char *err, size_t len)
+{
+	void *skel = ops->open(NULL);
+	struct bpf_object *obj;
+	struct bpf_program *p, *kick;
+
+	*k = (struct ts_kick_prog){ .kicks_fd = -1 };
+	if (!skel) {
+		snprintf(err, len, "opening the BPF object: %s", strerror(errno));
+		return -EIO;
+	}
+	obj = nm_skel_obj(skel);
+	kick = bpf_object__find_program_by_name(obj, "ts_kick");
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, p == kick);
+	/* the ACK flow table is sized by --max-flows: no run's size here */
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "acks"), 64);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "ack_index"), 64);
+	if (!kick) {
+		snprintf(err, len, "loading ts_kick: %s", strerror(ENOENT));
+	} else if (bpf_object__load_skeleton(*(struct bpf_object_skeleton **)skel)) {
+		snprintf(err, len, "loading ts_kick: %s", strerror(errno));
+	} else {
+		k->link = bpf_program__attach_iter(kick, NULL);
+		if (k->link) {
+			k->kicks_fd = bpf_map__fd(bpf_object__find_map_by_name(obj, "kicks"));
+			k->obj = skel;
+			return 0;
+		}
+		snprintf(err, len, "attaching ts_kick: %s", strerror(errno));
+	}
+	ops->destroy(skel);
+	return -EIO;
+}
+
+static void kick_close(const struct nm_skel_ops *ops, struct ts_kick_prog *k)
+{
+	bpf_link__destroy(k->link);
+	ops->destroy(k->obj);
+	*k = (struct ts_kick_prog){ .kicks_fd = -1 };
+}
 
 static int kick_restore(struct kick_exec *x, const struct ts_key *key, int nodelay,
 			struct ts_kick *k, char *msg, size_t len)
@@ -246,11 +288,11 @@ static int kick_restore(struct kick_exec *x, const struct ts_key *key, int nodel
 	int err;
 
 	if (!x->prog.link) {
-		if (!x->open) {
+		if (!x->ops) {
 			snprintf(msg, len, "no kick iterator here");
 			return -ENOSYS;
 		}
-		if (x->open(&x->prog, msg, len) || !x->prog.link)
+		if (kick_open(x->ops, &x->prog, msg, len) || !x->prog.link)
 			return -EIO;
 		x->own = true;
 	}
@@ -300,17 +342,17 @@ static struct kick_exec kick_exec;
 
 static void kick_exec_free(void)
 {
-	if (kick_exec.own && kick_exec.close)
-		kick_exec.close(&kick_exec.prog);
+	if (kick_exec.own)
+		kick_close(kick_exec.ops, &kick_exec.prog);
 	kick_exec = (struct kick_exec){};
 }
 
 /* A dead --fix=kick may have left sockets with TCP_NODELAY 1. */
-int ts_act_cleanup(struct nm_opts *o, ts_kick_open_fn open, ts_kick_close_fn close)
+int ts_act_cleanup(struct nm_opts *o, const struct nm_skel_ops *ops)
 {
 	int ret;
 
-	kick_exec = (struct kick_exec){ .prog.kicks_fd = -1, .open = open, .close = close };
+	kick_exec = (struct kick_exec){ .prog.kicks_fd = -1, .ops = ops };
 	nm_journal_exec("sockopt", kick_exec_fn, &kick_exec);
 	ret = nm_cleanup_main(o);
 	kick_exec_free();

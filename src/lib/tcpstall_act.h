@@ -9,7 +9,8 @@
  * threshold. What became of the kicks is counted for the report.
  *
  * Takes no skeleton: the loader hands the kick iterator's link and map
- * (ts_kick_prog), and opens them alone for --cleanup.
+ * (ts_kick_prog); for --cleanup, ts_kick is opened alone through the
+ * tool's skeleton ops (lib/skel.h).
  */
 #ifndef NETMEDIC_TCPSTALL_ACT_H
 #define NETMEDIC_TCPSTALL_ACT_H
@@ -23,6 +24,7 @@
 #include "detect/tcpstall_plan.h"
 #include "lib/cli.h"
 #include "lib/plan.h"
+#include "lib/skel.h"
 #include "lib/worker.h"
 
 struct bpf_link;
@@ -37,11 +39,8 @@ struct ts_kick_stats {
 struct ts_kick_prog {
 	struct bpf_link *link;	/* ts_kick (iter/tcp); NULL: no kicks here */
 	int kicks_fd;		/* its kicks map */
-	void *obj;		/* the loader's skeleton, when it loaded one for this */
+	void *obj;		/* the skeleton, when --cleanup loaded one for this */
 };
-/* Loads ts_kick alone (no other program, small maps): 0, or -errno with err. */
-typedef int (*ts_kick_open_fn)(struct ts_kick_prog *k, char *err, size_t len);
-typedef void (*ts_kick_close_fn)(struct ts_kick_prog *k);
 
 #define TS_ACT_NOTES	1024
 
@@ -98,7 +97,10 @@ void ts_act_fixes(struct ts_act *a, const struct ts_fix_flow *fl, size_t n);
 /* Everything undone: 0, or NM_EXIT_RUNTIME when something is not restored. */
 int ts_act_fix_stop(struct ts_act *a);
 
-/* --cleanup: the journals undone; a sockopt record through ts_kick, opened alone. The exit code. */
-int ts_act_cleanup(struct nm_opts *o, ts_kick_open_fn open, ts_kick_close_fn close);
+/*
+ * --cleanup: the journals undone; a sockopt record through ts_kick, opened
+ * alone from ops' skeleton (NULL: such a record cannot be undone). The exit code.
+ */
+int ts_act_cleanup(struct nm_opts *o, const struct nm_skel_ops *ops);
 
 #endif
