@@ -38,24 +38,13 @@
 #include "lib/tcpstall_diag.h"
 #include "lib/tcpstall_opts.h"
 #include "lib/tcpstall_records.h"
+#include "lib/tcpstall_report.h"
 #include "lib/worker.h"
 
 /* the full sweep's period: it finds sockets the fast sweep does not follow yet */
 #define FULL_SWEEP_MS	1000
 #define TOOL		"tcpstall"
 #define MAX_SOCKS	65536
-#define TABLE_ROWS	10
-/* ended stalls listed in one interval's JSON (stall records); more are counted */
-#define MAX_ENDED	1024
-
-struct ended_stall {
-	struct ts_key key;
-	uint64_t start_ns;	/* CLOCK_MONOTONIC */
-	uint64_t dur_ns;
-	uint8_t cause;		/* enum ts_state */
-	uint8_t end;		/* enum ts_end */
-	const char *by;		/* what measured it: "sweep" or "tcp_push" (the hooks' episode) */
-};
 
 #define FORGET_SWEEPS	100	/* sockets unseen this long are dropped from memory */
 
@@ -173,15 +162,6 @@ static bool push_kick_timer(const struct nm_hook *hooks)
 
 /* ---- state ---- */
 
-struct ack_row {
-	struct ts_key key;
-	uint64_t sk;			/* the socket's address: key of prev_acks */
-	uint32_t slot;			/* its slot in the acks array */
-	struct ts_acks delta;
-	struct ts_storm j;
-	struct ts_placement place;
-};
-
 static struct state {
 	struct nm_htab *socks;		/* ts_key -> ts_sock */
 	struct nm_htab *prev_acks;	/* socket address -> struct prev_acks */
@@ -190,16 +170,9 @@ static struct state {
 	size_t acks_len;
 	size_t acks_present;		/* slots holding a socket at the last report */
 	uint64_t acks_untracked;	/* events of sockets that found both their slots held */
-	struct ts_totals tot;
 	uint64_t sweep;
 	uint64_t acks_total, acks_owned_total, segs_total;
-	struct ack_row *rows;
-	size_t nrows, caprows;
-	size_t storms, cross;
 	uint32_t epoch;			/* the interval being reported */
-	uint64_t samples[TS_NSTATES];	/* swept samples by state, this interval */
-	struct ts_fix_flow *flows;	/* a report's, for its plan */
-	size_t capflows;
 	struct bpf_link *fast;		/* the fast sweep's iterator, NULL: full sweeps only */
 	struct bpf_link *fast_own;	/* ... when attached by hand (rung 1): destroyed by us */
 	const char *tag_source;		/* what tags a sender for the fast sweep */
@@ -207,13 +180,13 @@ static struct state {
 	uint64_t sweep_wait_ns;		/* the wait after the last sweep (the CPU budget) */
 	uint64_t full_sweeps;
 	bool episodes;			/* tcp_push/tcp_wfree measure tsq_idle episodes */
-	struct ended_stall ended[MAX_ENDED];	/* stalls that ended this interval, for JSON */
-	size_t nended;
-	uint64_t ended_dropped;		/* ... beyond MAX_ENDED: counted, not listed */
 	/* --fix=kick */
 	struct bpf_link *kick;		/* the ts_kick iterator; NULL: no kicks here */
 	struct ts_kick_stats kick_report;	/* the report's copy of the kicks' counters, for its sinks */
 } st;
+
+/* what the reports show: the interval's flows and ended stalls, the totals (lib/tcpstall_report.c) */
+static struct ts_report rep;
 
 /* --fix carried out: the journals, the kick passes (lib/tcpstall_act.c) */
 static struct ts_act act = TS_ACT_INIT;
@@ -225,24 +198,6 @@ static bool kicker_on(void)
 }
 
 /* ---- sweep ---- */
-
-/* An ended stall for the interval's JSON: one stall record each. */
-static void note_ended(const struct ts_key *k, const struct ts_sock *s, uint64_t dur_ns, const char *by)
-{
-	struct ended_stall *e;
-
-	if (st.nended >= MAX_ENDED) {
-		st.ended_dropped++;
-		return;
-	}
-	e = &st.ended[st.nended++];
-	e->key = *k;
-	e->start_ns = s->last_start_ns;
-	e->dur_ns = dur_ns;
-	e->cause = s->cause;
-	e->end = s->end;
-	e->by = by;
-}
 
 /*
  * One sweep. The full one walks every TCP socket of the host (its cost is
@@ -257,9 +212,9 @@ static void take_sample(const struct ts_sample *smp, void *arg)
 	uint64_t ended;
 
 	(void)arg;
-	if (s && ts_track(s, smp, env.threshold_ms, st.sweep, &st.tot, &ended))
-		note_ended(&smp->key, s, ended, "sweep");
-	st.samples[state]++;
+	if (s && ts_track(s, smp, env.threshold_ms, st.sweep, &rep.tot, &ended))
+		ts_report_ended(&rep, &smp->key, s, ended, "sweep");
+	rep.samples[state]++;
 	/* TCP_NAGLE_OFF is what getsockopt(TCP_NODELAY) reads */
 	if (s && st.kick)
 		ts_act_kick_want(&act, &(struct ts_kick_cand){ .by = TS_KICK_BY_SWEEP, .key = smp->key,
@@ -446,8 +401,8 @@ static void take_episodes(struct tcpstall_bpf *skel)
 	while (!bpf_map_lookup_and_delete_elem(fd, NULL, &e)) {
 		struct ts_sock *s = nm_htab_upsert(st.socks, &e.key, NULL);
 
-		if (s && ts_track_episode(s, e.start_ns, e.end_ns, &st.tot, &ended))
-			note_ended(&e.key, s, ended, "tcp_push");
+		if (s && ts_track_episode(s, e.start_ns, e.end_ns, &rep.tot, &ended))
+			ts_report_ended(&rep, &e.key, s, ended, "tcp_push");
 	}
 }
 
@@ -470,8 +425,8 @@ static void sweep_gone(void)
 		 */
 		if (ts_track_gone(s, now, s->stall_start_ns && s->last.unsent &&
 				  ts_classify(&s->last, env.threshold_ms) == TS_RWND ?
-				  TS_END_GONE : TS_END_DRAINED, &st.tot, &ended))
-			note_ended(k, s, ended, "sweep");
+				  TS_END_GONE : TS_END_DRAINED, &rep.tot, &ended))
+			ts_report_ended(&rep, k, s, ended, "sweep");
 		if (st.sweep - s->seen_sweep > FORGET_SWEEPS && ngone < 256)
 			gone[ngone++] = *(struct ts_key *)k;
 	}
@@ -511,30 +466,11 @@ static void prune_prev_acks(void)
 	free(gone);
 }
 
-/*
- * One slot's socket, copied: false when the slot holds none, or changed
- * hands during the copy (the BPF side keeps writing; a copy is a moment's,
- * as a map lookup would be).
- */
-static bool read_slot(uint32_t i, struct ts_acks *cur)
-{
-	const struct ts_acks *a = &st.acks[i];
-	uint64_t sk = __atomic_load_n(&a->sk, __ATOMIC_ACQUIRE);
-
-	if (sk == TS_SLOT_FREE || sk == TS_SLOT_BUSY)
-		return false;
-	*cur = *a;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(&a->sk, __ATOMIC_RELAXED) == sk && cur->sk == sk;
-}
-
 static void collect_acks(struct tcpstall_bpf *skel)
 {
 	struct prev_acks *old;
 	struct ts_acks cur;
 
-	st.nrows = 0;
-	st.storms = st.cross = 0;
 	st.acks_present = 0;
 	st.report++;
 	st.epoch = skel->bss->epoch;
@@ -543,7 +479,7 @@ static void collect_acks(struct tcpstall_bpf *skel)
 	st.acks_untracked = nm_percpu_u64(bpf_map__fd(skel->maps.counters), &untracked);
 	/* the array is read in place: one pass, no syscall per flow */
 	for (uint32_t i = 0; i < (uint32_t)env.max_flows; i++) {
-		if (!read_slot(i, &cur))
+		if (!ts_acks_read(&st.acks[i], &cur))
 			continue;
 		st.acks_present++;
 		/* the table holds at most what the array holds: room is always there */
@@ -560,47 +496,15 @@ static void collect_acks(struct tcpstall_bpf *skel)
 		st.segs_total += d.segs_in;
 		if (!d.segs_in && !d.acks_out)
 			continue;
-		if (st.nrows == st.caprows) {
-			size_t cap = st.caprows ? st.caprows * 2 : 256;
-			void *p = realloc(st.rows, cap * sizeof(*st.rows));
-
-			if (!p)
-				return;
-			st.rows = p;
-			st.caprows = cap;
-		}
-		struct ack_row *r = &st.rows[st.nrows++];
-
-		r->key = cur.key;
-		r->sk = cur.sk;
-		r->slot = i;
-		r->delta = d;
-		ts_judge_acks(&d, cur.defer, &env.storm, &r->j);
-		ts_judge_placement(&d, st.epoch, env.storm.min_segs, &r->place);
-		st.storms += r->j.storm;
-		st.cross += r->place.cross_cpu;
+		if (!ts_report_flow(&rep, &cur, &d, i, st.epoch))
+			return;
 	}
 	/* CPU masks restart for the next interval */
 	skel->bss->epoch = st.epoch + 1;
 	prune_prev_acks();
 }
 
-static int cmp_rows(const void *a, const void *b)
-{
-	const struct ack_row *x = a, *y = b;
-
-	if (x->j.storm != y->j.storm)
-		return y->j.storm - x->j.storm;
-	return x->delta.acks_out < y->delta.acks_out ? 1 : x->delta.acks_out > y->delta.acks_out ? -1 : 0;
-}
-
-/* ---- output: rows of lib/tcpstall_records.h, written by lib/record.c ---- */
-
-/* Sockets worth a line: stalled now, or stalled at least once. */
-static bool sock_interesting(const struct ts_sock *s)
-{
-	return s->stall_start_ns || s->stalls;
-}
+/* ---- the report (lib/tcpstall_report.c holds its rows; lib/emit.c writes them) ---- */
 
 static uint64_t counter(struct tcpstall_bpf *skel, uint32_t idx)
 {
@@ -611,28 +515,13 @@ static uint64_t counter(struct tcpstall_bpf *skel, uint32_t idx)
 static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 {
 	const struct ts_kick_stats *k = &st.kick_report;
-	size_t pos = 0;
-	void *key, *v;
 
 	memset(r, 0, sizeof(*r));
+	ts_report_interval(&rep, r);
 	r->time = (uint64_t)time(NULL);
 	r->sweeps = st.sweep;
 	r->sweep_wait_ms = st.sweep_wait_ns / 1e6;
-	while (nm_htab_next(st.socks, &pos, &key, &v)) {
-		const struct ts_sock *s = v;
-
-		if (!s->stall_start_ns)
-			continue;
-		r->sockets_stalled++;
-		r->stalled_now[s->cause]++;
-	}
-	r->ack_flows = st.nrows;
 	r->ack_untracked_events = st.acks_untracked;
-	r->ack_storm_flows = st.storms;
-	r->cross_cpu_flows = st.cross;
-	memcpy(r->samples, st.samples, sizeof(r->samples));
-	r->stalls_ended = st.nended + st.ended_dropped;
-	r->stalls_unlisted = st.ended_dropped;
 	r->episodes = st.episodes;
 	if (st.episodes) {
 		r->tsq_episodes = counter(skel, TS_CNT_TSQ_EPISODES);
@@ -653,10 +542,6 @@ static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 	/* labelled with the netns only when --prom-netns asks: most users want none */
 	r->prom_netns = env.prom_netns;
 	r->netns = env.o.netns_ino;
-	memcpy(r->stalls, st.tot.stalls, sizeof(r->stalls));
-	memcpy(r->hist_us, st.tot.hist_us, sizeof(r->hist_us));
-	for (int s = 0; s < TS_NSTATES; s++)
-		r->stall_seconds[s] = st.tot.stall_ns[s] / 1e9;
 	r->acks_sent = st.acks_total;
 	r->acks_owned = st.acks_owned_total;
 	r->data_segments = st.segs_total;
@@ -664,121 +549,12 @@ static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 	r->kick_age_max_seconds = k->age_max_ns / 1e9;
 }
 
-/* The report's time (CLOCK_MONOTONIC): the rows' ages are taken at it. */
-static uint64_t report_ns;
-
-/* The stalls that ended in the interval (when: CLOCK_MONOTONIC, and the wall clock in "time"). */
-static const void *next_stall(void *ctx, size_t *pos, const struct nm_record **rec)
-{
-	static struct ts_stall_row r;
-	const struct ended_stall *e;
-	struct timespec rt;
-
-	(void)ctx;
-	(void)rec;
-	if (*pos >= st.nended)
-		return NULL;
-	e = &st.ended[(*pos)++];
-	clock_gettime(CLOCK_REALTIME, &rt);
-	ts_stall_row(&r, &e->key, e->start_ns, e->dur_ns, e->cause, e->end, e->by, report_ns,
-		     rt.tv_sec + rt.tv_nsec / 1e9);
-	return &r;
-}
-
-/* The sockets worth a line. */
-static const void *next_socket(void *ctx, size_t *pos, const struct nm_record **rec)
-{
-	static struct ts_socket_row r;
-	void *k, *v;
-
-	(void)ctx;
-	(void)rec;
-	while (nm_htab_next(st.socks, pos, &k, &v)) {
-		if (!sock_interesting(v))
-			continue;
-		ts_socket_row(&r, k, v, report_ns, env.threshold_ms);
-		return &r;
-	}
-	return NULL;
-}
-
-/*
- * Each flow's ACKs, worst first; with ctx (JSON), its placement after
- * them when it is busy. Row *pos / 2, its ACKs at even *pos.
- */
-static const void *next_flow(void *ctx, size_t *pos, const struct nm_record **rec)
-{
-	static struct ts_placement_row pr;
-	static struct ts_acks_row ar;
-
-	for (; *pos < 2 * st.nrows; (*pos)++) {
-		const struct ack_row *r = &st.rows[*pos / 2];
-
-		if (!(*pos % 2)) {
-			*pos += ctx ? 1 : 2;
-			ts_acks_row(&ar, &r->key, &r->delta, &r->j);
-			return &ar;
-		}
-		if (!r->place.busy)
-			continue;
-		(*pos)++;
-		*rec = &ts_placement_rec;
-		ts_placement_row(&pr, &r->key, &r->delta, &r->place);
-		return &pr;
-	}
-	return NULL;
-}
-
-/* -H: the ended stalls' durations, one histogram per cause that had any. */
-static size_t stall_hists(struct nm_emit_hist *h)
-{
-	size_t n = 0;
-
-	if (!env.hist)
-		return 0;
-	for (int s = 0; s < TS_NSTATES; s++) {
-		if (!st.tot.stalls[s])
-			continue;
-		snprintf(h[n].heading, sizeof(h[n].heading), "stall durations, %s:", ts_state_name(s));
-		h[n].slots = st.tot.hist_us[s];
-		h[n].nslots = NM_HIST_SLOTS;
-		h[n++].unit = "usecs";
-	}
-	return n;
-}
-
-/*
- * What a report holds: the interval, the ended stalls, the sockets worth
- * a line (the table's at most TABLE_ROWS) and each flow's ACKs, with
- * their -H histograms; for the textfile, the ACK flow table's fill.
- */
+/* What a report holds (ts_report_emit); for the textfile, the ACK flow table's fill. */
 static void emit_fill(struct nm_emit *e, struct tcpstall_bpf *skel, const struct ts_interval_row *ir)
 {
-	static struct nm_emit_hist hists[TS_NSTATES];
-	static const bool placed = true;
-	const struct nm_emit_rows socks = { .rec = &ts_socket_rec, .next = next_socket };
-	struct nm_emit_table *t = e->table;
-
-	e->json[0] = NM_EMIT_ROWS(&ts_interval_rec, ir, 1);
-	e->json[1] = (struct nm_emit_rows){ .rec = &ts_stall_rec, .next = next_stall };
-	e->json[2] = socks;
-	e->json[3] = (struct nm_emit_rows){ .rec = &ts_acks_rec, .next = next_flow,
-					    .ctx = (void *)&placed };
-	e->time = ir->time;
-	snprintf(t[0].heading, sizeof(t[0].heading), "stalls (unsent data not moving >= %u ms)",
-		 env.threshold_ms);
-	t[0].rows = socks;
-	t[0].top = TABLE_ROWS;
-	snprintf(t[1].heading, sizeof(t[1].heading),
-		 "ACKs in the last interval (storm: >= %.2f ACK/seg, owned ratio >= %.2f)",
-		 env.storm.min_acks_per_seg, env.storm.min_owned_ratio);
-	t[1].rows = (struct nm_emit_rows){ .rec = &ts_acks_rec, .next = next_flow };
-	t[1].top = TABLE_ROWS;
-	e->hists = hists;
-	e->nhists = stall_hists(hists);
+	ts_report_emit(&rep, e, ir);
 	if (!env.o.prom_file)
 		return;
-	e->prom[0] = e->json[0];
 	e->map = (struct nm_emit_map){ .name = "acks", .entries = st.acks_present,
 				       .max = env.max_flows,
 				       .evictions = counter(skel, TS_CNT_ACK_FLOWS_EVICTED),
@@ -845,40 +621,6 @@ static void walk_marks(struct tcpstall_bpf *skel, bool forget, bool kick)
 		skel->bss->marks_open = open;
 }
 
-/* The report's flows, as the plan reads them: ACK rows, then tsq_idle stalls. */
-static size_t fix_flows(void)
-{
-	size_t n = 0, pos = 0, cap = st.nrows + nm_htab_count(st.socks) + st.nended;
-	struct ts_fix_flow *nf;
-	void *k, *v;
-
-	if (cap > st.capflows) {
-		nf = realloc(st.flows, cap * sizeof(*nf));
-		if (!nf)
-			return 0;
-		st.flows = nf;
-		st.capflows = cap;
-	}
-	for (size_t i = 0; i < st.nrows; i++) {
-		const struct ack_row *r = &st.rows[i];
-		struct ts_acks cur;
-
-		if ((!r->j.storm && !r->place.cross_cpu) || !read_slot(r->slot, &cur) || cur.sk != r->sk)
-			continue;
-		st.flows[n++] = (struct ts_fix_flow){ .key = r->key, .defer = cur.defer, .storm = r->j.storm,
-			.quickack_route = r->delta.acks_quickack_route, .cross_cpu = r->place.cross_cpu,
-			.rx_ifindex = cur.rx_ifindex };
-	}
-	while (nm_htab_next(st.socks, &pos, &k, &v) && n < cap)
-		if (((struct ts_sock *)v)->stall_start_ns && ((struct ts_sock *)v)->cause == TS_TSQ_IDLE)
-			st.flows[n++] = (struct ts_fix_flow){ .key = *(struct ts_key *)k, .tsq_idle = true };
-	/* one that ended in the interval counts too: a 40-ms stall is rarely on at a report */
-	for (size_t i = 0; i < st.nended && n < cap; i++)
-		if (st.ended[i].cause == TS_TSQ_IDLE)
-			st.flows[n++] = (struct ts_fix_flow){ .key = st.ended[i].key, .tsq_idle = true };
-	return n;
-}
-
 /* --fix: act told what it acts on, the journal opened. */
 static int fix_start(struct tcpstall_bpf *skel)
 {
@@ -919,15 +661,14 @@ static int report_step(void *p, struct nm_emit *e)
 	static struct ts_interval_row ir;	/* the sinks read it after the step */
 	struct tcpstall_bpf *skel = p;
 
-	report_ns = nm_mono_ns();
+	ts_report_flows_start(&rep, nm_mono_ns());
 	collect_acks(skel);
-	if (st.nrows)
-		qsort(st.rows, st.nrows, sizeof(*st.rows), cmp_rows);
+	ts_report_rank(&rep);
 	ts_act_take_stats(&act, &st.kick_report);
 	if (env.fix) {
-		size_t n = fix_flows();
+		size_t n = ts_report_fix_flows(&rep, st.acks);
 
-		ts_act_fixes(&act, st.flows, n);
+		ts_act_fixes(&act, rep.fix, n);
 	}
 	interval_row(skel, &ir);
 	emit_fill(e, skel, &ir);
@@ -938,9 +679,7 @@ static int report_step(void *p, struct nm_emit *e)
 static void after_report(void *p)
 {
 	(void)p;
-	memset(st.samples, 0, sizeof(st.samples));
-	st.nended = 0;
-	st.ended_dropped = 0;
+	ts_report_next(&rep);
 }
 
 /* When --fix=kick acts on a stall: its timer at the threshold, or a loop pass after it. */
@@ -1123,6 +862,10 @@ static int setup(void)
 	st.prev_acks = nm_htab_new(sizeof(uint64_t), sizeof(struct prev_acks), env.max_flows);
 	if (!st.socks || !st.prev_acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+	rep.socks = st.socks;
+	rep.threshold_ms = env.threshold_ms;
+	rep.storm = &env.storm;
+	rep.hist = env.hist;
 	return 0;
 }
 
@@ -1177,8 +920,7 @@ static void free_run(void *skel)
 		munmap((void *)st.acks, st.acks_len);
 	nm_htab_free(st.socks);
 	nm_htab_free(st.prev_acks);
-	free(st.rows);
-	free(st.flows);
+	ts_report_free(&rep);
 	if (act.fx.home_fd >= 0)
 		close(act.fx.home_fd);
 }

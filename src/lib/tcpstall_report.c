@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tcpstall's report (tcpstall_report.h): its flows, ended stalls and the rows of its sinks. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "lib/tcpstall_report.h"
+
+void ts_report_ended(struct ts_report *r, const struct ts_key *k, const struct ts_sock *s,
+		     uint64_t dur_ns, const char *by)
+{
+	struct ts_ended *e;
+
+	if (r->nended >= TS_REPORT_ENDED) {
+		r->ended_dropped++;
+		return;
+	}
+	e = &r->ended[r->nended++];
+	e->key = *k;
+	e->start_ns = s->last_start_ns;
+	e->dur_ns = dur_ns;
+	e->cause = s->cause;
+	e->end = s->end;
+	e->by = by;
+}
+
+void ts_report_flows_start(struct ts_report *r, uint64_t now_ns)
+{
+	r->now_ns = now_ns;
+	r->nflows = 0;
+	r->storms = r->cross = 0;
+}
+
+bool ts_report_flow(struct ts_report *r, const struct ts_acks *cur, const struct ts_acks *d,
+		    uint32_t slot, uint32_t epoch)
+{
+	struct ts_flow *f;
+
+	if (r->nflows == r->capflows) {
+		size_t cap = r->capflows ? r->capflows * 2 : 256;
+		void *p = realloc(r->flows, cap * sizeof(*r->flows));
+
+		if (!p)
+			return false;
+		r->flows = p;
+		r->capflows = cap;
+	}
+	f = &r->flows[r->nflows++];
+	f->key = cur->key;
+	f->sk = cur->sk;
+	f->slot = slot;
+	f->delta = *d;
+	ts_judge_acks(d, cur->defer, r->storm, &f->j);
+	ts_judge_placement(d, epoch, r->storm->min_segs, &f->place);
+	r->storms += f->j.storm;
+	r->cross += f->place.cross_cpu;
+	return true;
+}
+
+static int cmp_flows(const void *a, const void *b)
+{
+	const struct ts_flow *x = a, *y = b;
+
+	if (x->j.storm != y->j.storm)
+		return y->j.storm - x->j.storm;
+	return x->delta.acks_out < y->delta.acks_out ? 1 : x->delta.acks_out > y->delta.acks_out ? -1 : 0;
+}
+
+void ts_report_rank(struct ts_report *r)
+{
+	if (r->nflows)
+		qsort(r->flows, r->nflows, sizeof(*r->flows), cmp_flows);
+}
+
+bool ts_acks_read(const struct ts_acks *a, struct ts_acks *cur)
+{
+	uint64_t sk = __atomic_load_n(&a->sk, __ATOMIC_ACQUIRE);
+
+	if (sk == TS_SLOT_FREE || sk == TS_SLOT_BUSY)
+		return false;
+	*cur = *a;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&a->sk, __ATOMIC_RELAXED) == sk && cur->sk == sk;
+}
+
+size_t ts_report_fix_flows(struct ts_report *r, const struct ts_acks *acks)
+{
+	size_t n = 0, pos = 0, cap = r->nflows + nm_htab_count(r->socks) + r->nended;
+	struct ts_fix_flow *nf;
+	void *k, *v;
+
+	if (cap > r->capfix) {
+		nf = realloc(r->fix, cap * sizeof(*nf));
+		if (!nf)
+			return 0;
+		r->fix = nf;
+		r->capfix = cap;
+	}
+	for (size_t i = 0; i < r->nflows; i++) {
+		const struct ts_flow *f = &r->flows[i];
+		struct ts_acks cur;
+
+		if ((!f->j.storm && !f->place.cross_cpu) || !ts_acks_read(&acks[f->slot], &cur) ||
+		    cur.sk != f->sk)
+			continue;
+		r->fix[n++] = (struct ts_fix_flow){ .key = f->key, .defer = cur.defer, .storm = f->j.storm,
+			.quickack_route = f->delta.acks_quickack_route, .cross_cpu = f->place.cross_cpu,
+			.rx_ifindex = cur.rx_ifindex };
+	}
+	while (nm_htab_next(r->socks, &pos, &k, &v) && n < cap)
+		if (((struct ts_sock *)v)->stall_start_ns && ((struct ts_sock *)v)->cause == TS_TSQ_IDLE)
+			r->fix[n++] = (struct ts_fix_flow){ .key = *(struct ts_key *)k, .tsq_idle = true };
+	/* one that ended in the interval counts too: a 40-ms stall is rarely on at a report */
+	for (size_t i = 0; i < r->nended && n < cap; i++)
+		if (r->ended[i].cause == TS_TSQ_IDLE)
+			r->fix[n++] = (struct ts_fix_flow){ .key = r->ended[i].key, .tsq_idle = true };
+	return n;
+}
+
+void ts_report_interval(const struct ts_report *r, struct ts_interval_row *ir)
+{
+	size_t pos = 0;
+	void *key, *v;
+
+	while (nm_htab_next(r->socks, &pos, &key, &v)) {
+		const struct ts_sock *s = v;
+
+		if (!s->stall_start_ns)
+			continue;
+		ir->sockets_stalled++;
+		ir->stalled_now[s->cause]++;
+	}
+	ir->ack_flows = r->nflows;
+	ir->ack_storm_flows = r->storms;
+	ir->cross_cpu_flows = r->cross;
+	memcpy(ir->samples, r->samples, sizeof(ir->samples));
+	ir->stalls_ended = r->nended + r->ended_dropped;
+	ir->stalls_unlisted = r->ended_dropped;
+	memcpy(ir->stalls, r->tot.stalls, sizeof(ir->stalls));
+	memcpy(ir->hist_us, r->tot.hist_us, sizeof(ir->hist_us));
+	for (int s = 0; s < TS_NSTATES; s++)
+		ir->stall_seconds[s] = r->tot.stall_ns[s] / 1e9;
+}
+
+/* ---- the sinks' rows, each made as it is written ---- */
+
+/* The stalls that ended in the interval (when: CLOCK_MONOTONIC, and the wall clock in "time"). */
+static const void *next_stall(void *ctx, size_t *pos, const struct nm_record **rec)
+{
+	static struct ts_stall_row row;
+	const struct ts_report *r = ctx;
+	const struct ts_ended *e;
+	struct timespec rt;
+
+	(void)rec;
+	if (*pos >= r->nended)
+		return NULL;
+	e = &r->ended[(*pos)++];
+	clock_gettime(CLOCK_REALTIME, &rt);
+	ts_stall_row(&row, &e->key, e->start_ns, e->dur_ns, e->cause, e->end, e->by, r->now_ns,
+		     rt.tv_sec + rt.tv_nsec / 1e9);
+	return &row;
+}
+
+/* Sockets worth a line: stalled now, or stalled at least once. */
+static const void *next_socket(void *ctx, size_t *pos, const struct nm_record **rec)
+{
+	static struct ts_socket_row row;
+	const struct ts_report *r = ctx;
+	void *k, *v;
+
+	(void)rec;
+	while (nm_htab_next(r->socks, pos, &k, &v)) {
+		const struct ts_sock *s = v;
+
+		if (!s->stall_start_ns && !s->stalls)
+			continue;
+		ts_socket_row(&row, k, s, r->now_ns, r->threshold_ms);
+		return &row;
+	}
+	return NULL;
+}
+
+/*
+ * Each flow's ACKs, worst first, and with placed, its placement after
+ * them when it is busy. Flow *pos / 2, its ACKs at even *pos.
+ */
+static const void *flow_rows(const struct ts_report *r, size_t *pos, const struct nm_record **rec,
+			     bool placed)
+{
+	static struct ts_placement_row pr;
+	static struct ts_acks_row ar;
+
+	for (; *pos < 2 * r->nflows; (*pos)++) {
+		const struct ts_flow *f = &r->flows[*pos / 2];
+
+		if (!(*pos % 2)) {
+			*pos += placed ? 1 : 2;
+			ts_acks_row(&ar, &f->key, &f->delta, &f->j);
+			return &ar;
+		}
+		if (!f->place.busy)
+			continue;
+		(*pos)++;
+		*rec = &ts_placement_rec;
+		ts_placement_row(&pr, &f->key, &f->delta, &f->place);
+		return &pr;
+	}
+	return NULL;
+}
+
+static const void *next_flow_placed(void *ctx, size_t *pos, const struct nm_record **rec)
+{
+	return flow_rows(ctx, pos, rec, true);
+}
+
+static const void *next_flow(void *ctx, size_t *pos, const struct nm_record **rec)
+{
+	return flow_rows(ctx, pos, rec, false);
+}
+
+/* -H: the ended stalls' durations, one histogram per cause that had any. */
+static size_t stall_hists(struct ts_report *r)
+{
+	size_t n = 0;
+
+	if (!r->hist)
+		return 0;
+	for (int s = 0; s < TS_NSTATES; s++) {
+		struct nm_emit_hist *h = &r->hists[n];
+
+		if (!r->tot.stalls[s])
+			continue;
+		snprintf(h->heading, sizeof(h->heading), "stall durations, %s:", ts_state_name(s));
+		h->slots = r->tot.hist_us[s];
+		h->nslots = NM_HIST_SLOTS;
+		h->unit = "usecs";
+		n++;
+	}
+	return n;
+}
+
+void ts_report_emit(struct ts_report *r, struct nm_emit *e, const struct ts_interval_row *ir)
+{
+	const struct nm_emit_rows socks = { .rec = &ts_socket_rec, .next = next_socket, .ctx = r };
+	struct nm_emit_table *t = e->table;
+
+	e->json[0] = NM_EMIT_ROWS(&ts_interval_rec, ir, 1);
+	e->json[1] = (struct nm_emit_rows){ .rec = &ts_stall_rec, .next = next_stall, .ctx = r };
+	e->json[2] = socks;
+	e->json[3] = (struct nm_emit_rows){ .rec = &ts_acks_rec, .next = next_flow_placed, .ctx = r };
+	e->time = ir->time;
+	snprintf(t[0].heading, sizeof(t[0].heading), "stalls (unsent data not moving >= %u ms)",
+		 r->threshold_ms);
+	t[0].rows = socks;
+	t[0].top = TS_REPORT_TOP;
+	snprintf(t[1].heading, sizeof(t[1].heading),
+		 "ACKs in the last interval (storm: >= %.2f ACK/seg, owned ratio >= %.2f)",
+		 r->storm->min_acks_per_seg, r->storm->min_owned_ratio);
+	t[1].rows = (struct nm_emit_rows){ .rec = &ts_acks_rec, .next = next_flow, .ctx = r };
+	t[1].top = TS_REPORT_TOP;
+	e->hists = r->hists;
+	e->nhists = stall_hists(r);
+	e->prom[0] = e->json[0];
+}
+
+void ts_report_next(struct ts_report *r)
+{
+	memset(r->samples, 0, sizeof(r->samples));
+	r->nended = 0;
+	r->ended_dropped = 0;
+}
+
+void ts_report_free(struct ts_report *r)
+{
+	free(r->flows);
+	free(r->fix);
+	r->flows = NULL;
+	r->fix = NULL;
+	r->nflows = r->capflows = r->capfix = 0;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tcpstall_report.h - what one tcpstall report holds, and the rows its
+ * sinks read: the interval's flows (their ACK deltas judged and ranked,
+ * worst first), the stalls that ended in it, the swept samples by state
+ * and the stall totals since the start. From them come --fix's flows
+ * (detect/tcpstall_plan.h), the report's share of the interval record,
+ * and the struct nm_emit (lib/emit.h) that nm_run writes.
+ *
+ * No BPF and no I/O: the loader collects into it (sweeps, episodes, the
+ * ACK flow table) and hands it the sockets it tracks.
+ */
+#ifndef NETMEDIC_TCPSTALL_REPORT_H
+#define NETMEDIC_TCPSTALL_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "netmedic/tcpstall.h"
+#include "detect/tcpstall_detect.h"
+#include "detect/tcpstall_plan.h"
+#include "lib/emit.h"
+#include "lib/htab.h"
+#include "lib/tcpstall_records.h"
+
+/* ended stalls listed in one interval's JSON (stall records); more are counted */
+#define TS_REPORT_ENDED	1024
+/* rows in each part of the table */
+#define TS_REPORT_TOP	10
+
+/* A stall that ended in the interval: its stall record. */
+struct ts_ended {
+	struct ts_key key;
+	uint64_t start_ns;	/* CLOCK_MONOTONIC */
+	uint64_t dur_ns;
+	uint8_t cause;		/* enum ts_state */
+	uint8_t end;		/* enum ts_end */
+	const char *by;		/* what measured it: "sweep" or "tcp_push" (the hooks' episode) */
+};
+
+/* A flow with ACKs or data in the interval: its deltas and their verdicts. */
+struct ts_flow {
+	struct ts_key key;
+	uint64_t sk;			/* the socket's address */
+	uint32_t slot;			/* its slot in the ACK flow table */
+	struct ts_acks delta;
+	struct ts_storm j;
+	struct ts_placement place;
+};
+
+struct ts_report {
+	/* the loader's, set once */
+	struct nm_htab *socks;		/* ts_key -> ts_sock: the sockets the sweeps track */
+	uint32_t threshold_ms;
+	const struct ts_storm_cfg *storm;
+	bool hist;			/* -H: the table ends with the stalls' durations */
+	/* since the start: ts_track's */
+	struct ts_totals tot;
+	/* the interval's, emptied by ts_report_next */
+	uint64_t samples[TS_NSTATES];	/* swept samples by state */
+	struct ts_ended ended[TS_REPORT_ENDED];
+	size_t nended;
+	uint64_t ended_dropped;		/* ... beyond TS_REPORT_ENDED: counted, not listed */
+	/* the report's, from ts_report_flows_start on */
+	struct ts_flow *flows;
+	size_t nflows, capflows;
+	size_t storms, cross;
+	uint64_t now_ns;		/* CLOCK_MONOTONIC: the rows' ages are taken at it */
+	struct ts_fix_flow *fix;	/* ts_report_fix_flows' */
+	size_t capfix;
+	struct nm_emit_hist hists[TS_NSTATES];
+};
+
+/* A stall of s that ended, dur_ns long, measured by by. */
+void ts_report_ended(struct ts_report *r, const struct ts_key *k, const struct ts_sock *s,
+		     uint64_t dur_ns, const char *by);
+
+/* A report begins at now: no flows yet. */
+void ts_report_flows_start(struct ts_report *r, uint64_t now_ns);
+/*
+ * A flow of slot: cur its counters now, d since the last report, judged
+ * with the CPU masks of epoch. False when out of memory (it is not added).
+ */
+bool ts_report_flow(struct ts_report *r, const struct ts_acks *cur, const struct ts_acks *d,
+		    uint32_t slot, uint32_t epoch);
+/* The flows worst first: storms, then by ACKs sent. */
+void ts_report_rank(struct ts_report *r);
+
+/*
+ * One slot of the ACK flow table, copied: false when it holds no socket,
+ * or changed hands during the copy (the BPF side keeps writing it).
+ */
+bool ts_acks_read(const struct ts_acks *slot, struct ts_acks *cur);
+
+/*
+ * --fix's flows, in r->fix: the flows in a storm or on crossed CPUs whose
+ * slot (in acks) still holds their socket, then the sockets stalled in
+ * tsq_idle now, then the tsq_idle stalls that ended in the interval. Their number.
+ */
+size_t ts_report_fix_flows(struct ts_report *r, const struct ts_acks *acks);
+
+/*
+ * The interval record's fields that come from the report: the sockets
+ * stalled now, the flows, the samples, the ended stalls, the totals.
+ */
+void ts_report_interval(const struct ts_report *r, struct ts_interval_row *ir);
+
+/*
+ * The sinks' rows: ir, the ended stalls, the sockets worth a line (stalled
+ * now or once; the table's at most TS_REPORT_TOP), each flow's ACKs (with
+ * its placement in JSON when busy); the table's two parts and, with -H,
+ * a histogram per cause that had stalls; ir's textfile families. The map
+ * is the loader's. r and ir are read while the sinks write.
+ */
+void ts_report_emit(struct ts_report *r, struct nm_emit *e, const struct ts_interval_row *ir);
+
+/* After the sinks: the next interval's samples and ended stalls start from none. */
+void ts_report_next(struct ts_report *r);
+void ts_report_free(struct ts_report *r);
+
+#endif

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for src/lib/tcpstall_report.c: the interval's ended stalls
+ * and flows, their rank, the ACK table's slot read, --fix's flows, the
+ * interval record's share, and the rows the sinks write, in their order.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/tcpstall_report.h"
+#include "capture.h"
+
+static const struct ts_storm_cfg storm_cfg = TS_STORM_CFG_DEFAULT;
+
+static struct ts_key key(uint16_t lport)
+{
+	return (struct ts_key){ .netns = 7, .family = NM_AF_INET, .lport = lport, .rport = 5301,
+				.laddr = { 198, 18, 1, 1 }, .raddr = { 198, 18, 1, 2 } };
+}
+
+static void report_init(struct ts_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), 64);
+	assert_non_null(r->socks);
+	r->threshold_ms = 10;
+	r->storm = &storm_cfg;
+}
+
+static void report_done(struct ts_report *r)
+{
+	nm_htab_free(r->socks);
+	ts_report_free(r);
+}
+
+/* counters of a flow: a storm (an ACK per segment, all from the backlog) or a quiet one */
+static struct ts_acks acks(uint16_t lport, uint64_t sk, uint64_t acks_out, bool storm)
+{
+	return (struct ts_acks){ .sk = sk, .key = key(lport), .acks_out = acks_out,
+				 .acks_owned = storm ? acks_out : 0, .segs_in = 1000,
+				 .segs_owned = storm ? 1000 : 0, .defer = 0, .rx_ifindex = 3 };
+}
+
+/* Past TS_REPORT_ENDED, a stall is counted, not listed; the next interval starts from none. */
+static void test_ended(void **state)
+{
+	static struct ts_report r;
+	struct ts_sock s = { .last_start_ns = 5, .cause = TS_RWND, .end = TS_END_SENT };
+	struct ts_key k = key(1);
+
+	(void)state;
+	report_init(&r);
+	for (int i = 0; i < TS_REPORT_ENDED + 2; i++)
+		ts_report_ended(&r, &k, &s, 40, "sweep");
+	assert_int_equal(r.nended, TS_REPORT_ENDED);
+	assert_int_equal(r.ended_dropped, 2);
+	assert_int_equal(r.ended[0].start_ns, 5);
+	assert_int_equal(r.ended[0].dur_ns, 40);
+	assert_int_equal(r.ended[0].cause, TS_RWND);
+	assert_int_equal(r.ended[0].end, TS_END_SENT);
+	assert_string_equal(r.ended[0].by, "sweep");
+	r.samples[TS_RWND] = 3;
+	ts_report_next(&r);
+	assert_int_equal(r.nended, 0);
+	assert_int_equal(r.ended_dropped, 0);
+	assert_int_equal(r.samples[TS_RWND], 0);
+	report_done(&r);
+}
+
+/* Storms first, then by ACKs sent; the counts of storms follow the verdicts. */
+static void test_flows_rank(void **state)
+{
+	static struct ts_report r;
+	struct ts_acks a = acks(1, 100, 50, false), b = acks(2, 200, 900, false),
+		       c = acks(3, 300, 1000, true);
+
+	(void)state;
+	report_init(&r);
+	ts_report_flows_start(&r, 42);
+	assert_true(ts_report_flow(&r, &a, &a, 0, 0));
+	assert_true(ts_report_flow(&r, &b, &b, 1, 0));
+	assert_true(ts_report_flow(&r, &c, &c, 2, 0));
+	assert_int_equal(r.nflows, 3);
+	assert_int_equal(r.storms, 1);
+	ts_report_rank(&r);
+	assert_int_equal(r.flows[0].sk, 300);
+	assert_true(r.flows[0].j.storm);
+	assert_int_equal(r.flows[1].sk, 200);
+	assert_int_equal(r.flows[2].sk, 100);
+	assert_int_equal(r.flows[2].slot, 0);
+	assert_int_equal(r.now_ns, 42);
+	/* a new report: no flows, none counted */
+	ts_report_flows_start(&r, 43);
+	assert_int_equal(r.nflows, 0);
+	assert_int_equal(r.storms, 0);
+	report_done(&r);
+}
+
+/* A free or busy slot holds no socket; a held one is copied. */
+static void test_acks_read(void **state)
+{
+	struct ts_acks slot = { .sk = TS_SLOT_FREE }, cur;
+
+	(void)state;
+	assert_false(ts_acks_read(&slot, &cur));
+	slot.sk = TS_SLOT_BUSY;
+	assert_false(ts_acks_read(&slot, &cur));
+	slot = acks(9, 0xffff8880aa, 7, false);
+	assert_true(ts_acks_read(&slot, &cur));
+	assert_int_equal(cur.sk, 0xffff8880aa);
+	assert_int_equal(cur.acks_out, 7);
+}
+
+/*
+ * --fix's flows: a storm whose slot still holds its socket (not one whose
+ * slot went to another), a quiet flow never; then the sockets in tsq_idle
+ * now, then the tsq_idle stalls that ended (not others).
+ */
+static void test_fix_flows(void **state)
+{
+	static struct ts_report r;
+	struct ts_acks tab[3] = { acks(1, 100, 1000, true), acks(2, 200, 1000, true),
+				  acks(3, 300, 5, false) };
+	struct ts_sock idle = { .stall_start_ns = 1, .cause = TS_TSQ_IDLE },
+		       rwnd = { .stall_start_ns = 1, .cause = TS_RWND };
+	struct ts_key ki = key(10), kr = key(11), ke = key(12), kf = key(13);
+	size_t n;
+
+	(void)state;
+	report_init(&r);
+	ts_report_flows_start(&r, 1);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_true(ts_report_flow(&r, &tab[i], &tab[i], i, 0));
+	tab[1].sk = 201;	/* slot 1 went to another socket */
+	tab[0].defer = 1;	/* read at the plan, not at the collection */
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &ki, NULL) = idle;
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &kr, NULL) = rwnd;
+	idle.last_start_ns = 3;
+	ts_report_ended(&r, &ke, &idle, 40, "tcp_push");
+	ts_report_ended(&r, &kf, &rwnd, 40, "sweep");
+	n = ts_report_fix_flows(&r, tab);
+	assert_int_equal(n, 3);
+	assert_int_equal(r.fix[0].key.lport, 1);
+	assert_true(r.fix[0].storm);
+	assert_int_equal(r.fix[0].defer, 1);
+	assert_int_equal(r.fix[0].rx_ifindex, 3);
+	assert_false(r.fix[0].tsq_idle);
+	assert_int_equal(r.fix[1].key.lport, 10);
+	assert_true(r.fix[1].tsq_idle);
+	assert_int_equal(r.fix[2].key.lport, 12);
+	assert_true(r.fix[2].tsq_idle);
+	report_done(&r);
+}
+
+/* The interval record's share: sockets stalled now by cause, flows, samples, stalls, totals. */
+static void test_interval(void **state)
+{
+	static struct ts_report r;
+	static struct ts_interval_row ir;
+	struct ts_sock idle = { .stall_start_ns = 1, .cause = TS_TSQ_IDLE }, ok = { .stalls = 2 };
+	struct ts_key k1 = key(1), k2 = key(2);
+	struct ts_acks a = acks(1, 100, 1000, true);
+
+	(void)state;
+	report_init(&r);
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k1, NULL) = idle;
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k2, NULL) = ok;
+	ts_report_flows_start(&r, 1);
+	assert_true(ts_report_flow(&r, &a, &a, 0, 0));
+	r.samples[TS_SENDING] = 4;
+	r.tot.stalls[TS_RWND] = 2;
+	r.tot.stall_ns[TS_RWND] = 1500000000;
+	r.tot.hist_us[TS_RWND][5] = 2;
+	ts_report_ended(&r, &k1, &idle, 1, "sweep");
+	r.ended_dropped = 1;
+	ts_report_interval(&r, &ir);
+	assert_int_equal(ir.sockets_stalled, 1);
+	assert_int_equal(ir.stalled_now[TS_TSQ_IDLE], 1);
+	assert_int_equal(ir.ack_flows, 1);
+	assert_int_equal(ir.ack_storm_flows, 1);
+	assert_int_equal(ir.samples[TS_SENDING], 4);
+	assert_int_equal(ir.stalls_ended, 2);
+	assert_int_equal(ir.stalls_unlisted, 1);
+	assert_int_equal(ir.stalls[TS_RWND], 2);
+	assert_int_equal(ir.hist_us[TS_RWND][5], 2);
+	assert_true(ir.stall_seconds[TS_RWND] == 1.5);
+	report_done(&r);
+}
+
+static char *types_of(void (*sink)(FILE *, const struct nm_emit *), const struct nm_emit *e)
+{
+	struct capture c;
+
+	cap_open(&c);
+	sink(c.f, e);
+	return cap_close(&c);
+}
+
+/* Each "type" of the JSON lines of s, in order, space-separated, into out. */
+static void json_types(const char *s, char *out, size_t len)
+{
+	size_t off = 0;
+
+	out[0] = 0;
+	for (const char *p = s; (p = strstr(p, "{\"type\":\"")) && off < len; p++) {
+		const char *t = p + 9, *q = strchr(t, '"');
+
+		off += snprintf(out + off, len - off, "%s%.*s", off ? " " : "", (int)(q - t), t);
+	}
+}
+
+/*
+ * JSON: the interval, the ended stalls, the sockets worth a line (stalled
+ * now or once), each flow's ACKs with its placement when busy. The table:
+ * the two parts, at most TS_REPORT_TOP rows each, and with -H one
+ * histogram per cause that had stalls.
+ */
+static void test_emit(void **state)
+{
+	static struct ts_report r;
+	static struct ts_interval_row ir;
+	struct ts_sock stalled = { .stall_start_ns = 1, .cause = TS_RWND }, never = { 0 };
+	struct ts_acks busy = acks(1, 100, 1000, true), quiet = acks(2, 200, 3, false);
+	struct nm_emit e = { 0 };
+	char types[512], *s;
+
+	(void)state;
+	report_init(&r);
+	for (uint16_t i = 0; i < TS_REPORT_TOP + 2; i++) {
+		struct ts_key k = key(100 + i);
+
+		*(struct ts_sock *)nm_htab_upsert(r.socks, &k, NULL) = stalled;
+	}
+	struct ts_key kn = key(99);
+
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &kn, NULL) = never;
+	ts_report_flows_start(&r, 10);
+	quiet.segs_in = 1;
+	assert_true(ts_report_flow(&r, &busy, &busy, 0, 0));
+	assert_true(ts_report_flow(&r, &quiet, &quiet, 1, 0));
+	assert_true(r.flows[0].place.busy);
+	assert_false(r.flows[1].place.busy);
+	ts_report_ended(&r, &kn, &stalled, 20, "sweep");
+	r.tot.stalls[TS_RWND] = 1;
+	r.tot.hist_us[TS_RWND][3] = 1;
+	ts_report_emit(&r, &e, &ir);
+	s = types_of(nm_emit_json, &e);
+	json_types(s, types, sizeof(types));
+	assert_string_equal(types, "interval stall socket socket socket socket socket socket "
+				   "socket socket socket socket socket socket acks placement acks");
+	free(s);
+	/* the table: ten sockets, both flows, no histogram without -H */
+	s = types_of(nm_emit_table, &e);
+	assert_non_null(strstr(s, "stalls (unsent data not moving >= 10 ms)\n"));
+	assert_non_null(strstr(s, "ACKs in the last interval (storm: >= 0.90 ACK/seg, owned ratio >= 0.90)\n"));
+	assert_int_equal(e.nhists, 0);
+	{
+		int rows = 0;
+
+		for (const char *p = s; (p = strstr(p, "rwnd_limited")); p++)
+			rows++;
+		assert_int_equal(rows, TS_REPORT_TOP);
+	}
+	free(s);
+	/* -H: one histogram, for the one cause with stalls, after the parts */
+	r.hist = true;
+	memset(&e, 0, sizeof(e));
+	ts_report_emit(&r, &e, &ir);
+	assert_int_equal(e.nhists, 1);
+	assert_string_equal(e.hists[0].heading, "stall durations, rwnd_limited:");
+	s = types_of(nm_emit_table, &e);
+	assert_true(strstr(s, "stall durations, rwnd_limited:\n") > strstr(s, "ACKs in the last"));
+	free(s);
+	/* the textfile: the interval's families */
+	assert_ptr_equal(e.prom[0].rec, &ts_interval_rec);
+	report_done(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ended),
+		cmocka_unit_test(test_flows_rank),
+		cmocka_unit_test(test_acks_read),
+		cmocka_unit_test(test_fix_flows),
+		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_emit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
