@@ -3,8 +3,10 @@
  * tcpstall - TCP sockets that hold unsent data and send nothing (and why),
  * and ACK storms; with reversible remedies (--fix).
  *
- * Loader: options, hook ladder, skeleton, the sweep and report loop, the
- * remedies. Decisions live in src/detect/tcpstall_detect.c.
+ * Loader: the hook ladder, the skeleton, the collection (sweeps, episodes,
+ * the ACK flow table) and the run's steps. Decisions live in
+ * src/detect/tcpstall_detect.c, the report's rows in lib/tcpstall_report.c
+ * (written by lib/emit.c), the remedies in lib/tcpstall_act.c.
  */
 #include <argp.h>
 #include <errno.h>
