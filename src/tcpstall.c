@@ -25,7 +25,6 @@
 #include "detect/tcpstall_plan.h"
 #include "lib/cli.h"
 #include "lib/fixes.h"
-#include "lib/hist.h"
 #include "lib/htab.h"
 #include "lib/journal.h"
 #include "lib/kconfig.h"
