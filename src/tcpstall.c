@@ -37,6 +37,7 @@
 #include "lib/sysfs.h"
 #include "lib/tcpstall_act.h"
 #include "lib/tcpstall_diag.h"
+#include "lib/tcpstall_hooks.h"
 #include "lib/tcpstall_opts.h"
 #include "lib/tcpstall_records.h"
 #include "lib/tcpstall_report.h"
@@ -54,111 +55,14 @@ static struct ts_env env;
 const char *argp_program_version = "tcpstall (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
 
-/* ---- hooks ---- */
-
-enum { HOOK_SWEEP, HOOK_FAST, HOOK_PUSH, HOOK_RELEASE, HOOK_RCV, HOOK_ACK, HOOK_DROP, HOOK_APP,
-       HOOK_KICK, NR_HOOKS };
-
-/* the runs a hook or rung is for (nm_hook_decl.when) */
-#define WANT_KICK	1u	/* --fix=kick */
-
-/* What a rung can do (nm_hook_can). */
-enum {
-	CAN_ITER	= 1u << 0,	/* the sweep is iter/tcp: TSQ flags, pacing, Nagle state */
-	CAN_DIAG	= 1u << 1,	/* ... sock_diag, no BPF: never tsq_idle or host_queue */
-	CAN_TAG_MAP	= 1u << 2,	/* the fast sweep walks the tagged sockets' storage map */
-	CAN_TAG_SWEEP	= 1u << 3,	/* ... walks every socket and samples the tagged ones */
-	CAN_EXACT	= 1u << 4,	/* tcp_push/tcp_wfree run: tsq_idle episodes, measured */
-	CAN_KICK_TIMER	= 1u << 5,	/* ... and each episode arms its socket's kick timer */
-	CAN_TAG		= 1u << 6,	/* tags sending sockets for the fast sweep */
-	CAN_OWNED	= 1u << 7,	/* owned = inside __release_sock, not the owner bit */
-	CAN_APP		= 1u << 8,	/* the reader's and writer's CPU at each read and write */
-	CAN_KICK	= 1u << 9,	/* --fix=kick's program */
-};
-
-static const struct nm_hook_decl hook_decls[NR_HOOKS] = {
-	/* the stall side's data: every socket with something to send, every second */
-	[HOOK_SWEEP] = { "sweep", 0, {
-		{ .progs = { "ts_sweep" }, .can = CAN_ITER },
-		/*
-		 * Where iterators are refused: sock_diag, no BPF. It cannot read TSQ
-		 * flags, pacing or Nagle state (ts_sample_from_diag), so it never says
-		 * tsq_idle or host_queue, and it walks the whole socket table.
-		 */
-		{ .virt = "sock_diag", .can = CAN_DIAG },
-	} },
-	/*
-	 * Between full sweeps, every --sweep ms: the sockets tagged as senders.
-	 * Rung 1 walks the tags themselves; rung 2, where map iterators are
-	 * refused, walks every socket and samples the tagged ones.
-	 */
-	[HOOK_FAST] = { "fast_sweep", 0, {
-		{ .progs = { "ts_sweep_tagged" }, .can = CAN_TAG_MAP },
-		{ .progs = { "ts_sweep_fast" }, .can = CAN_TAG_SWEEP },
-		{ .lost = "every sweep samples every socket" },
-	} },
-	/*
-	 * Where fexit is allowed, tcp_push/tcp_wfree date a tsq_idle stall
-	 * exactly, else its start comes from lsndtime.
-	 */
-	[HOOK_PUSH] = { "tcp_push", 0, {
-		/* --fix=kick: the same, and each episode arms its kick timer (bpf_timer: 5.15+) */
-		{ .progs = { "ts_push_exit_kick", "ts_wfree_exit_kick" },
-		  .can = CAN_EXACT | CAN_KICK_TIMER | CAN_TAG, .when = WANT_KICK },
-		{ .progs = { "ts_push_exit", "ts_wfree_exit" }, .can = CAN_EXACT | CAN_TAG },
-		{ .virt = "iter/tcp" },
-	} },
-	[HOOK_RELEASE] = { "__release_sock", 0, {
-		{ .progs = { "ts_release_enter", "ts_release_exit" }, .can = CAN_OWNED },
-		{ .virt = "sk_lock.owned@tcp_probe" },
-	} },
-	/* with it, a closing socket gives its ACK slot back */
-	[HOOK_RCV] = { "tcp_rcv", 0, {
-		{ .progs = { "ts_rcv_tp", "ts_state_tp" } },
-		{ .progs = { "ts_rcv_raw", "ts_state_raw" } },
-		{ .lost = "received segments are not counted: no ACK storm or CPU placement verdicts" },
-	} },
-	[HOOK_ACK] = { "ack_xmit", 0, {
-		/* tp_btf/net_dev_queue: it reaches the socket's storage, to tag it */
-		{ .progs = { "ts_queue_tp" }, .can = CAN_TAG },
-		{ .progs = { "ts_queue_raw" } },
-		{ .lost = "pure ACKs are not counted: no ACK storm verdicts" },
-	} },
-	[HOOK_DROP] = { "backlog_drop", 0, {
-		{ .progs = { "ts_drop_tp" } },
-		{ .lost = "backlog drops are not counted" },
-	} },
-	/* the reader's CPU; before 6.3 only backlog runs tell it */
-	[HOOK_APP] = { "app_io", 0, {
-		{ .progs = { "ts_recv_len_tp", "ts_send_len_tp" }, .can = CAN_APP | CAN_TAG },
-		{ .virt = "sk_lock.owned@tcp_probe" },
-	} },
-	/* --fix=kick only, as xpsflap's pin: the remedy's companion program */
-	[HOOK_KICK] = { "kick", WANT_KICK, {
-		{ .progs = { "ts_kick" }, .can = CAN_KICK },
-		{ .lost = "--fix=kick is not available on this kernel: tsq_idle sockets are not kicked",
-		  .lost_why = true },
-	} },
-};
+/* ---- hooks (the ladder: lib/tcpstall_hooks.c) ---- */
 
 /* the run's rungs, as the load chose them */
-static struct nm_hook run_hooks[NR_HOOKS];
+static struct nm_hook run_hooks[TS_NR_HOOKS];
 
 static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 {
-	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, env.fix & TS_FIX_KICK ? WANT_KICK : 0);
-}
-
-/* tcp_push/tcp_wfree run (a fexit rung): they measure tsq_idle episodes. */
-static bool push_exact(const struct nm_hook *hooks)
-{
-	return nm_hook_can(&hooks[HOOK_PUSH], CAN_EXACT);
-}
-
-/* ... and each episode arms its socket's kick timer (--fix=kick's first rung). */
-static bool push_kick_timer(const struct nm_hook *hooks)
-{
-	return nm_hook_can(&hooks[HOOK_PUSH], CAN_KICK_TIMER);
+	nm_hooks_declare(hooks, ts_hook_decls, TS_NR_HOOKS, skel->obj, ts_hooks_want(env.fix));
 }
 
 /* ---- state ---- */
@@ -255,44 +159,12 @@ static int sweep(struct tcpstall_bpf *skel, bool full)
 	return ret;
 }
 
-/* A rung that tags senders for the fast sweep: each write, each push, or its data skbs. */
-static bool can_tag(const struct nm_hook *hooks)
-{
-	return nm_hook_can(&hooks[HOOK_APP], CAN_TAG) || nm_hook_can(&hooks[HOOK_PUSH], CAN_TAG) ||
-	       nm_hook_can(&hooks[HOOK_ACK], CAN_TAG);
-}
-
-/*
- * With no tagger (the raw_tp rungs cannot reach socket storage), the fast
- * sweep would follow only what a full sweep happened to catch with data
- * to send, and a sender between its writes then goes unsampled for whole
- * intervals: every sweep is a full one instead.
- */
-static void set_fast_sweep_aside(struct tcpstall_bpf *skel, struct nm_hook *hooks)
-{
-	struct nm_hook *h = &hooks[HOOK_FAST];
-
-	for (int i = 0; i < h->nrungs - 1; i++)
-		if (!h->rungs[i].why[0])
-			snprintf(h->rungs[i].why, sizeof(h->rungs[i].why),
-				 "no program tags senders here (sock_send_length, fexit/tcp_push, tp_btf/net_dev_queue)");
-	h->chosen = h->nrungs - 1;
-	bpf_link__destroy(skel->links.ts_sweep_fast);
-	skel->links.ts_sweep_fast = NULL;
-}
-
-/* --fix=kick has its program here (the hook is declared with --fix=kick only). */
-static bool kick_rung(const struct nm_hook *hooks)
-{
-	return nm_hook_can(&hooks[HOOK_KICK], CAN_KICK);
-}
-
 /* The fast sweep's iterator link, as its rung says: NULL without one. */
 static struct bpf_link *fast_link(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
-	if (nm_hook_can(&hooks[HOOK_FAST], CAN_TAG_MAP))
+	if (nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_MAP))
 		return st.fast_own;
-	return nm_hook_can(&hooks[HOOK_FAST], CAN_TAG_SWEEP) ? skel->links.ts_sweep_fast : NULL;
+	return nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_SWEEP) ? skel->links.ts_sweep_fast : NULL;
 }
 
 /* The iterators' first runs: a refused one takes its hook's next rung. */
@@ -303,19 +175,19 @@ static int check_iters(struct tcpstall_bpf *skel, const struct nm_hook *hooks,
 	int err;
 
 	*stage = "run";
-	err = nm_hook_can(&hooks[HOOK_SWEEP], CAN_ITER) ? nm_iter_read(skel->links.ts_sweep) : 0;
+	err = nm_hook_can(&hooks[TS_HOOK_SWEEP], TS_CAN_ITER) ? nm_iter_read(skel->links.ts_sweep) : 0;
 	if (err) {
 		*failed = skel->progs.ts_sweep;
 		return err;
 	}
 	err = fast ? nm_iter_read(fast) : 0;
 	if (err) {
-		*failed = nm_hook_can(&hooks[HOOK_FAST], CAN_TAG_MAP) ? skel->progs.ts_sweep_tagged :
+		*failed = nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_MAP) ? skel->progs.ts_sweep_tagged :
 									skel->progs.ts_sweep_fast;
 		return err;
 	}
 	/* the kicks map is empty: a pass that kicks nothing */
-	err = kick_rung(hooks) ? nm_iter_read(skel->links.ts_kick) : 0;
+	err = ts_hooks_kick(hooks) ? nm_iter_read(skel->links.ts_kick) : 0;
 	if (err)
 		*failed = skel->progs.ts_kick;
 	return err;
@@ -333,9 +205,12 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 	union bpf_iter_link_info li = {};
 	int err;
 
-	if (!can_tag(hooks))
-		set_fast_sweep_aside(skel, hooks);
-	if (!nm_hook_can(&hooks[HOOK_FAST], CAN_TAG_MAP))
+	if (!ts_hooks_can_tag(hooks)) {
+		ts_hooks_fast_aside(hooks);
+		bpf_link__destroy(skel->links.ts_sweep_fast);
+		skel->links.ts_sweep_fast = NULL;
+	}
+	if (!nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_MAP))
 		return check_iters(skel, hooks, failed, stage);
 	li.map.map_fd = bpf_map__fd(skel->maps.tagged);
 	opts.link_info = &li;
@@ -360,23 +235,6 @@ static void use_fast_sweep(struct tcpstall_bpf *skel, const struct nm_hook *hook
 {
 	st.fast = fast_link(skel, hooks);
 	skel->bss->tagging = st.fast != NULL;
-}
-
-/*
- * What tags a sending socket for the fast sweep, the first rung that runs:
- * each write (sock_send_length, 6.3+), each push (fexit/tcp_push), its data
- * skbs (tp_btf/net_dev_queue); else only a full sweep that finds it with
- * data to send does.
- */
-static const char *tag_source(const struct nm_hook *hooks)
-{
-	if (!st.fast)
-		return "none";
-	if (nm_hook_can(&hooks[HOOK_APP], CAN_APP))
-		return "sock_send_length";
-	if (push_exact(hooks))
-		return "tcp_push";
-	return "net_dev_queue";	/* else skel_attach set the fast sweep aside */
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -704,7 +562,7 @@ static int first_line(void *p, struct nm_first *l)
 		return NM_RUN_SKIP;
 	r = (struct ts_start_row){
 		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run_hooks,
-		.nhooks = NR_HOOKS, .interval = env.o.interval, .netns = env.o.netns_ino,
+		.nhooks = TS_NR_HOOKS, .interval = env.o.interval, .netns = env.o.netns_ino,
 		.threshold_ms = env.threshold_ms, .sweep_ms = env.sweep_ms,
 		.full_sweep_ms = st.fast ? FULL_SWEEP_MS : env.sweep_ms,
 		.full_sweep_by = st.diag ? "sock_diag" : "iter/tcp",
@@ -751,7 +609,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	declare_hooks(skel, hooks);
 }
 
-NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, NR_HOOKS);
+NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, TS_NR_HOOKS);
 
 /* --list-fixes: each --fix value, its lever, and whether this kernel allows it. */
 static const struct nm_fix fixes[] = {
@@ -880,15 +738,15 @@ static int start(void *p)
 	if (!st.acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the ACK flow table: %s", strerror(errno));
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
-	skel->bss->release_rung = nm_hook_can(&run_hooks[HOOK_RELEASE], CAN_OWNED);
-	st.diag = nm_hook_can(&run_hooks[HOOK_SWEEP], CAN_DIAG);
+	skel->bss->release_rung = nm_hook_can(&run_hooks[TS_HOOK_RELEASE], TS_CAN_OWNED);
+	st.diag = nm_hook_can(&run_hooks[TS_HOOK_SWEEP], TS_CAN_DIAG);
 	/* fexit/tcp_push + fexit/tcp_wfree: tsq_idle episodes, measured where they happen */
-	st.episodes = push_exact(run_hooks);
+	st.episodes = ts_hooks_exact(run_hooks);
 	use_fast_sweep(skel, run_hooks);
-	st.tag_source = tag_source(run_hooks);
+	st.tag_source = ts_hooks_tag_source(run_hooks, st.fast);
 	/* only where nothing else sees a send: it costs every data skb a branch */
 	skel->bss->tag_on_queue = !strcmp(st.tag_source, "net_dev_queue");
-	st.kick = kick_rung(run_hooks) ? skel->links.ts_kick : NULL;
+	st.kick = ts_hooks_kick(run_hooks) ? skel->links.ts_kick : NULL;
 	skel->bss->kick_halt = env.kick_halt;
 	/* a signal during the start: nothing is changed, nothing reported */
 	ret = env.fix && !nm_exiting ? fix_start(skel) : 0;
@@ -897,7 +755,7 @@ static int start(void *p)
 	 * before the drop: the main thread sets the kicker's SCHED_FIFO, which
 	 * takes CAP_SYS_NICE; the kicker drops what this thread drops, first.
 	 */
-	if (!ret && st.kick && push_kick_timer(run_hooks))
+	if (!ret && st.kick && ts_hooks_kick_timer(run_hooks))
 		ts_act_kicker_start(&act, bpf_map__fd(skel->maps.kick_due));
 	return ret;
 }
