@@ -28,6 +28,7 @@
 #include "lib/htab.h"
 #include "lib/journal.h"
 #include "lib/qdiscstuck_act.h"
+#include "lib/qdiscstuck_hooks.h"
 #include "lib/qdiscstuck_opts.h"
 #include "lib/qdiscstuck_records.h"
 #include "lib/run.h"
@@ -46,50 +47,11 @@ static struct qs_env env;
 const char *argp_program_version = "qdiscstuck (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
 
-/* ---- hooks ---- */
-
-enum { HOOK_RUN, HOOK_ENQ, HOOK_RESET, HOOK_KICK, HOOK_SAMPLE, NR_HOOKS };
-
-/* What a rung can do (nm_hook_can). */
-#define CAN_SAMPLE	1u	/* the sampler program, run by test-run each sweep */
-
-static const struct nm_hook_decl hook_decls[NR_HOOKS] = {
-	/*
-	 * Rung 1: the runs (fentry/fexit), the dequeue tracepoint for what each
-	 * dequeue gave, and the watchdog arms, which tell a shaper holding its
-	 * backlog until a due time from one that nothing will run again.
-	 */
-	[HOOK_RUN] = { "__qdisc_run", 0, {
-		{ .progs = { "qs_run_fentry", "qs_run_fexit", "qs_dequeue_tp", "qs_wd_arm_fentry" } },
-		{ .progs = { "qs_dequeue_tp" } },
-		{ .progs = { "qs_dequeue_raw" } },
-	} },
-	[HOOK_ENQ] = { "qdisc_enqueue", 0, {
-		{ .progs = { "qs_enqueue_tp" } },
-		{ .progs = { "qs_enqueue_raw" } },
-		{ .lost = "a qdisc is tracked from its first dequeue, not its first enqueue" },
-	} },
-	[HOOK_RESET] = { "qdisc_reset", 0, {
-		{ .progs = { "qs_reset_tp", "qs_destroy_tp" } },
-		{ .progs = { "qs_reset_raw", "qs_destroy_raw" } },
-		{ .lost = "resets and deletions are not seen: a deleted qdisc's record stays until its slot is taken" },
-	} },
-	/* where the kick frames of --kick/--fix=kick are seen: their queue */
-	[HOOK_KICK] = { "kick_queue", 0, {
-		{ .progs = { "qs_queue_tp" } },
-		{ .progs = { "qs_queue_raw" } },
-		{ .lost = "a kick's frame is not seen reaching its queue" },
-	} },
-	/* each sweep's scheduling state of every tracked qdisc, by test-run */
-	[HOOK_SAMPLE] = { "sampler", 0, {
-		{ .progs = { "qs_sample" }, .can = CAN_SAMPLE },
-		{ .lost = "scheduling state is not sampled: judged by events alone" },
-	} },
-};
+/* ---- hooks (the ladder: lib/qdiscstuck_hooks.c) ---- */
 
 static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 {
-	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, 0);
+	nm_hooks_declare(hooks, qs_hook_decls, QS_NR_HOOKS, skel->obj, 0);
 }
 
 /* ---- the sweep ---- */
@@ -574,7 +536,7 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 	struct qdiscstuck_bpf *skel = p;
 	int err;
 
-	if (!nm_hook_can(&hooks[HOOK_SAMPLE], CAN_SAMPLE))
+	if (!nm_hook_can(&hooks[QS_HOOK_SAMPLE], QS_CAN_SAMPLE))
 		return 0;
 	err = run_sampler(skel);
 	if (err) {
@@ -584,7 +546,7 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 	return err;
 }
 
-NM_SKEL_OPS(qdiscstuck, skel_prepare, skel_attach, NR_HOOKS);
+NM_SKEL_OPS(qdiscstuck, skel_prepare, skel_attach, QS_NR_HOOKS);
 
 static void sweep_free(struct sweep *s)
 {
@@ -619,7 +581,7 @@ static struct sweep *sweep_new(void)
 /* ---- the run's steps (lib/run.h) ---- */
 
 static struct run {
-	struct nm_hook hooks[NR_HOOKS];
+	struct nm_hook hooks[QS_NR_HOOKS];
 	struct qs_act qa;
 	struct sweep *s;
 	char kdev[IF_NAMESIZE], ldev[IF_NAMESIZE];
@@ -680,7 +642,7 @@ static int first_line(void *skel, struct nm_first *l)
 		return NM_RUN_SKIP;
 	r = (struct qs_start_row){
 		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run.hooks,
-		.nhooks = NR_HOOKS, .interval = env.o.interval,
+		.nhooks = QS_NR_HOOKS, .interval = env.o.interval,
 		.threshold_ms = env.threshold_ms, .devices = l->devices,
 		.fix_kick = env.fix & FIX_KICK, .fix_lock = env.fix & FIX_LOCK,
 	};

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/hooks.h"
+#include "lib/qdiscstuck_hooks.h"
 #include "lib/tcpstall_hooks.h"
 
 /* build/NAME.bpf.o for build/tests/test_hooks_tables (build/san/... for SANITIZE=1's) */
@@ -127,6 +128,12 @@ static void test_tcpstall(void **state)
 	check_tool("tcpstall", ts_hook_decls, TS_NR_HOOKS, ts_hook_companions);
 }
 
+static void test_qdiscstuck(void **state)
+{
+	(void)state;
+	check_tool("qdiscstuck", qs_hook_decls, QS_NR_HOOKS, qs_hook_companions);
+}
+
 /* The checks themselves: a misspelled name and a program left off a rung are caught. */
 static void test_checks_catch(void **state)
 {
@@ -151,6 +158,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tcpstall),
+		cmocka_unit_test(test_qdiscstuck),
 		cmocka_unit_test(test_checks_catch),
 	};
 
