@@ -24,17 +24,12 @@
 #include "detect/tcpstall_detect.h"
 #include "detect/tcpstall_plan.h"
 #include "lib/cli.h"
-#include "lib/fixes.h"
+#include "lib/emit.h"
 #include "lib/htab.h"
 #include "lib/journal.h"
 #include "lib/kconfig.h"
-#include "lib/netns.h"
-#include "lib/output.h"
-#include "lib/plan.h"
 #include "lib/run.h"
-#include "lib/selfstats.h"
 #include "lib/skel.h"
-#include "lib/sysfs.h"
 #include "lib/tcpstall_act.h"
 #include "lib/tcpstall_diag.h"
 #include "lib/tcpstall_hooks.h"
@@ -370,42 +365,20 @@ static uint64_t counter(struct tcpstall_bpf *skel, uint32_t idx)
 	return nm_percpu_u64(bpf_map__fd(skel->maps.counters), &idx);
 }
 
-/* The report's row: its JSON record and the textfile's tcpstall_ metrics. */
+/* The report's row, its JSON record and the textfile's tcpstall_ metrics, from what was collected. */
 static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 {
-	const struct ts_kick_stats *k = &st.kick_report;
+	struct ts_interval_in in = {
+		.time = (uint64_t)time(NULL), .sweeps = st.sweep, .sweep_wait_ns = st.sweep_wait_ns,
+		.ack_untracked = st.acks_untracked, .acks_sent = st.acks_total,
+		.acks_owned = st.acks_owned_total, .data_segments = st.segs_total,
+		.episodes = st.episodes, .kicker = act.kicker, .kick = st.kick,
+		.kicks = &st.kick_report, .prom_netns = env.prom_netns, .netns = env.o.netns_ino,
+	};
 
-	memset(r, 0, sizeof(*r));
-	ts_report_interval(&rep, r);
-	r->time = (uint64_t)time(NULL);
-	r->sweeps = st.sweep;
-	r->sweep_wait_ms = st.sweep_wait_ns / 1e6;
-	r->ack_untracked_events = st.acks_untracked;
-	r->episodes = st.episodes;
-	if (st.episodes) {
-		r->tsq_episodes = counter(skel, TS_CNT_TSQ_EPISODES);
-		r->tsq_episodes_lost = counter(skel, TS_CNT_TSQ_LOST);
-	}
-	r->kicker = act.kicker;
-	if (act.kicker) {
-		r->kick_due = counter(skel, TS_CNT_KICK_DUE);
-		r->kick_due_lost = counter(skel, TS_CNT_KICK_DUE_LOST);
-	}
-	for (int i = 0; i < TS_KICK_NRESULTS; i++) {
-		r->kicks[i + 1] = k->kicks[i];
-		r->kicks[0] += k->kicks[i];
-	}
-	r->kick = st.kick;
-	r->kick_age_max_ms = k->age_max_ns / 1e6;
-	r->kick_age_mean_ms = k->aged ? k->age_sum_ns / 1e6 / k->aged : 0;
-	/* labelled with the netns only when --prom-netns asks: most users want none */
-	r->prom_netns = env.prom_netns;
-	r->netns = env.o.netns_ino;
-	r->acks_sent = st.acks_total;
-	r->acks_owned = st.acks_owned_total;
-	r->data_segments = st.segs_total;
-	r->backlog_drops = counter(skel, TS_CNT_BACKLOG_DROPS);
-	r->kick_age_max_seconds = k->age_max_ns / 1e9;
+	for (uint32_t i = 0; i < TS_CNT_MAX; i++)
+		in.counters[i] = counter(skel, i);
+	ts_report_interval_row(&rep, &in, r);
 }
 
 /* What a report holds (ts_report_emit); for the textfile, the ACK flow table's fill. */
@@ -429,17 +402,10 @@ static struct ts_sock *kick_sock(void *arg, const struct ts_key *k)
 	return nm_htab_upsert(st.socks, k, NULL);
 }
 
-/*
- * Open episodes whose socket the sweeps have not seen for EPISODE_FORGET_NS
- * closed mid-episode: they leave tsq_marks.
- */
-#define EPISODE_FORGET_NS	(10 * 1000000000ULL)
-
+/* An open episode of a socket gone from the sweeps (ts_mark_stale). */
 static bool mark_stale(const struct ts_key *k, const struct ts_mark *m, uint64_t now)
 {
-	const struct ts_sock *s = nm_htab_get(st.socks, k);
-
-	return now > m->start_ns + EPISODE_FORGET_NS && (!s || s->seen_sweep != st.sweep);
+	return ts_mark_stale(m->start_ns, nm_htab_get(st.socks, k), st.sweep, now);
 }
 
 /*
@@ -611,32 +577,6 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 
 NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, TS_NR_HOOKS);
 
-/* --list-fixes: each --fix value, its lever, and whether this kernel allows it. */
-static const struct nm_fix fixes[] = {
-	{ "defer", "sysctl net.ipv4.tcp_backlog_ack_defer (6.7+)", nm_fix_probe_sysctl,
-	  "net.ipv4.tcp_backlog_ack_defer", NULL },
-	{ "autocork", "sysctl net.ipv4.tcp_autocorking (the whole netns)", nm_fix_probe_sysctl,
-	  "net.ipv4.tcp_autocorking", NULL },
-	{ "rfs", "sysctl net.core.rps_sock_flow_entries, rps_flow_cnt", nm_fix_probe_sysctl,
-	  "net.core.rps_sock_flow_entries", NULL },
-	{ "routes", "ip route replace (the routes with quickack 1)", nm_fix_probe_cmd, "ip", NULL },
-	{ "kick", "BPF iter/tcp + bpf_setsockopt(TCP_NODELAY), one socket", nm_fix_probe_prog,
-	  "ts_kick", &skel_ops },
-};
-
-/* Probed where tcpstall starts: rps_sock_flow_entries is in the initial netns only. */
-static int list_fixes(void)
-{
-	int ret;
-
-	env.o.netns = NULL;
-	ret = nm_setup(&env.o);
-	if (ret)
-		return ret;
-	nm_fixes_list(stdout, fixes, sizeof(fixes) / sizeof(fixes[0]));
-	return NM_EXIT_OK;
-}
-
 /* the run's steps, below: a report due in the sweep loop is nm_run_report's */
 static const struct nm_tool tool;
 
@@ -784,6 +724,12 @@ static void free_run(void *skel)
 		close(act.fx.home_fd);
 }
 
+/* --list-fixes: kick's probe loads ts_kick alone */
+static int list_fixes(void)
+{
+	return ts_act_list_fixes(&env.o, &skel_ops);
+}
+
 /* --cleanup: a sockopt record is undone through ts_kick, opened alone */
 static int cleanup(void)
 {
@@ -792,7 +738,7 @@ static int cleanup(void)
 
 static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run_hooks,
-	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
+	.fixes = ts_fixes, .nfixes = TS_NFIXES, .list_fixes = &env.list_fixes,
 	.signal_in_load_goes_on = true,
 	.caps = set_caps, .check = check, .cleanup = cleanup, .list = list_fixes,
 	.setup = setup, .start = start, .first = first_line, .report = report_step,

@@ -288,6 +288,11 @@ bool ts_track_episode(struct ts_sock *st, uint64_t start_ns, uint64_t end_ns, st
 	return true;
 }
 
+bool ts_mark_stale(uint64_t start_ns, const struct ts_sock *s, uint64_t sweep, uint64_t now_ns)
+{
+	return now_ns > start_ns + TS_EPISODE_FORGET_NS && (!s || s->seen_sweep != sweep);
+}
+
 bool ts_track_gone(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct ts_totals *tot,
 		   uint64_t *ended_ns)
 {

@@ -114,6 +114,19 @@ bool ts_track_episode(struct ts_sock *st, uint64_t start_ns, uint64_t end_ns, st
 bool ts_track_gone(struct ts_sock *st, uint64_t now_ns, enum ts_end end, struct ts_totals *tot,
 		   uint64_t *ended_ns);
 
+/*
+ * An open tsq_idle episode (tsq_marks) whose socket the sweeps have not
+ * seen for this long closed mid-episode: a closed socket or an LRU
+ * eviction never ends it on the BPF side.
+ */
+#define TS_EPISODE_FORGET_NS	(10 * 1000000000ULL)
+/*
+ * The episode that began at start_ns is stale at now_ns: older than
+ * TS_EPISODE_FORGET_NS, and its socket s (NULL: not tracked) missing from
+ * the sweep numbered sweep.
+ */
+bool ts_mark_stale(uint64_t start_ns, const struct ts_sock *s, uint64_t sweep, uint64_t now_ns);
+
 /* ACK storm on one flow's per-interval deltas. */
 struct ts_storm_cfg {
 	uint64_t min_segs;		/* data segments in the interval to judge at all */

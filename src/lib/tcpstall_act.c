@@ -359,6 +359,37 @@ int ts_act_cleanup(struct nm_opts *o, const struct nm_skel_ops *ops)
 	return ret;
 }
 
+/* ---- --list-fixes ---- */
+
+const struct nm_fix ts_fixes[TS_NFIXES] = {
+	{ "defer", "sysctl net.ipv4.tcp_backlog_ack_defer (6.7+)", nm_fix_probe_sysctl,
+	  "net.ipv4.tcp_backlog_ack_defer", NULL },
+	{ "autocork", "sysctl net.ipv4.tcp_autocorking (the whole netns)", nm_fix_probe_sysctl,
+	  "net.ipv4.tcp_autocorking", NULL },
+	{ "rfs", "sysctl net.core.rps_sock_flow_entries, rps_flow_cnt", nm_fix_probe_sysctl,
+	  "net.core.rps_sock_flow_entries", NULL },
+	{ "routes", "ip route replace (the routes with quickack 1)", nm_fix_probe_cmd, "ip", NULL },
+	{ "kick", "BPF iter/tcp + bpf_setsockopt(TCP_NODELAY), one socket", nm_fix_probe_prog,
+	  "ts_kick", NULL },
+};
+
+int ts_act_list_fixes(struct nm_opts *o, const struct nm_skel_ops *ops)
+{
+	struct nm_fix f[TS_NFIXES];
+	int ret;
+
+	o->netns = NULL;
+	ret = nm_setup(o);
+	if (ret)
+		return ret;
+	memcpy(f, ts_fixes, sizeof(f));
+	for (int i = 0; i < TS_NFIXES; i++)
+		if (f[i].probe == nm_fix_probe_prog)
+			f[i].ops = ops;
+	nm_fixes_list(stdout, f, TS_NFIXES);
+	return NM_EXIT_OK;
+}
+
 /* ---- the facts a plan asks for ---- */
 
 /* TS_NEED_ROUTE_NAME: the route to the flow's remote address, as ip shows it */

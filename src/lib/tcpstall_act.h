@@ -23,6 +23,7 @@
 #include "detect/tcpstall_detect.h"
 #include "detect/tcpstall_plan.h"
 #include "lib/cli.h"
+#include "lib/fixes.h"
 #include "lib/plan.h"
 #include "lib/skel.h"
 #include "lib/worker.h"
@@ -96,6 +97,21 @@ int ts_act_fix_start(struct ts_act *a, const char *tool);
 void ts_act_fixes(struct ts_act *a, const struct ts_fix_flow *fl, size_t n);
 /* Everything undone: 0, or NM_EXIT_RUNTIME when something is not restored. */
 int ts_act_fix_stop(struct ts_act *a);
+
+/*
+ * --list-fixes: each --fix value, its lever, and the probe of whether this
+ * kernel allows it. kick's probe loads ts_kick: its skeleton is the one
+ * ts_act_list_fixes is given (here NULL).
+ */
+#define TS_NFIXES	5
+extern const struct nm_fix ts_fixes[TS_NFIXES];
+
+/*
+ * --list-fixes, probed where tcpstall starts (o->netns ignored:
+ * rps_sock_flow_entries is in the initial netns only), kick's probe
+ * through ops' skeleton. The exit code.
+ */
+int ts_act_list_fixes(struct nm_opts *o, const struct nm_skel_ops *ops);
 
 /*
  * --cleanup: the journals undone; a sockopt record through ts_kick, opened

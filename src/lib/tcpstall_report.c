@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "lib/tcpstall_act.h"
 #include "lib/tcpstall_report.h"
 
 void ts_report_ended(struct ts_report *r, const struct ts_key *k, const struct ts_sock *s,
@@ -139,6 +140,46 @@ void ts_report_interval(const struct ts_report *r, struct ts_interval_row *ir)
 	memcpy(ir->hist_us, r->tot.hist_us, sizeof(ir->hist_us));
 	for (int s = 0; s < TS_NSTATES; s++)
 		ir->stall_seconds[s] = r->tot.stall_ns[s] / 1e9;
+}
+
+void ts_report_interval_row(const struct ts_report *r, const struct ts_interval_in *in,
+			    struct ts_interval_row *ir)
+{
+	const struct ts_kick_stats *k = in->kicks;
+	const uint64_t *c = in->counters;
+
+	memset(ir, 0, sizeof(*ir));
+	ts_report_interval(r, ir);
+	ir->time = in->time;
+	ir->sweeps = in->sweeps;
+	ir->sweep_wait_ms = in->sweep_wait_ns / 1e6;
+	ir->ack_untracked_events = in->ack_untracked;
+	ir->episodes = in->episodes;
+	if (in->episodes) {
+		ir->tsq_episodes = c[TS_CNT_TSQ_EPISODES];
+		ir->tsq_episodes_lost = c[TS_CNT_TSQ_LOST];
+	}
+	ir->kicker = in->kicker;
+	if (in->kicker) {
+		ir->kick_due = c[TS_CNT_KICK_DUE];
+		ir->kick_due_lost = c[TS_CNT_KICK_DUE_LOST];
+	}
+	/* [0] all kicks, then one per result */
+	for (int i = 0; i < TS_KICK_NRESULTS; i++) {
+		ir->kicks[i + 1] = k->kicks[i];
+		ir->kicks[0] += k->kicks[i];
+	}
+	ir->kick = in->kick;
+	ir->kick_age_max_ms = k->age_max_ns / 1e6;
+	ir->kick_age_mean_ms = k->aged ? k->age_sum_ns / 1e6 / k->aged : 0;
+	/* labelled with the netns only when --prom-netns asks: most users want none */
+	ir->prom_netns = in->prom_netns;
+	ir->netns = in->netns;
+	ir->acks_sent = in->acks_sent;
+	ir->acks_owned = in->acks_owned;
+	ir->data_segments = in->data_segments;
+	ir->backlog_drops = c[TS_CNT_BACKLOG_DROPS];
+	ir->kick_age_max_seconds = k->age_max_ns / 1e9;
 }
 
 /* ---- the sinks' rows, each made as it is written ---- */

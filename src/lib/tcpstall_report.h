@@ -105,6 +105,35 @@ size_t ts_report_fix_flows(struct ts_report *r, const struct ts_acks *acks);
  */
 void ts_report_interval(const struct ts_report *r, struct ts_interval_row *ir);
 
+struct ts_kick_stats;	/* lib/tcpstall_act.h */
+
+/*
+ * What the loader collected for the interval record beyond the report's
+ * own: the sweeps, the BPF side's counters, the ACK totals, the kicks.
+ */
+struct ts_interval_in {
+	uint64_t time;			/* Unix time */
+	uint64_t sweeps;
+	uint64_t sweep_wait_ns;		/* the wait after the last sweep */
+	uint64_t ack_untracked;		/* events of sockets that found both their slots held */
+	uint64_t acks_sent, acks_owned, data_segments;	/* since the start */
+	uint64_t counters[TS_CNT_MAX];	/* the BPF side's, summed over CPUs */
+	bool episodes;			/* tcp_push/tcp_wfree measure tsq_idle episodes */
+	bool kicker;			/* the kick timer's thread was started */
+	bool kick;			/* --fix=kick's program is loaded */
+	const struct ts_kick_stats *kicks;	/* what became of the kicks */
+	bool prom_netns;		/* --prom-netns */
+	uint64_t netns;
+};
+
+/*
+ * The whole interval record, JSON's and the textfile's: the report's
+ * share (ts_report_interval) and in's. The episode counters only where
+ * the episodes are measured, the kick timer's where its thread runs.
+ */
+void ts_report_interval_row(const struct ts_report *r, const struct ts_interval_in *in,
+			    struct ts_interval_row *ir);
+
 /*
  * The sinks' rows: ir, the ended stalls, the sockets worth a line (stalled
  * now or once; the table's at most TS_REPORT_TOP), each flow's ACKs (with

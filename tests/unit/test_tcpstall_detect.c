@@ -493,6 +493,28 @@ static void test_kick_parse_rejects(void **state)
 }
 
 /* --fix=routes: a route line back as ip route replace's argv. */
+/*
+ * An open episode is forgotten once older than TS_EPISODE_FORGET_NS with
+ * its socket gone from the sweeps; a socket still swept keeps it, however old.
+ */
+static void test_mark_stale(void **state)
+{
+	const uint64_t start = 5000000000ULL, old = start + TS_EPISODE_FORGET_NS + 1;
+	struct ts_sock seen = { .seen_sweep = 42 }, unseen = { .seen_sweep = 41 };
+
+	(void)state;
+	/* stale: old, and its socket untracked or not in the last sweep */
+	assert_true(ts_mark_stale(start, NULL, 42, old));
+	assert_true(ts_mark_stale(start, &unseen, 42, old));
+	/* not stale: its socket was in the last sweep */
+	assert_false(ts_mark_stale(start, &seen, 42, old));
+	/* not stale: young, even with its socket gone; at the limit itself too */
+	assert_false(ts_mark_stale(start, NULL, 42, start + 1));
+	assert_false(ts_mark_stale(start, &unseen, 42, start + TS_EPISODE_FORGET_NS));
+	/* a clock before the start (another CPU's stamp): not stale */
+	assert_false(ts_mark_stale(start, NULL, 42, start - 1));
+}
+
 static void test_route_argv(void **state)
 {
 	char a[] = "198.18.0.0/24 dev veth0 proto kernel scope link linkdown quickack 1";
@@ -537,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_kick_record_roundtrip),
 		cmocka_unit_test(test_kick_parse_rejects),
 		cmocka_unit_test(test_route_argv),
+		cmocka_unit_test(test_mark_stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/tcpstall_act.h"
 #include "lib/tcpstall_report.h"
 #include "capture.h"
 
@@ -192,6 +193,81 @@ static void test_interval(void **state)
 	report_done(&r);
 }
 
+/*
+ * The whole interval record: the report's share and the collected one's;
+ * the episode and kick timer counters only where they run.
+ */
+static void test_interval_row(void **state)
+{
+	static struct ts_report r;
+	static struct ts_interval_row ir;
+	struct ts_sock idle = { .stall_start_ns = 1, .cause = TS_TSQ_IDLE };
+	struct ts_kick_stats ks = { .age_max_ns = 30000000, .age_sum_ns = 40000000, .aged = 2 };
+	struct ts_interval_in in = {
+		.time = 1700000000, .sweeps = 9, .sweep_wait_ns = 2500000, .ack_untracked = 3,
+		.acks_sent = 100, .acks_owned = 60, .data_segments = 110, .kicks = &ks,
+		.prom_netns = true, .netns = 4026531840ULL,
+	};
+	struct ts_key k1 = key(1);
+
+	(void)state;
+	report_init(&r);
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k1, NULL) = idle;
+	ks.kicks[0] = 2;
+	ks.kicks[TS_KICK_NRESULTS - 1] = 5;
+	in.counters[TS_CNT_TSQ_EPISODES] = 7;
+	in.counters[TS_CNT_TSQ_LOST] = 1;
+	in.counters[TS_CNT_KICK_DUE] = 4;
+	in.counters[TS_CNT_KICK_DUE_LOST] = 2;
+	in.counters[TS_CNT_BACKLOG_DROPS] = 11;
+	/* a stale row is overwritten whole */
+	ir.tsq_episodes = 99;
+	ir.sockets_stalled = 99;
+	ts_report_interval_row(&r, &in, &ir);
+	assert_int_equal(ir.sockets_stalled, 1);
+	assert_int_equal(ir.stalled_now[TS_TSQ_IDLE], 1);
+	assert_int_equal(ir.time, 1700000000);
+	assert_int_equal(ir.sweeps, 9);
+	assert_true(ir.sweep_wait_ms == 2.5);
+	assert_int_equal(ir.ack_untracked_events, 3);
+	/* without the episode hooks and the kicker, their counters are not the row's */
+	assert_false(ir.episodes);
+	assert_int_equal(ir.tsq_episodes, 0);
+	assert_int_equal(ir.tsq_episodes_lost, 0);
+	assert_false(ir.kicker);
+	assert_int_equal(ir.kick_due, 0);
+	assert_int_equal(ir.kick_due_lost, 0);
+	/* [0] the kicks attempted, then one per result */
+	assert_int_equal(ir.kicks[0], 7);
+	assert_int_equal(ir.kicks[1], 2);
+	assert_int_equal(ir.kicks[TS_KICK_NRESULTS], 5);
+	assert_false(ir.kick);
+	assert_true(ir.kick_age_max_ms == 30);
+	assert_true(ir.kick_age_mean_ms == 20);
+	assert_true(ir.kick_age_max_seconds == 0.03);
+	assert_true(ir.prom_netns);
+	assert_int_equal(ir.netns, 4026531840ULL);
+	assert_int_equal(ir.acks_sent, 100);
+	assert_int_equal(ir.acks_owned, 60);
+	assert_int_equal(ir.data_segments, 110);
+	assert_int_equal(ir.backlog_drops, 11);
+
+	in.episodes = in.kicker = in.kick = true;
+	ks = (struct ts_kick_stats){ 0 };
+	ts_report_interval_row(&r, &in, &ir);
+	assert_true(ir.episodes);
+	assert_int_equal(ir.tsq_episodes, 7);
+	assert_int_equal(ir.tsq_episodes_lost, 1);
+	assert_true(ir.kicker);
+	assert_int_equal(ir.kick_due, 4);
+	assert_int_equal(ir.kick_due_lost, 2);
+	assert_true(ir.kick);
+	/* no stall aged: no mean, and no division by zero */
+	assert_int_equal(ir.kicks[0], 0);
+	assert_true(ir.kick_age_mean_ms == 0);
+	report_done(&r);
+}
+
 static char *types_of(void (*sink)(FILE *, const struct nm_emit *), const struct nm_emit *e)
 {
 	struct capture c;
@@ -289,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_acks_read),
 		cmocka_unit_test(test_fix_flows),
 		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_interval_row),
 		cmocka_unit_test(test_emit),
 	};
 
