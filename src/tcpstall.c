@@ -43,8 +43,6 @@
 #define TOOL		"tcpstall"
 #define MAX_SOCKS	65536
 
-#define FORGET_SWEEPS	100	/* sockets unseen this long are dropped from memory */
-
 static struct ts_env env;
 
 const char *argp_program_version = "tcpstall (netmedic) 0.1";
@@ -64,14 +62,10 @@ static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
 
 static struct state {
 	struct nm_htab *socks;		/* ts_key -> ts_sock */
-	struct nm_htab *prev_acks;	/* socket address -> struct prev_acks */
-	uint64_t report;		/* reports so far: marks the prev_acks seen */
 	const struct ts_acks *acks;	/* the BPF acks array, mapped read-only */
 	size_t acks_len;
-	size_t acks_present;		/* slots holding a socket at the last report */
 	uint64_t acks_untracked;	/* events of sockets that found both their slots held */
 	uint64_t sweep;
-	uint64_t acks_total, acks_owned_total, segs_total;
 	uint32_t epoch;			/* the interval being reported */
 	struct bpf_link *fast;		/* the fast sweep's iterator, NULL: full sweeps only */
 	struct bpf_link *fast_own;	/* ... when attached by hand (rung 1): destroyed by us */
@@ -107,14 +101,10 @@ static bool kicker_on(void)
  */
 static void take_sample(const struct ts_sample *smp, void *arg)
 {
-	struct ts_sock *s = nm_htab_upsert(st.socks, &smp->key, NULL);
-	enum ts_state state = ts_classify(smp, env.threshold_ms);
-	uint64_t ended;
+	enum ts_state state;
+	struct ts_sock *s = ts_report_sample(&rep, smp, st.sweep, &state);
 
 	(void)arg;
-	if (s && ts_track(s, smp, env.threshold_ms, st.sweep, &rep.tot, &ended))
-		ts_report_ended(&rep, &smp->key, s, ended, "sweep");
-	rep.samples[state]++;
 	/* TCP_NAGLE_OFF is what getsockopt(TCP_NODELAY) reads */
 	if (s && st.kick)
 		ts_act_kick_want(&act, &(struct ts_kick_cand){ .by = TS_KICK_BY_SWEEP, .key = smp->key,
@@ -250,112 +240,22 @@ static void take_episodes(struct tcpstall_bpf *skel)
 {
 	int fd = bpf_map__fd(skel->maps.tsq_episodes);
 	struct ts_episode e;
-	uint64_t ended;
 
-	while (!bpf_map_lookup_and_delete_elem(fd, NULL, &e)) {
-		struct ts_sock *s = nm_htab_upsert(st.socks, &e.key, NULL);
-
-		if (s && ts_track_episode(s, e.start_ns, e.end_ns, &rep.tot, &ended))
-			ts_report_ended(&rep, &e.key, s, ended, "tcp_push");
-	}
+	while (!bpf_map_lookup_and_delete_elem(fd, NULL, &e))
+		ts_report_episode(&rep, &e.key, e.start_ns, e.end_ns);
 }
 
-/* Sockets missing from the last sweep have nothing unsent (or are gone). */
-static void sweep_gone(void)
-{
-	struct ts_key gone[256];
-	size_t pos = 0, ngone = 0;
-	uint64_t now = nm_mono_ns(), ended;
-	void *k, *v;
-
-	while (nm_htab_next(st.socks, &pos, &k, &v)) {
-		struct ts_sock *s = v;
-
-		if (s->seen_sweep == st.sweep)
-			continue;
-		/*
-		 * A window-limited socket cannot drain between two sweeps
-		 * without being seen sending: it closed or was reset.
-		 */
-		if (ts_track_gone(s, now, s->stall_start_ns && s->last.unsent &&
-				  ts_classify(&s->last, env.threshold_ms) == TS_RWND ?
-				  TS_END_GONE : TS_END_DRAINED, &rep.tot, &ended))
-			ts_report_ended(&rep, k, s, ended, "sweep");
-		if (st.sweep - s->seen_sweep > FORGET_SWEEPS && ngone < 256)
-			gone[ngone++] = *(struct ts_key *)k;
-	}
-	for (size_t i = 0; i < ngone; i++)
-		nm_htab_del(st.socks, &gone[i]);
-}
-
-/* ---- ACK flows: per-interval deltas ---- */
-
-/* A flow's counters at the last report, and when it was last in the map. */
-struct prev_acks {
-	struct ts_acks a;
-	uint64_t report;
-};
-
-/* Forgets flows whose slot went to another socket, so the table never fills with the dead. */
-static void prune_prev_acks(void)
-{
-	uint64_t *gone = NULL;
-	size_t pos = 0, n = 0, cap = 0;
-	void *k, *v;
-
-	while (nm_htab_next(st.prev_acks, &pos, &k, &v)) {
-		if (((struct prev_acks *)v)->report == st.report)
-			continue;
-		if (n == cap) {
-			void *p = realloc(gone, (cap = cap ? cap * 2 : 256) * sizeof(*gone));
-
-			if (!p)
-				break;
-			gone = p;
-		}
-		gone[n++] = *(uint64_t *)k;
-	}
-	for (size_t i = 0; i < n; i++)
-		nm_htab_del(st.prev_acks, &gone[i]);
-	free(gone);
-}
+/* ---- ACK flows: the table read in place, its deltas into the report ---- */
 
 static void collect_acks(struct tcpstall_bpf *skel)
 {
-	struct prev_acks *old;
-	struct ts_acks cur;
-
-	st.acks_present = 0;
-	st.report++;
-	st.epoch = skel->bss->epoch;
 	uint32_t untracked = TS_CNT_ACK_UNTRACKED;
 
+	st.epoch = skel->bss->epoch;
 	st.acks_untracked = nm_percpu_u64(bpf_map__fd(skel->maps.counters), &untracked);
-	/* the array is read in place: one pass, no syscall per flow */
-	for (uint32_t i = 0; i < (uint32_t)env.max_flows; i++) {
-		if (!ts_acks_read(&st.acks[i], &cur))
-			continue;
-		st.acks_present++;
-		/* the table holds at most what the array holds: room is always there */
-		old = nm_htab_upsert(st.prev_acks, &cur.sk, NULL);
-		if (!old)
-			continue;
-		struct ts_acks d;
-
-		ts_acks_delta(&old->a, &cur, &d);
-		old->a = cur;
-		old->report = st.report;
-		st.acks_total += d.acks_out;
-		st.acks_owned_total += d.acks_owned;
-		st.segs_total += d.segs_in;
-		if (!d.segs_in && !d.acks_out)
-			continue;
-		if (!ts_report_flow(&rep, &cur, &d, i, st.epoch))
-			return;
-	}
 	/* CPU masks restart for the next interval */
-	skel->bss->epoch = st.epoch + 1;
-	prune_prev_acks();
+	if (ts_report_acks(&rep, st.acks, env.max_flows, st.epoch))
+		skel->bss->epoch = st.epoch + 1;
 }
 
 /* ---- the report (lib/tcpstall_report.c holds its rows; lib/emit.c writes them) ---- */
@@ -370,8 +270,7 @@ static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 {
 	struct ts_interval_in in = {
 		.time = (uint64_t)time(NULL), .sweeps = st.sweep, .sweep_wait_ns = st.sweep_wait_ns,
-		.ack_untracked = st.acks_untracked, .acks_sent = st.acks_total,
-		.acks_owned = st.acks_owned_total, .data_segments = st.segs_total,
+		.ack_untracked = st.acks_untracked,
 		.episodes = st.episodes, .kicker = act.kicker, .kick = st.kick,
 		.kicks = &st.kick_report, .prom_netns = env.prom_netns, .netns = env.o.netns_ino,
 	};
@@ -387,7 +286,7 @@ static void emit_fill(struct nm_emit *e, struct tcpstall_bpf *skel, const struct
 	ts_report_emit(&rep, e, ir);
 	if (!env.o.prom_file)
 		return;
-	e->map = (struct nm_emit_map){ .name = "acks", .entries = st.acks_present,
+	e->map = (struct nm_emit_map){ .name = "acks", .entries = rep.acks_present,
 				       .max = env.max_flows,
 				       .evictions = counter(skel, TS_CNT_ACK_FLOWS_EVICTED),
 				       .direct = true, .untracked = st.acks_untracked };
@@ -460,23 +359,6 @@ static int fix_start(struct tcpstall_bpf *skel)
 /* ---- main ---- */
 
 /*
- * NETMEDIC_TEST_KICK (a test aid, docs/tcpstall.md): with --fix=kick,
- * "any" kicks every swept socket with unsent data, not only tsq_idle ones
- * (a host cannot make one); "crash" also stops the first kick after it set
- * TCP_NODELAY to 1 and kills tcpstall (SIGKILL), so --cleanup has
- * something to restore.
- */
-static void test_aids(void)
-{
-	const char *t = getenv("NETMEDIC_TEST_KICK");
-
-	if (!t || !(env.fix & TS_FIX_KICK))
-		return;
-	env.kick.any_state = !strcmp(t, "any") || !strcmp(t, "crash");
-	env.kick_halt = !strcmp(t, "crash");
-}
-
-/*
  * One report: the flows judged and ranked, the kicks' outcomes taken,
  * --fix's plan made (before the sinks, whose lines follow its log), and
  * the interval's row built once for JSON and the textfile.
@@ -541,12 +423,7 @@ static int first_line(void *p, struct nm_first *l)
 	}
 	l->rec = &ts_start_rec;
 	l->row = &r;
-	snprintf(l->what, sizeof(l->what),
-		 "sweep %ums (all sockets every %ums, senders tagged by %s%s), netns %lu%s%s%s",
-		 env.sweep_ms, st.fast ? FULL_SWEEP_MS : env.sweep_ms, st.tag_source,
-		 st.diag ? "; full sweeps by sock_diag: no TSQ flags, pacing or Nagle state, so never tsq_idle or host_queue" : "",
-		 env.o.netns_ino, env.fix ? ", --fix" : "", st.kick ? ", kick at " : "",
-		 st.kick ? kick_at() : "");
+	ts_report_first_what(&r, env.fix, l->what, sizeof(l->what));
 	return 0;
 }
 
@@ -608,7 +485,7 @@ static int run(struct tcpstall_bpf *skel)
 		 */
 		st.sweep_wait_ns = ts_sweep_wait_ns(env.sweep_ms * 1000000ULL, thread_cpu_ns() - c0,
 						    full && st.fast && st.fast == st.fast_own);
-		sweep_gone();
+		ts_report_gone(&rep, st.sweep, nm_mono_ns());
 		if (st.episodes && (full || (st.kick && !kicker_on())))
 			walk_marks(skel, full, st.kick && !kicker_on());
 		ts_act_kick_pass(&act);
@@ -629,7 +506,7 @@ static int run(struct tcpstall_bpf *skel)
 
 static void set_caps(struct nm_opts *o)
 {
-	test_aids();
+	ts_opts_test_aids(&env, getenv("NETMEDIC_TEST_KICK"));
 	/* before --netns moves us: RFS's global sysctl lives here */
 	act.fx.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	/* sysctls; rfs: sysfs and the initial netns; routes: ip */
@@ -658,8 +535,8 @@ static int setup(void)
 	if (!env.hz)
 		nm_info(&env.o, "warning: CONFIG_HZ not found (/proc/config.gz, /boot/config-*): stall ages assume 250 Hz");
 	st.socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), MAX_SOCKS);
-	st.prev_acks = nm_htab_new(sizeof(uint64_t), sizeof(struct prev_acks), env.max_flows);
-	if (!st.socks || !st.prev_acks)
+	rep.prev_acks = nm_htab_new(sizeof(uint64_t), sizeof(struct ts_prev_acks), env.max_flows);
+	if (!st.socks || !rep.prev_acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	rep.socks = st.socks;
 	rep.threshold_ms = env.threshold_ms;
@@ -718,7 +595,7 @@ static void free_run(void *skel)
 	if (st.acks)
 		munmap((void *)st.acks, st.acks_len);
 	nm_htab_free(st.socks);
-	nm_htab_free(st.prev_acks);
+	nm_htab_free(rep.prev_acks);
 	ts_report_free(&rep);
 	if (act.fx.home_fd >= 0)
 		close(act.fx.home_fd);

@@ -4,6 +4,7 @@
  * values' checks, their defaults.
  */
 #include <argp.h>
+#include <string.h>
 #include "detect/tcpstall_plan.h"
 #include "lib/fixes.h"
 #include "lib/tcpstall_opts.h"
@@ -202,4 +203,12 @@ void ts_opts_parse(struct ts_env *e, int argc, char **argv)
 	e->kick = (struct ts_kick_cfg)TS_KICK_CFG_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, e);
 	e->max_flows = nm_table_size(e->max_flows);
+}
+
+void ts_opts_test_aids(struct ts_env *e, const char *t)
+{
+	if (!t || !(e->fix & TS_FIX_KICK))
+		return;
+	e->kick.any_state = !strcmp(t, "any") || !strcmp(t, "crash");
+	e->kick_halt = !strcmp(t, "crash");
 }

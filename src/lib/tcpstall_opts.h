@@ -33,6 +33,15 @@ struct ts_env {
 /* The command line into e, defaults first; a usage error exits with status 2 (argp). */
 void ts_opts_parse(struct ts_env *e, int argc, char **argv);
 
+/*
+ * NETMEDIC_TEST_KICK (a test aid, docs/tcpstall.md), t its value: with
+ * --fix=kick, "any" kicks every swept socket with unsent data, not only
+ * tsq_idle ones (a host cannot make one); "crash" also stops the first
+ * kick after it set TCP_NODELAY to 1 and kills tcpstall (SIGKILL), so
+ * --cleanup has something to restore. NULL, or no --fix=kick: nothing.
+ */
+void ts_opts_test_aids(struct ts_env *e, const char *t);
+
 /* Its options and their docs: docs/tcpstall.md OPTIONS (make docs). */
 extern const struct nm_tool_doc tcpstall_tool_doc;
 

@@ -6,6 +6,56 @@
 #include "lib/tcpstall_act.h"
 #include "lib/tcpstall_report.h"
 
+struct ts_sock *ts_report_sample(struct ts_report *r, const struct ts_sample *smp, uint64_t sweep,
+				 enum ts_state *state)
+{
+	struct ts_sock *s = nm_htab_upsert(r->socks, &smp->key, NULL);
+	uint64_t ended;
+
+	*state = ts_classify(smp, r->threshold_ms);
+	if (s && ts_track(s, smp, r->threshold_ms, sweep, &r->tot, &ended))
+		ts_report_ended(r, &smp->key, s, ended, "sweep");
+	r->samples[*state]++;
+	return s;
+}
+
+void ts_report_episode(struct ts_report *r, const struct ts_key *k, uint64_t start_ns,
+		       uint64_t end_ns)
+{
+	struct ts_sock *s = nm_htab_upsert(r->socks, k, NULL);
+	uint64_t ended;
+
+	if (s && ts_track_episode(s, start_ns, end_ns, &r->tot, &ended))
+		ts_report_ended(r, k, s, ended, "tcp_push");
+}
+
+void ts_report_gone(struct ts_report *r, uint64_t sweep, uint64_t now_ns)
+{
+	struct ts_key gone[256];
+	size_t pos = 0, ngone = 0;
+	uint64_t ended;
+	void *k, *v;
+
+	while (nm_htab_next(r->socks, &pos, &k, &v)) {
+		struct ts_sock *s = v;
+
+		if (s->seen_sweep == sweep)
+			continue;
+		/*
+		 * A window-limited socket cannot drain between two sweeps
+		 * without being seen sending: it closed or was reset.
+		 */
+		if (ts_track_gone(s, now_ns, s->stall_start_ns && s->last.unsent &&
+				  ts_classify(&s->last, r->threshold_ms) == TS_RWND ?
+				  TS_END_GONE : TS_END_DRAINED, &r->tot, &ended))
+			ts_report_ended(r, k, s, ended, "sweep");
+		if (sweep - s->seen_sweep > TS_FORGET_SWEEPS && ngone < 256)
+			gone[ngone++] = *(struct ts_key *)k;
+	}
+	for (size_t i = 0; i < ngone; i++)
+		nm_htab_del(r->socks, &gone[i]);
+}
+
 void ts_report_ended(struct ts_report *r, const struct ts_key *k, const struct ts_sock *s,
 		     uint64_t dur_ns, const char *by)
 {
@@ -54,6 +104,60 @@ bool ts_report_flow(struct ts_report *r, const struct ts_acks *cur, const struct
 	ts_judge_placement(d, epoch, r->storm->min_segs, &f->place);
 	r->storms += f->j.storm;
 	r->cross += f->place.cross_cpu;
+	return true;
+}
+
+/* Forgets flows whose slot went to another socket, so the table never fills with the dead. */
+static void prune_prev_acks(struct ts_report *r)
+{
+	uint64_t *gone = NULL;
+	size_t pos = 0, n = 0, cap = 0;
+	void *k, *v;
+
+	while (nm_htab_next(r->prev_acks, &pos, &k, &v)) {
+		if (((struct ts_prev_acks *)v)->report == r->reports)
+			continue;
+		if (n == cap) {
+			void *p = realloc(gone, (cap = cap ? cap * 2 : 256) * sizeof(*gone));
+
+			if (!p)
+				break;
+			gone = p;
+		}
+		gone[n++] = *(uint64_t *)k;
+	}
+	for (size_t i = 0; i < n; i++)
+		nm_htab_del(r->prev_acks, &gone[i]);
+	free(gone);
+}
+
+bool ts_report_acks(struct ts_report *r, const struct ts_acks *slots, uint32_t n, uint32_t epoch)
+{
+	struct ts_prev_acks *old;
+	struct ts_acks cur, d;
+
+	r->acks_present = 0;
+	r->reports++;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!ts_acks_read(&slots[i], &cur))
+			continue;
+		r->acks_present++;
+		/* the table holds at most what the array holds: room is always there */
+		old = nm_htab_upsert(r->prev_acks, &cur.sk, NULL);
+		if (!old)
+			continue;
+		ts_acks_delta(&old->a, &cur, &d);
+		old->a = cur;
+		old->report = r->reports;
+		r->acks_sent += d.acks_out;
+		r->acks_owned += d.acks_owned;
+		r->data_segments += d.segs_in;
+		if (!d.segs_in && !d.acks_out)
+			continue;
+		if (!ts_report_flow(r, &cur, &d, i, epoch))
+			return false;
+	}
+	prune_prev_acks(r);
 	return true;
 }
 
@@ -175,11 +279,23 @@ void ts_report_interval_row(const struct ts_report *r, const struct ts_interval_
 	/* labelled with the netns only when --prom-netns asks: most users want none */
 	ir->prom_netns = in->prom_netns;
 	ir->netns = in->netns;
-	ir->acks_sent = in->acks_sent;
-	ir->acks_owned = in->acks_owned;
-	ir->data_segments = in->data_segments;
+	ir->acks_sent = r->acks_sent;
+	ir->acks_owned = r->acks_owned;
+	ir->data_segments = r->data_segments;
 	ir->backlog_drops = c[TS_CNT_BACKLOG_DROPS];
 	ir->kick_age_max_seconds = k->age_max_ns / 1e9;
+}
+
+void ts_report_first_what(const struct ts_start_row *r, bool fix, char *what, size_t len)
+{
+	bool diag = r->full_sweep_by && !strcmp(r->full_sweep_by, "sock_diag");
+
+	snprintf(what, len, "sweep %llums (all sockets every %llums, senders tagged by %s%s), netns %llu%s%s%s",
+		 (unsigned long long)r->sweep_ms, (unsigned long long)r->full_sweep_ms,
+		 r->senders_tagged_by,
+		 diag ? "; full sweeps by sock_diag: no TSQ flags, pacing or Nagle state, so never tsq_idle or host_queue" : "",
+		 (unsigned long long)r->netns, fix ? ", --fix" : "", r->kick ? ", kick at " : "",
+		 r->kick ? r->kick_at : "");
 }
 
 /* ---- the sinks' rows, each made as it is written ---- */

@@ -27,6 +27,8 @@
 #define TS_REPORT_ENDED	1024
 /* rows in each part of the table */
 #define TS_REPORT_TOP	10
+/* sockets unseen this many sweeps are dropped from memory */
+#define TS_FORGET_SWEEPS	100
 
 /* A stall that ended in the interval: its stall record. */
 struct ts_ended {
@@ -48,14 +50,24 @@ struct ts_flow {
 	struct ts_placement place;
 };
 
+/* A flow's counters at the last report, and the report that last saw it in the table. */
+struct ts_prev_acks {
+	struct ts_acks a;
+	uint64_t report;
+};
+
 struct ts_report {
 	/* the loader's, set once */
 	struct nm_htab *socks;		/* ts_key -> ts_sock: the sockets the sweeps track */
+	struct nm_htab *prev_acks;	/* socket address -> struct ts_prev_acks */
 	uint32_t threshold_ms;
 	const struct ts_storm_cfg *storm;
 	bool hist;			/* -H: the table ends with the stalls' durations */
-	/* since the start: ts_track's */
+	/* since the start: ts_track's, and the ACK flow table's (ts_report_acks) */
 	struct ts_totals tot;
+	uint64_t acks_sent, acks_owned, data_segments;
+	uint64_t reports;		/* ACK table reads so far: marks the prev_acks seen */
+	size_t acks_present;		/* slots holding a socket at the last read */
 	/* the interval's, emptied by ts_report_next */
 	uint64_t samples[TS_NSTATES];	/* swept samples by state */
 	struct ts_ended ended[TS_REPORT_ENDED];
@@ -71,6 +83,23 @@ struct ts_report {
 	struct nm_emit_hist hists[TS_NSTATES];
 };
 
+/*
+ * One swept sample of the sweep numbered sweep: its socket tracked (a
+ * stall that ended listed), counted by state (in *state). The socket's
+ * memory, NULL when the table is full.
+ */
+struct ts_sock *ts_report_sample(struct ts_report *r, const struct ts_sample *smp, uint64_t sweep,
+				 enum ts_state *state);
+/* A tsq_idle episode that tcp_push/tcp_wfree measured, from start_ns to end_ns. */
+void ts_report_episode(struct ts_report *r, const struct ts_key *k, uint64_t start_ns,
+		       uint64_t end_ns);
+/*
+ * After the sweep numbered sweep, at now_ns: the sockets it missed have
+ * nothing unsent (or are gone), their stalls end; those missed for
+ * TS_FORGET_SWEEPS are forgotten.
+ */
+void ts_report_gone(struct ts_report *r, uint64_t sweep, uint64_t now_ns);
+
 /* A stall of s that ended, dur_ns long, measured by by. */
 void ts_report_ended(struct ts_report *r, const struct ts_key *k, const struct ts_sock *s,
 		     uint64_t dur_ns, const char *by);
@@ -83,6 +112,13 @@ void ts_report_flows_start(struct ts_report *r, uint64_t now_ns);
  */
 bool ts_report_flow(struct ts_report *r, const struct ts_acks *cur, const struct ts_acks *d,
 		    uint32_t slot, uint32_t epoch);
+/*
+ * The ACK flow table's n slots, read in place: each socket's deltas since
+ * the last read added to the totals, those with ACKs or data become flows
+ * (judged with the CPU masks of epoch), and the flows no slot holds now
+ * are forgotten. False when out of memory (the read stopped there).
+ */
+bool ts_report_acks(struct ts_report *r, const struct ts_acks *slots, uint32_t n, uint32_t epoch);
 /* The flows worst first: storms, then by ACKs sent. */
 void ts_report_rank(struct ts_report *r);
 
@@ -116,7 +152,6 @@ struct ts_interval_in {
 	uint64_t sweeps;
 	uint64_t sweep_wait_ns;		/* the wait after the last sweep */
 	uint64_t ack_untracked;		/* events of sockets that found both their slots held */
-	uint64_t acks_sent, acks_owned, data_segments;	/* since the start */
 	uint64_t counters[TS_CNT_MAX];	/* the BPF side's, summed over CPUs */
 	bool episodes;			/* tcp_push/tcp_wfree measure tsq_idle episodes */
 	bool kicker;			/* the kick timer's thread was started */
@@ -128,7 +163,7 @@ struct ts_interval_in {
 
 /*
  * The whole interval record, JSON's and the textfile's: the report's
- * share (ts_report_interval) and in's. The episode counters only where
+ * share (ts_report_interval, the ACK totals) and in's. The episode counters only where
  * the episodes are measured, the kick timer's where its thread runs.
  */
 void ts_report_interval_row(const struct ts_report *r, const struct ts_interval_in *in,
@@ -142,6 +177,12 @@ void ts_report_interval_row(const struct ts_report *r, const struct ts_interval_
  * is the loader's. r and ir are read while the sinks write.
  */
 void ts_report_emit(struct ts_report *r, struct nm_emit *e, const struct ts_interval_row *ir);
+
+/*
+ * The first line's words after the interval, from its start record: the
+ * sweeps, what tags senders, the netns, --fix (fix) and the kick.
+ */
+void ts_report_first_what(const struct ts_start_row *r, bool fix, char *what, size_t len);
 
 /* After the sinks: the next interval's samples and ended stalls start from none. */
 void ts_report_next(struct ts_report *r);

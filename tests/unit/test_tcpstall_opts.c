@@ -69,12 +69,34 @@ static void test_fix_default(void **state)
 	assert_int_equal(e.fix, TS_FIX_DEFER | TS_FIX_AUTOCORK);
 }
 
+/* NETMEDIC_TEST_KICK: only with --fix=kick; "any" and "crash" widen the kick, "crash" halts it. */
+static void test_test_aids(void **state)
+{
+	struct ts_env e = { .fix = TS_FIX_DEFER };
+
+	(void)state;
+	ts_opts_test_aids(&e, "crash");
+	assert_false(e.kick.any_state || e.kick_halt);
+	e.fix |= TS_FIX_KICK;
+	ts_opts_test_aids(&e, NULL);
+	assert_false(e.kick.any_state || e.kick_halt);
+	ts_opts_test_aids(&e, "other");
+	assert_false(e.kick.any_state || e.kick_halt);
+	ts_opts_test_aids(&e, "any");
+	assert_true(e.kick.any_state);
+	assert_false(e.kick_halt);
+	e.kick.any_state = false;
+	ts_opts_test_aids(&e, "crash");
+	assert_true(e.kick.any_state && e.kick_halt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_fix_default),
+		cmocka_unit_test(test_test_aids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,6 +29,8 @@ static void report_init(struct ts_report *r)
 	memset(r, 0, sizeof(*r));
 	r->socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), 64);
 	assert_non_null(r->socks);
+	r->prev_acks = nm_htab_new(sizeof(uint64_t), sizeof(struct ts_prev_acks), 64);
+	assert_non_null(r->prev_acks);
 	r->threshold_ms = 10;
 	r->storm = &storm_cfg;
 }
@@ -36,6 +38,7 @@ static void report_init(struct ts_report *r)
 static void report_done(struct ts_report *r)
 {
 	nm_htab_free(r->socks);
+	nm_htab_free(r->prev_acks);
 	ts_report_free(r);
 }
 
@@ -205,7 +208,7 @@ static void test_interval_row(void **state)
 	struct ts_kick_stats ks = { .age_max_ns = 30000000, .age_sum_ns = 40000000, .aged = 2 };
 	struct ts_interval_in in = {
 		.time = 1700000000, .sweeps = 9, .sweep_wait_ns = 2500000, .ack_untracked = 3,
-		.acks_sent = 100, .acks_owned = 60, .data_segments = 110, .kicks = &ks,
+		.kicks = &ks,
 		.prom_netns = true, .netns = 4026531840ULL,
 	};
 	struct ts_key k1 = key(1);
@@ -213,6 +216,10 @@ static void test_interval_row(void **state)
 	(void)state;
 	report_init(&r);
 	*(struct ts_sock *)nm_htab_upsert(r.socks, &k1, NULL) = idle;
+	/* the ACK totals are the report's (ts_report_acks) */
+	r.acks_sent = 100;
+	r.acks_owned = 60;
+	r.data_segments = 110;
 	ks.kicks[0] = 2;
 	ks.kicks[TS_KICK_NRESULTS - 1] = 5;
 	in.counters[TS_CNT_TSQ_EPISODES] = 7;
@@ -266,6 +273,112 @@ static void test_interval_row(void **state)
 	assert_int_equal(ir.kicks[0], 0);
 	assert_true(ir.kick_age_mean_ms == 0);
 	report_done(&r);
+}
+
+/*
+ * The ACK flow table read: a socket's deltas since the last read, the
+ * totals, flows only for slots that moved, and the flows of a slot that
+ * changed hands forgotten.
+ */
+static void test_acks_deltas(void **state)
+{
+	static struct ts_report r;
+	struct ts_acks slots[3] = { acks(1, 100, 1000, true) };	/* slots 1, 2: free */
+
+	(void)state;
+	report_init(&r);
+	ts_report_flows_start(&r, 1);
+	assert_true(ts_report_acks(&r, slots, 3, 0));
+	assert_int_equal(r.acks_present, 1);
+	assert_int_equal(r.nflows, 1);
+	assert_int_equal(r.flows[0].slot, 0);
+	assert_int_equal(r.flows[0].delta.acks_out, 1000);
+	assert_int_equal(r.acks_sent, 1000);
+	assert_int_equal(r.acks_owned, 1000);
+	assert_int_equal(r.data_segments, 1000);
+
+	/* 500 more ACKs: the delta is 500, the totals grow by it */
+	slots[0].acks_out = slots[0].acks_owned = 1500;
+	ts_report_flows_start(&r, 2);
+	assert_true(ts_report_acks(&r, slots, 3, 1));
+	assert_int_equal(r.nflows, 1);
+	assert_int_equal(r.flows[0].delta.acks_out, 500);
+	assert_int_equal(r.flows[0].delta.segs_in, 0);
+	assert_int_equal(r.acks_sent, 1500);
+	assert_int_equal(r.data_segments, 1000);
+
+	/* nothing moved: no flow, the totals stay */
+	ts_report_flows_start(&r, 3);
+	assert_true(ts_report_acks(&r, slots, 3, 2));
+	assert_int_equal(r.nflows, 0);
+	assert_int_equal(r.acks_sent, 1500);
+	assert_int_equal(nm_htab_count(r.prev_acks), 1);
+
+	/* the slot went to another socket: the first one is forgotten */
+	slots[0] = acks(2, 200, 10, false);
+	slots[2] = acks(3, 300, 0, false);
+	slots[2].segs_in = 0;
+	ts_report_flows_start(&r, 4);
+	assert_true(ts_report_acks(&r, slots, 3, 3));
+	assert_int_equal(r.acks_present, 2);
+	assert_int_equal(r.nflows, 1);		/* slot 2 holds a socket that did nothing */
+	assert_int_equal(r.flows[0].sk, 200);
+	assert_int_equal(nm_htab_count(r.prev_acks), 2);
+	assert_null(nm_htab_get(r.prev_acks, &(uint64_t){ 100 }));
+	assert_int_equal(r.acks_sent, 1510);
+	report_done(&r);
+}
+
+/*
+ * After a sweep: a stalled socket it missed ends its stall (drained), one
+ * it saw stays; one missed for more than TS_FORGET_SWEEPS is forgotten.
+ */
+static void test_gone(void **state)
+{
+	static struct ts_report r;
+	struct ts_sock stalled = { .stall_start_ns = 1000, .cause = TS_CWND, .seen_sweep = 3 };
+	struct ts_sock seen = { .stall_start_ns = 1000, .cause = TS_CWND, .seen_sweep = 4 };
+	struct ts_key k1 = key(1), k2 = key(2);
+
+	(void)state;
+	report_init(&r);
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k1, NULL) = stalled;
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k2, NULL) = seen;
+	ts_report_gone(&r, 4, 5000);
+	assert_int_equal(r.nended, 1);
+	assert_int_equal(r.ended[0].key.lport, 1);
+	assert_int_equal(r.ended[0].end, TS_END_DRAINED);
+	assert_string_equal(r.ended[0].by, "sweep");
+	assert_int_equal(((struct ts_sock *)nm_htab_get(r.socks, &k2))->stall_start_ns, 1000);
+	assert_int_equal(nm_htab_count(r.socks), 2);
+	/* unseen for TS_FORGET_SWEEPS: kept; one more: forgotten (k2 too, by then) */
+	ts_report_gone(&r, 3 + TS_FORGET_SWEEPS, 6000);
+	assert_non_null(nm_htab_get(r.socks, &k1));
+	ts_report_gone(&r, 4 + TS_FORGET_SWEEPS, 7000);
+	assert_null(nm_htab_get(r.socks, &k1));
+	assert_non_null(nm_htab_get(r.socks, &k2));
+	/* k2's stall ended once, at the first sweep that missed it */
+	assert_int_equal(r.nended, 2);
+	report_done(&r);
+}
+
+/* The first line's words: the sweeps, the tagger, sock_diag's caveat, the netns, --fix, the kick. */
+static void test_first_what(void **state)
+{
+	struct ts_start_row r = { .sweep_ms = 10, .full_sweep_ms = 1000, .full_sweep_by = "iter/tcp",
+				  .senders_tagged_by = "sock_send_length", .netns = 4026531833ULL };
+	char what[512];
+
+	(void)state;
+	ts_report_first_what(&r, false, what, sizeof(what));
+	assert_string_equal(what, "sweep 10ms (all sockets every 1000ms, senders tagged by sock_send_length), netns 4026531833");
+	r.full_sweep_by = "sock_diag";
+	r.kick = true;
+	r.kick_at = "next_sweep";
+	ts_report_first_what(&r, true, what, sizeof(what));
+	assert_string_equal(what, "sweep 10ms (all sockets every 1000ms, senders tagged by sock_send_length; "
+			    "full sweeps by sock_diag: no TSQ flags, pacing or Nagle state, so never tsq_idle "
+			    "or host_queue), netns 4026531833, --fix, kick at next_sweep");
 }
 
 static char *types_of(void (*sink)(FILE *, const struct nm_emit *), const struct nm_emit *e)
@@ -366,6 +479,9 @@ int main(void)
 		cmocka_unit_test(test_fix_flows),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_interval_row),
+		cmocka_unit_test(test_acks_deltas),
+		cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_first_what),
 		cmocka_unit_test(test_emit),
 	};
 
