@@ -5,9 +5,12 @@
  * Remedies: --fix=kick (a frame on the stuck queue makes its qdisc run),
  * --fix=lock (a locked FIFO in place of a lockless child), --kick, --lock.
  *
- * Loader: hook ladder, skeleton, the rtnetlink sweep and the sinks' rows;
- * lib/run.c runs it, lib/qdiscstuck_opts.c has its options. Decisions live in
- * src/detect/qdiscstuck_detect.c, the remedies' policy in
+ * Loader: the skeleton bound to the hook ladder (lib/qdiscstuck_hooks.c),
+ * the collection (the rtnetlink dump, the BPF maps, the sampler) and the
+ * run's steps; lib/run.c runs it, lib/qdiscstuck_opts.c has its options.
+ * The sweep's rows are judged, ranked and written out in
+ * lib/qdiscstuck_report.c, with the decisions of
+ * src/detect/qdiscstuck_detect.c; the remedies' policy is in
  * src/detect/qdiscstuck_plan.c, their I/O in src/lib/qdiscstuck_act.c;
  * lib/plan.c makes them.
  */
@@ -31,14 +34,13 @@
 #include "lib/qdiscstuck_hooks.h"
 #include "lib/qdiscstuck_opts.h"
 #include "lib/qdiscstuck_records.h"
+#include "lib/qdiscstuck_report.h"
 #include "lib/run.h"
 #include "lib/rtnl.h"
 #include "lib/skel.h"
 #include "lib/sysfs.h"
 
 #define TOOL		"qdiscstuck"
-#define MAX_Q		QS_MAX_QDISCS
-#define TC_H_ROOT_	0xffffffffU
 
 enum { FIX_KICK = QS_FIX_KICK, FIX_LOCK = QS_FIX_LOCK };
 
@@ -56,57 +58,6 @@ static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 
 /* ---- the sweep ---- */
 
-/* One qdisc of the netlink dump, joined with its BPF record and its history. */
-struct qrow {
-	struct nm_qdisc_stats nl;
-	struct qs_qdisc bpf;	/* of the qdisc the TX queue runs (itself or an ancestor) */
-	bool have_bpf, own_bpf;
-	int txq;		/* -1: not one queue (root of a multiqueue device) */
-	bool shaper, lockless;
-	struct qs_track *t;
-};
-
-/* History per qdisc, kept across sweeps; matched by device, parent, handle and kind. */
-struct track_ent {
-	unsigned int ifindex;
-	uint32_t parent, handle;
-	char kind[16];
-	bool seen;
-	struct qs_fix_done fd;	/* the remedies' (last kick, driver_stopped told) */
-	struct qs_track t;
-};
-
-/* Per device and queue, monotonic for the metrics even when qdiscs come and go. */
-struct devq {
-	unsigned int ifindex;
-	int txq;
-	double bad_s;
-	uint64_t entered[QS_NSTATES];
-	uint32_t qlen, backlog;
-	enum qs_state state;	/* the worst of its qdiscs at this sweep */
-	bool present;
-};
-
-struct sweep {
-	struct qrow *rows;
-	size_t n;
-	struct track_ent *tracks;
-	size_t ntracks;
-	struct devq *dq;
-	size_t ndq;
-	uint64_t now_ns;
-	size_t per_state[QS_NSTATES];
-	uint64_t counters[QS_CNT_MAX];
-	size_t bpf_entries;
-	/* what the sinks read: the interval, the qdiscs shown, every queue */
-	struct qs_interval_row ival;
-	struct qs_qdisc_row *out;
-	size_t nout;
-	struct qs_queue_row *qrows;
-	struct qs_fix_row *fix;		/* the remedies' view of rows[] */
-	char (*fix_dev)[IF_NAMESIZE + 8];
-};
-
 static bool dev_selected(unsigned int ifindex)
 {
 	if (!env.o.ndevs)
@@ -119,28 +70,13 @@ static bool dev_selected(unsigned int ifindex)
 
 static int collect(const struct nm_qdisc_stats *q, void *arg)
 {
-	struct sweep *s = arg;
+	struct qs_sweep *s = arg;
 
 	/* ingress and clsact hold no packets (parent ffff:fff1) */
-	if (q->parent == 0xfffffff1U || !dev_selected(q->ifindex) || s->n >= MAX_Q)
+	if (q->parent == 0xfffffff1U || !dev_selected(q->ifindex))
 		return 0;
-	memset(&s->rows[s->n], 0, sizeof(s->rows[s->n]));
-	s->rows[s->n].nl = *q;
-	s->rows[s->n].txq = -1;
-	s->n++;
+	qs_sweep_add(s, q);
 	return 0;
-}
-
-/* The qdisc of the same device whose handle is the major of parent. */
-static struct qrow *parent_row(struct sweep *s, const struct qrow *r)
-{
-	if (r->nl.parent == TC_H_ROOT_)
-		return NULL;
-	for (size_t i = 0; i < s->n; i++)
-		if (s->rows[i].nl.ifindex == r->nl.ifindex && &s->rows[i] != r &&
-		    qs_is_parent_qdisc(s->rows[i].nl.handle, s->rows[i].nl.parent, r->nl.parent))
-			return &s->rows[i];
-	return NULL;
 }
 
 /*
@@ -175,7 +111,7 @@ static struct nm_htab *index_bpf(int bpf_fd)
  * the root): that one has the events; the leaves of a classful qdisc have
  * none of their own. A shaper anywhere on the way makes the backlog shaped.
  */
-static void join(struct sweep *s, int bpf_fd)
+static void join(struct qs_sweep *s, int bpf_fd)
 {
 	struct nm_htab *idx = index_bpf(bpf_fd);
 	struct qs_qdisc *v;
@@ -183,13 +119,13 @@ static void join(struct sweep *s, int bpf_fd)
 	if (!idx)
 		nm_info(&env.o, "warning: out of memory: qdiscs judged without their events");
 	for (size_t i = 0; i < s->n; i++) {
-		struct qrow *r = &s->rows[i], *p = r, *up;
+		struct qs_row *r = &s->rows[i], *p = r, *up;
 		struct qs_qdisc_key k = { .netns = env.o.netns_ino };
 
 		r->lockless = !strcmp(r->nl.kind, "pfifo_fast");
 		for (int depth = 0; p && depth < 8; depth++, p = up) {
 			r->shaper |= qs_kind_is_shaper(p->nl.kind);
-			up = parent_row(s, p);
+			up = qs_sweep_parent(s, p);
 			if (up && qs_kind_is_mq(up->nl.kind))
 				r->txq = qs_mq_child_queue(p->nl.parent, up->nl.handle);
 			k.ifindex = p->nl.ifindex;
@@ -209,134 +145,7 @@ static void join(struct sweep *s, int bpf_fd)
 	nm_htab_free(idx);
 }
 
-static struct qs_track *track_of(struct sweep *s, const struct qrow *r)
-{
-	struct track_ent *e;
-
-	for (size_t i = 0; i < s->ntracks; i++) {
-		e = &s->tracks[i];
-		if (e->ifindex == r->nl.ifindex && e->parent == r->nl.parent &&
-		    e->handle == r->nl.handle && !strcmp(e->kind, r->nl.kind)) {
-			e->seen = true;
-			return &e->t;
-		}
-	}
-	if (s->ntracks >= MAX_Q)
-		return NULL;
-	e = &s->tracks[s->ntracks++];
-	memset(e, 0, sizeof(*e));
-	e->ifindex = r->nl.ifindex;
-	e->parent = r->nl.parent;
-	e->handle = r->nl.handle;
-	snprintf(e->kind, sizeof(e->kind), "%s", r->nl.kind);
-	e->seen = true;
-	return &e->t;
-}
-
-static struct track_ent *track_ent_of(struct qs_track *t)
-{
-	return (struct track_ent *)((char *)t - offsetof(struct track_ent, t));
-}
-
-/* Forget the qdiscs that are gone (deleted or replaced). */
-static void prune_tracks(struct sweep *s)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->ntracks; i++) {
-		if (!s->tracks[i].seen)
-			continue;
-		s->tracks[i].seen = false;
-		s->tracks[n++] = s->tracks[i];
-	}
-	s->ntracks = n;
-}
-
-static struct devq *devq_of(struct sweep *s, unsigned int ifindex, int txq)
-{
-	for (size_t i = 0; i < s->ndq; i++)
-		if (s->dq[i].ifindex == ifindex && s->dq[i].txq == txq)
-			return &s->dq[i];
-	if (s->ndq >= MAX_Q)
-		return NULL;
-	memset(&s->dq[s->ndq], 0, sizeof(s->dq[0]));
-	s->dq[s->ndq].ifindex = ifindex;
-	s->dq[s->ndq].txq = txq;
-	return &s->dq[s->ndq++];
-}
-
-static void observe(const struct qrow *r, uint64_t now, struct qs_obs *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->now_ns = now;
-	o->qlen = r->nl.qlen;
-	o->backlog = r->nl.backlog;
-	o->packets = r->nl.packets;
-	o->requeues = r->nl.requeues;
-	o->shaper = r->shaper;
-	if (!r->have_bpf)
-		return;
-	o->have_events = true;
-	/* a leaf's own progress is its counter; the runner's dequeues are not all its own */
-	o->last_deq_ns = r->own_bpf ? r->bpf.last_deq_ns : 0;
-	o->last_enq_ns = r->own_bpf ? r->bpf.last_enq_ns : 0;
-	o->last_was_null = r->bpf.last_was_null;
-	o->null_txq_state = r->bpf.null_txq_state;
-	o->wd_expires_ns = r->bpf.wd_expires_ns;
-	o->sampled = r->bpf.sample_ns != 0;
-	o->q_state = r->bpf.s_state;
-	o->running = r->bpf.s_running;
-	o->txq_state = r->bpf.s_txq_state;
-}
-
-/* A mq root only sums its children: they are judged, it is not. */
-static bool judged(const struct qrow *r)
-{
-	return !qs_kind_is_mq(r->nl.kind);
-}
-
-static void classify_all(struct sweep *s)
-{
-	uint64_t threshold = env.threshold_ms * 1000000ULL;
-
-	memset(s->per_state, 0, sizeof(s->per_state));
-	for (size_t i = 0; i < s->ndq; i++) {
-		s->dq[i].present = false;
-		s->dq[i].state = QS_IDLE;
-	}
-	for (size_t i = 0; i < s->n; i++) {
-		struct qrow *r = &s->rows[i];
-		uint64_t bad_before, entered_before[QS_NSTATES];
-		struct qs_obs o;
-		struct devq *d;
-
-		if (!judged(r) || !(r->t = track_of(s, r)))
-			continue;
-		bad_before = r->t->bad_ns;
-		memcpy(entered_before, r->t->entered, sizeof(entered_before));
-		observe(r, s->now_ns, &o);
-		qs_update(r->t, &o, threshold);
-		s->per_state[r->t->state]++;
-		d = devq_of(s, r->nl.ifindex, r->txq);
-		if (!d)
-			continue;
-		d->bad_s += (r->t->bad_ns - bad_before) / 1e9;
-		d->state = qs_state_worse(d->state, r->t->state);
-		for (int st = 0; st < QS_NSTATES; st++)
-			d->entered[st] += r->t->entered[st] - entered_before[st];
-		/* the backlog of a queue is what its runner holds (it counts its leaves) */
-		if (r->own_bpf || !r->have_bpf || r->nl.parent == TC_H_ROOT_ || r->txq >= 0) {
-			if (!d->present || r->own_bpf) {
-				d->qlen = r->nl.qlen;
-				d->backlog = r->nl.backlog;
-			}
-			d->present = true;
-		}
-	}
-	prune_tracks(s);
-}
-
-static void read_counters(int fd, struct sweep *s)
+static void read_counters(int fd, struct qs_sweep *s)
 {
 	for (uint32_t i = 0; i < QS_CNT_MAX; i++)
 		s->counters[i] = nm_percpu_u64(fd, &i);
@@ -365,7 +174,7 @@ static void sample(struct qdiscstuck_bpf *skel)
 	}
 }
 
-static int sweep(struct qdiscstuck_bpf *skel, struct sweep *s)
+static int sweep(struct qdiscstuck_bpf *skel, struct qs_sweep *s)
 {
 	char err[256];
 	int ret;
@@ -379,141 +188,37 @@ static int sweep(struct qdiscstuck_bpf *skel, struct sweep *s)
 	join(s, bpf_map__fd(skel->maps.qdiscs));
 	read_counters(bpf_map__fd(skel->maps.counters), s);
 	s->bpf_entries = s->counters[QS_CNT_SAMPLED];
-	classify_all(s);
+	qs_sweep_judge(s, env.threshold_ms * 1000000ULL);
 	return 0;
 }
 
-/* ---- output ---- */
+/* ---- the report (lib/qdiscstuck_report.c holds the sweep's rows; lib/emit.c writes them) ---- */
 
+/* A device's name in the watched netns, for the rows and the remedies' lines. */
 static const char *dev_name(unsigned int ifindex, char *buf, size_t len)
 {
 	return nm_dev_name(&env.o, env.o.netns_ino, ifindex, buf, len);
 }
 
-static bool shown(const struct qrow *r)
-{
-	return r->t && (env.all || r->t->state != QS_IDLE || r->nl.qlen);
-}
-
-/* Worst first: stuck, driver_stopped, then by backlog. */
-static int rank_of(const struct qrow *r)
-{
-	static const int rank[QS_NSTATES] = { [QS_STUCK] = 0, [QS_DRIVER_STOPPED] = 1,
-					      [QS_SHAPED] = 2, [QS_OK] = 3, [QS_IDLE] = 4 };
-
-	return r->t ? rank[r->t->state] : 5;
-}
-
-static int cmp_rows(const void *a, const void *b)
-{
-	const struct qrow *x = a, *y = b;
-
-	if (rank_of(x) != rank_of(y))
-		return rank_of(x) - rank_of(y);
-	return (int)y->nl.qlen - (int)x->nl.qlen;
-}
-
-/* A queue's labels: "all" for a device-wide (root) qdisc. */
-static void queue_row(struct qs_queue_row *q, const struct devq *d)
-{
-	memset(q, 0, sizeof(*q));
-	dev_name(d->ifindex, q->device, sizeof(q->device));
-	if (d->txq < 0)
-		snprintf(q->queue, sizeof(q->queue), "all");
-	else
-		snprintf(q->queue, sizeof(q->queue), "%d", d->txq);
-	q->stuck_seconds = d->bad_s;
-	q->backlog_packets = d->qlen;
-	q->backlog_bytes = d->backlog;
-	memcpy(q->entered, d->entered, sizeof(q->entered));
-	q->state = d->state;
-	q->present = d->present;
-}
-
-/* The rows the sinks read, from the judged sweep (rows sorted, worst first). */
-static void fill_rows(struct sweep *s)
-{
-	char dev[IF_NAMESIZE + 8];
-
-	s->ival.time = (uint64_t)time(NULL);
-	s->ival.mono_ns = s->now_ns;
-	s->ival.qdiscs = s->n;
-	for (int st = 0; st < QS_NSTATES; st++)
-		s->ival.per_state[st] = s->per_state[st];
-	s->nout = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		const struct qrow *r = &s->rows[i];
-
-		if (!shown(r))
-			continue;
-		qs_qdisc_row(&s->out[s->nout++], dev_name(r->nl.ifindex, dev, sizeof(dev)), &r->nl,
-			     r->t, r->have_bpf ? &r->bpf : NULL, r->txq, r->lockless, s->now_ns);
-	}
-	for (size_t i = 0; i < s->ndq; i++)
-		queue_row(&s->qrows[i], &s->dq[i]);
-}
-
-/* What a report holds: the interval, the qdiscs shown; for the textfile every queue's metrics. */
-static void emit_fill(struct nm_emit *e, const struct sweep *s)
-{
-	const uint64_t *n = s->ival.per_state;
-	struct nm_emit_table *t = &e->table[0];
-
-	e->json[0] = NM_EMIT_ROWS(&qs_interval_rec, &s->ival, 1);
-	e->json[1] = NM_EMIT_ROWS(&qs_qdisc_rec, s->out, s->nout);
-	e->time = s->ival.time;
-	snprintf(t->heading, sizeof(t->heading),
-		 "qdiscs: %llu stuck, %llu driver_stopped, %llu shaped, %llu ok, %llu idle",
-		 (unsigned long long)n[QS_STUCK], (unsigned long long)n[QS_DRIVER_STOPPED],
-		 (unsigned long long)n[QS_SHAPED], (unsigned long long)n[QS_OK],
-		 (unsigned long long)n[QS_IDLE]);
-	t->rows = e->json[1];
-	e->prom[0] = e->json[0];
-	e->prom[1] = NM_EMIT_ROWS(&qs_queue_rec, s->qrows, s->ndq);
-	e->map = (struct nm_emit_map){ .name = "qdiscs", .entries = s->bpf_entries,
-				       .max = QS_MAX_QDISCS };
-}
-
-/* ---- remedies: the rows qs_fix_plan reads, for the act step ---- */
-
-static void remedies(struct sweep *s, struct qs_act *qa, unsigned int fix)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		struct qrow *r = &s->rows[i];
-
-		s->fix[i] = (struct qs_fix_row){ .t = r->t };
-		if (!r->t)
-			continue;
-		s->fix[i] = (struct qs_fix_row){
-			.t = r->t, .done = &track_ent_of(r->t)->fd,
-			.dev = dev_name(r->nl.ifindex, s->fix_dev[i], sizeof(s->fix_dev[i])),
-			.ifindex = r->nl.ifindex, .txq = r->txq, .lockless = r->lockless,
-			.parent = r->nl.parent, .handle = r->nl.handle,
-			.qlen = r->nl.qlen, .backlog = r->nl.backlog,
-		};
-	}
-	qs_act_remedies(qa, s->fix, s->n, fix, s->now_ns);
-}
-
-/* ---- the report ---- */
-
 /* A failed sweep (said) reports nothing. */
-static int report(struct qdiscstuck_bpf *skel, struct sweep *s, struct nm_emit *e)
+static int report(struct qdiscstuck_bpf *skel, struct qs_sweep *s, struct nm_emit *e)
 {
 	if (sweep(skel, s))
 		return NM_RUN_SKIP;
-	if (s->n)
-		qsort(s->rows, s->n, sizeof(*s->rows), cmp_rows);
-	fill_rows(s);
-	emit_fill(e, s);
+	qs_sweep_rank(s);
+	s->ival.time = (uint64_t)time(NULL);
+	qs_sweep_rows(s, env.all, dev_name);
+	qs_sweep_emit(s, e);
 	return 0;
 }
 
 /* After the sinks; without --fix, --verbose still explains the driver_stopped queues. */
-static void act(struct sweep *s, struct qs_act *qa)
+static void act(struct qs_sweep *s, struct qs_act *qa)
 {
-	if (env.fix || env.o.verbose)
-		remedies(s, qa, env.fix);
+	if (!env.fix && !env.o.verbose)
+		return;
+	qs_sweep_fix_rows(s, dev_name);
+	qs_act_remedies(qa, s->fix, s->n, env.fix, s->now_ns);
 }
 
 /* ---- skeleton ---- */
@@ -548,42 +253,12 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 
 NM_SKEL_OPS(qdiscstuck, skel_prepare, skel_attach, QS_NR_HOOKS);
 
-static void sweep_free(struct sweep *s)
-{
-	if (!s)
-		return;
-	free(s->rows), free(s->tracks), free(s->dq), free(s->out), free(s->qrows);
-	free(s->fix), free(s->fix_dev);
-	free(s);
-}
-
-static struct sweep *sweep_new(void)
-{
-	struct sweep *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return NULL;
-	s->rows = calloc(MAX_Q, sizeof(*s->rows));
-	s->tracks = calloc(MAX_Q, sizeof(*s->tracks));
-	s->dq = calloc(MAX_Q, sizeof(*s->dq));
-	s->out = calloc(MAX_Q, sizeof(*s->out));
-	s->qrows = calloc(MAX_Q, sizeof(*s->qrows));
-	s->fix = calloc(MAX_Q, sizeof(*s->fix));
-	s->fix_dev = calloc(MAX_Q, sizeof(*s->fix_dev));
-	if (!s->rows || !s->tracks || !s->dq || !s->out || !s->qrows || !s->fix || !s->fix_dev) {
-		sweep_free(s);
-		return NULL;
-	}
-	return s;
-}
-
-
 /* ---- the run's steps (lib/run.h) ---- */
 
 static struct run {
 	struct nm_hook hooks[QS_NR_HOOKS];
 	struct qs_act qa;
-	struct sweep *s;
+	struct qs_sweep *s;
 	char kdev[IF_NAMESIZE], ldev[IF_NAMESIZE];
 	unsigned int kif, kq, lif, lq;
 } run;
@@ -605,7 +280,7 @@ static int setup(void)
 		return ret;
 	if (env.lock && (ret = qs_act_resolve(&run.qa, env.lock, "--lock", run.ldev, &run.lif, &run.lq)))
 		return ret;
-	run.s = sweep_new();
+	run.s = qs_sweep_new();
 	return run.s ? 0 : nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 }
 
@@ -686,7 +361,7 @@ static int stop(void)
 static void free_run(void *skel)
 {
 	(void)skel;
-	sweep_free(run.s);
+	qs_sweep_free(run.s);
 }
 
 /*

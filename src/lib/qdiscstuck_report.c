@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One qdiscstuck sweep (qdiscstuck_report.h): its rows joined, judged, ranked and written out. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/qdiscstuck_report.h"
+
+void qs_sweep_free(struct qs_sweep *s)
+{
+	if (!s)
+		return;
+	free(s->rows), free(s->tracks), free(s->dq), free(s->out), free(s->qrows);
+	free(s->fix), free(s->fix_dev);
+	free(s);
+}
+
+struct qs_sweep *qs_sweep_new(void)
+{
+	struct qs_sweep *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->rows = calloc(QS_SWEEP_MAX, sizeof(*s->rows));
+	s->tracks = calloc(QS_SWEEP_MAX, sizeof(*s->tracks));
+	s->dq = calloc(QS_SWEEP_MAX, sizeof(*s->dq));
+	s->out = calloc(QS_SWEEP_MAX, sizeof(*s->out));
+	s->qrows = calloc(QS_SWEEP_MAX, sizeof(*s->qrows));
+	s->fix = calloc(QS_SWEEP_MAX, sizeof(*s->fix));
+	s->fix_dev = calloc(QS_SWEEP_MAX, sizeof(*s->fix_dev));
+	if (!s->rows || !s->tracks || !s->dq || !s->out || !s->qrows || !s->fix || !s->fix_dev) {
+		qs_sweep_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+struct qs_row *qs_sweep_add(struct qs_sweep *s, const struct nm_qdisc_stats *q)
+{
+	struct qs_row *r;
+
+	if (s->n >= QS_SWEEP_MAX)
+		return NULL;
+	r = &s->rows[s->n++];
+	memset(r, 0, sizeof(*r));
+	r->nl = *q;
+	r->txq = -1;
+	return r;
+}
+
+struct qs_row *qs_sweep_parent(struct qs_sweep *s, const struct qs_row *r)
+{
+	if (r->nl.parent == QS_TC_H_ROOT)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->rows[i].nl.ifindex == r->nl.ifindex && &s->rows[i] != r &&
+		    qs_is_parent_qdisc(s->rows[i].nl.handle, s->rows[i].nl.parent, r->nl.parent))
+			return &s->rows[i];
+	return NULL;
+}
+
+static struct qs_track *track_of(struct qs_sweep *s, const struct qs_row *r)
+{
+	struct qs_track_ent *e;
+
+	for (size_t i = 0; i < s->ntracks; i++) {
+		e = &s->tracks[i];
+		if (e->ifindex == r->nl.ifindex && e->parent == r->nl.parent &&
+		    e->handle == r->nl.handle && !strcmp(e->kind, r->nl.kind)) {
+			e->seen = true;
+			return &e->t;
+		}
+	}
+	if (s->ntracks >= QS_SWEEP_MAX)
+		return NULL;
+	e = &s->tracks[s->ntracks++];
+	memset(e, 0, sizeof(*e));
+	e->ifindex = r->nl.ifindex;
+	e->parent = r->nl.parent;
+	e->handle = r->nl.handle;
+	snprintf(e->kind, sizeof(e->kind), "%s", r->nl.kind);
+	e->seen = true;
+	return &e->t;
+}
+
+static struct qs_track_ent *track_ent_of(struct qs_track *t)
+{
+	return (struct qs_track_ent *)((char *)t - offsetof(struct qs_track_ent, t));
+}
+
+/* Forget the qdiscs that are gone (deleted or replaced). */
+static void prune_tracks(struct qs_sweep *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ntracks; i++) {
+		if (!s->tracks[i].seen)
+			continue;
+		s->tracks[i].seen = false;
+		s->tracks[n++] = s->tracks[i];
+	}
+	s->ntracks = n;
+}
+
+static struct qs_devq *devq_of(struct qs_sweep *s, unsigned int ifindex, int txq)
+{
+	for (size_t i = 0; i < s->ndq; i++)
+		if (s->dq[i].ifindex == ifindex && s->dq[i].txq == txq)
+			return &s->dq[i];
+	if (s->ndq >= QS_SWEEP_MAX)
+		return NULL;
+	memset(&s->dq[s->ndq], 0, sizeof(s->dq[0]));
+	s->dq[s->ndq].ifindex = ifindex;
+	s->dq[s->ndq].txq = txq;
+	return &s->dq[s->ndq++];
+}
+
+void qs_row_observe(const struct qs_row *r, uint64_t now, struct qs_obs *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->now_ns = now;
+	o->qlen = r->nl.qlen;
+	o->backlog = r->nl.backlog;
+	o->packets = r->nl.packets;
+	o->requeues = r->nl.requeues;
+	o->shaper = r->shaper;
+	if (!r->have_bpf)
+		return;
+	o->have_events = true;
+	/* a leaf's own progress is its counter; the runner's dequeues are not all its own */
+	o->last_deq_ns = r->own_bpf ? r->bpf.last_deq_ns : 0;
+	o->last_enq_ns = r->own_bpf ? r->bpf.last_enq_ns : 0;
+	o->last_was_null = r->bpf.last_was_null;
+	o->null_txq_state = r->bpf.null_txq_state;
+	o->wd_expires_ns = r->bpf.wd_expires_ns;
+	o->sampled = r->bpf.sample_ns != 0;
+	o->q_state = r->bpf.s_state;
+	o->running = r->bpf.s_running;
+	o->txq_state = r->bpf.s_txq_state;
+}
+
+/* A mq root only sums its children: they are judged, it is not. */
+static bool judged(const struct qs_row *r)
+{
+	return !qs_kind_is_mq(r->nl.kind);
+}
+
+void qs_sweep_judge(struct qs_sweep *s, uint64_t threshold)
+{
+	memset(s->per_state, 0, sizeof(s->per_state));
+	for (size_t i = 0; i < s->ndq; i++) {
+		s->dq[i].present = false;
+		s->dq[i].state = QS_IDLE;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		struct qs_row *r = &s->rows[i];
+		uint64_t bad_before, entered_before[QS_NSTATES];
+		struct qs_devq *d;
+		struct qs_obs o;
+
+		if (!judged(r) || !(r->t = track_of(s, r)))
+			continue;
+		bad_before = r->t->bad_ns;
+		memcpy(entered_before, r->t->entered, sizeof(entered_before));
+		qs_row_observe(r, s->now_ns, &o);
+		qs_update(r->t, &o, threshold);
+		s->per_state[r->t->state]++;
+		d = devq_of(s, r->nl.ifindex, r->txq);
+		if (!d)
+			continue;
+		d->bad_s += (r->t->bad_ns - bad_before) / 1e9;
+		d->state = qs_state_worse(d->state, r->t->state);
+		for (int st = 0; st < QS_NSTATES; st++)
+			d->entered[st] += r->t->entered[st] - entered_before[st];
+		/* the backlog of a queue is what its runner holds (it counts its leaves) */
+		if (r->own_bpf || !r->have_bpf || r->nl.parent == QS_TC_H_ROOT || r->txq >= 0) {
+			if (!d->present || r->own_bpf) {
+				d->qlen = r->nl.qlen;
+				d->backlog = r->nl.backlog;
+			}
+			d->present = true;
+		}
+	}
+	prune_tracks(s);
+}
+
+/* Worst first: stuck, driver_stopped, then by backlog. */
+static int rank_of(const struct qs_row *r)
+{
+	static const int rank[QS_NSTATES] = { [QS_STUCK] = 0, [QS_DRIVER_STOPPED] = 1,
+					      [QS_SHAPED] = 2, [QS_OK] = 3, [QS_IDLE] = 4 };
+
+	return r->t ? rank[r->t->state] : 5;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct qs_row *x = a, *y = b;
+
+	if (rank_of(x) != rank_of(y))
+		return rank_of(x) - rank_of(y);
+	return (int)y->nl.qlen - (int)x->nl.qlen;
+}
+
+void qs_sweep_rank(struct qs_sweep *s)
+{
+	if (s->n)
+		qsort(s->rows, s->n, sizeof(*s->rows), cmp_rows);
+}
+
+static bool shown(const struct qs_row *r, bool all)
+{
+	return r->t && (all || r->t->state != QS_IDLE || r->nl.qlen);
+}
+
+/* A queue's labels: "all" for a device-wide (root) qdisc. */
+static void queue_row(struct qs_queue_row *q, const struct qs_devq *d, qs_dev_name_fn name)
+{
+	memset(q, 0, sizeof(*q));
+	name(d->ifindex, q->device, sizeof(q->device));
+	if (d->txq < 0)
+		snprintf(q->queue, sizeof(q->queue), "all");
+	else
+		snprintf(q->queue, sizeof(q->queue), "%d", d->txq);
+	q->stuck_seconds = d->bad_s;
+	q->backlog_packets = d->qlen;
+	q->backlog_bytes = d->backlog;
+	memcpy(q->entered, d->entered, sizeof(q->entered));
+	q->state = d->state;
+	q->present = d->present;
+}
+
+void qs_sweep_rows(struct qs_sweep *s, bool all, qs_dev_name_fn name)
+{
+	char dev[IF_NAMESIZE + 8];
+
+	s->ival.mono_ns = s->now_ns;
+	s->ival.qdiscs = s->n;
+	for (int st = 0; st < QS_NSTATES; st++)
+		s->ival.per_state[st] = s->per_state[st];
+	s->nout = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct qs_row *r = &s->rows[i];
+
+		if (!shown(r, all))
+			continue;
+		qs_qdisc_row(&s->out[s->nout++], name(r->nl.ifindex, dev, sizeof(dev)), &r->nl,
+			     r->t, r->have_bpf ? &r->bpf : NULL, r->txq, r->lockless, s->now_ns);
+	}
+	for (size_t i = 0; i < s->ndq; i++)
+		queue_row(&s->qrows[i], &s->dq[i], name);
+}
+
+void qs_sweep_emit(const struct qs_sweep *s, struct nm_emit *e)
+{
+	const uint64_t *n = s->ival.per_state;
+	struct nm_emit_table *t = &e->table[0];
+
+	e->json[0] = NM_EMIT_ROWS(&qs_interval_rec, &s->ival, 1);
+	e->json[1] = NM_EMIT_ROWS(&qs_qdisc_rec, s->out, s->nout);
+	e->time = s->ival.time;
+	snprintf(t->heading, sizeof(t->heading),
+		 "qdiscs: %llu stuck, %llu driver_stopped, %llu shaped, %llu ok, %llu idle",
+		 (unsigned long long)n[QS_STUCK], (unsigned long long)n[QS_DRIVER_STOPPED],
+		 (unsigned long long)n[QS_SHAPED], (unsigned long long)n[QS_OK],
+		 (unsigned long long)n[QS_IDLE]);
+	t->rows = e->json[1];
+	e->prom[0] = e->json[0];
+	e->prom[1] = NM_EMIT_ROWS(&qs_queue_rec, s->qrows, s->ndq);
+	e->map = (struct nm_emit_map){ .name = "qdiscs", .entries = s->bpf_entries,
+				       .max = QS_MAX_QDISCS };
+}
+
+void qs_sweep_fix_rows(struct qs_sweep *s, qs_dev_name_fn name)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct qs_row *r = &s->rows[i];
+
+		s->fix[i] = (struct qs_fix_row){ .t = r->t };
+		if (!r->t)
+			continue;
+		s->fix[i] = (struct qs_fix_row){
+			.t = r->t, .done = &track_ent_of(r->t)->fd,
+			.dev = name(r->nl.ifindex, s->fix_dev[i], sizeof(s->fix_dev[i])),
+			.ifindex = r->nl.ifindex, .txq = r->txq, .lockless = r->lockless,
+			.parent = r->nl.parent, .handle = r->nl.handle,
+			.qlen = r->nl.qlen, .backlog = r->nl.backlog,
+		};
+	}
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qdiscstuck_report.h - one sweep of qdiscstuck, as data: each qdisc of
+ * the netlink dump joined with its BPF record, its history across sweeps,
+ * the per-queue sums the metrics keep monotonic, and the rows the sinks
+ * and the remedies read. Judging (qs_update), ranking and the rows are
+ * here; the loader collects (rtnetlink, the BPF maps, sysfs) into it.
+ *
+ * No BPF and no I/O: a device's name comes from the caller's function.
+ */
+#ifndef NETMEDIC_QDISCSTUCK_REPORT_H
+#define NETMEDIC_QDISCSTUCK_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+#include "netmedic/qdiscstuck.h"
+#include "detect/qdiscstuck_detect.h"
+#include "detect/qdiscstuck_plan.h"
+#include "lib/emit.h"
+#include "lib/qdiscstuck_records.h"
+#include "lib/rtnl.h"
+
+/* qdiscs per sweep, histories, queues */
+#define QS_SWEEP_MAX	QS_MAX_QDISCS
+/* TC_H_ROOT: a root qdisc's parent */
+#define QS_TC_H_ROOT	0xffffffffU
+
+/* One qdisc of the netlink dump, joined with its BPF record and its history. */
+struct qs_row {
+	struct nm_qdisc_stats nl;
+	struct qs_qdisc bpf;	/* of the qdisc the TX queue runs (itself or an ancestor) */
+	bool have_bpf, own_bpf;
+	int txq;		/* -1: not one queue (root of a multiqueue device) */
+	bool shaper, lockless;
+	struct qs_track *t;
+};
+
+/* History per qdisc, kept across sweeps; matched by device, parent, handle and kind. */
+struct qs_track_ent {
+	unsigned int ifindex;
+	uint32_t parent, handle;
+	char kind[16];
+	bool seen;
+	struct qs_fix_done fd;	/* the remedies' (last kick, driver_stopped told) */
+	struct qs_track t;
+};
+
+/* Per device and queue, monotonic for the metrics even when qdiscs come and go. */
+struct qs_devq {
+	unsigned int ifindex;
+	int txq;
+	double bad_s;
+	uint64_t entered[QS_NSTATES];
+	uint32_t qlen, backlog;
+	enum qs_state state;	/* the worst of its qdiscs at this sweep */
+	bool present;
+};
+
+struct qs_sweep {
+	struct qs_row *rows;
+	size_t n;
+	struct qs_track_ent *tracks;
+	size_t ntracks;
+	struct qs_devq *dq;
+	size_t ndq;
+	uint64_t now_ns;
+	size_t per_state[QS_NSTATES];
+	uint64_t counters[QS_CNT_MAX];
+	size_t bpf_entries;
+	/* what the sinks read: the interval, the qdiscs shown, every queue */
+	struct qs_interval_row ival;
+	struct qs_qdisc_row *out;
+	size_t nout;
+	struct qs_queue_row *qrows;
+	struct qs_fix_row *fix;		/* the remedies' view of rows[] */
+	char (*fix_dev)[IF_NAMESIZE + 8];
+};
+
+/* A device's name for the rows and the lines (the loader's: its netns, its cache). */
+typedef const char *(*qs_dev_name_fn)(unsigned int ifindex, char *buf, size_t len);
+
+/* QS_SWEEP_MAX of everything; NULL when out of memory. */
+struct qs_sweep *qs_sweep_new(void);
+void qs_sweep_free(struct qs_sweep *s);
+
+/* The dump's next qdisc, zeroed but for nl (txq -1); NULL when the sweep is full. */
+struct qs_row *qs_sweep_add(struct qs_sweep *s, const struct nm_qdisc_stats *q);
+/* The qdisc of the same device whose handle is the major of r's parent; NULL: none (a root). */
+struct qs_row *qs_sweep_parent(struct qs_sweep *s, const struct qs_row *r);
+
+/* What qs_update sees of a joined row at now_ns. */
+void qs_row_observe(const struct qs_row *r, uint64_t now_ns, struct qs_obs *o);
+
+/*
+ * Each qdisc judged against its history (threshold_ns), a mq root aside
+ * (it only sums its children); the queues' sums moved on; the histories
+ * of qdiscs gone forgotten.
+ */
+void qs_sweep_judge(struct qs_sweep *s, uint64_t threshold_ns);
+/* The rows worst first: stuck, driver_stopped, shaped, ok, idle, then by backlog. */
+void qs_sweep_rank(struct qs_sweep *s);
+
+/*
+ * The rows the sinks read, from the judged sweep: the interval, the
+ * qdiscs shown (all: idle ones too), every queue's.
+ */
+void qs_sweep_rows(struct qs_sweep *s, bool all, qs_dev_name_fn name);
+/* What a report holds: the interval, the qdiscs shown; for the textfile every queue's metrics. */
+void qs_sweep_emit(const struct qs_sweep *s, struct nm_emit *e);
+/* The remedies' view of each row (s->fix, s->n of them), for qs_act_remedies. */
+void qs_sweep_fix_rows(struct qs_sweep *s, qs_dev_name_fn name);
+
+#endif
