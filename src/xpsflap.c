@@ -27,6 +27,7 @@
 #include "lib/skel.h"
 #include "lib/sysfs.h"
 #include "lib/xpsflap_act.h"
+#include "lib/xpsflap_hooks.h"
 #include "lib/xpsflap_opts.h"
 #include "lib/xpsflap_records.h"
 
@@ -38,35 +39,11 @@ static struct xf_env env;
 const char *argp_program_version = "xpsflap (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
 
-/* ---- hooks ---- */
-
-enum { HOOK_PICK, HOOK_XMIT, HOOK_PIN, NR_HOOKS };
-
-/* the runs a hook or rung is for (nm_hook_decl.when) */
-#define WANT_PIN	1u
-
-static const struct nm_hook_decl hook_decls[NR_HOOKS] = {
-	[HOOK_PICK] = { "netdev_pick_tx", 0, {
-		{ .progs = { "xf_pick_fexit" } },
-		{ .progs = { "xf_pick_tp" }, .kfunc = "bpf_rdonly_cast" },
-		{ .progs = { "xf_pick_tp_read" } },
-		{ .progs = { "xf_pick_raw" } },
-	} },
-	[HOOK_XMIT] = { "net_dev_xmit", 0, {
-		{ .progs = { "xf_xmit_tp" } },
-		{ .progs = { "xf_xmit_raw" } },
-		{ .lost = "no reordering counts: queue switches only" },
-	} },
-	/* --pin only: without its program, clearing XPS leaves the queue to the kernel's flow hash */
-	[HOOK_PIN] = { "pin", WANT_PIN, {
-		{ .progs = { "xf_pin_tc" } },
-		{ .lost = "--pin clears the XPS maps only: the kernel's flow hash picks the queue" },
-	} },
-};
+/* ---- hooks (the ladder: lib/xpsflap_hooks.c) ---- */
 
 static void declare_hooks(struct xpsflap_bpf *skel, struct nm_hook *hooks)
 {
-	nm_hooks_declare(hooks, hook_decls, NR_HOOKS, skel->obj, env.pin ? WANT_PIN : 0);
+	nm_hooks_declare(hooks, xf_hook_decls, XF_NR_HOOKS, skel->obj, env.pin ? XF_WANT_PIN : 0);
 }
 
 /* ---- collection ---- */
@@ -369,7 +346,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	declare_hooks(skel, hooks);
 }
 
-NM_SKEL_OPS(xpsflap, skel_prepare, NULL, NR_HOOKS);
+NM_SKEL_OPS(xpsflap, skel_prepare, NULL, XF_NR_HOOKS);
 
 /* --pin needs its program and tc, which takes the filter away again (the journal's undo). */
 static int probe_pin(const struct nm_fix *f, char *why, size_t len)
@@ -389,7 +366,7 @@ static const struct nm_fix fixes[] = {
 /* ---- the run's steps (lib/run.h) ---- */
 
 static struct run {
-	struct nm_hook hooks[NR_HOOKS];
+	struct nm_hook hooks[XF_NR_HOOKS];
 	struct xf_pin ps;
 	struct snapshot snap;
 	const struct xf_slot *tab;
@@ -437,7 +414,7 @@ static int first_line(void *p, struct nm_first *l)
 
 	(void)p;
 	r = (struct xf_start_row){
-		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run.hooks, .nhooks = NR_HOOKS,
+		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run.hooks, .nhooks = XF_NR_HOOKS,
 		.interval = env.o.interval, .devices = l->devices, .max_flows = run.max_flows,
 		.pin = env.pin,
 	};

@@ -21,6 +21,7 @@
 #include "lib/hooks.h"
 #include "lib/qdiscstuck_hooks.h"
 #include "lib/tcpstall_hooks.h"
+#include "lib/xpsflap_hooks.h"
 
 /* build/NAME.bpf.o for build/tests/test_hooks_tables (build/san/... for SANITIZE=1's) */
 static struct bpf_object *open_obj(const char *tool)
@@ -134,6 +135,12 @@ static void test_qdiscstuck(void **state)
 	check_tool("qdiscstuck", qs_hook_decls, QS_NR_HOOKS, qs_hook_companions);
 }
 
+static void test_xpsflap(void **state)
+{
+	(void)state;
+	check_tool("xpsflap", xf_hook_decls, XF_NR_HOOKS, xf_hook_companions);
+}
+
 /* The checks themselves: a misspelled name and a program left off a rung are caught. */
 static void test_checks_catch(void **state)
 {
@@ -159,6 +166,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tcpstall),
 		cmocka_unit_test(test_qdiscstuck),
+		cmocka_unit_test(test_xpsflap),
 		cmocka_unit_test(test_checks_catch),
 	};
 
