@@ -134,6 +134,13 @@ static void name_after_pid(struct nm_nsreg *r, struct nm_ns *ns, int pid)
 	char path[64], comm[32] = "";
 	FILE *f;
 
+	ns->pid = pid;
+	if (ns->ino == r->init_ino) {
+		/* whoever runs in it, the host's own netns is the host */
+		snprintf(ns->name, sizeof(ns->name), NM_NS_HOST);
+		return;
+	}
+
 	snprintf(path, sizeof(path), "%s/%d/comm", r->proc, pid);
 	f = fopen(path, "re");
 	if (f) {
@@ -142,7 +149,6 @@ static void name_after_pid(struct nm_nsreg *r, struct nm_ns *ns, int pid)
 		fclose(f);
 	}
 	nm_ns_proc_name(ns->name, sizeof(ns->name), comm, pid);
-	ns->pid = pid;
 }
 
 static bool is_pid(const char *s)
@@ -238,6 +244,13 @@ int nm_nsreg_scan(struct nm_nsreg *r, struct nm_nsreg_delta *d,
 		return -errno;
 	r->gen++;
 	r->over = 0;
+	if (!r->init_ino) {
+		char path[300];
+
+		/* read until it can be: a run that gains ptrace access names it then */
+		snprintf(path, sizeof(path), "%s/2/ns/net", r->proc);
+		r->init_ino = path_ino(path);
+	}
 	d->added = scan_proc(r, p);
 	closedir(p);
 	d->added += scan_run(r);

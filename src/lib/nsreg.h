@@ -10,8 +10,9 @@
  * interval.
  *
  * A netns is named once, when first seen, and keeps its name while it
- * lives: its /run/netns name if it has one, else "COMM:PID" of the lowest
- * pid in it when it was found. A /run/netns name that appears later wins;
+ * lives: its /run/netns name if it has one, else "host" for the initial
+ * netns (kthreadd's, pid 2: kernel threads never leave init_net), else
+ * "COMM:PID" of the lowest pid in it when it was found. A /run/netns name that appears later wins;
  * one that goes leaves the name as it was, and the path a live pid's.
  * The registry holds no file descriptor: it never keeps a dead
  * container's namespace alive.
@@ -26,7 +27,7 @@
 
 struct nm_ns {
 	unsigned long ino;
-	char name[NM_NS_NAME];	/* the /run/netns name, or "COMM:PID" */
+	char name[NM_NS_NAME];	/* the /run/netns name, "host", or "COMM:PID" */
 	char path[80];		/* to enter it: /run/netns/NAME or /proc/PID/ns/net */
 	int pid;		/* the pid it was named after; 0 for a /run/netns name */
 	bool named;		/* name is a /run/netns name, still there */
@@ -44,6 +45,8 @@ struct nm_nsreg {
 	const char *run;	/* "/run/netns", or a test's tree */
 	/* lookups of the last scan whose netns was not tracked: cap is reached */
 	unsigned long over;
+	/* the initial netns (pid 2's), 0 until read: its link needs ptrace access */
+	unsigned long init_ino;
 };
 
 /* The result of one scan: namespaces new in it, and gone since the last. */
@@ -71,6 +74,9 @@ const struct nm_ns *nm_nsreg_find(const struct nm_nsreg *r, unsigned long ino);
 
 /* The inode in a /proc/PID/ns/net link's text, "net:[4026531840]"; 0 for another text. */
 unsigned long nm_ns_link_ino(const char *text);
+
+/* The name of the initial netns, unless a /run/netns name names it. */
+#define NM_NS_HOST	"host"
 
 /* The name a netns gets after a process in it: "COMM:PID", comm's odd bytes as '?'. */
 void nm_ns_proc_name(char *buf, size_t len, const char *comm, int pid);

@@ -187,6 +187,49 @@ static void test_run_name_wins(void **state)
 	nm_nsreg_free(&r);
 }
 
+/* The initial netns, kthreadd's (pid 2), is "host", unless /run/netns names it. */
+static void test_host_name(void **state)
+{
+	struct tree *t = *state;
+	struct nm_nsreg_delta d;
+	struct nm_nsreg r;
+
+	proc_add(t, 1, "systemd", 10);
+	proc_add(t, 2, "kthreadd", 10);
+	proc_add(t, 300, "pause", 20);
+	proc_add(t, 400, "sleep", 40);
+	sh("ln -s 'net:[40]' %s/lab", t->run);
+	assert_int_equal(nm_nsreg_init(&r, t->proc, t->run, 16), 0);
+	assert_int_equal(nm_nsreg_scan(&r, &d, NULL, NULL), 0);
+	assert_int_equal(r.init_ino, 10);
+	assert_string_equal(find(&r, 10)->name, "host");
+	assert_false(find(&r, 10)->named);
+	/* the others as before */
+	assert_string_equal(find(&r, 20)->name, "pause:300");
+	assert_string_equal(find(&r, 40)->name, "lab");
+	/* a /run/netns name of the initial netns wins, as for any netns */
+	sh("ln -s 'net:[10]' %s/main", t->run);
+	assert_int_equal(nm_nsreg_scan(&r, &d, NULL, NULL), 0);
+	assert_string_equal(find(&r, 10)->name, "main");
+	nm_nsreg_free(&r);
+}
+
+/* pid 2 unreadable (no ptrace access): no "host", the netns is named as any other. */
+static void test_host_unreadable(void **state)
+{
+	struct tree *t = *state;
+	struct nm_nsreg_delta d;
+	struct nm_nsreg r;
+
+	proc_add(t, 1, "systemd", 10);
+	sh("mkdir -p %s/2/ns", t->proc);
+	assert_int_equal(nm_nsreg_init(&r, t->proc, t->run, 16), 0);
+	assert_int_equal(nm_nsreg_scan(&r, &d, NULL, NULL), 0);
+	assert_int_equal(r.init_ino, 0);
+	assert_string_equal(find(&r, 10)->name, "systemd:1");
+	nm_nsreg_free(&r);
+}
+
 struct gone_log {
 	unsigned long ino[4];
 	char name[4][NM_NS_NAME];
@@ -288,6 +331,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scan_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_name_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_name_wins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_unreadable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 		cmocka_unit_test(test_no_proc),
