@@ -8,6 +8,7 @@
 #endif
 
 #define NM_MAX_DEVS	8	/* --dev filters a tool resolves before load */
+#define NM_MAX_NETNS	8	/* --netns: the namespaces a scope is narrowed to */
 
 #define NM_AF_INET	2
 #define NM_AF_INET6	10

@@ -94,6 +94,16 @@ static int add(struct nm_cap_need *need, int n, int max, int cap, const char *wh
 	return n + 1;
 }
 
+/* A capability the run does without, with less: listed, never missing. */
+static int add_optional(struct nm_cap_need *need, int n, int max, int cap, const char *what,
+			const char *why)
+{
+	n = add(need, n, max, cap, what, why);
+	if (n <= max)
+		need[n - 1].optional = true;
+	return n;
+}
+
 static int add_bpf(const struct nm_caps_run *r, struct nm_cap_need *need, int n, int max,
 		   const char *what)
 {
@@ -141,6 +151,13 @@ int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int ma
 		n = add(need, n, max, CAP_NET_RAW, opt, "AF_PACKET frames");
 	if (r->bpf_stats)
 		n = add(need, n, max, CAP_SYS_ADMIN, "--bpf-stats", "BPF_ENABLE_STATS");
+	if (r->names) {
+		n = add_optional(need, n, max, CAP_SYS_PTRACE, "netns names",
+				 "other users' /proc/PID/ns/net (else named by inode)");
+		if (!r->netns)	/* else --netns asks for it already */
+			n = add_optional(need, n, max, CAP_SYS_ADMIN, "device names",
+					 "setns into other namespaces (else ifN)");
+	}
 	if (r->prom_dac)
 		n = add(need, n, max, CAP_DAC_OVERRIDE, "--prom-file", "a directory this user cannot write");
 	/* last: what an option needs is named first, this only when nothing else lacks */
@@ -155,7 +172,7 @@ int nm_caps_missing(const struct nm_cap_need *need, int n, uint64_t eff)
 	for (int i = 0; i < n; i++) {
 		int c = need[i].cap;
 
-		if (eff & NM_CAP(c))
+		if (need[i].optional || (eff & NM_CAP(c)))
 			continue;
 		/* bpf_capable() and perfmon_capable() take CAP_SYS_ADMIN too */
 		if ((c == CAP_BPF || c == CAP_PERFMON) && (eff & NM_CAP(CAP_SYS_ADMIN)))
@@ -163,6 +180,21 @@ int nm_caps_missing(const struct nm_cap_need *need, int n, uint64_t eff)
 		return i;
 	}
 	return -1;
+}
+
+/* What the kept set is for, as -v says it. */
+static const char *keep_why(bool remedy, bool prom, bool names, uint64_t keep)
+{
+	static const char *const why[8] = {
+		NULL, "remedies", "--prom-file", "remedies, --prom-file", "netns names",
+		"remedies, netns names", "--prom-file, netns names",
+		"remedies, --prom-file, netns names",
+	};
+	int i = remedy | prom << 1 | names << 2;
+
+	if (!i && keep)
+		return "map reads: a kernel before 5.19";
+	return why[i];
 }
 
 uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
@@ -183,21 +215,17 @@ uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 		keep |= NM_CAP(CAP_NET_RAW);
 	if (r->prom_dac)
 		keep |= NM_CAP(CAP_DAC_OVERRIDE);
+	/* each report names the namespaces that came since, and their devices */
+	if (r->names && r->names_ptrace)
+		keep |= NM_CAP(CAP_SYS_PTRACE);
+	if (r->names && r->names_setns)
+		keep |= NM_CAP(CAP_SYS_ADMIN);
 	/* reading the maps, each interval, still needs it there */
 	if (r->load && r->bpf_cmds_need_cap)
 		keep |= NM_CAP(r->no_cap_bpf ? CAP_SYS_ADMIN : CAP_BPF);
-	if (why) {
-		if (has_remedy && r->prom_dac)
-			*why = "remedies, --prom-file";
-		else if (has_remedy)
-			*why = "remedies";
-		else if (r->prom_dac)
-			*why = "--prom-file";
-		else if (keep)
-			*why = "map reads: a kernel before 5.19";
-		else
-			*why = NULL;
-	}
+	if (why)
+		*why = keep_why(has_remedy, r->prom_dac,
+				r->names && (r->names_ptrace || r->names_setns), keep);
 	return keep;
 }
 

@@ -31,6 +31,15 @@ struct nm_caps_run {
 	bool net_prog;		/* loads a tc program (sched_cls: CAP_NET_ADMIN) */
 	bool bpf_stats;		/* BPF_ENABLE_STATS: CAP_SYS_ADMIN */
 	/*
+	 * The names of other namespaces than the tool's, and of their devices
+	 * (a scope of every netns, or two and more: lib/scope.h): ptrace
+	 * access to other users' /proc/PID/ns/net, setns to open a socket in
+	 * each. Optional: without them the names are lost, the run goes on.
+	 * names_ptrace and names_setns: the effective set has them (kept).
+	 */
+	bool names;
+	bool names_ptrace, names_setns;
+	/*
 	 * A __weak kfunc of the object is not in vmlinux BTF (bpf_rdonly_cast
 	 * before 6.2): libbpf then walks the modules' BTF for it
 	 * (BPF_BTF_GET_NEXT_ID, CAP_SYS_ADMIN), for the whole object, whichever
@@ -58,6 +67,7 @@ struct nm_cap_need {
 	int cap;
 	const char *what;	/* "--netns", "loading BPF programs" */
 	const char *why;	/* "setns" */
+	bool optional;		/* the run goes on without it, with less (--print-caps lists it) */
 };
 
 #define NM_CAPS_MAX_NEEDS 16
@@ -66,7 +76,8 @@ struct nm_cap_need {
 int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int max);
 
 /*
- * The index of the first need the effective set eff lacks, or -1. As in
+ * The index of the first need the effective set eff lacks, or -1; an
+ * optional need is never missing. As in
  * the kernel (bpf_capable, perfmon_capable), CAP_SYS_ADMIN stands in for
  * CAP_BPF and CAP_PERFMON.
  */

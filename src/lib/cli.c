@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -51,8 +52,8 @@ enum {
 	{ "prom-file", OPT_PROM, "PATH", 0,							\
 	  "Write a Prometheus textfile (atomically) every interval; PATH must be absent or a regular file (not a symlink)", 1 }, \
 	{ "dev", OPT_DEV, "IFNAME", dev_flags, "Watch this device only (repeatable, up to 8)", 1 }, \
-	{ "netns", OPT_NETNS, "NAME|PATH", 0,							\
-	  "Run in this network namespace (a name under /run/netns or a path)", 1 },		\
+	{ "netns", OPT_NETNS, "NAME|PATH|PID", 0,						\
+	  "Watch this network namespace (a name under /run/netns, a path, or a PID's); one is entered", 1 }, \
 	{ "hooks", OPT_HOOKS, "MODE", 0,							\
 	  "auto (default): best rung that attaches; fentry: fentry/fexit only; tracepoint: never fentry", 1 }, \
 	{ "list-hooks", OPT_LIST_HOOKS, NULL, 0, "Probe every hook rung on this kernel, print, exit", 1 }, \
@@ -94,7 +95,13 @@ const struct nm_optdoc nm_common_docs[] = {
 	  "node_exporter's textfile directory holds regular files; give the real path.",
 	  NULL, NULL },
 	{ "dev", "Watch this device only (repeatable, up to 8).", NULL, "repeatable" },
-	{ "netns", "Run in this network namespace (a name under /run/netns or a path).", NULL, NULL },
+	{ "netns", "Watch this network namespace, and run in it: a name under /run/netns, a "
+	  "path (such as `/run/netns/NAME` or `/proc/PID/ns/net`), or a PID, for the "
+	  "namespace of that process (`/proc/PID/ns/net`). A value that is empty, too long, "
+	  "`.`, `..` or a PID out of range, or one given twice, is a usage error (status 2) "
+	  "that names it, and so is a namespace that does not exist. Repeatable (up to 8) "
+	  "where the tool watches more than one namespace (its page says); another refuses a "
+	  "second **--netns** with status 2.", NULL, "repeatable" },
 	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
 	  "tracepoint: never fentry.", "auto|fentry|tracepoint", NULL },
 	{ "list-hooks", "Probe every hook rung on this kernel, print, exit. Like monitoring, it "
@@ -169,6 +176,65 @@ int nm_parse_uint(const char *s, unsigned int *v)
 	return 0;
 }
 
+const char *nm_parse_netns(const char *arg, char *buf, size_t len, const char **why)
+{
+	long pid;
+
+	if (!*arg) {
+		*why = "empty";
+		return NULL;
+	}
+	if (strspn(arg, "0123456789") == strlen(arg)) {
+		/* PID_MAX_LIMIT: no pid is larger */
+		if (nm_parse_long(arg, 1, 4194304, &pid)) {
+			*why = "not a PID (1 to 4194304)";
+			return NULL;
+		}
+		snprintf(buf, len, "/proc/%ld/ns/net", pid);
+		return buf;
+	}
+	if (strlen(arg) >= (strchr(arg, '/') ? PATH_MAX : NAME_MAX)) {
+		*why = "too long";
+		return NULL;
+	}
+	if (!strcmp(arg, ".") || !strcmp(arg, "..")) {
+		*why = "not a netns name";
+		return NULL;
+	}
+	return arg;
+}
+
+const char *nm_netns_usage(const struct nm_opts *o, char *buf, size_t len)
+{
+	if (o->nnetns < 2)
+		return NULL;
+	if (!o->scope)
+		snprintf(buf, len, "more than one --netns: %s watches one netns (yet)", o->tool);
+	else if (o->ndevs)
+		snprintf(buf, len, "--dev needs exactly one --netns: a device is named in the netns %s runs in",
+			 o->tool);
+	else
+		return NULL;
+	return buf;
+}
+
+static void add_netns(struct nm_opts *o, const char *arg, struct argp_state *state)
+{
+	const char *v, *why;
+
+	if (o->nnetns >= NM_MAX_NETNS)
+		argp_error(state, "too many --netns (at most %d)", NM_MAX_NETNS);
+	v = nm_parse_netns(arg, o->netns_pid[o->nnetns], sizeof(o->netns_pid[0]), &why);
+	if (!v)
+		argp_error(state, "invalid --netns '%s': %s", arg, why);
+	for (int i = 0; i < o->nnetns; i++)
+		if (!strcmp(o->netns_args[i], v))
+			argp_error(state, "invalid --netns '%s': given twice", arg);
+	o->netns_args[o->nnetns++] = v;
+	/* the one netns is entered; two or more, none */
+	o->netns = o->nnetns == 1 ? v : NULL;
+}
+
 long nm_parse_names(const char *arg, const char *const *names, int n)
 {
 	long mask = 0;
@@ -219,7 +285,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		o->devs[o->ndevs++] = arg;
 		break;
 	case OPT_NETNS:
-		o->netns = arg;
+		add_netns(o, arg, state);
 		break;
 	case OPT_HOOKS:
 		if (nm_parse_hook_mode(arg, &o->hooks))
@@ -240,6 +306,13 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose++;
 		break;
+	case ARGP_KEY_END: {
+		char why[160];
+
+		if (nm_netns_usage(o, why, sizeof(why)))
+			argp_error(state, "%s", why);
+		break;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -486,6 +559,65 @@ int nm_caps_after_attach(const struct nm_opts *o)
 	return NM_EXIT_OK;
 }
 
+/* Whether any --netns names another process's namespace (ptrace-read access). */
+static bool any_other_proc(const struct nm_opts *o)
+{
+	if (o->netns)
+		return other_proc(o->netns);
+	for (int i = 0; o->nnetns > 1 && i < o->nnetns; i++)
+		if (other_proc(o->netns_args[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Two or more --netns, entered by none: each must be a netns, and not
+ * the same as another. One: the netns entered. The inodes, for the scope.
+ */
+static int resolve_netns(struct nm_opts *o)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	if (o->nnetns == 1)
+		o->netns_inos[0] = o->netns_ino;
+	for (int i = 0; o->nnetns > 1 && i < o->nnetns; i++) {
+		const char *a = o->netns_args[i];
+
+		if (!nm_netns_path(a, path, sizeof(path)))
+			return nm_err(o, NM_EXIT_USAGE, "--netns %s: invalid netns name", a);
+		rc = nm_netns_check(path);
+		if (rc == -EINVAL)
+			return nm_err(o, NM_EXIT_USAGE, "--netns %s: %s is not a network namespace", a, path);
+		if (rc)
+			return nm_err(o, NM_EXIT_USAGE, "--netns %s: cannot open netns %s: %s", a, path,
+				      strerror(-rc));
+		o->netns_inos[i] = nm_netns_inode(path);
+		for (int j = 0; j < i; j++)
+			if (o->netns_inos[j] == o->netns_inos[i])
+				return nm_err(o, NM_EXIT_USAGE, "--netns %s: the same netns as --netns %s",
+					      a, o->netns_args[j]);
+	}
+	return 0;
+}
+
+/*
+ * A scope of other namespaces than the tool's (every netns, or two and
+ * more): their names need ptrace access to other users' processes and
+ * setns. Optional: what the effective set has is kept for the run.
+ */
+static void names_caps(struct nm_opts *o)
+{
+	uint64_t eff;
+
+	o->caps.names = o->scope && o->nnetns != 1;
+	if (!o->caps.names)
+		return;
+	eff = nm_caps_effective();
+	o->caps.names_ptrace = eff & NM_CAP(CAP_SYS_PTRACE);
+	o->caps.names_setns = eff & NM_CAP(CAP_SYS_ADMIN);
+}
+
 int nm_setup(struct nm_opts *o)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
@@ -497,8 +629,9 @@ int nm_setup(struct nm_opts *o)
 	/* before check_btf: libbpf's own lines would make its error two */
 	libbpf_set_print(o->verbose ? libbpf_print : libbpf_quiet);
 	o->caps.load = true;
-	o->caps.netns = o->netns;
-	o->caps.netns_proc = other_proc(o->netns);
+	o->caps.netns = o->netns || o->nnetns > 1;
+	o->caps.netns_proc = any_other_proc(o);
+	names_caps(o);
 	o->caps.bpf_stats = o->bpf_stats;
 	o->caps.prom_dac = prom_needs_dac(o->prom_file);
 	o->caps.journal_dac = o->caps.journal && journal_needs_dac();
@@ -511,6 +644,9 @@ int nm_setup(struct nm_opts *o)
 	if (o->netns && nm_netns_enter(o->netns, err, sizeof(err)))
 		return nm_err(o, NM_EXIT_USAGE, "--netns %s: %s", o->netns, err);
 	o->netns_ino = nm_netns_inode(NULL);
+	ret = resolve_netns(o);
+	if (ret)
+		return ret;
 	ret = resolve_devs(o);
 	if (ret)
 		return ret;

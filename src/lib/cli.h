@@ -29,7 +29,21 @@ struct nm_opts {
 	const char *prom_file;
 	const char *devs[NM_MAX_DEVS];
 	int ndevs;
+	/*
+	 * --netns, repeatable: each as given (a PID as /proc/PID/ns/net).
+	 * netns is the one the tool enters: the only one given, else NULL
+	 * (none, or two and more: then it enters none).
+	 */
 	const char *netns;
+	const char *netns_args[NM_MAX_NETNS];
+	int nnetns;
+	char netns_pid[NM_MAX_NETNS][32];
+	/*
+	 * Set by a tool that watches a scope of namespaces (lib/scope.h)
+	 * before the parse: it takes two or more --netns, and watches every
+	 * netns without one. Another refuses two.
+	 */
+	bool scope;
 	int verbose;
 	enum nm_hook_mode hooks;
 	bool list_hooks;
@@ -45,6 +59,7 @@ struct nm_opts {
 	/* resolved by nm_setup() */
 	unsigned int ifindex[NM_MAX_DEVS];
 	unsigned long netns_ino;	/* of the netns the tool runs in (after --netns) */
+	unsigned long netns_inos[NM_MAX_NETNS];	/* of each --netns */
 };
 
 /*
@@ -98,6 +113,20 @@ int nm_parse_long(const char *s, long min, long max, long *v);
 int nm_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *v);
 /* nm_parse_ulong for an unsigned int, 0 to UINT_MAX (words of a journal record). */
 int nm_parse_uint(const char *s, unsigned int *v);
+
+/*
+ * A --netns value: a name under /run/netns, a path (it has a '/'), or a
+ * PID (digits only: /proc/PID/ns/net, written into buf). The value to
+ * use, or NULL with why (empty, too long, "." or "..", a PID out of range).
+ */
+const char *nm_parse_netns(const char *arg, char *buf, size_t len, const char **why);
+
+/*
+ * The --netns check made when the parse ends, pure: NULL, or the usage
+ * error (more than one --netns for a tool without a scope, or with
+ * --dev, which names devices in the one netns the tool runs in).
+ */
+const char *nm_netns_usage(const struct nm_opts *o, char *buf, size_t len);
 
 /*
  * A comma-separated list of names (--fix=kick,lock) as a mask: bit i for

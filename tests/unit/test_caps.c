@@ -91,6 +91,51 @@ static void test_netns(void **state)
 	assert_null(why);
 }
 
+/*
+ * A scope of other namespaces (host-wide): their names need CAP_SYS_PTRACE
+ * and CAP_SYS_ADMIN, listed but never missing; what is held is kept.
+ */
+static void test_scope_names(void **state)
+{
+	struct nm_caps_run r = { .load = true, .names = true, .euid = 65534 };
+	struct nm_cap_need need[NM_CAPS_MAX_NEEDS];
+	const char *why = "x";
+	int n, cap;
+
+	(void)state;
+	assert_true(needed_mask(&r) == (C(BPF) | C(PERFMON) | C(SYS_PTRACE) | C(SYS_ADMIN)));
+	n = nm_caps_needed(&r, need, NM_CAPS_MAX_NEEDS);
+	assert_int_equal(n, 4);
+	assert_false(need[0].optional);
+	assert_true(need[2].optional && need[3].optional);
+	assert_string_equal(need[2].what, "netns names");
+	assert_string_equal(need[3].what, "device names");
+	/* without them the run goes on */
+	assert_null(missing(&r, C(BPF) | C(PERFMON), &cap));
+	assert_string_equal(missing(&r, C(BPF), &cap), "loading BPF programs");
+	/* none held: nothing kept */
+	assert_true(nm_caps_keep(&r, &why) == 0);
+	assert_null(why);
+	r.names_ptrace = r.names_setns = true;
+	assert_true(nm_caps_keep(&r, &why) == (C(SYS_PTRACE) | C(SYS_ADMIN)));
+	assert_string_equal(why, "netns names");
+	r.names_setns = false;
+	r.prom_dac = true;
+	assert_true(nm_caps_keep(&r, &why) == (C(SYS_PTRACE) | C(DAC_OVERRIDE)));
+	assert_string_equal(why, "--prom-file, netns names");
+	/* two --netns: setns is --netns's own need, not an optional one */
+	r.netns = true;
+	n = nm_caps_needed(&r, need, NM_CAPS_MAX_NEEDS);
+	assert_int_equal(need[2].cap, CAP_SYS_ADMIN);
+	assert_false(need[2].optional);
+	assert_int_equal(need[3].cap, CAP_SYS_PTRACE);
+	assert_true(need[3].optional);
+	assert_int_equal(n, 5);	/* and CAP_DAC_OVERRIDE for --prom-file */
+	/* the names unasked for: the flags alone keep nothing */
+	r = (struct nm_caps_run){ .load = true, .names_ptrace = true, .names_setns = true };
+	assert_true(nm_caps_keep(&r, NULL) == 0);
+}
+
 static void test_remedies(void **state)
 {
 	struct nm_caps_run pin = { .load = true, .remedy = true, .remedy_sysfs = true,
@@ -259,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_dir_writable),
 		cmocka_unit_test(test_old_kernel),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_scope_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

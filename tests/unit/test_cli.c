@@ -104,6 +104,63 @@ static void test_parse_values(void **state)
 	assert_int_equal(nm_parse_ulong("7x", 1, 10, &u), -1);
 }
 
+/* --netns: a name, a path or a PID; bad ones named with the reason. */
+static void test_parse_netns(void **state)
+{
+	const char *why = NULL;
+	char buf[32], big[300];
+
+	(void)state;
+	assert_string_equal(nm_parse_netns("lab", buf, sizeof(buf), &why), "lab");
+	assert_string_equal(nm_parse_netns("/run/netns/lab", buf, sizeof(buf), &why), "/run/netns/lab");
+	assert_ptr_equal(nm_parse_netns("1234", buf, sizeof(buf), &why), buf);
+	assert_string_equal(buf, "/proc/1234/ns/net");
+	assert_null(nm_parse_netns("", buf, sizeof(buf), &why));
+	assert_string_equal(why, "empty");
+	assert_null(nm_parse_netns("0", buf, sizeof(buf), &why));
+	assert_string_equal(why, "not a PID (1 to 4194304)");
+	assert_null(nm_parse_netns("4194305", buf, sizeof(buf), &why));
+	assert_null(nm_parse_netns("99999999999999999999", buf, sizeof(buf), &why));
+	assert_null(nm_parse_netns("..", buf, sizeof(buf), &why));
+	assert_string_equal(why, "not a netns name");
+	assert_null(nm_parse_netns(".", buf, sizeof(buf), &why));
+	/* a name is a file name under /run/netns */
+	memset(big, 'a', 255);
+	big[255] = 0;
+	assert_null(nm_parse_netns(big, buf, sizeof(buf), &why));
+	assert_string_equal(why, "too long");
+	big[254] = 0;
+	assert_string_equal(nm_parse_netns(big, buf, sizeof(buf), &why), big);
+	/* a pid with a sign or a name with digits in it is a name */
+	assert_string_equal(nm_parse_netns("-1", buf, sizeof(buf), &why), "-1");
+	assert_string_equal(nm_parse_netns("pod1", buf, sizeof(buf), &why), "pod1");
+}
+
+/* Two --netns: only for a tool with a scope, and never with --dev. */
+static void test_netns_usage(void **state)
+{
+	struct nm_opts o = { .tool = "qdiscstuck", .nnetns = 1 };
+	char buf[160];
+
+	(void)state;
+	assert_null(nm_netns_usage(&o, buf, sizeof(buf)));
+	o.ndevs = 1;
+	assert_null(nm_netns_usage(&o, buf, sizeof(buf)));
+	o.ndevs = 0;
+	o.nnetns = 2;
+	assert_string_equal(nm_netns_usage(&o, buf, sizeof(buf)),
+			    "more than one --netns: qdiscstuck watches one netns (yet)");
+	o.tool = "xpsflap";
+	o.scope = true;
+	assert_null(nm_netns_usage(&o, buf, sizeof(buf)));
+	o.ndevs = 1;
+	assert_string_equal(nm_netns_usage(&o, buf, sizeof(buf)),
+			    "--dev needs exactly one --netns: a device is named in the netns xpsflap runs in");
+	/* none: the scope is every netns, --dev the tool's own */
+	o.nnetns = 0;
+	assert_null(nm_netns_usage(&o, buf, sizeof(buf)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +169,8 @@ int main(void)
 		cmocka_unit_test(test_parse_names),
 		cmocka_unit_test(test_libbpf_line_rewrite),
 		cmocka_unit_test(test_parse_values),
+		cmocka_unit_test(test_parse_netns),
+		cmocka_unit_test(test_netns_usage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
