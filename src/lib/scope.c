@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scope.c - the network namespaces a tool watches, and their names (scope.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/cli.h"
+#include "lib/netns.h"
+#include "lib/scope.h"
+
+static size_t or_default(size_t v, size_t def)
+{
+	return v ? v : def;
+}
+
+int nm_scope_init(struct nm_scope *s, const struct nm_scope_cfg *cfg)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->n = cfg->n < NM_MAX_NETNS ? cfg->n : NM_MAX_NETNS;
+	for (int i = 0; i < s->n; i++) {
+		s->ino[i] = cfg->inos[i];
+		snprintf(s->path[i], sizeof(s->path[i]), "%s",
+			 cfg->paths && cfg->paths[i] ? cfg->paths[i] : "");
+		snprintf(s->arg[i], sizeof(s->arg[i]), "%s",
+			 cfg->args && cfg->args[i] ? cfg->args[i] : "");
+	}
+	s->self_ino = cfg->self_ino;
+	s->read_procs = cfg->read_procs;
+	s->setns = cfg->setns;
+	ret = nm_nsreg_init(&s->reg, cfg->proc, cfg->run, or_default(cfg->max_ns, NM_SCOPE_NS_MAX));
+	if (ret)
+		return ret;
+	if (!cfg->no_devnames) {
+		s->dev = nm_devnames_new(or_default(cfg->max_ns_socks, NM_SCOPE_SOCKS_MAX),
+					 or_default(cfg->max_devs, NM_SCOPE_DEVS_MAX));
+		if (!s->dev) {
+			nm_nsreg_free(&s->reg);
+			return -ENOMEM;
+		}
+	}
+	nm_scope_refresh(s);
+	return 0;
+}
+
+int nm_scope_from_opts(struct nm_scope *s, const struct nm_opts *o)
+{
+	struct nm_scope_cfg cfg = {
+		.n = o->nnetns, .inos = o->netns_inos, .args = o->netns_args,
+		.self_ino = o->netns_ino,
+		/* without a scope of others (one --netns) nothing is lost */
+		.read_procs = !o->caps.names || o->caps.names_ptrace,
+		.setns = !o->caps.names || o->caps.names_setns,
+	};
+	char paths[NM_MAX_NETNS][PATH_MAX];
+	const char *p[NM_MAX_NETNS] = {};
+
+	/* the one --netns is the tool's own: no path, no setns */
+	for (int i = 0; o->nnetns > 1 && i < o->nnetns; i++)
+		p[i] = nm_netns_path(o->netns_args[i], paths[i], sizeof(paths[i]));
+	cfg.paths = p;
+	return nm_scope_init(s, &cfg);
+}
+
+void nm_scope_free(struct nm_scope *s)
+{
+	nm_devnames_free(s->dev);
+	s->dev = NULL;
+	nm_nsreg_free(&s->reg);
+}
+
+bool nm_scope_has(const struct nm_scope *s, unsigned long ino)
+{
+	if (!s->n)
+		return true;
+	for (int i = 0; i < s->n; i++)
+		if (s->ino[i] == ino)
+			return true;
+	return false;
+}
+
+/* Index of ino in the --netns set, or -1. */
+static int arg_of(const struct nm_scope *s, unsigned long ino)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->ino[i] == ino)
+			return i;
+	return -1;
+}
+
+/*
+ * Opens the device names of netns ino, entered by path ("" or NULL: the
+ * tool's own). Counts what could not be named; a failure is retried at
+ * the next refresh (a netns can be mid-creation).
+ */
+static void follow(struct nm_scope *s, unsigned long ino, const char *path)
+{
+	char err[256];
+	int ret;
+
+	if (!s->dev)
+		return;
+	if (ino == s->self_ino)
+		path = NULL;
+	else if (!s->setns || !path || !*path)
+		return;	/* its devices are "ifN": nm_scope_lost says why */
+	ret = nm_devnames_add(s->dev, ino, path, err, sizeof(err));
+	if (ret == -ENOSPC)
+		s->socks_over++;
+	else if (ret)
+		s->socks_failed++;
+}
+
+static void on_gone(const struct nm_ns *ns, void *arg)
+{
+	struct nm_scope *s = arg;
+
+	/* a --netns socket is held for the run: at most NM_MAX_NETNS */
+	if (s->dev && arg_of(s, ns->ino) < 0)
+		nm_devnames_drop(s->dev, ns->ino);
+}
+
+void nm_scope_refresh(struct nm_scope *s)
+{
+	struct nm_nsreg_delta d;
+
+	/* /proc unreadable: the registry stays as it was, names too */
+	nm_nsreg_scan(&s->reg, &d, on_gone, s);
+	s->socks_over = s->socks_failed = 0;
+	if (s->n) {
+		for (int i = 0; i < s->n; i++)
+			follow(s, s->ino[i], s->path[i]);
+	} else {
+		for (size_t i = 0; i < s->reg.n; i++)
+			follow(s, s->reg.ns[i].ino, s->reg.ns[i].path);
+	}
+	if (s->dev)
+		nm_devnames_poll(s->dev);
+}
+
+const char *nm_scope_ns_name(const struct nm_scope *s, unsigned long ino, char *buf, size_t len)
+{
+	const struct nm_ns *ns = nm_nsreg_find(&s->reg, ino);
+	int i = arg_of(s, ino);
+
+	if (ns)
+		snprintf(buf, len, "%s", ns->name);
+	else if (i >= 0 && s->arg[i][0])
+		snprintf(buf, len, "%s", s->arg[i]);
+	else
+		snprintf(buf, len, "%lu", ino);
+	return buf;
+}
+
+const char *nm_scope_dev_name(const struct nm_scope *s, unsigned long ino, unsigned int ifindex,
+			      char *buf, size_t len)
+{
+	const char *name = s->dev ? nm_devnames_get(s->dev, ino, ifindex) : NULL;
+
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "if%u", ifindex);
+	return buf;
+}
+
+bool nm_scope_next(const struct nm_scope *s, size_t *pos, struct nm_scope_ns *out)
+{
+	const struct nm_ns *ns;
+
+	if (s->n) {
+		size_t i = *pos;
+
+		if (i >= (size_t)s->n)
+			return false;
+		(*pos)++;
+		out->ino = s->ino[i];
+		nm_scope_ns_name(s, s->ino[i], out->name, sizeof(out->name));
+		out->path = s->ino[i] == s->self_ino || !s->path[i][0] ? NULL : s->path[i];
+		return true;
+	}
+	if (*pos >= s->reg.n)
+		return false;
+	ns = &s->reg.ns[(*pos)++];
+	out->ino = ns->ino;
+	snprintf(out->name, sizeof(out->name), "%s", ns->name);
+	out->path = ns->ino == s->self_ino ? NULL : ns->path;
+	return true;
+}
+
+const char *nm_scope_str(const struct nm_scope *s, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	snprintf(buf, len, "all");
+	for (int i = 0; i < s->n && off < len; i++) {
+		char name[NM_NS_NAME];
+
+		off += snprintf(buf + off, len - off, "%s%s", i ? "," : "",
+				nm_scope_ns_name(s, s->ino[i], name, sizeof(name)));
+	}
+	return buf;
+}
+
+const char *nm_scope_lost(const struct nm_scope *s, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!s->read_procs)
+		snprintf(buf, len, "names of other users' namespaces (no CAP_SYS_PTRACE: their inodes)");
+	if (!s->setns)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%sdevice names in other namespaces "
+			 "(no CAP_SYS_ADMIN: ifN)", buf[0] ? ", " : "");
+	return buf;
+}
+
+void nm_scope_counts(const struct nm_scope *s, struct nm_scope_counts *c)
+{
+	size_t pos = 0;
+	struct nm_scope_ns ns;
+
+	*c = (struct nm_scope_counts){ .ns_over = s->reg.over, .socks_over = s->socks_over,
+				       .socks_failed = s->socks_failed,
+				       .devs_over = s->dev ? nm_devnames_over(s->dev) : 0 };
+	while (nm_scope_next(s, &pos, &ns))
+		c->ns += !s->n || nm_nsreg_find(&s->reg, ns.ino);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scope.h - the network namespaces a tool watches, and their names.
+ *
+ * Without --netns the scope is every netns of the host; with one it is
+ * that one (the tool runs in it); with two or more, those (the tool runs
+ * in none of them). A scope holds:
+ *   - the set of inodes (empty: every netns), for the tool's BPF filter
+ *     and its own checks (nm_scope_has);
+ *   - the host's registry of namespaces (nsreg.h), scanned at start and
+ *     once a report, which names each netns;
+ *   - the device names of each netns in scope (devnames.h), one socket
+ *     each: added when a netns comes, dropped when the registry says it
+ *     went, polled each report (renames, moves, deletions);
+ *   - a walk over the namespaces in scope, with the path to enter each
+ *     (a tool opens its own per-netns sockets from it).
+ * Bounded: at most max_ns namespaces named, and max_ns_socks of them with
+ * device names (a socket, so a file descriptor, each), and max_devs
+ * devices; what did not fit is counted, and shown by inode or "ifN".
+ *
+ * Names of other namespaces than the tool's need privileges: reading
+ * other users' /proc/PID/ns/net (CAP_SYS_PTRACE), entering a netns to
+ * open its socket (CAP_SYS_ADMIN). Without them the scope degrades, it
+ * never fails: such a netns is named by its inode, its devices "ifN", and
+ * nm_scope_lost() says what was lost.
+ */
+#ifndef NETMEDIC_LIB_SCOPE_H
+#define NETMEDIC_LIB_SCOPE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/devnames.h"
+#include "lib/nsreg.h"
+#include "netmedic/common.h"
+
+#define NM_SCOPE_NS_MAX		4096	/* namespaces named (no fd each) */
+#define NM_SCOPE_SOCKS_MAX	512	/* namespaces with device names: an fd each */
+#define NM_SCOPE_DEVS_MAX	16384	/* devices named, all namespaces */
+
+struct nm_opts;
+
+struct nm_scope_cfg {
+	/* the --netns set, n of them (0: every netns) */
+	int n;
+	const unsigned long *inos;
+	const char *const *paths;	/* to enter each; NULL: the netns the tool runs in */
+	const char *const *args;	/* as given: a name when the registry has none */
+	unsigned long self_ino;		/* the netns the tool runs in */
+	bool read_procs;		/* other users' /proc/PID/ns/net (CAP_SYS_PTRACE) */
+	bool setns;			/* sockets in other namespaces (CAP_SYS_ADMIN) */
+	size_t max_ns, max_ns_socks, max_devs;	/* 0: the defaults above */
+	const char *proc, *run;		/* NULL: /proc and /run/netns (tests: a tree) */
+	bool no_devnames;		/* tests: no sockets at all */
+};
+
+/* A netns in scope, as the walk gives it. */
+struct nm_scope_ns {
+	unsigned long ino;
+	char name[NM_NS_NAME];		/* nm_scope_ns_name's */
+	const char *path;		/* to enter it (setns); NULL: the netns the tool runs in */
+};
+
+/* What did not fit, or could not be named. */
+struct nm_scope_counts {
+	size_t ns;			/* namespaces in scope that the registry knows */
+	unsigned long ns_over;		/* namespaces not named: the registry's cap */
+	unsigned long socks_over;	/* namespaces whose devices are not named: the socket cap */
+	unsigned long socks_failed;	/* ... the socket could not be opened (setns refused) */
+	unsigned long devs_over;	/* devices not named: the device cap */
+};
+
+struct nm_scope {
+	int n;
+	unsigned long ino[NM_MAX_NETNS];
+	char path[NM_MAX_NETNS][PATH_MAX];	/* "": the tool's own netns */
+	char arg[NM_MAX_NETNS][NM_NS_NAME];
+	unsigned long self_ino;
+	bool read_procs, setns;
+	struct nm_nsreg reg;
+	struct nm_devnames *dev;		/* NULL: no device names (tests) */
+	unsigned long socks_over, socks_failed;	/* of the last refresh */
+};
+
+/*
+ * The scope of cfg, its registry scanned once and its device names read:
+ * 0, or -ENOMEM. A netns that cannot be named is not an error.
+ */
+int nm_scope_init(struct nm_scope *s, const struct nm_scope_cfg *cfg);
+/* The scope o's --netns say (after nm_setup), with the privileges it found. */
+int nm_scope_from_opts(struct nm_scope *s, const struct nm_opts *o);
+void nm_scope_free(struct nm_scope *s);
+
+/*
+ * Once a report: the registry scanned again, the device names of
+ * namespaces that came added, of those gone dropped, and every socket's
+ * changes taken (no wait).
+ */
+void nm_scope_refresh(struct nm_scope *s);
+
+/* Whether ino is in scope (every netns when no --netns). */
+bool nm_scope_has(const struct nm_scope *s, unsigned long ino);
+
+/* The netns's name: the registry's, else its --netns as given, else its inode. */
+const char *nm_scope_ns_name(const struct nm_scope *s, unsigned long ino, char *buf, size_t len);
+
+/* A device's own name in its own netns, else "if<ifindex>" (not known yet, or over the cap). */
+const char *nm_scope_dev_name(const struct nm_scope *s, unsigned long ino, unsigned int ifindex,
+			      char *buf, size_t len);
+
+/*
+ * The namespaces in scope, one a call from *pos = 0 on, into out: with
+ * --netns, each of them; else each the registry knows. false at the end.
+ */
+bool nm_scope_next(const struct nm_scope *s, size_t *pos, struct nm_scope_ns *out);
+
+/* The scope for a first line: "all", or the names of the --netns, comma-separated. */
+const char *nm_scope_str(const struct nm_scope *s, char *buf, size_t len);
+
+/* What the missing privileges lost, "a (why), b (why)"; "" when nothing was. */
+const char *nm_scope_lost(const struct nm_scope *s, char *buf, size_t len);
+
+void nm_scope_counts(const struct nm_scope *s, struct nm_scope_counts *c);
+
+#endif /* NETMEDIC_LIB_SCOPE_H */
