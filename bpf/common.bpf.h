@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What every netmedic BPF object has: self-counters in a per-CPU array and
- * the --dev filter, resolved to (netns inode, ifindex) before load.
+ * What every netmedic BPF object has: self-counters in a per-CPU array,
+ * the --dev filter, resolved to (netns inode, ifindex) before load, and
+ * the scope's (lib/scope.h): the --netns inodes.
  */
 #ifndef NETMEDIC_COMMON_BPF_H
 #define NETMEDIC_COMMON_BPF_H
@@ -42,6 +43,25 @@ static __always_inline bool dev_watched(__u32 netns, __u32 ifindex)
 		if (i >= targ_ndevs)
 			break;
 		if (targ_ifindex[i] == ifindex && targ_netns[i] == netns)
+			return true;
+	}
+	return false;
+}
+
+/* the scope: set by the loader (nm_set_scope_filter); none means every netns */
+const volatile __u32 targ_nscope = 0;
+const volatile __u32 targ_scope[NM_MAX_NETNS] = {};
+
+static __always_inline bool netns_in_scope(__u32 netns)
+{
+	__u32 i;
+
+	if (!targ_nscope)
+		return true;
+	for (i = 0; i < NM_MAX_NETNS; i++) {
+		if (i >= targ_nscope)
+			break;
+		if (targ_scope[i] == netns)
 			return true;
 	}
 	return false;

@@ -74,10 +74,12 @@ __u32 dev_slots_used = 0;
 NM_COUNTERS(XF_CNT_MAX)
 
 /*
- * The flow's tuple from the skb; false when the device is not watched or
- * the skb is not IP. The device's netns and ifindex are read only with a
- * --dev filter: a slot names its device by address, and they are filled in
- * when a slot is claimed.
+ * The flow's tuple from the skb; false when the device is not watched (its
+ * --dev filter, else the scope's netns) or the skb is not IP. The device's
+ * netns and ifindex are read only with a filter: a slot names its device
+ * by address, and they are filled in when a slot is claimed. A flow out of
+ * scope never gets a slot, so its skbs stop here, before the parse (the
+ * hash index has nothing for them).
  */
 static __always_inline bool flow_key(const struct sk_buff *skb, const struct net_device *dev,
 				     struct xf_flow_key *k, struct nm_flow *f, const bool btf)
@@ -87,6 +89,12 @@ static __always_inline bool flow_key(const struct sk_buff *skb, const struct net
 		k->netns = nm_dev_netns_x(dev, btf);
 		if (!dev_watched(k->netns, k->ifindex))
 			return false;
+	} else if (targ_nscope) {
+		k->netns = nm_dev_netns_x(dev, btf);
+		if (!netns_in_scope(k->netns)) {
+			count(XF_CNT_OUT_OF_SCOPE);
+			return false;
+		}
 	}
 	if (nm_parse_skb_x(skb, f, btf)) {
 		count(XF_CNT_NOT_IP);

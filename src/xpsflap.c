@@ -24,6 +24,7 @@
 #include "lib/fixes.h"
 #include "lib/journal.h"
 #include "lib/run.h"
+#include "lib/scope.h"
 #include "lib/skel.h"
 #include "lib/sysfs.h"
 #include "lib/xpsflap_act.h"
@@ -35,6 +36,8 @@
 #define TABLE_ROWS	20
 
 static struct xf_env env;
+/* the namespaces watched, and the names of them and their devices */
+static struct nm_scope scope;
 
 const char *argp_program_version = "xpsflap (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
@@ -163,13 +166,17 @@ static void rank(struct snapshot *s)
 
 static void flow_row(struct xf_flow_row *r, const struct xf_entry *e)
 {
-	char dev[32];
+	char dev[32], ns[NM_NS_NAME];
 
-	xf_flow_row(r, e, nm_dev_name(&env.o, e->key.netns, e->key.ifindex, dev, sizeof(dev)));
+	xf_flow_row(r, e, nm_scope_dev_name(&scope, e->key.netns, e->key.ifindex, dev, sizeof(dev)),
+		    nm_scope_ns_name(&scope, e->key.netns, ns, sizeof(ns)));
 }
 
 static void interval_row(struct xf_interval_row *r, const struct snapshot *s, long max_flows)
 {
+	struct nm_scope_counts c;
+
+	nm_scope_counts(&scope, &c);
 	*r = (struct xf_interval_row){
 		.time = time(NULL), .flows_active = s->active, .flows_flapping = s->flapping,
 		.flows_tracked = s->n, .max_flows = max_flows,
@@ -177,6 +184,9 @@ static void interval_row(struct xf_interval_row *r, const struct snapshot *s, lo
 		.untracked_picks = s->counters[XF_CNT_UNTRACKED],
 		.parsed_skbs = s->counters[XF_CNT_PARSED],
 		.one_queue_picks = s->counters[XF_CNT_ONE_QUEUE],
+		.out_of_scope_skbs = s->counters[XF_CNT_OUT_OF_SCOPE],
+		.netns_named = c.ns, .netns_over = c.ns_over + c.socks_over,
+		.devices_over = c.devs_over,
 	};
 }
 
@@ -252,8 +262,10 @@ static size_t dev_rows(struct xf_dev_row *rows)
 			sh->reordered = t->reordered;
 			if (!sh->packets && !sh->reordered)
 				continue;
-			nm_dev_name(&env.o, slot_dev[slot].netns, slot_dev[slot].ifindex, rows[n].device,
-				    sizeof(rows[n].device));
+			nm_scope_ns_name(&scope, slot_dev[slot].netns, rows[n].netns,
+					 sizeof(rows[n].netns));
+			nm_scope_dev_name(&scope, slot_dev[slot].netns, slot_dev[slot].ifindex,
+					  rows[n].device, sizeof(rows[n].device));
 			rows[n].queue = q;
 			rows[n].packets = sh->packets;
 			rows[n].bytes = sh->bytes;
@@ -300,6 +312,8 @@ static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct s
 {
 	static struct xf_interval_row ir;	/* the sinks read it after the step */
 
+	/* namespaces that came or went, renamed devices: before any row names them */
+	nm_scope_refresh(&scope);
 	s->now_ns = nm_mono_ns();
 	s->epoch = skel->bss->epoch;
 	read_counters(bpf_map__fd(skel->maps.counters), s);
@@ -342,6 +356,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	skel->rodata->targ_flow_mask = env.max_flows - 1;
 	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
 			  skel->rodata->targ_ifindex);
+	nm_set_scope_filter(&env.o, &skel->rodata->targ_nscope, skel->rodata->targ_scope);
 	bpf_program__set_autoload(skel->progs.xf_pin_tc, false);
 	declare_hooks(skel, hooks);
 }
@@ -385,6 +400,14 @@ static void set_caps(struct nm_opts *o)
 	o->caps.module_btf = !o->cleanup && nm_kernel_has_func(o, "bpf_rdonly_cast") == 0;
 }
 
+/* Before the load, with the privileges the names need: the scope's first scan. */
+static int setup(void)
+{
+	if (nm_scope_from_opts(&scope, &env.o))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory for the netns registry");
+	return 0;
+}
+
 static int start(void *p)
 {
 	struct xpsflap_bpf *skel = p;
@@ -407,20 +430,27 @@ static int change(void *p)
 	return nm_exiting ? 0 : xf_pin_start(&run.ps);
 }
 
-/* The first line: the start record; after the interval, the devices and --pin. */
+/*
+ * The first line: the start record; after the interval, the devices, the
+ * namespaces, --pin, and what missing privileges lost of the names.
+ */
 static int first_line(void *p, struct nm_first *l)
 {
 	static struct xf_start_row r;
+	static char ns[256], lost[256];
 
 	(void)p;
+	nm_scope_str(&scope, ns, sizeof(ns));
+	nm_scope_lost(&scope, lost, sizeof(lost));
 	r = (struct xf_start_row){
 		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run.hooks, .nhooks = XF_NR_HOOKS,
 		.interval = env.o.interval, .devices = l->devices, .max_flows = run.max_flows,
-		.pin = env.pin,
+		.pin = env.pin, .netns = ns, .names_lost = lost,
 	};
 	l->rec = &xf_start_rec;
 	l->row = &r;
-	snprintf(l->what, sizeof(l->what), "devices %s%s", l->devices, env.pin ? ", --pin" : "");
+	snprintf(l->what, sizeof(l->what), "devices %s, netns %s%s%s%s", l->devices, ns,
+		 env.pin ? ", --pin" : "", lost[0] ? "; lost: " : "", lost);
 	return 0;
 }
 
@@ -454,12 +484,13 @@ static void free_run(void *p)
 	if (run.tab)
 		munmap((void *)run.tab, run.tab_len);
 	free(run.snap.e);
+	nm_scope_free(&scope);
 }
 
 static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
 	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
-	.caps = set_caps, .start = start, .changes = changes, .change = change,
+	.caps = set_caps, .setup = setup, .start = start, .changes = changes, .change = change,
 	.first = first_line, .ready = ready,
 	.report = report_step, .after = after_report, .stop = stop, .free = free_run,
 };

@@ -148,6 +148,7 @@ enum xf_counter {
 	XF_CNT_DEVS_FULL,	/* flows on a device beyond XF_DEV_SLOTS: no per-queue totals */
 	XF_CNT_PARSED,		/* skbs whose flow was found by parsing headers: hash index misses */
 	XF_CNT_ONE_QUEUE,	/* picks on devices with one TX queue in use: not tracked */
+	XF_CNT_OUT_OF_SCOPE,	/* skbs of devices outside the --netns scope: not tracked */
 	XF_CNT_MAX,
 };
 

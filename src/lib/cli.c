@@ -801,6 +801,13 @@ void nm_set_dev_filter(const struct nm_opts *o, volatile __u32 *ndevs, volatile 
 	}
 }
 
+void nm_set_scope_filter(const struct nm_opts *o, volatile __u32 *n, volatile __u32 *netns)
+{
+	*n = o->nnetns;
+	for (int i = 0; i < o->nnetns; i++)
+		netns[i] = o->netns_inos[i];
+}
+
 uint64_t nm_percpu_u64(int map_fd, const void *key)
 {
 	int ncpu = libbpf_num_possible_cpus();

@@ -156,6 +156,12 @@ int nm_cleanup_main(struct nm_opts *o);
 void nm_set_dev_filter(const struct nm_opts *o, volatile __u32 *ndevs, volatile __u32 *netns,
 		       volatile __u32 *ifindex);
 
+/*
+ * Writes the scope's netns set into a skeleton's rodata (targ_nscope,
+ * targ_scope from bpf/common.bpf.h): none for every netns.
+ */
+void nm_set_scope_filter(const struct nm_opts *o, volatile __u32 *n, volatile __u32 *netns);
+
 /* Sum over CPUs of a per-CPU array/hash of u64 at key; 0 when absent. */
 uint64_t nm_percpu_u64(int map_fd, const void *key);
 /*

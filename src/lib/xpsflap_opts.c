@@ -69,6 +69,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
+		if (e->pin && e->o.nnetns > 1)
+			argp_error(state, "--pin needs exactly one --netns: it changes devices of the netns xpsflap runs in");
 		if (e->pin && !e->o.ndevs)
 			argp_error(state, "--pin needs --dev: it changes the named devices only");
 		break;
@@ -140,6 +142,7 @@ const struct nm_tool_doc xpsflap_tool_doc = { "xpsflap", &argp, docs };
 void xf_opts_parse(struct xf_env *e, int argc, char **argv)
 {
 	nm_opts_init(&e->o, "xpsflap");
+	e->o.scope = true;	/* every netns, or the --netns given */
 	e->max_flows = 65536;
 	e->min_switches = XF_MIN_SWITCHES_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, e);

@@ -20,6 +20,8 @@ static const struct nm_field start_fields[] = {
 	{ .json = "devices", .type = NM_REC_STRP, .off = S(devices) },
 	{ .json = "max_flows", .type = NM_REC_U64, .off = S(max_flows) },
 	{ .json = "pin", .type = NM_REC_BOOL, .off = S(pin) },
+	{ .json = "netns", .type = NM_REC_STRP, .off = S(netns) },
+	{ .json = "names_lost", .type = NM_REC_STRP, .off = S(names_lost) },
 };
 
 static const struct nm_field interval_fields[] = {
@@ -39,13 +41,24 @@ static const struct nm_field interval_fields[] = {
 	{ .json = "parsed_skbs", .type = NM_REC_U64, .off = I(parsed_skbs) },
 	/* packets on devices with one TX queue: they cannot flap, and are not tracked */
 	{ .json = "one_queue_picks", .type = NM_REC_U64, .off = I(one_queue_picks) },
+	/* skbs of devices outside the --netns scope: left before the parse */
+	{ .json = "out_of_scope_skbs", .type = NM_REC_U64, .off = I(out_of_scope_skbs) },
+	/* the scope's bounds: namespaces named, and what did not fit */
+	{ .json = "netns_named", .type = NM_REC_U64, .off = I(netns_named) },
+	{ .json = "netns_over", .type = NM_REC_U64, .off = I(netns_over) },
+	{ .json = "devices_over", .type = NM_REC_U64, .off = I(devices_over) },
 };
 
-/* Fits 80 columns: the flow comes last and is cut at the edge. */
+/*
+ * 91 columns: the flow comes last and is cut at the edge, whole for IPv4
+ * (80 before the NETNS column).
+ */
 static const struct nm_field flow_fields[] = {
 	{ .json = "dev", .type = NM_REC_STR, .off = F(dev), .col = "DEV", .colno = 1, .width = -8,
 	  .cut = 8 },
-	{ .json = "netns", .type = NM_REC_U64, .off = F(netns) },
+	{ .json = "netns", .type = NM_REC_STR, .off = F(netns), .col = "NETNS", .colno = 2,
+	  .width = -10, .cut = 10 },
+	{ .json = "netns_ino", .type = NM_REC_U64, .off = F(netns_ino) },
 	{ .json = "saddr", .type = NM_REC_STR, .off = F(saddr) },
 	{ .json = "daddr", .type = NM_REC_STR, .off = F(daddr) },
 	{ .json = "sport", .type = NM_REC_U32, .off = F(sport) },
@@ -53,26 +66,28 @@ static const struct nm_field flow_fields[] = {
 	{ .json = "proto", .type = NM_REC_STR, .off = F(proto) },
 	{ .json = "has_sk", .type = NM_REC_BOOL, .off = F(has_sk) },
 	{ .json = "packets", .type = NM_REC_U64, .off = F(packets), .unit = "segments",
-	  .col = "PKTS", .colno = 6, .width = 6, .flags = NM_COL_COUNT },
+	  .col = "PKTS", .colno = 7, .width = 6, .flags = NM_COL_COUNT },
 	{ .json = "bytes", .type = NM_REC_U64, .off = F(bytes), .unit = "bytes" },
-	{ .json = "queues", .type = NM_REC_BITS, .off = F(queues), .col = "QUEUE", .colno = 2,
+	{ .json = "queues", .type = NM_REC_BITS, .off = F(queues), .col = "QUEUE", .colno = 3,
 	  .width = -5, .cut = 5 },
 	{ .json = "last_queue", .type = NM_REC_U32, .off = F(last_queue) },
-	{ .json = "switches", .type = NM_REC_U64, .off = F(switches), .col = "SWITCH", .colno = 3,
+	{ .json = "switches", .type = NM_REC_U64, .off = F(switches), .col = "SWITCH", .colno = 4,
 	  .width = 6, .flags = NM_COL_COUNT },
 	{ .json = "risky_switches", .type = NM_REC_U64, .off = F(risky_switches), .col = "RISKY",
-	  .colno = 4, .width = 6, .flags = NM_COL_COUNT },
+	  .colno = 5, .width = 6, .flags = NM_COL_COUNT },
 	{ .json = "in_flight_bytes", .type = NM_REC_U64, .off = F(in_flight_bytes), .unit = "bytes" },
 	{ .json = "reordered", .type = NM_REC_U64, .off = F(reordered), .unit = "segments",
-	  .col = "REORD", .colno = 5, .width = 6, .flags = NM_COL_COUNT },
-	{ .json = "cpus", .type = NM_REC_BITS, .off = F(cpus), .col = "CPUS", .colno = 7, .width = -4,
+	  .col = "REORD", .colno = 6, .width = 6, .flags = NM_COL_COUNT },
+	{ .json = "cpus", .type = NM_REC_BITS, .off = F(cpus), .col = "CPUS", .colno = 8, .width = -4,
 	  .cut = 4 },
 	{ .json = "interval_switches", .type = NM_REC_U32, .off = F(interval_switches) },
 	{ .json = "flapping", .type = NM_REC_BOOL, .off = F(flapping) },
-	{ .type = NM_REC_STR, .off = F(flow), .col = "FLOW (worst first)", .colno = 8, .cut = 33 },
+	{ .type = NM_REC_STR, .off = F(flow), .col = "FLOW (worst first)", .colno = 9, .cut = 33 },
 };
 
+/* Labels bounded by the host's namespaces and devices, never by flows. */
 static const struct nm_field dev_fields[] = {
+	{ .type = NM_REC_STR, .off = D(netns), .prom = "netns", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_STR, .off = D(device), .prom = "device", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_U32, .off = D(queue), .prom = "queue", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_U64, .off = D(packets), .unit = "segments",
@@ -82,13 +97,13 @@ static const struct nm_field dev_fields[] = {
 	  .prom = "xpsflap_bytes_total", .kind = NM_PROM_COUNTER },
 	{ .type = NM_REC_U64, .off = D(switches),
 	  .help = "Times a flow was queued on another TX queue than its previous packet",
-	  .prom = "xpsflap_queue_switches_total", .kind = NM_PROM_COUNTER, .by = "device" },
+	  .prom = "xpsflap_queue_switches_total", .kind = NM_PROM_COUNTER, .by = "netns,device" },
 	{ .type = NM_REC_U64, .off = D(risky_switches),
 	  .help = "Queue switches while the previous queue still held packets of the flow",
-	  .prom = "xpsflap_risky_switches_total", .kind = NM_PROM_COUNTER, .by = "device" },
+	  .prom = "xpsflap_risky_switches_total", .kind = NM_PROM_COUNTER, .by = "netns,device" },
 	{ .type = NM_REC_U64, .off = D(reordered), .unit = "segments",
 	  .help = "TCP data segments transmitted below the highest sequence the flow already sent",
-	  .prom = "xpsflap_reordered_segments_total", .kind = NM_PROM_COUNTER, .by = "device" },
+	  .prom = "xpsflap_reordered_segments_total", .kind = NM_PROM_COUNTER, .by = "netns,device" },
 };
 
 const struct nm_record xf_start_rec = NM_RECORD("start", start_fields);
@@ -117,13 +132,15 @@ static void flow_str(struct xf_flow_row *r, uint8_t proto, int family)
 			 r->daddr, r->dport);
 }
 
-void xf_flow_row(struct xf_flow_row *r, const struct xf_entry *e, const char *dev)
+void xf_flow_row(struct xf_flow_row *r, const struct xf_entry *e, const char *dev,
+		 const char *netns)
 {
 	const struct xf_flow *v = &e->val;
 	char pb[8];
 
 	snprintf(r->dev, sizeof(r->dev), "%s", dev);
-	r->netns = e->key.netns;
+	snprintf(r->netns, sizeof(r->netns), "%s", netns);
+	r->netns_ino = e->key.netns;
 	nm_fmt_addr(e->key.family, e->key.saddr, r->saddr, sizeof(r->saddr));
 	nm_fmt_addr(e->key.family, e->key.daddr, r->daddr, sizeof(r->daddr));
 	r->sport = e->key.sport;

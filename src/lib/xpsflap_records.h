@@ -21,17 +21,22 @@ struct xf_start_row {
 	const char *devices;
 	uint64_t max_flows;
 	bool pin;
+	const char *netns;		/* the scope: "all", or the --netns names */
+	const char *names_lost;		/* what missing privileges lost of the names, or "" */
 };
 
 struct xf_interval_row {
 	uint64_t time;
 	uint64_t flows_active, flows_flapping, flows_tracked, max_flows;
 	uint64_t evictions, untracked_picks, parsed_skbs, one_queue_picks;
+	uint64_t out_of_scope_skbs;
+	uint64_t netns_named, netns_over, devices_over;	/* the scope's (lib/scope.h) */
 };
 
 struct xf_flow_row {
 	char dev[32];
-	uint64_t netns;
+	char netns[64];			/* the netns's name (lib/scope.h) */
+	uint64_t netns_ino;
 	char saddr[48], daddr[48];
 	uint32_t sport, dport;
 	char proto[8];
@@ -48,6 +53,7 @@ struct xf_flow_row {
 
 /* A device's TX queue: its totals since start. */
 struct xf_dev_row {
+	char netns[64];
 	char device[32];
 	uint32_t queue;
 	uint64_t packets, bytes, switches, risky_switches, reordered;
@@ -58,7 +64,8 @@ extern const struct nm_record xf_start_rec, xf_interval_rec, xf_flow_rec, xf_dev
 extern const struct nm_record *const xf_records[];
 extern const int xf_nrecords;
 
-/* A judged entry as a row; dev is its device's name. */
-void xf_flow_row(struct xf_flow_row *r, const struct xf_entry *e, const char *dev);
+/* A judged entry as a row; dev is its device's name, netns its netns's. */
+void xf_flow_row(struct xf_flow_row *r, const struct xf_entry *e, const char *dev,
+		 const char *netns);
 
 #endif

@@ -69,10 +69,11 @@ static void test_flow_json_and_table(void **state)
 	assert_true(e.flapping);
 	assert_int_equal(e.interval_switches, 475);
 	assert_int_equal(e.in_flight, 11);
-	xf_flow_row(&r, &e, "xqm");
+	xf_flow_row(&r, &e, "xqm", "nm-xf-mid");
 	got = capture(emit_json, &r);
 	assert_string_equal(got,
-		"{\"type\":\"flow\",\"dev\":\"xqm\",\"netns\":4026532246,\"saddr\":\"198.18.0.1\","
+		"{\"type\":\"flow\",\"dev\":\"xqm\",\"netns\":\"nm-xf-mid\",\"netns_ino\":4026532246,"
+		"\"saddr\":\"198.18.0.1\","
 		"\"daddr\":\"198.18.0.2\",\"sport\":42592,\"dport\":5201,\"proto\":\"tcp\","
 		"\"has_sk\":false,\"packets\":1952724,\"bytes\":2817794605,\"queues\":[0,1],"
 		"\"last_queue\":1,\"switches\":475,\"risky_switches\":132,\"in_flight_bytes\":11,"
@@ -80,8 +81,8 @@ static void test_flow_json_and_table(void **state)
 	free(got);
 	got = capture(emit_table, &r);
 	assert_string_equal(got,
-		"DEV      QUEUE SWITCH  RISKY  REORD   PKTS CPUS FLOW (worst first)\n"
-		"xqm      0,1      475    132   2559   2.0M 0,1  198.18.0.1:42592>198.18.0.2:5201\n");
+		"DEV      NETNS      QUEUE SWITCH  RISKY  REORD   PKTS CPUS FLOW (worst first)\n"
+		"xqm      nm-xf-mid  0,1      475    132   2559   2.0M 0,1  198.18.0.1:42592>198.18.0.2:5201\n");
 	free(got);
 }
 
@@ -92,23 +93,23 @@ static void test_flow_strings(void **state)
 
 	(void)state;
 	e.key.proto = 17;
-	xf_flow_row(&r, &e, "averylongdevicename");
+	xf_flow_row(&r, &e, "averylongdevicename", "pause:4242");
 	assert_string_equal(r.flow, "udp 198.18.0.1:42592>198.18.0.2:5201");
 	e.key.family = 10;
 	memset(e.key.saddr, 0, 16);
 	memset(e.key.daddr, 0, 16);
 	e.key.daddr[15] = 1;
-	xf_flow_row(&r, &e, "x");
+	xf_flow_row(&r, &e, "x", "host");
 	assert_string_equal(r.flow, "udp [::]:42592>[::1]:5201");
 	e.key.proto = 58;
-	xf_flow_row(&r, &e, "x");
+	xf_flow_row(&r, &e, "x", "host");
 	assert_string_equal(r.flow, "icmp6 ::>::1");
 	e.key.proto = 47;
-	xf_flow_row(&r, &e, "x");
+	xf_flow_row(&r, &e, "x", "host");
 	assert_string_equal(r.proto, "47");
 	/* the verdicts are the entry's: not judged again */
 	e.flapping = false;
-	xf_flow_row(&r, &e, "x");
+	xf_flow_row(&r, &e, "x", "host");
 	assert_false(r.flapping);
 }
 
