@@ -101,7 +101,7 @@ const struct nm_optdoc nm_common_docs[] = {
 	  "`.`, `..` or a PID out of range, or one given twice, is a usage error (status 2) "
 	  "that names it, and so is a namespace that does not exist. Repeatable (up to 8) "
 	  "where the tool watches more than one namespace (its page says); another refuses a "
-	  "second **--netns** with status 2.", NULL, "repeatable" },
+	  "second **--netns** with status 2.", NULL, "repeatable in xpsflap" },
 	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
 	  "tracepoint: never fentry.", "auto|fentry|tracepoint", NULL },
 	{ "list-hooks", "Probe every hook rung on this kernel, print, exit. Like monitoring, it "

@@ -184,7 +184,8 @@ static const struct nm_optdoc docs[] = {
 	  "`/proc/PID/ns/net`). tcpstall sees the sockets of the namespace it runs in, and only "
 	  "those, so this chooses what it watches and where **--fix** acts. It also enters a "
 	  "private mount namespace with that namespace's sysfs, as `ip netns exec` does, so that "
-	  "**--fix=rfs** finds the receiving device there.", NULL, NULL },
+	  "**--fix=rfs** finds the receiving device there. A PID names its process's namespace "
+	  "(`/proc/PID/ns/net`). One only: a second **--netns** is refused (status 2).", NULL, NULL },
 	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log). The `fix:` lines of "
 	  "**--fix** are printed with or without it.", NULL, NULL },
 	{},

@@ -121,16 +121,23 @@ static const struct nm_optdoc docs[] = {
 	  "says which file keeps how many, and exits 1; fix the cause and run it again.",
 	  NULL, NULL },
 	{ "dev", "Watch this device only (repeatable, up to 8). Names are looked up in the "
-	  "**--netns** namespace if one is given. Without **--dev**, every device in every "
-	  "network namespace is watched.", NULL, NULL },
+	  "network namespace xpsflap runs in: the **--netns** one if one is given, else its "
+	  "own. Without **--dev**, every device of every namespace in scope is watched "
+	  "(**SCOPE**). Refused with two or more **--netns** (status 2).", NULL, NULL },
 	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
 	  "tracepoint: never fentry. *fentry* applies only to hooks that have an fexit rung "
 	  "(netdev\\_pick_tx). If that rung cannot attach, xpsflap exits with status 1 and names "
 	  "the reason.", NULL, NULL },
-	{ "netns", "Run in this network namespace (a name under /run/netns or a path, such as "
-	  "`/proc/PID/ns/net`). xpsflap also enters a private mount namespace with that "
-	  "namespace's sysfs, as `ip netns exec` does, so **--dev** and **--pin** act on the "
-	  "devices there.", NULL, NULL },
+	{ "netns", "Narrow the scope to this network namespace: a name under /run/netns, a path "
+	  "(such as `/proc/PID/ns/net`), or a PID, for that process's namespace. Without "
+	  "**--netns**, xpsflap watches every network namespace of the host (**SCOPE**). "
+	  "Repeatable, up to 8. With one, xpsflap runs in it: it also enters a private mount "
+	  "namespace with that namespace's sysfs, as `ip netns exec` does, so **--dev** and "
+	  "**--pin** act on the devices there. With two or more, it runs in none of them and "
+	  "watches those; **--dev** and **--pin** are refused then (status 2: each needs "
+	  "exactly one **--netns**). A value that is empty, too long, `.`, `..`, a PID out of "
+	  "range, given twice, or not a network namespace, is a usage error (status 2) that "
+	  "names it.", NULL, "repeatable" },
 	{ "verbose", "Verbose: libbpf messages and remedy details. In practice it turns on "
 	  "libbpf's warnings and information messages. The `pin:` lines of **--pin** are "
 	  "printed with or without it.", NULL, NULL },

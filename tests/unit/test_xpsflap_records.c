@@ -113,6 +113,32 @@ static void test_flow_strings(void **state)
 	assert_false(r.flapping);
 }
 
+/*
+ * The per-device metrics: labelled by netns and device (two devices of one
+ * name in two namespaces stay apart), per queue or summed over queues.
+ */
+static void test_dev_metrics(void **state)
+{
+	const struct xf_dev_row rows[] = {
+		{ .netns = "nm-xf-mid", .device = "xqm", .queue = 0, .packets = 5, .switches = 2 },
+		{ .netns = "nm-xf-mid", .device = "xqm", .queue = 1, .packets = 7, .switches = 3 },
+		{ .netns = "pause:42", .device = "xqm", .queue = 0, .packets = 11, .switches = 1 },
+	};
+	struct nm_prom *p = nm_prom_new();
+	char *s;
+
+	(void)state;
+	assert_non_null(p);
+	nm_rec_prom(p, &xf_dev_rec, rows, sizeof(rows[0]), 3);
+	s = cap_prom(p);
+	nm_prom_free(p);
+	assert_non_null(strstr(s, "xpsflap_packets_total{netns=\"nm-xf-mid\",device=\"xqm\",queue=\"1\"} 7\n"));
+	assert_non_null(strstr(s, "xpsflap_packets_total{netns=\"pause:42\",device=\"xqm\",queue=\"0\"} 11\n"));
+	assert_non_null(strstr(s, "xpsflap_queue_switches_total{netns=\"nm-xf-mid\",device=\"xqm\"} 5\n"));
+	assert_non_null(strstr(s, "xpsflap_queue_switches_total{netns=\"pause:42\",device=\"xqm\"} 1\n"));
+	free(s);
+}
+
 /* ---- the docs ---- */
 
 static struct doc_spec doc(void)
@@ -135,7 +161,7 @@ static void test_doc_documents_exactly_the_tables(void **state)
 	struct doc_spec d = doc();
 
 	(void)state;
-	doc_check_exactly_the_tables(&d, 30, 8, 7);
+	doc_check_exactly_the_tables(&d, 30, 9, 7);
 }
 
 int main(void)
@@ -143,6 +169,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flow_json_and_table),
 		cmocka_unit_test(test_flow_strings),
+		cmocka_unit_test(test_dev_metrics),
 		cmocka_unit_test(test_doc_documents_exactly_the_tables),
 		cmocka_unit_test(test_doc_examples_have_the_tables_keys),
 	};
