@@ -218,18 +218,34 @@ const char *nm_netns_usage(const struct nm_opts *o, char *buf, size_t len)
 	return buf;
 }
 
-static void add_netns(struct nm_opts *o, const char *arg, struct argp_state *state)
+/*
+ * A bad --netns is one line, as one that does not exist is (nm_setup):
+ * "TOOL: error: invalid --netns 'ARG': REASON", status 2.
+ */
+static void netns_usage(const struct nm_opts *o, const char *arg, const char *why)
+{
+	if (arg)
+		nm_err(o, NM_EXIT_USAGE, "invalid --netns '%s': %s", arg, why);
+	else
+		nm_err(o, NM_EXIT_USAGE, "%s", why);
+	exit(NM_EXIT_USAGE);
+}
+
+static void add_netns(struct nm_opts *o, const char *arg)
 {
 	const char *v, *why;
+	char max[32];
 
-	if (o->nnetns >= NM_MAX_NETNS)
-		argp_error(state, "too many --netns (at most %d)", NM_MAX_NETNS);
+	if (o->nnetns >= NM_MAX_NETNS) {
+		snprintf(max, sizeof(max), "more than %d", NM_MAX_NETNS);
+		netns_usage(o, arg, max);
+	}
 	v = nm_parse_netns(arg, o->netns_pid[o->nnetns], sizeof(o->netns_pid[0]), &why);
 	if (!v)
-		argp_error(state, "invalid --netns '%s': %s", arg, why);
+		netns_usage(o, arg, why);
 	for (int i = 0; i < o->nnetns; i++)
 		if (!strcmp(o->netns_args[i], v))
-			argp_error(state, "invalid --netns '%s': given twice", arg);
+			netns_usage(o, arg, "given twice");
 	o->netns_args[o->nnetns++] = v;
 	/* the one netns is entered; two or more, none */
 	o->netns = o->nnetns == 1 ? v : NULL;
@@ -285,7 +301,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		o->devs[o->ndevs++] = arg;
 		break;
 	case OPT_NETNS:
-		add_netns(o, arg, state);
+		add_netns(o, arg);
 		break;
 	case OPT_HOOKS:
 		if (nm_parse_hook_mode(arg, &o->hooks))
@@ -310,7 +326,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		char why[160];
 
 		if (nm_netns_usage(o, why, sizeof(why)))
-			argp_error(state, "%s", why);
+			netns_usage(o, NULL, why);
 		break;
 	}
 	default:

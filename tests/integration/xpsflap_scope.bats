@@ -1,0 +1,205 @@
+#!/usr/bin/env bats
+# xpsflap's scope (docs/xpsflap.md SCOPE) against tools/lab/xpsflap.sh: a
+# default run watches every netns and names each flow's namespace and
+# device; --netns narrows it; two --netns refuse what needs one; without
+# the names' privileges it runs on and says what it lost.
+load helpers
+
+XF=$LAB/xpsflap.sh
+MID=nm-xf-mid
+RCV=nm-xf-rcv
+SND=nm-xf-snd
+
+setup() {
+	TMP=$(mktemp -d)
+	BG_PID=
+}
+
+teardown() {
+	stop_bg KILL
+	"$XF" down
+	rm -rf "$TMP"
+}
+
+# flow OUT DEV: the lab's bulk flow on DEV (iperf3's data connection), its busiest record
+flow() {
+	jq -sc --arg d "$2" 'map(select(.type == "flow" and .proto == "tcp" and .dev == $d and
+		(.dport == 5201 or .sport == 5201))) | max_by(.packets)' "$1"
+}
+
+ino() { stat -L -c %i "/run/netns/$1"; }
+
+# A default run: no --netns, no --dev. Started before the lab exists, so the
+# namespaces and their devices are named as they come, not at start.
+@test "xpsflap default run: the flapping flow is found in its own netns, by the device's name there" {
+	start_bg "$TMP/out" "$BIN/xpsflap" --json --table -i 1 -c 14
+	"$XF" up --queues 2 --xps on
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	head -1 "$TMP/out.err"
+	grep -q '^xpsflap: kernel .*, devices all, netns all$' "$TMP/out.err"
+	[ "$(jq -r 'select(.type == "start") | .netns' "$TMP/out")" = all ]
+	run flow "$TMP/out" xqm
+	echo "$output"
+	assert_success
+	[ "$(echo "$output" | jq -r .netns)" = $MID ]
+	[ "$(echo "$output" | jq .netns_ino)" = "$(ino $MID)" ]
+	[ "$(echo "$output" | jq .switches)" -gt 0 ]
+	[ "$(echo "$output" | jq '.queues | length')" -ge 2 ]
+	# the ACKs leave by the receiver's device, in its own netns, by its own name
+	run flow "$TMP/out" xq0
+	echo "$output"
+	[ "$(echo "$output" | jq -r .netns)" = $RCV ]
+	[ "$(echo "$output" | jq .netns_ino)" = "$(ino $RCV)" ]
+	# no device was left unnamed, nor named the old way (ifN@INODE)
+	! jq -r 'select(.type == "flow") | .dev' "$TMP/out" | grep -E '^if[0-9]'
+	# the table's NETNS column
+	grep -qE '^xqm +nm-xf-mid +[0-9,]+ ' "$TMP/out.err"
+	[ "$(jq -s 'map(select(.type == "interval")) | last | .netns_named' "$TMP/out")" -ge 3 ]
+	[ "$(jq -s 'map(select(.type == "interval")) | last | .out_of_scope_skbs' "$TMP/out")" = 0 ]
+}
+
+@test "xpsflap default run: the per-device metrics carry the netns name" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" -i 1 --prom-file "$TMP/xpsflap.prom"
+	"$XF" traffic 3 >/dev/null
+	sleep 1.5
+	stop_bg TERM
+	run promtool check metrics <"$TMP/xpsflap.prom"
+	assert_success
+	grep -E '^xpsflap_queue_switches_total\{netns="nm-xf-mid",device="xqm"\} [1-9]' "$TMP/xpsflap.prom"
+	grep -E '^xpsflap_packets_total\{netns="nm-xf-rcv",device="xq0",queue="[01]"\} [1-9]' "$TMP/xpsflap.prom"
+	# bounded: namespaces and devices label the metrics, flows never do
+	! grep -E 'saddr|sport|198\.18\.' "$TMP/xpsflap.prom"
+}
+
+@test "xpsflap --netns A --netns B: only those namespaces' flows; the one outside is not tracked" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $SND --netns $RCV --json -i 7 -c 1
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	cat "$TMP/out.err"
+	[ "$(jq -r 'select(.type == "start") | .netns' "$TMP/out")" = "$SND,$RCV" ]
+	# the receiver's ACKs are in scope
+	run flow "$TMP/out" xq0
+	echo "$output"
+	[ "$(echo "$output" | jq -r .netns)" = $RCV ]
+	[ "$(echo "$output" | jq .packets)" -gt 1000 ]
+	# the flapping flow's netns is not: none of its records, its skbs counted as left
+	[ -z "$(jq -c "select(.type == \"flow\" and .netns_ino == $(ino $MID))" "$TMP/out")" ]
+	[ -z "$(jq -c 'select(.type == "flow" and .dev == "xqm")' "$TMP/out")" ]
+	[ "$(jq 'select(.type == "interval") | .out_of_scope_skbs' "$TMP/out")" -gt 10000 ]
+	[ "$(jq 'select(.type == "interval") | .flows_flapping' "$TMP/out")" = 0 ]
+}
+
+@test "xpsflap --netns given once: that netns only (it runs there), named by its /run/netns name" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $RCV --json -i 7 -c 1
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	run flow "$TMP/out" xq0
+	[ "$(echo "$output" | jq -r .netns)" = $RCV ]
+	[ -z "$(jq -c 'select(.type == "flow" and .dev == "xqm")' "$TMP/out")" ]
+	[ "$(jq 'select(.type == "interval") | .out_of_scope_skbs' "$TMP/out")" -gt 10000 ]
+}
+
+@test "xpsflap: two --netns with --dev or --pin are refused, exit 2, nothing changed" {
+	"$XF" up --queues 2 --xps on
+	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns $RCV --dev xqm -c 1
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"--dev needs exactly one --netns"* ]]
+	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns $RCV --dev xqm --pin -c 1
+	assert_failure 2
+	[[ $stderr == *"needs exactly one --netns"* ]]
+	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns $RCV --pin -c 1
+	assert_failure 2
+	[[ $stderr == *"--pin needs exactly one --netns"* ]]
+	assert_equal "$(lab_xps_get xf-mid xqm 0)" 1
+	assert_equal "$(lab_xps_get xf-mid xqm 1)" 2
+	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
+}
+
+@test "xpsflap: a bad --netns is one line naming it and why, exit 2" {
+	local a
+	"$XF" up --queues 2 --xps on
+	for a in "0:not a PID" "99999999:not a PID" "..:not a netns name" ":empty"; do
+		run --separate-stderr "$BIN/xpsflap" --netns "${a%%:*}" -c 1
+		assert_failure 2
+		output=$stderr assert_one_line_error
+		[[ $stderr == *"invalid --netns '${a%%:*}': ${a#*:}"* ]] || fail "$a: $stderr"
+	done
+	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns $MID -c 1
+	assert_failure 2
+	[[ $stderr == *"invalid --netns '$MID': given twice"* ]]
+	# the same netns by two names
+	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns /run/netns/$MID -c 1
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"--netns /run/netns/$MID: the same netns as --netns $MID"* ]]
+	# one of two that is not a netns, or not there
+	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns /etc/passwd -c 1
+	assert_failure 2
+	[[ $stderr == *"/etc/passwd is not a network namespace"* ]]
+	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns nm-no-such-ns -c 1
+	assert_failure 2
+	[[ $stderr == *"--netns nm-no-such-ns: cannot open netns /run/netns/nm-no-such-ns"* ]]
+	# nine
+	run --separate-stderr "$BIN/xpsflap" $(for i in $(seq 9); do echo --netns $i; done) -c 1
+	assert_failure 2
+	[[ $stderr == *"invalid --netns '9': more than 8"* ]]
+}
+
+@test "xpsflap --netns PID: the namespace of that process" {
+	local sleeper i
+	"$XF" up --queues 2 --xps on
+	# ip netns exec execs the command: its pid is the sleep, in the lab's netns
+	ip netns exec $RCV sleep 60 &
+	sleeper=$!
+	for i in $(seq 50); do
+		[ "$(stat -L -c %i /proc/$sleeper/ns/net)" = "$(ino $RCV)" ] && break
+		sleep 0.1
+	done
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $sleeper --json -i 7 -c 1
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	kill $sleeper
+	wait $sleeper || true
+	run flow "$TMP/out" xq0
+	echo "$output"
+	[ "$(echo "$output" | jq .netns_ino)" = "$(ino $RCV)" ]
+	[ "$(echo "$output" | jq -r .netns)" = $RCV ]
+	[ "$(echo "$output" | jq .packets)" -gt 1000 ]
+}
+
+# Without CAP_SYS_ADMIN (setns) the devices of other namespaces are ifN;
+# the /run/netns names are still read (no ptrace needed); the run goes on
+# and its first line says what it lost.
+@test "xpsflap default run as nobody without the names' capabilities: runs on, names lost said" {
+	local caps=bpf,perfmon admin=false lost
+	"$XF" up --queues 2 --xps on
+	# a kernel whose vmlinux lacks the pick's kfunc needs CAP_SYS_ADMIN to
+	# load (xpsflap_cli.bats): there only the ptrace part can be lost
+	if ! bpftool btf dump file /sys/kernel/btf/vmlinux format raw | grep -q "FUNC 'bpf_rdonly_cast'"; then
+		caps=bpf,perfmon,sys_admin admin=true
+	fi
+	start_bg "$TMP/out" as_nobody $caps "$BIN/xpsflap" --json --table -i 7 -c 1 -v
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	cat "$TMP/out.err"
+	lost="names of other users' namespaces (no CAP_SYS_PTRACE: their inodes)"
+	$admin || lost+=", device names in other namespaces (no CAP_SYS_ADMIN: ifN)"
+	grep -qF ", netns all; lost: $lost" "$TMP/out.err"
+	[ "$(jq -r 'select(.type == "start") | .names_lost' "$TMP/out")" = "$lost" ]
+	run jq -sc --argjson i "$(ino $MID)" 'map(select(.type == "flow" and .netns_ino == $i and .dport == 5201)) | max_by(.packets)' "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq .packets)" -gt 1000 ]
+	# /run/netns names need no privilege
+	[ "$(echo "$output" | jq -r .netns)" = $MID ]
+	if $admin; then
+		[ "$(echo "$output" | jq -r .dev)" = xqm ]
+	else
+		grep -q "caps: kept none; no_new_privs" "$TMP/out.err"
+		[[ $(echo "$output" | jq -r .dev) =~ ^if[0-9]+$ ]]
+	fi
+}
