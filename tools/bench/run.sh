@@ -272,7 +272,8 @@ cost_phase() {
 
 log "cost: xpsflap lab (iperf3 through the bridge and the 2-queue veth), $REPS x ${SECS}s"
 "$LAB/xpsflap.sh" up >/dev/null || die "xpsflap lab up failed"
-cost_phase xpsflap "$BUILD/xpsflap" --netns ${LAB_PREFIX}xf-mid --json -i 1 -- \
+# no --netns: every netns, as --netns without --dev watched before the scope (#18)
+cost_phase xpsflap "$BUILD/xpsflap" --json -i 1 -- \
 	"$LAB/xpsflap.sh" traffic "$SECS"
 "$LAB/xpsflap.sh" down
 # the picks on one-queue devices (xs0, xsm), which xpsflap leaves after one
@@ -325,7 +326,7 @@ ab_run() {	# ab_run ROUND A|B|C|D (A and D: no tool), into $AB_TSV (ROUND ARM Gb
 		sleep 0.5
 	fi
 	if [ "$2" = B ]; then
-		start ab-xpsflap "$BUILD/xpsflap" --netns ${LAB_PREFIX}xf-mid --json -i 1; x=$LASTPID
+		start ab-xpsflap "$BUILD/xpsflap" --json -i 1; x=$LASTPID	# every netns
 		start ab-tcpstall "$BUILD/tcpstall" --netns ${LAB_PREFIX}xf-snd --json -i 1; t=$LASTPID
 		start ab-qdiscstuck "$BUILD/qdiscstuck" --netns ${LAB_PREFIX}xf-mid --json -i 1; q=$LASTPID
 		wait_for "$OUT/ab-xpsflap.out" '"type":"start"' $x &&
