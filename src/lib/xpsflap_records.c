@@ -85,10 +85,13 @@ static const struct nm_field flow_fields[] = {
 	{ .type = NM_REC_STR, .off = F(flow), .col = "FLOW (worst first)", .colno = 9, .cut = 33 },
 };
 
-/* Labels bounded by the host's namespaces and devices, never by flows. */
+/*
+ * Labels bounded by the host's namespaces and devices, never by flows; in
+ * the order node_exporter gives them (by name), so a grep finds both.
+ */
 static const struct nm_field dev_fields[] = {
-	{ .type = NM_REC_STR, .off = D(netns), .prom = "netns", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_STR, .off = D(device), .prom = "device", .kind = NM_PROM_LABEL },
+	{ .type = NM_REC_STR, .off = D(netns), .prom = "netns", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_U32, .off = D(queue), .prom = "queue", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_U64, .off = D(packets), .unit = "segments",
 	  .help = "Segments queued on a TX queue",
@@ -97,13 +100,13 @@ static const struct nm_field dev_fields[] = {
 	  .prom = "xpsflap_bytes_total", .kind = NM_PROM_COUNTER },
 	{ .type = NM_REC_U64, .off = D(switches),
 	  .help = "Times a flow was queued on another TX queue than its previous packet",
-	  .prom = "xpsflap_queue_switches_total", .kind = NM_PROM_COUNTER, .by = "netns,device" },
+	  .prom = "xpsflap_queue_switches_total", .kind = NM_PROM_COUNTER, .by = "device,netns" },
 	{ .type = NM_REC_U64, .off = D(risky_switches),
 	  .help = "Queue switches while the previous queue still held packets of the flow",
-	  .prom = "xpsflap_risky_switches_total", .kind = NM_PROM_COUNTER, .by = "netns,device" },
+	  .prom = "xpsflap_risky_switches_total", .kind = NM_PROM_COUNTER, .by = "device,netns" },
 	{ .type = NM_REC_U64, .off = D(reordered), .unit = "segments",
 	  .help = "TCP data segments transmitted below the highest sequence the flow already sent",
-	  .prom = "xpsflap_reordered_segments_total", .kind = NM_PROM_COUNTER, .by = "netns,device" },
+	  .prom = "xpsflap_reordered_segments_total", .kind = NM_PROM_COUNTER, .by = "device,netns" },
 };
 
 const struct nm_record xf_start_rec = NM_RECORD("start", start_fields);

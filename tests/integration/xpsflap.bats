@@ -225,8 +225,8 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	assert_success
 	ls -A "$TMP/prom"
 	[ "$(ls -A "$TMP/prom")" = xpsflap.prom ]
-	grep -E '^xpsflap_queue_switches_total\{netns="nm-xf-mid",device="xqm"\} [1-9]' "$TMP/prom/xpsflap.prom"
-	grep -E '^xpsflap_packets_total\{netns="nm-xf-mid",device="xqm",queue="1"\} [1-9]' "$TMP/prom/xpsflap.prom"
+	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="nm-xf-mid"\} [1-9]' "$TMP/prom/xpsflap.prom"
+	grep -E '^xpsflap_packets_total\{device="xqm",netns="nm-xf-mid",queue="1"\} [1-9]' "$TMP/prom/xpsflap.prom"
 	grep -E '^netmedic_hook_info\{tool="xpsflap",hook="netdev_pick_tx"' "$TMP/prom/xpsflap.prom"
 	grep -E '^netmedic_bpf_prog_runs_total\{tool="xpsflap",program="xf_pick_[a-z]*"\} [1-9]' "$TMP/prom/xpsflap.prom"
 
@@ -237,7 +237,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	for i in $(seq 1 50); do curl -sf "http://127.0.0.1:$port/metrics" >"$TMP/scrape" && break; sleep 0.1; done
 	kill $ne
 	wait $ne || true
-	grep -E '^xpsflap_queue_switches_total\{netns="nm-xf-mid",device="xqm"\} [1-9]' "$TMP/scrape"
+	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="nm-xf-mid"\} [1-9]' "$TMP/scrape"
 	# node_exporter reports a textfile it could not parse as an error
 	grep -E '^node_textfile_scrape_error 0' "$TMP/scrape"
 }
@@ -271,7 +271,7 @@ mq_vs_prom() {
 	for q in 0 1; do
 		after=$(mq_pkts $q)
 		want=$((after - ${before[q]}))
-		got=$(awk -v l="xpsflap_packets_total{netns=\"$NS\",device=\"$DEV\",queue=\"$q\"}" '$1 == l {print $2}' "$TMP/xpsflap.prom")
+		got=$(awk -v l="xpsflap_packets_total{device=\"$DEV\",netns=\"$NS\",queue=\"$q\"}" '$1 == l {print $2}' "$TMP/xpsflap.prom")
 		got=${got:-0}
 		echo "queue $q: xpsflap $got, mq class $want"
 		# less: skbs the kernel ran no program for; more only by what has no flow

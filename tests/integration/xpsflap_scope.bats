@@ -67,8 +67,8 @@ ino() { stat -L -c %i "/run/netns/$1"; }
 	stop_bg TERM
 	run promtool check metrics <"$TMP/xpsflap.prom"
 	assert_success
-	grep -E '^xpsflap_queue_switches_total\{netns="nm-xf-mid",device="xqm"\} [1-9]' "$TMP/xpsflap.prom"
-	grep -E '^xpsflap_packets_total\{netns="nm-xf-rcv",device="xq0",queue="[01]"\} [1-9]' "$TMP/xpsflap.prom"
+	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="nm-xf-mid"\} [1-9]' "$TMP/xpsflap.prom"
+	grep -E '^xpsflap_packets_total\{device="xq0",netns="nm-xf-rcv",queue="[01]"\} [1-9]' "$TMP/xpsflap.prom"
 	# bounded: namespaces and devices label the metrics, flows never do
 	! grep -E 'saddr|sport|198\.18\.' "$TMP/xpsflap.prom"
 }

@@ -132,10 +132,10 @@ static void test_dev_metrics(void **state)
 	nm_rec_prom(p, &xf_dev_rec, rows, sizeof(rows[0]), 3);
 	s = cap_prom(p);
 	nm_prom_free(p);
-	assert_non_null(strstr(s, "xpsflap_packets_total{netns=\"nm-xf-mid\",device=\"xqm\",queue=\"1\"} 7\n"));
-	assert_non_null(strstr(s, "xpsflap_packets_total{netns=\"pause:42\",device=\"xqm\",queue=\"0\"} 11\n"));
-	assert_non_null(strstr(s, "xpsflap_queue_switches_total{netns=\"nm-xf-mid\",device=\"xqm\"} 5\n"));
-	assert_non_null(strstr(s, "xpsflap_queue_switches_total{netns=\"pause:42\",device=\"xqm\"} 1\n"));
+	assert_non_null(strstr(s, "xpsflap_packets_total{device=\"xqm\",netns=\"nm-xf-mid\",queue=\"1\"} 7\n"));
+	assert_non_null(strstr(s, "xpsflap_packets_total{device=\"xqm\",netns=\"pause:42\",queue=\"0\"} 11\n"));
+	assert_non_null(strstr(s, "xpsflap_queue_switches_total{device=\"xqm\",netns=\"nm-xf-mid\"} 5\n"));
+	assert_non_null(strstr(s, "xpsflap_queue_switches_total{device=\"xqm\",netns=\"pause:42\"} 1\n"));
 	free(s);
 }
 
