@@ -449,8 +449,9 @@ static int first_line(void *p, struct nm_first *l)
 	};
 	l->rec = &xf_start_rec;
 	l->row = &r;
-	snprintf(l->what, sizeof(l->what), "devices %s, netns %s%s%s%s", l->devices, ns,
-		 env.pin ? ", --pin" : "", lost[0] ? "; lost: " : "", lost);
+	snprintf(l->what, sizeof(l->what), "devices %s, netns %s%s", l->devices, ns,
+		 env.pin ? ", --pin" : "");
+	snprintf(l->lost, sizeof(l->lost), "%s", lost);
 	return 0;
 }
 

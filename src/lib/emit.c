@@ -120,14 +120,23 @@ const char *nm_emit_devices(const struct nm_opts *o, char *buf, size_t len)
 	return buf;
 }
 
+const char *nm_emit_losses(const char *hooks_losses, const char *extra, char *buf, size_t len)
+{
+	/* the hooks' "; lost:" part is their string's last: extra goes after it */
+	snprintf(buf, len, "%s%s%s", hooks_losses,
+		 !*extra ? "" : strstr(hooks_losses, "; lost: ") ? ", " : "; lost: ", extra);
+	return buf;
+}
+
 void nm_emit_first_line(FILE *f, const struct nm_opts *o, const struct nm_first *l,
 			const struct nm_hook *hooks, int nhooks)
 {
-	char sum[512], loss[1024];
+	char sum[512], loss[1024], all[1280];
 
 	nm_hooks_summary(hooks, nhooks, sum, sizeof(sum));
+	nm_hooks_losses(hooks, nhooks, loss, sizeof(loss));
 	fprintf(f, "%s: kernel %s, hooks %s, interval %gs, %s%s\n", o->tool, nm_kernel_release(), sum,
-		o->interval, l->what, nm_hooks_losses(hooks, nhooks, loss, sizeof(loss)));
+		o->interval, l->what, nm_emit_losses(loss, l->lost, all, sizeof(all)));
 	fflush(f);
 }
 

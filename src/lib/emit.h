@@ -103,7 +103,16 @@ struct nm_first {
 	const void *row;
 	char what[512];
 	char devices[128];
+	/* what the tool lost besides its hooks, "a (why), b (why)": after the hooks' under one "; lost:" */
+	char lost[256];
 };
+
+/*
+ * The first line's tail: the hooks' "[; refused: ...][; lost: ...]"
+ * (nm_hooks_losses) with extra ("a (why), ..."; "" for none) joined to
+ * its "; lost:" part, or made one. Into buf; returns it.
+ */
+const char *nm_emit_losses(const char *hooks_losses, const char *extra, char *buf, size_t len);
 
 void nm_emit_first(const struct nm_opts *o, const struct nm_first *l, const struct nm_hook *hooks,
 		   int nhooks);

@@ -272,6 +272,24 @@ static void test_first_line(void **state)
 	free(s);
 }
 
+/* Losses besides the hooks' join their "; lost:" part, after any "; refused:". */
+static void test_losses(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	assert_string_equal(nm_emit_losses("", "", buf, sizeof(buf)), "");
+	assert_string_equal(nm_emit_losses("", "names (no CAP_SYS_ADMIN)", buf, sizeof(buf)),
+			    "; lost: names (no CAP_SYS_ADMIN)");
+	assert_string_equal(nm_emit_losses("; refused: a (EPERM)", "names (x)", buf, sizeof(buf)),
+			    "; refused: a (EPERM); lost: names (x)");
+	assert_string_equal(nm_emit_losses("; refused: a (EPERM); lost: pick (no queue)", "names (x)",
+					   buf, sizeof(buf)),
+			    "; refused: a (EPERM); lost: pick (no queue), names (x)");
+	assert_string_equal(nm_emit_losses("; lost: pick (no queue)", "", buf, sizeof(buf)),
+			    "; lost: pick (no queue)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_prom),
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_first_line),
+		cmocka_unit_test(test_losses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
