@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "lib/cli.h"
 #include "lib/netns.h"
@@ -13,6 +14,31 @@
 static size_t or_default(size_t v, size_t def)
 {
 	return v ? v : def;
+}
+
+rlim_t nm_scope_nofile(rlim_t soft, rlim_t hard, rlim_t want)
+{
+	if (soft == RLIM_INFINITY || soft >= want)
+		return soft;
+	return hard == RLIM_INFINITY || hard >= want ? want : hard;
+}
+
+/*
+ * A host-wide run holds a socket per netns for the device names, and a
+ * tool may hold one more of its own (qdiscstuck's dumps, tcpstall's
+ * sock_diag): with the cap of each, more than the usual soft limit of
+ * 1024 files. Raise the soft limit toward the hard one (unprivileged, as
+ * systemd's LimitNOFILE= leaves it): a netns over it is counted, not
+ * fatal, either way.
+ */
+static void raise_nofile(size_t socks)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return;
+	r.rlim_cur = nm_scope_nofile(r.rlim_cur, r.rlim_max, 2 * socks + 256);
+	setrlimit(RLIMIT_NOFILE, &r);
 }
 
 int nm_scope_init(struct nm_scope *s, const struct nm_scope_cfg *cfg)
@@ -35,6 +61,7 @@ int nm_scope_init(struct nm_scope *s, const struct nm_scope_cfg *cfg)
 	if (ret)
 		return ret;
 	if (!cfg->no_devnames) {
+		raise_nofile(or_default(cfg->max_ns_socks, NM_SCOPE_SOCKS_MAX));
 		s->dev = nm_devnames_new(or_default(cfg->max_ns_socks, NM_SCOPE_SOCKS_MAX),
 					 or_default(cfg->max_devs, NM_SCOPE_DEVS_MAX));
 		if (!s->dev) {

@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 
 #include "lib/devnames.h"
 #include "lib/nsreg.h"
@@ -122,5 +123,8 @@ const char *nm_scope_str(const struct nm_scope *s, char *buf, size_t len);
 const char *nm_scope_lost(const struct nm_scope *s, char *buf, size_t len);
 
 void nm_scope_counts(const struct nm_scope *s, struct nm_scope_counts *c);
+
+/* The soft RLIMIT_NOFILE for want files: raised to want, at most hard, never lowered. */
+rlim_t nm_scope_nofile(rlim_t soft, rlim_t hard, rlim_t want);
 
 #endif /* NETMEDIC_LIB_SCOPE_H */

@@ -262,6 +262,17 @@ static void test_devices(void **state)
 	nm_scope_free(&s);
 }
 
+/* The soft file limit: raised toward want, capped by hard, never lowered. */
+static void test_nofile(void **state)
+{
+	(void)state;
+	assert_int_equal(nm_scope_nofile(1024, 524288, 1280), 1280);
+	assert_int_equal(nm_scope_nofile(1024, 1100, 1280), 1100);
+	assert_int_equal(nm_scope_nofile(4096, 524288, 1280), 4096);
+	assert_true(nm_scope_nofile(1024, RLIM_INFINITY, 1280) == 1280);
+	assert_true(nm_scope_nofile(RLIM_INFINITY, RLIM_INFINITY, 1280) == RLIM_INFINITY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +282,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
+		cmocka_unit_test(test_nofile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
