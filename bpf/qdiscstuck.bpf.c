@@ -47,7 +47,8 @@ static __always_inline bool qdisc_key(struct Qdisc *q, struct qs_qdisc_key *k)
 		return false;
 	k->netns = nm_dev_netns(dev);
 	k->ifindex = BPF_CORE_READ(dev, ifindex);
-	if (!dev_watched(k->netns, k->ifindex))
+	/* a --dev device (none: every one), in the scope's namespaces (none: every netns) */
+	if (!dev_watched(k->netns, k->ifindex) || !netns_in_scope(k->netns))
 		return false;
 	k->parent = BPF_CORE_READ(q, parent);
 	k->handle = BPF_CORE_READ(q, handle);
@@ -78,8 +79,8 @@ static __always_inline __u32 txq_index(const struct netdev_queue *txq)
 
 /*
  * The qdisc's entry; made on first sight, with its identity read then. A
- * qdisc of an unwatched device gets an entry too, marked ignored, so its
- * later events cost one lookup.
+ * qdisc of an unwatched device (or out of scope) gets an entry too, marked
+ * ignored, so its later events cost one lookup.
  */
 static __always_inline struct qs_qdisc *qd_get(struct Qdisc *q)
 {
@@ -92,6 +93,8 @@ static __always_inline struct qs_qdisc *qd_get(struct Qdisc *q)
 		return v->ignored ? NULL : v;
 	if (!qdisc_key(q, &init.key))
 		init.ignored = 1;
+	else
+		init.dev_ntxq = BPF_CORE_READ(q, dev_queue, dev, real_num_tx_queues);
 	init.qdisc = (__u64)q;
 	init.txq_index = QS_NO_TXQ;
 	init.flags = BPF_CORE_READ(q, flags);
@@ -187,7 +190,7 @@ static __always_inline struct qs_txq *txq_get(const struct sk_buff *skb, const s
 
 	k.netns = nm_dev_netns(dev);
 	k.ifindex = BPF_CORE_READ(dev, ifindex);
-	if (!dev_watched(k.netns, k.ifindex))
+	if (!dev_watched(k.netns, k.ifindex) || !netns_in_scope(k.netns))
 		return NULL;
 	k.queue = BPF_CORE_READ(skb, queue_mapping);
 	t = bpf_map_lookup_elem(&txqs, &k);

@@ -6,7 +6,8 @@
  * --fix=lock (a locked FIFO in place of a lockless child), --kick, --lock.
  *
  * Loader: the skeleton bound to the hook ladder (lib/qdiscstuck_hooks.c),
- * the collection (the rtnetlink dump, the BPF maps, the sampler) and the
+ * the collection (the rtnetlink dumps of every netns in scope, one kept
+ * socket each: lib/qdiscstuck_ns.c; the BPF maps, the sampler) and the
  * run's steps; lib/run.c runs it, lib/qdiscstuck_opts.c has its options.
  * The sweep's rows are judged, ranked and written out in
  * lib/qdiscstuck_report.c, with the decisions of
@@ -32,11 +33,13 @@
 #include "lib/journal.h"
 #include "lib/qdiscstuck_act.h"
 #include "lib/qdiscstuck_hooks.h"
+#include "lib/qdiscstuck_ns.h"
 #include "lib/qdiscstuck_opts.h"
 #include "lib/qdiscstuck_records.h"
 #include "lib/qdiscstuck_report.h"
 #include "lib/run.h"
 #include "lib/rtnl.h"
+#include "lib/scope.h"
 #include "lib/skel.h"
 #include "lib/sysfs.h"
 
@@ -45,6 +48,8 @@
 enum { FIX_KICK = QS_FIX_KICK, FIX_LOCK = QS_FIX_LOCK };
 
 static struct qs_env env;
+/* the namespaces watched, and the names of them and their devices */
+static struct nm_scope scope;
 
 const char *argp_program_version = "qdiscstuck (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
@@ -58,24 +63,32 @@ static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 
 /* ---- the sweep ---- */
 
-static bool dev_selected(unsigned int ifindex)
+/* --dev names devices of the netns the tool runs in */
+static bool dev_selected(unsigned long netns, unsigned int ifindex)
 {
 	if (!env.o.ndevs)
 		return true;
+	if (netns != env.o.netns_ino)
+		return false;
 	for (int i = 0; i < env.o.ndevs; i++)
 		if (env.o.ifindex[i] == ifindex)
 			return true;
 	return false;
 }
 
+struct collect_ctx {
+	struct qs_sweep *s;
+	unsigned long netns;
+};
+
 static int collect(const struct nm_qdisc_stats *q, void *arg)
 {
-	struct qs_sweep *s = arg;
+	struct collect_ctx *c = arg;
 
 	/* ingress and clsact hold no packets (parent ffff:fff1) */
-	if (q->parent == 0xfffffff1U || !dev_selected(q->ifindex))
+	if (q->parent == 0xfffffff1U || !dev_selected(c->netns, q->ifindex))
 		return 0;
-	qs_sweep_add(s, q);
+	qs_sweep_add(c->s, c->netns, q);
 	return 0;
 }
 
@@ -106,6 +119,14 @@ static struct nm_htab *index_bpf(int bpf_fd)
 	return h;
 }
 
+/* A device with one TX queue: sysfs in the tool's netns, the BPF record's count elsewhere. */
+static bool one_queue(const struct qs_row *r)
+{
+	if (r->netns == env.o.netns_ino)
+		return nm_ifindex_ntxq(r->nl.ifindex) == 1;
+	return r->have_bpf && r->bpf.dev_ntxq == 1;
+}
+
 /*
  * Walks up from each qdisc to the one its TX queue runs (a child of mq, or
  * the root): that one has the events; the leaves of a classful qdisc have
@@ -120,7 +141,7 @@ static void join(struct qs_sweep *s, int bpf_fd)
 		nm_info(&env.o, "warning: out of memory: qdiscs judged without their events");
 	for (size_t i = 0; i < s->n; i++) {
 		struct qs_row *r = &s->rows[i], *p = r, *up;
-		struct qs_qdisc_key k = { .netns = env.o.netns_ino };
+		struct qs_qdisc_key k = { .netns = r->netns };
 
 		r->lockless = !strcmp(r->nl.kind, "pfifo_fast");
 		for (int depth = 0; p && depth < 8; depth++, p = up) {
@@ -139,7 +160,7 @@ static void join(struct qs_sweep *s, int bpf_fd)
 			if (!up || qs_kind_is_mq(up->nl.kind))
 				break;
 		}
-		if (r->txq < 0 && nm_ifindex_ntxq(r->nl.ifindex) == 1)
+		if (r->txq < 0 && one_queue(r))
 			r->txq = 0;
 	}
 	nm_htab_free(idx);
@@ -174,17 +195,103 @@ static void sample(struct qdiscstuck_bpf *skel)
 	}
 }
 
-static int sweep(struct qdiscstuck_bpf *skel, struct qs_sweep *s)
+/* The sockets of the namespaces in scope, one each, kept across sweeps (lib/qdiscstuck_ns.h). */
+static struct qs_ns_socks socks;
+
+static void *sock_open(const char *path, void *arg)
 {
+	char err[256];
+	struct mnl_socket *nl = nm_rtnl_open_in(path, 0, err, sizeof(err));
+
+	(void)arg;
+	/* another netns can be gone by now: counted, retried while in scope */
+	if (!nl && !path)
+		nm_err(&env.o, NM_EXIT_RUNTIME, "qdisc statistics: %s", err);
+	return nl;
+}
+
+/* Its netns left the scope: the socket (which holds it alive) and its queues' metrics go. */
+static void sock_close(void *sock, unsigned long ino, void *arg)
+{
+	struct qs_sweep *s = arg;
+
+	mnl_socket_close(sock);
+	if (s)
+		qs_sweep_forget_ns(s, ino);
+}
+
+/*
+ * One netns's qdiscs into the sweep. A failed dump adds none of them:
+ * the tool's own is said (the sweep fails, as before), another's counted.
+ */
+static int dump_ns(struct qs_sweep *s, unsigned long ino, const char *path)
+{
+	struct collect_ctx c = { .s = s, .netns = ino };
+	struct mnl_socket *nl;
+	size_t n0 = s->n;
 	char err[256];
 	int ret;
 
+	/* --dev devices are the tool's netns's; without CAP_SYS_ADMIN no other is entered */
+	if (path && (env.o.ndevs || !scope.setns)) {
+		s->ival.netns_failed += !env.o.ndevs;
+		return 0;
+	}
+	nl = qs_ns_want(&socks, ino, path);
+	if (!nl)
+		return path ? 0 : NM_EXIT_RUNTIME;
+	ret = nm_rtnl_qdisc_dump_on(nl, 0, collect, &c, err, sizeof(err));
+	if (!ret) {
+		s->ival.netns_swept++;
+		return 0;
+	}
+	s->n = n0;
+	if (path) {
+		s->ival.netns_failed++;
+		return 0;
+	}
+	return nm_err(&env.o, NM_EXIT_RUNTIME, "qdisc statistics: %s", err);
+}
+
+/*
+ * Every netns in scope: the tool's own first when the scope is every
+ * netns (whether or not the registry lists it), then the others; the
+ * sockets of namespaces gone are closed.
+ */
+static int dump_scope(struct qs_sweep *s)
+{
+	struct nm_scope_counts c;
+	struct nm_scope_ns ns;
+	size_t pos = 0;
+	int ret = 0;
+
+	nm_scope_refresh(&scope);
+	qs_ns_begin(&socks);
+	s->ival.netns_swept = s->ival.netns_failed = 0;
+	if (!scope.n)
+		ret = dump_ns(s, env.o.netns_ino, NULL);
+	while (!ret && nm_scope_next(&scope, &pos, &ns))
+		if (scope.n || ns.ino != env.o.netns_ino)
+			ret = dump_ns(s, ns.ino, ns.path);
+	if (ret)
+		return ret;	/* no socket closed on a failed walk */
+	qs_ns_end(&socks);
+	nm_scope_counts(&scope, &c);
+	s->ival.netns_over = socks.over + c.ns_over;
+	s->ival.netns_failed += socks.failed;
+	s->ival.devices_over = c.devs_over;
+	return 0;
+}
+
+static int sweep(struct qdiscstuck_bpf *skel, struct qs_sweep *s)
+{
 	sample(skel);
 	s->n = 0;
+	s->over = 0;
 	s->now_ns = nm_mono_ns();
-	ret = nm_rtnl_qdisc_dump(0, collect, s, err, sizeof(err));
-	if (ret)
-		return nm_err(&env.o, NM_EXIT_RUNTIME, "qdisc statistics: %s", err);
+	if (dump_scope(s))
+		return NM_EXIT_RUNTIME;
+	s->ival.qdiscs_over = s->over;
 	join(s, bpf_map__fd(skel->maps.qdiscs));
 	read_counters(bpf_map__fd(skel->maps.counters), s);
 	s->bpf_entries = s->counters[QS_CNT_SAMPLED];
@@ -194,10 +301,20 @@ static int sweep(struct qdiscstuck_bpf *skel, struct qs_sweep *s)
 
 /* ---- the report (lib/qdiscstuck_report.c holds the sweep's rows; lib/emit.c writes them) ---- */
 
-/* A device's name in the watched netns, for the rows and the remedies' lines. */
-static const char *dev_name(unsigned int ifindex, char *buf, size_t len)
+/*
+ * A device's own name in its own netns, for the rows and the remedies'
+ * lines: the tool's netns's read live, as before; another's from the scope.
+ */
+static const char *dev_name(unsigned long netns, unsigned int ifindex, char *buf, size_t len)
 {
-	return nm_dev_name(&env.o, env.o.netns_ino, ifindex, buf, len);
+	if (netns == env.o.netns_ino)
+		return nm_dev_name(&env.o, netns, ifindex, buf, len);
+	return nm_scope_dev_name(&scope, netns, ifindex, buf, len);
+}
+
+static const char *ns_name(unsigned long netns, char *buf, size_t len)
+{
+	return nm_scope_ns_name(&scope, netns, buf, len);
 }
 
 /* A failed sweep (said) reports nothing. */
@@ -207,7 +324,7 @@ static int report(struct qdiscstuck_bpf *skel, struct qs_sweep *s, struct nm_emi
 		return NM_RUN_SKIP;
 	qs_sweep_rank(s);
 	s->ival.time = (uint64_t)time(NULL);
-	qs_sweep_rows(s, env.all, dev_name);
+	qs_sweep_rows(s, env.all, dev_name, ns_name);
 	qs_sweep_emit(s, e);
 	return 0;
 }
@@ -217,7 +334,7 @@ static void act(struct qs_sweep *s, struct qs_act *qa)
 {
 	if (!env.fix && !env.o.verbose)
 		return;
-	qs_sweep_fix_rows(s, dev_name);
+	qs_sweep_fix_rows(s, dev_name, ns_name);
 	qs_act_remedies(qa, s->fix, s->n, env.fix, s->now_ns);
 }
 
@@ -229,6 +346,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 
 	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
 			  skel->rodata->targ_ifindex);
+	nm_set_scope_filter(&env.o, &skel->rodata->targ_nscope, skel->rodata->targ_scope);
 	/* the sampler is run by test-run, never attached */
 	bpf_program__set_autoattach(skel->progs.qs_sample, false);
 	declare_hooks(skel, hooks);
@@ -281,7 +399,12 @@ static int setup(void)
 	if (env.lock && (ret = qs_act_resolve(&run.qa, env.lock, "--lock", run.ldev, &run.lif, &run.lq)))
 		return ret;
 	run.s = qs_sweep_new();
-	return run.s ? 0 : nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+	if (!run.s || nm_scope_from_opts(&scope, &env.o) ||
+	    qs_ns_init(&socks, 0, sock_open, sock_close, run.s))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+	/* the remedies act in the netns the tool runs in */
+	run.s->self_ino = env.o.netns_ino;
+	return 0;
 }
 
 static int start(void *p)
@@ -311,21 +434,29 @@ static int change(void *p)
 static int first_line(void *skel, struct nm_first *l)
 {
 	static struct qs_start_row r;
+	static char ns[256], lost[320];
 
 	(void)skel;
 	if (env.kick)
 		return NM_RUN_SKIP;
+	nm_scope_str(&scope, ns, sizeof(ns));
+	nm_scope_lost(&scope, lost, sizeof(lost));
+	if (!scope.setns)
+		snprintf(lost + strlen(lost), sizeof(lost) - strlen(lost),
+			 "%sqdiscs of other namespaces (no CAP_SYS_ADMIN: not swept)",
+			 lost[0] ? ", " : "");
 	r = (struct qs_start_row){
 		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run.hooks,
 		.nhooks = QS_NR_HOOKS, .interval = env.o.interval,
 		.threshold_ms = env.threshold_ms, .devices = l->devices,
 		.fix_kick = env.fix & FIX_KICK, .fix_lock = env.fix & FIX_LOCK,
+		.netns = ns, .names_lost = lost,
 	};
 	l->rec = &qs_start_rec;
 	l->row = &r;
-	snprintf(l->what, sizeof(l->what), "threshold %ldms, devices %s%s%s", env.threshold_ms,
-		 l->devices, env.fix & FIX_KICK ? ", --fix=kick" : "",
-		 env.fix & FIX_LOCK ? ", --fix=lock" : "");
+	snprintf(l->what, sizeof(l->what), "threshold %ldms, devices %s, netns %s%s%s%s%s",
+		 env.threshold_ms, l->devices, ns, env.fix & FIX_KICK ? ", --fix=kick" : "",
+		 env.fix & FIX_LOCK ? ", --fix=lock" : "", lost[0] ? "; lost: " : "", lost);
 	return 0;
 }
 
@@ -361,7 +492,11 @@ static int stop(void)
 static void free_run(void *skel)
 {
 	(void)skel;
+	socks.arg = NULL;	/* the sweep goes next: nothing to forget in it */
+	if (socks.s)
+		qs_ns_free(&socks);
 	qs_sweep_free(run.s);
+	nm_scope_free(&scope);
 }
 
 /*

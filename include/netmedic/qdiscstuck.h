@@ -60,8 +60,12 @@ struct qs_qdisc {
 	__u32 flags;		/* qdisc->flags (TCQ_F_*) */
 	__u32 null_txq_state;	/* txq->state at the last NULL dequeue */
 	__u8 last_was_null;	/* the last dequeue attempt returned nothing */
-	__u8 ignored;		/* not on a --dev device: the entry only makes its events cheap */
-	__u8 pad[2];
+	__u8 ignored;		/* not on a --dev device, or out of scope: the entry only makes its events cheap */
+	/*
+	 * The device's real_num_tx_queues when the entry was made: in another
+	 * netns than the tool's, sysfs cannot say it.
+	 */
+	__u16 dev_ntxq;
 	/*
 	 * fentry rung only: the qdisc's watchdog (the timer of tbf, htb, fq,
 	 * netem...) asked to fire at wd_expires_ns (CLOCK_MONOTONIC, as

@@ -30,10 +30,12 @@ static int note_stopped(const struct qs_fix_row *r, uint64_t now, struct nm_plan
 		who = "BQL stopped it: the driver has not reported the completion of bytes in flight";
 	else
 		who = "the stack froze it (device reconfiguration in progress)";
-	snprintf(a.target, sizeof(a.target), "%u %x:%x", r->ifindex, r->parent, r->handle);
+	snprintf(a.target, sizeof(a.target), "%s %u %x:%x", r->elsewhere ? r->netns : "",
+		 r->ifindex, r->parent, r->handle);
 	n = snprintf(a.what, sizeof(a.what),
-		     "%s tx-%d: driver_stopped for %llu ms with %u packets (%u bytes) queued, txq_state %s: %s. A kick cannot restart a stopped queue and netmedic does not try; the kernel offers no wake from userspace, only driver-level recovery (link down/up, device reset), which drops these packets: left to you",
-		     r->dev, r->txq, (unsigned long long)qs_state_ms(r->t, now), r->qlen, r->backlog,
+		     "%s tx-%d%s%s: driver_stopped for %llu ms with %u packets (%u bytes) queued, txq_state %s: %s. A kick cannot restart a stopped queue and netmedic does not try; the kernel offers no wake from userspace, only driver-level recovery (link down/up, device reset), which drops these packets: left to you",
+		     r->dev, r->txq, r->elsewhere ? " in netns " : "", r->elsewhere ? r->netns : "",
+		     (unsigned long long)qs_state_ms(r->t, now), r->qlen, r->backlog,
 		     qs_txq_state_str(r->t->txq_state, st, sizeof(st)), who);
 	if (n < 0 || n >= (int)sizeof(a.what))
 		return -ENAMETOOLONG;
@@ -58,6 +60,25 @@ static int tell_stopped(const struct qs_fix_row *r, uint64_t now, struct nm_plan
 	return 0;
 }
 
+/*
+ * A stuck queue of another netns, which a remedy would have kicked: said
+ * once per qdisc, with the --netns that would let it act there.
+ */
+static int tell_elsewhere(const struct qs_fix_row *r, struct nm_plan *p)
+{
+	int ret;
+
+	if (r->done->told_elsewhere)
+		return 0;
+	ret = nm_plan_note(p, QS_FIX_KICK, "fix",
+			   "%s tx-%d in netns %s: stuck, not acted on: remedies act only in the netns qdiscstuck runs in (--netns %s would)",
+			   r->dev, r->txq, r->netns, r->netns);
+	if (ret < 0)
+		return ret;
+	r->done->told_elsewhere = true;
+	return 0;
+}
+
 int qs_fix_plan(const struct qs_fix_row *rows, size_t n, unsigned int fix, uint64_t now_ns,
 		struct nm_plan *p)
 {
@@ -73,6 +94,12 @@ int qs_fix_plan(const struct qs_fix_row *rows, size_t n, unsigned int fix, uint6
 		if (!fix || r->txq < 0 ||
 		    !qs_kick_due(r->t, r->done->last_kick_ns, now_ns, QS_KICK_RETRY_NS))
 			continue;
+		if (r->elsewhere) {
+			ret = tell_elsewhere(r, p);
+			if (ret)
+				return ret;
+			continue;
+		}
 		r->done->last_kick_ns = now_ns;
 		/* any --fix kicks: a lock replaces only an empty qdisc, the kick empties it */
 		ret = qs_plan_kick(p, r->dev, r->ifindex, r->txq, r->parent, r->handle, "stuck");

@@ -5,6 +5,8 @@
  * queue is kicked (a frame, nothing to undo), then, with --fix=lock and a
  * lockless qdisc, checked and replaced by its locked twin (a tc command,
  * journaled). A driver_stopped queue is explained once per episode.
+ * Remedies act only in the netns the tool runs in: a stuck queue of
+ * another netns is not kicked, and that is said once per qdisc.
  */
 #ifndef NETMEDIC_QDISCSTUCK_PLAN_H
 #define NETMEDIC_QDISCSTUCK_PLAN_H
@@ -28,6 +30,7 @@ enum qs_fix {
 struct qs_fix_done {
 	uint64_t last_kick_ns;	/* 0: never kicked */
 	bool told;		/* driver_stopped explained in this episode */
+	bool told_elsewhere;	/* said once: in another netns, not acted on */
 };
 
 /* One qdisc of a sweep, as the policy sees it. */
@@ -35,6 +38,8 @@ struct qs_fix_row {
 	const struct qs_track *t;	/* NULL: not tracked, left alone */
 	struct qs_fix_done *done;	/* its state across sweeps (the caller's) */
 	const char *dev;		/* its device's name, as the lines print it */
+	const char *netns;		/* its netns's name */
+	bool elsewhere;			/* not the netns the tool runs in: no remedy acts on it */
 	unsigned int ifindex;
 	int txq;			/* -1: not one TX queue */
 	bool lockless;
@@ -47,7 +52,8 @@ struct qs_fix_row {
  * explanations only, as --verbose gives them). Any --fix kicks a stuck
  * queue when qs_kick_due says so; --fix=lock then checks a lockless one
  * (a QS_FIX_LOCK call: the loader reads its qdisc after the kick and asks
- * qs_lock_plan). Updates each row's done. 0, or -errno from the plan.
+ * qs_lock_plan). A row elsewhere that a remedy would have acted on gets
+ * a note instead, once. Updates each row's done. 0, or -errno from the plan.
  */
 int qs_fix_plan(const struct qs_fix_row *rows, size_t n, unsigned int fix, uint64_t now_ns,
 		struct nm_plan *p);

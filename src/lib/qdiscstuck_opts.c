@@ -89,6 +89,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (e->kick && (e->lock || e->fix))
 			argp_error(state, "--kick is a one-shot action: not with --lock or --fix");
+		/* a remedy acts in the netns the tool runs in: two --netns enter none */
+		if (e->o.nnetns > 1 && (e->kick || e->lock || e->fix))
+			argp_error(state, "%s needs exactly one --netns: it acts in the netns qdiscstuck runs in",
+				   e->kick ? "--kick" : e->lock ? "--lock" : "--fix");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -138,6 +142,7 @@ const struct nm_tool_doc qdiscstuck_tool_doc = { "qdiscstuck", &argp, docs };
 void qs_opts_parse(struct qs_env *e, int argc, char **argv)
 {
 	nm_opts_init(&e->o, "qdiscstuck");
+	e->o.scope = true;	/* every netns, or the --netns given */
 	e->threshold_ms = QS_THRESHOLD_MS_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, e);
 }

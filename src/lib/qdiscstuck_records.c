@@ -23,6 +23,8 @@ static const struct nm_field start_fields[] = {
 	{ .json = "devices", .type = NM_REC_STRP, .off = S(devices) },
 	{ .json = "fix_kick", .type = NM_REC_BOOL, .off = S(fix_kick) },
 	{ .json = "fix_lock", .type = NM_REC_BOOL, .off = S(fix_lock) },
+	{ .json = "netns", .type = NM_REC_STRP, .off = S(netns) },
+	{ .json = "names_lost", .type = NM_REC_STRP, .off = S(names_lost) },
 };
 
 static const struct nm_field interval_fields[] = {
@@ -34,34 +36,43 @@ static const struct nm_field interval_fields[] = {
 	{ .json = "", .type = NM_REC_U64_BY_NAME, .off = I(per_state), .names = qs_state_names,
 	  .nnames = QS_NSTATES, .help = "Qdiscs in each state at the last report",
 	  .prom = "qdiscstuck_qdiscs", .kind = NM_PROM_GAUGE, .label = "state" },
+	/* the scope's bounds: namespaces dumped, and what did not fit or failed */
+	{ .json = "netns_swept", .type = NM_REC_U64, .off = I(netns_swept) },
+	{ .json = "netns_over", .type = NM_REC_U64, .off = I(netns_over) },
+	{ .json = "netns_failed", .type = NM_REC_U64, .off = I(netns_failed) },
+	{ .json = "devices_over", .type = NM_REC_U64, .off = I(devices_over) },
+	{ .json = "qdiscs_over", .type = NM_REC_U64, .off = I(qdiscs_over) },
 };
 
 static const struct nm_field qdisc_fields[] = {
 	{ .json = "dev", .type = NM_REC_STR, .off = Q(dev), .col = "DEV", .colno = 1, .width = -8,
 	  .cut = 8 },
-	{ .json = "handle", .type = NM_REC_STR, .off = Q(handle), .col = "HANDLE", .colno = 2,
+	{ .json = "netns", .type = NM_REC_STR, .off = Q(netns), .col = "NETNS", .colno = 2,
+	  .width = -10, .cut = 10 },
+	{ .json = "netns_ino", .type = NM_REC_U64, .off = Q(netns_ino) },
+	{ .json = "handle", .type = NM_REC_STR, .off = Q(handle), .col = "HANDLE", .colno = 3,
 	  .width = -6, .cut = 6 },
-	{ .json = "parent", .type = NM_REC_STR, .off = Q(parent), .col = "PARENT", .colno = 3,
+	{ .json = "parent", .type = NM_REC_STR, .off = Q(parent), .col = "PARENT", .colno = 4,
 	  .width = -6, .cut = 6 },
-	{ .json = "kind", .type = NM_REC_STR, .off = Q(kind), .col = "KIND", .colno = 4,
+	{ .json = "kind", .type = NM_REC_STR, .off = Q(kind), .col = "KIND", .colno = 5,
 	  .width = -10, .cut = 10 },
 	{ .json = "txq", .type = NM_REC_I64, .off = Q(txq), .flags = NM_F_VALID,
-	  .valid = Q(has_txq), .absent = "all", .col = "TXQ", .colno = 5, .width = -3 },
+	  .valid = Q(has_txq), .absent = "all", .col = "TXQ", .colno = 6, .width = -3 },
 	{ .json = "qlen", .type = NM_REC_U64, .off = Q(qlen), .unit = "packets", .col = "QLEN",
-	  .colno = 6, .width = 6, .flags = NM_COL_COUNT },
+	  .colno = 7, .width = 6, .flags = NM_COL_COUNT },
 	{ .json = "backlog_bytes", .type = NM_REC_U64, .off = Q(backlog_bytes), .unit = "bytes",
-	  .col = "BYTES", .colno = 7, .width = 8, .flags = NM_COL_COUNT },
+	  .col = "BYTES", .colno = 8, .width = 8, .flags = NM_COL_COUNT },
 	{ .json = "state", .type = NM_REC_ENUM, .off = Q(state), .names = qs_state_names,
-	  .nnames = QS_NSTATES, .col = "STATE", .colno = 8, .width = -14 },
-	{ .json = "state_ms", .type = NM_REC_U64, .off = Q(state_ms), .col = "MS", .colno = 9,
+	  .nnames = QS_NSTATES, .col = "STATE", .colno = 9, .width = -14 },
+	{ .json = "state_ms", .type = NM_REC_U64, .off = Q(state_ms), .col = "MS", .colno = 10,
 	  .width = 7 },
 	{ .json = "txq_state", .type = NM_REC_U64, .off = Q(txq_state), .flags = NM_F_VALID,
 	  .valid = Q(txq_state_known) },
 	{ .json = "txq_state_names", .type = NM_REC_STR, .off = Q(txq_state_names),
 	  .flags = NM_F_VALID | NM_F_OMIT, .valid = Q(txq_state_known), .absent = "?",
-	  .col = "TXQ_STATE", .colno = 11 },
+	  .col = "TXQ_STATE", .colno = 12 },
 	{ .json = "dequeue_rate", .type = NM_REC_DOUBLE, .off = Q(dequeue_rate), .col = "DEQ/S",
-	  .colno = 10, .width = 7, .flags = NM_COL_FIXED, .prec = 0 },
+	  .colno = 11, .width = 7, .flags = NM_COL_FIXED, .prec = 0 },
 	{ .json = "requeue_rate", .type = NM_REC_DOUBLE, .off = Q(requeue_rate) },
 	{ .json = "packets", .type = NM_REC_U64, .off = Q(packets), .unit = "packets" },
 	{ .json = "drops", .type = NM_REC_U64, .off = Q(drops), .unit = "packets" },
@@ -88,9 +99,14 @@ static const struct nm_field kick_fields[] = {
 	{ .json = "why", .type = NM_REC_STRP, .off = K(why) },
 };
 
-/* Kept per device and queue across sweeps: monotonic while qdiscs come and go. */
+/*
+ * Kept per device and queue across sweeps: monotonic while qdiscs come and
+ * go. Labels bounded by the host's namespaces and devices, in the order
+ * node_exporter gives them (by name), so that a grep finds both.
+ */
 static const struct nm_field queue_fields[] = {
 	{ .type = NM_REC_STR, .off = D(device), .prom = "device", .kind = NM_PROM_LABEL },
+	{ .type = NM_REC_STR, .off = D(netns), .prom = "netns", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_STR, .off = D(queue), .prom = "queue", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_DOUBLE, .off = D(stuck_seconds), .unit = "seconds",
 	  .help = "Seconds a qdisc of the queue held packets without progress (stuck or driver_stopped)",
@@ -103,7 +119,7 @@ static const struct nm_field queue_fields[] = {
 	  .kind = NM_PROM_GAUGE, .flags = NM_F_VALID, .valid = D(present) },
 	{ .type = NM_REC_U64_BY_NAME, .off = D(entered), .names = qs_state_names,
 	  .nnames = QS_NSTATES, .help = "Times a qdisc of the device entered a state",
-	  .prom = "qdiscstuck_events_total", .kind = NM_PROM_COUNTER, .by = "device",
+	  .prom = "qdiscstuck_events_total", .kind = NM_PROM_COUNTER, .by = "device,netns",
 	  .label = "state" },
 	/* a state set: which queue is sick, for an alert that names it */
 	{ .type = NM_REC_ENUM, .off = D(state), .names = qs_state_names, .nnames = QS_NSTATES,
@@ -122,12 +138,15 @@ const struct nm_record *const qs_records[] = {
 };
 const int qs_nrecords = sizeof(qs_records) / sizeof(qs_records[0]);
 
-void qs_qdisc_row(struct qs_qdisc_row *r, const char *dev, const struct nm_qdisc_stats *nl,
+void qs_qdisc_row(struct qs_qdisc_row *r, const char *dev, const char *netns,
+		  unsigned long netns_ino, const struct nm_qdisc_stats *nl,
 		  const struct qs_track *t, const struct qs_qdisc *bpf, int txq, bool lockless,
 		  uint64_t now_ns)
 {
 	memset(r, 0, sizeof(*r));
 	snprintf(r->dev, sizeof(r->dev), "%s", dev);
+	snprintf(r->netns, sizeof(r->netns), "%s", netns);
+	r->netns_ino = netns_ino;
 	qs_fmt_handle(nl->handle, r->handle, sizeof(r->handle));
 	qs_fmt_parent(nl->parent, r->parent, sizeof(r->parent));
 	snprintf(r->kind, sizeof(r->kind), "%s", nl->kind);

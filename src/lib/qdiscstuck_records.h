@@ -23,6 +23,8 @@ struct qs_start_row {
 	uint64_t threshold_ms;
 	const char *devices;
 	bool fix_kick, fix_lock;
+	const char *netns;		/* the scope: "all", or the --netns names */
+	const char *names_lost;		/* what missing privileges lost, or "" */
 };
 
 struct qs_interval_row {
@@ -30,10 +32,17 @@ struct qs_interval_row {
 	uint64_t mono_ns;		/* the sweep's CLOCK_MONOTONIC */
 	uint64_t qdiscs;
 	uint64_t per_state[QS_NSTATES];
+	/* the namespaces dumped, and those not: over a cap, or failed */
+	uint64_t netns_swept, netns_over, netns_failed;
+	uint64_t devices_over;		/* devices not named (the scope's cap) */
+	uint64_t qdiscs_over;		/* qdiscs of the dumps not judged (the sweep's cap) */
 };
 
 struct qs_qdisc_row {
-	char dev[32], handle[16], parent[16], kind[16];
+	char dev[32];
+	char netns[64];			/* the netns's name (lib/scope.h) */
+	uint64_t netns_ino;
+	char handle[16], parent[16], kind[16];
 	int64_t txq;
 	bool has_txq;			/* false: not one queue ("all") */
 	uint64_t qlen, backlog_bytes;
@@ -62,7 +71,7 @@ struct qs_kick_row {
 
 /* A TX queue (or "all" for a device-wide qdisc): its metrics. */
 struct qs_queue_row {
-	char device[32], queue[16];
+	char device[32], netns[64], queue[16];
 	double stuck_seconds;
 	uint64_t backlog_packets, backlog_bytes;
 	uint64_t entered[QS_NSTATES];
@@ -77,11 +86,13 @@ extern const struct nm_record *const qs_records[];
 extern const int qs_nrecords;
 
 /*
- * A judged qdisc as a row: its netlink statistics, its track (after
- * qs_update), the BPF record of the qdisc its queue runs (NULL: no events),
- * its TX queue (-1: not one) and whether it is lockless, at now_ns.
+ * A judged qdisc as a row: its device's name, its netns's name and inode,
+ * its netlink statistics, its track (after qs_update), the BPF record of
+ * the qdisc its queue runs (NULL: no events), its TX queue (-1: not one)
+ * and whether it is lockless, at now_ns.
  */
-void qs_qdisc_row(struct qs_qdisc_row *r, const char *dev, const struct nm_qdisc_stats *nl,
+void qs_qdisc_row(struct qs_qdisc_row *r, const char *dev, const char *netns,
+		  unsigned long netns_ino, const struct nm_qdisc_stats *nl,
 		  const struct qs_track *t, const struct qs_qdisc *bpf, int txq, bool lockless,
 		  uint64_t now_ns);
 

@@ -10,7 +10,7 @@ void qs_sweep_free(struct qs_sweep *s)
 	if (!s)
 		return;
 	free(s->rows), free(s->tracks), free(s->dq), free(s->out), free(s->qrows);
-	free(s->fix), free(s->fix_dev);
+	free(s->fix), free(s->fix_dev), free(s->fix_ns);
 	free(s);
 }
 
@@ -27,21 +27,26 @@ struct qs_sweep *qs_sweep_new(void)
 	s->qrows = calloc(QS_SWEEP_MAX, sizeof(*s->qrows));
 	s->fix = calloc(QS_SWEEP_MAX, sizeof(*s->fix));
 	s->fix_dev = calloc(QS_SWEEP_MAX, sizeof(*s->fix_dev));
-	if (!s->rows || !s->tracks || !s->dq || !s->out || !s->qrows || !s->fix || !s->fix_dev) {
+	s->fix_ns = calloc(QS_SWEEP_MAX, sizeof(*s->fix_ns));
+	if (!s->rows || !s->tracks || !s->dq || !s->out || !s->qrows || !s->fix || !s->fix_dev ||
+	    !s->fix_ns) {
 		qs_sweep_free(s);
 		return NULL;
 	}
 	return s;
 }
 
-struct qs_row *qs_sweep_add(struct qs_sweep *s, const struct nm_qdisc_stats *q)
+struct qs_row *qs_sweep_add(struct qs_sweep *s, unsigned long netns, const struct nm_qdisc_stats *q)
 {
 	struct qs_row *r;
 
-	if (s->n >= QS_SWEEP_MAX)
+	if (s->n >= QS_SWEEP_MAX) {
+		s->over++;
 		return NULL;
+	}
 	r = &s->rows[s->n++];
 	memset(r, 0, sizeof(*r));
+	r->netns = netns;
 	r->nl = *q;
 	r->txq = -1;
 	return r;
@@ -52,7 +57,8 @@ struct qs_row *qs_sweep_parent(struct qs_sweep *s, const struct qs_row *r)
 	if (r->nl.parent == QS_TC_H_ROOT)
 		return NULL;
 	for (size_t i = 0; i < s->n; i++)
-		if (s->rows[i].nl.ifindex == r->nl.ifindex && &s->rows[i] != r &&
+		if (s->rows[i].netns == r->netns && s->rows[i].nl.ifindex == r->nl.ifindex &&
+		    &s->rows[i] != r &&
 		    qs_is_parent_qdisc(s->rows[i].nl.handle, s->rows[i].nl.parent, r->nl.parent))
 			return &s->rows[i];
 	return NULL;
@@ -64,7 +70,7 @@ static struct qs_track *track_of(struct qs_sweep *s, const struct qs_row *r)
 
 	for (size_t i = 0; i < s->ntracks; i++) {
 		e = &s->tracks[i];
-		if (e->ifindex == r->nl.ifindex && e->parent == r->nl.parent &&
+		if (e->netns == r->netns && e->ifindex == r->nl.ifindex && e->parent == r->nl.parent &&
 		    e->handle == r->nl.handle && !strcmp(e->kind, r->nl.kind)) {
 			e->seen = true;
 			return &e->t;
@@ -74,6 +80,7 @@ static struct qs_track *track_of(struct qs_sweep *s, const struct qs_row *r)
 		return NULL;
 	e = &s->tracks[s->ntracks++];
 	memset(e, 0, sizeof(*e));
+	e->netns = r->netns;
 	e->ifindex = r->nl.ifindex;
 	e->parent = r->nl.parent;
 	e->handle = r->nl.handle;
@@ -101,17 +108,29 @@ static void prune_tracks(struct qs_sweep *s)
 	s->ntracks = n;
 }
 
-static struct qs_devq *devq_of(struct qs_sweep *s, unsigned int ifindex, int txq)
+static struct qs_devq *devq_of(struct qs_sweep *s, unsigned long netns, unsigned int ifindex,
+			       int txq)
 {
 	for (size_t i = 0; i < s->ndq; i++)
-		if (s->dq[i].ifindex == ifindex && s->dq[i].txq == txq)
+		if (s->dq[i].netns == netns && s->dq[i].ifindex == ifindex && s->dq[i].txq == txq)
 			return &s->dq[i];
 	if (s->ndq >= QS_SWEEP_MAX)
 		return NULL;
 	memset(&s->dq[s->ndq], 0, sizeof(s->dq[0]));
+	s->dq[s->ndq].netns = netns;
 	s->dq[s->ndq].ifindex = ifindex;
 	s->dq[s->ndq].txq = txq;
 	return &s->dq[s->ndq++];
+}
+
+void qs_sweep_forget_ns(struct qs_sweep *s, unsigned long ino)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ndq; i++)
+		if (s->dq[i].netns != ino)
+			s->dq[n++] = s->dq[i];
+	s->ndq = n;
 }
 
 void qs_row_observe(const struct qs_row *r, uint64_t now, struct qs_obs *o)
@@ -164,7 +183,7 @@ void qs_sweep_judge(struct qs_sweep *s, uint64_t threshold)
 		qs_row_observe(r, s->now_ns, &o);
 		qs_update(r->t, &o, threshold);
 		s->per_state[r->t->state]++;
-		d = devq_of(s, r->nl.ifindex, r->txq);
+		d = devq_of(s, r->netns, r->nl.ifindex, r->txq);
 		if (!d)
 			continue;
 		d->bad_s += (r->t->bad_ns - bad_before) / 1e9;
@@ -213,10 +232,12 @@ static bool shown(const struct qs_row *r, bool all)
 }
 
 /* A queue's labels: "all" for a device-wide (root) qdisc. */
-static void queue_row(struct qs_queue_row *q, const struct qs_devq *d, qs_dev_name_fn name)
+static void queue_row(struct qs_queue_row *q, const struct qs_devq *d, qs_dev_name_fn dev,
+		      qs_ns_name_fn ns)
 {
 	memset(q, 0, sizeof(*q));
-	name(d->ifindex, q->device, sizeof(q->device));
+	dev(d->netns, d->ifindex, q->device, sizeof(q->device));
+	ns(d->netns, q->netns, sizeof(q->netns));
 	if (d->txq < 0)
 		snprintf(q->queue, sizeof(q->queue), "all");
 	else
@@ -229,9 +250,9 @@ static void queue_row(struct qs_queue_row *q, const struct qs_devq *d, qs_dev_na
 	q->present = d->present;
 }
 
-void qs_sweep_rows(struct qs_sweep *s, bool all, qs_dev_name_fn name)
+void qs_sweep_rows(struct qs_sweep *s, bool all, qs_dev_name_fn dev, qs_ns_name_fn ns)
 {
-	char dev[IF_NAMESIZE + 8];
+	char dn[IF_NAMESIZE + 8], nn[NM_NS_NAME];
 
 	s->ival.mono_ns = s->now_ns;
 	s->ival.qdiscs = s->n;
@@ -243,11 +264,12 @@ void qs_sweep_rows(struct qs_sweep *s, bool all, qs_dev_name_fn name)
 
 		if (!shown(r, all))
 			continue;
-		qs_qdisc_row(&s->out[s->nout++], name(r->nl.ifindex, dev, sizeof(dev)), &r->nl,
-			     r->t, r->have_bpf ? &r->bpf : NULL, r->txq, r->lockless, s->now_ns);
+		qs_qdisc_row(&s->out[s->nout++], dev(r->netns, r->nl.ifindex, dn, sizeof(dn)),
+			     ns(r->netns, nn, sizeof(nn)), r->netns, &r->nl, r->t,
+			     r->have_bpf ? &r->bpf : NULL, r->txq, r->lockless, s->now_ns);
 	}
 	for (size_t i = 0; i < s->ndq; i++)
-		queue_row(&s->qrows[i], &s->dq[i], name);
+		queue_row(&s->qrows[i], &s->dq[i], dev, ns);
 }
 
 void qs_sweep_emit(const struct qs_sweep *s, struct nm_emit *e)
@@ -270,7 +292,7 @@ void qs_sweep_emit(const struct qs_sweep *s, struct nm_emit *e)
 				       .max = QS_MAX_QDISCS };
 }
 
-void qs_sweep_fix_rows(struct qs_sweep *s, qs_dev_name_fn name)
+void qs_sweep_fix_rows(struct qs_sweep *s, qs_dev_name_fn dev, qs_ns_name_fn ns)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		struct qs_row *r = &s->rows[i];
@@ -280,7 +302,9 @@ void qs_sweep_fix_rows(struct qs_sweep *s, qs_dev_name_fn name)
 			continue;
 		s->fix[i] = (struct qs_fix_row){
 			.t = r->t, .done = &track_ent_of(r->t)->fd,
-			.dev = name(r->nl.ifindex, s->fix_dev[i], sizeof(s->fix_dev[i])),
+			.dev = dev(r->netns, r->nl.ifindex, s->fix_dev[i], sizeof(s->fix_dev[i])),
+			.netns = ns(r->netns, s->fix_ns[i], sizeof(s->fix_ns[i])),
+			.elsewhere = r->netns != s->self_ino,
 			.ifindex = r->nl.ifindex, .txq = r->txq, .lockless = r->lockless,
 			.parent = r->nl.parent, .handle = r->nl.handle,
 			.qlen = r->nl.qlen, .backlog = r->nl.backlog,

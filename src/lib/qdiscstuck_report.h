@@ -6,7 +6,11 @@
  * and the remedies read. Judging (qs_update), ranking and the rows are
  * here; the loader collects (rtnetlink, the BPF maps, sysfs) into it.
  *
- * No BPF and no I/O: a device's name comes from the caller's function.
+ * Host-wide: a qdisc is known by its netns (inode) too, as ifindexes
+ * repeat across namespaces; rows, histories and queues are keyed by it.
+ *
+ * No BPF and no I/O: a device's and a netns's names come from the
+ * caller's functions.
  */
 #ifndef NETMEDIC_QDISCSTUCK_REPORT_H
 #define NETMEDIC_QDISCSTUCK_REPORT_H
@@ -19,6 +23,7 @@
 #include "detect/qdiscstuck_detect.h"
 #include "detect/qdiscstuck_plan.h"
 #include "lib/emit.h"
+#include "lib/nsreg.h"
 #include "lib/qdiscstuck_records.h"
 #include "lib/rtnl.h"
 
@@ -29,6 +34,7 @@
 
 /* One qdisc of the netlink dump, joined with its BPF record and its history. */
 struct qs_row {
+	unsigned long netns;	/* the inode of the netns its dump came from */
 	struct nm_qdisc_stats nl;
 	struct qs_qdisc bpf;	/* of the qdisc the TX queue runs (itself or an ancestor) */
 	bool have_bpf, own_bpf;
@@ -37,18 +43,20 @@ struct qs_row {
 	struct qs_track *t;
 };
 
-/* History per qdisc, kept across sweeps; matched by device, parent, handle and kind. */
+/* History per qdisc, kept across sweeps; matched by netns, device, parent, handle and kind. */
 struct qs_track_ent {
+	unsigned long netns;
 	unsigned int ifindex;
 	uint32_t parent, handle;
 	char kind[16];
 	bool seen;
-	struct qs_fix_done fd;	/* the remedies' (last kick, driver_stopped told) */
+	struct qs_fix_done fd;	/* the remedies' (last kick, driver_stopped told, not acted on) */
 	struct qs_track t;
 };
 
 /* Per device and queue, monotonic for the metrics even when qdiscs come and go. */
 struct qs_devq {
+	unsigned long netns;
 	unsigned int ifindex;
 	int txq;
 	double bad_s;
@@ -66,6 +74,8 @@ struct qs_sweep {
 	struct qs_devq *dq;
 	size_t ndq;
 	uint64_t now_ns;
+	unsigned long self_ino;	/* the netns the tool runs in: the remedies act there only */
+	unsigned long over;	/* qdiscs of this sweep's dumps not added: QS_SWEEP_MAX */
 	size_t per_state[QS_NSTATES];
 	uint64_t counters[QS_CNT_MAX];
 	size_t bpf_entries;
@@ -76,19 +86,35 @@ struct qs_sweep {
 	struct qs_queue_row *qrows;
 	struct qs_fix_row *fix;		/* the remedies' view of rows[] */
 	char (*fix_dev)[IF_NAMESIZE + 8];
+	char (*fix_ns)[NM_NS_NAME];
 };
 
-/* A device's name for the rows and the lines (the loader's: its netns, its cache). */
-typedef const char *(*qs_dev_name_fn)(unsigned int ifindex, char *buf, size_t len);
+/* A device's own name in its own netns, for the rows and the lines (the loader's). */
+typedef const char *(*qs_dev_name_fn)(unsigned long netns, unsigned int ifindex, char *buf,
+				      size_t len);
+/* A netns's name (the loader's: lib/scope.h). */
+typedef const char *(*qs_ns_name_fn)(unsigned long netns, char *buf, size_t len);
 
 /* QS_SWEEP_MAX of everything; NULL when out of memory. */
 struct qs_sweep *qs_sweep_new(void);
 void qs_sweep_free(struct qs_sweep *s);
 
-/* The dump's next qdisc, zeroed but for nl (txq -1); NULL when the sweep is full. */
-struct qs_row *qs_sweep_add(struct qs_sweep *s, const struct nm_qdisc_stats *q);
-/* The qdisc of the same device whose handle is the major of r's parent; NULL: none (a root). */
+/*
+ * The next qdisc of netns's dump, zeroed but for nl (txq -1); NULL when
+ * the sweep is full (counted in over).
+ */
+struct qs_row *qs_sweep_add(struct qs_sweep *s, unsigned long netns, const struct nm_qdisc_stats *q);
+/*
+ * The qdisc of the same device (netns and ifindex) whose handle is the
+ * major of r's parent; NULL: none (a root).
+ */
 struct qs_row *qs_sweep_parent(struct qs_sweep *s, const struct qs_row *r);
+
+/*
+ * Netns ino left the scope (its socket closed): its queues' metrics go
+ * with it, so that a host whose containers come and go keeps its room.
+ */
+void qs_sweep_forget_ns(struct qs_sweep *s, unsigned long ino);
 
 /* What qs_update sees of a joined row at now_ns. */
 void qs_row_observe(const struct qs_row *r, uint64_t now_ns, struct qs_obs *o);
@@ -106,10 +132,13 @@ void qs_sweep_rank(struct qs_sweep *s);
  * The rows the sinks read, from the judged sweep: the interval, the
  * qdiscs shown (all: idle ones too), every queue's.
  */
-void qs_sweep_rows(struct qs_sweep *s, bool all, qs_dev_name_fn name);
+void qs_sweep_rows(struct qs_sweep *s, bool all, qs_dev_name_fn dev, qs_ns_name_fn ns);
 /* What a report holds: the interval, the qdiscs shown; for the textfile every queue's metrics. */
 void qs_sweep_emit(const struct qs_sweep *s, struct nm_emit *e);
-/* The remedies' view of each row (s->fix, s->n of them), for qs_act_remedies. */
-void qs_sweep_fix_rows(struct qs_sweep *s, qs_dev_name_fn name);
+/*
+ * The remedies' view of each row (s->fix, s->n of them), for
+ * qs_act_remedies: a row of another netns than self_ino's is elsewhere.
+ */
+void qs_sweep_fix_rows(struct qs_sweep *s, qs_dev_name_fn dev, qs_ns_name_fn ns);
 
 #endif

@@ -4,7 +4,8 @@
  * the kick's trigger and its non-triggers (no --fix, not one queue, not
  * stuck, kicked too recently), its retry and a new stall, the lock check
  * of --fix=lock (lockless only), the driver_stopped explanation once per
- * episode, and --lock's plan: its two notes and its tc commands.
+ * episode, a stuck queue of another netns never acted on (said once),
+ * and --lock's plan: its two notes and its tc commands.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -106,6 +107,55 @@ static void test_kick_not(void **state)
 	assert_int_equal(qs_fix_plan(&rows[1], 1, 0, NOW, &p), 0);
 	assert_int_equal(p.n, 0);
 	assert_int_equal(d[1].last_kick_ns, 0);
+	nm_plan_free(&p);
+}
+
+/*
+ * A stuck queue of another netns: neither kicked nor checked for a lock,
+ * at any sweep; one note says so, with the --netns that would act there.
+ * Without --fix nothing is said.
+ */
+static void test_elsewhere(void **state)
+{
+	struct qs_track t = track(QS_STUCK, NOW - 300 * MS);
+	struct qs_fix_done d = {};
+	struct qs_fix_row r = row(&t, &d, 1, true);
+	struct nm_plan p = {};
+
+	(void)state;
+	r.elsewhere = true;
+	r.netns = "nm-qs-a";
+	r.dev = "qa";
+	assert_int_equal(qs_fix_plan(&r, 1, 0, NOW, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_false(d.told_elsewhere);
+	assert_int_equal(qs_fix_plan(&r, 1, QS_FIX_KICK | QS_FIX_LOCK, NOW, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.a[0].kind, NM_ACT_NOTE);
+	assert_string_equal(p.a[0].tag, "fix");
+	assert_string_equal(p.a[0].what,
+		"qa tx-1 in netns nm-qs-a: stuck, not acted on: remedies act only in the netns qdiscstuck runs in (--netns nm-qs-a would)");
+	assert_int_equal(d.last_kick_ns, 0);
+	/* the next sweeps, after the retry too: nothing more */
+	nm_plan_truncate(&p, 0);
+	assert_int_equal(qs_fix_plan(&r, 1, QS_FIX_KICK, NOW + 1000 * MS, &p), 0);
+	assert_int_equal(qs_fix_plan(&r, 1, QS_FIX_KICK, NOW + 2 * QS_KICK_RETRY_NS, &p), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(d.last_kick_ns, 0);
+	/* the same queue in the tool's netns is kicked */
+	r.elsewhere = false;
+	assert_int_equal(qs_fix_plan(&r, 1, QS_FIX_KICK, NOW + 3 * QS_KICK_RETRY_NS, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.a[0].kind, NM_ACT_CALL);
+	/* a driver_stopped queue elsewhere is explained as usual, its netns named */
+	nm_plan_truncate(&p, 0);
+	r.elsewhere = true;
+	t = track(QS_DRIVER_STOPPED, NOW - 1500 * MS);
+	t.txq_state = QS_TXQ_DRV_XOFF;
+	assert_int_equal(qs_fix_plan(&r, 1, QS_FIX_KICK, NOW, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.a[0].kind, NM_ACT_NOTE);
+	assert_non_null(strstr(p.a[0].what, "qa tx-1 in netns nm-qs-a: driver_stopped for 1500 ms"));
 	nm_plan_free(&p);
 }
 
@@ -326,6 +376,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kick),
 		cmocka_unit_test(test_kick_not),
+		cmocka_unit_test(test_elsewhere),
 		cmocka_unit_test(test_lock_check),
 		cmocka_unit_test(test_two_on_one_queue),
 		cmocka_unit_test(test_stopped),

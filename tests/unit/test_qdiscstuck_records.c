@@ -76,10 +76,11 @@ static void test_qdisc_json_and_table(void **state)
 
 	(void)state;
 	stopped(&nl, &t, &bpf);
-	qs_qdisc_row(&r[0], "qa", &nl, &t, &bpf, 1, true, NOW);
+	qs_qdisc_row(&r[0], "qa", "nm-qs-a", 4026532177UL, &nl, &t, &bpf, 1, true, NOW);
 	got = json_of(&qs_qdisc_rec, &r[0]);
 	assert_string_equal(got,
-		"{\"type\":\"qdisc\",\"dev\":\"qa\",\"handle\":\"0:\",\"parent\":\"1:2\","
+		"{\"type\":\"qdisc\",\"dev\":\"qa\",\"netns\":\"nm-qs-a\",\"netns_ino\":4026532177,"
+		"\"handle\":\"0:\",\"parent\":\"1:2\","
 		"\"kind\":\"pfifo_fast\",\"txq\":1,\"qlen\":743,\"backlog_bytes\":31949,"
 		"\"state\":\"driver_stopped\",\"state_ms\":1001,\"txq_state\":1,"
 		"\"txq_state_names\":\"DRV_XOFF\",\"dequeue_rate\":0,\"requeue_rate\":0,"
@@ -96,10 +97,13 @@ static void test_qdisc_json_and_table(void **state)
 	t.state = QS_SHAPED;
 	t.txq_state_known = false;
 	t.deq_rate = 1234.6;
-	qs_qdisc_row(&r[1], "averylongdev", &nl, &t, NULL, -1, false, NOW);
+	/* a netns named after a process, cut in the table */
+	qs_qdisc_row(&r[1], "averylongdev", "containerd:1234", 4026532300UL, &nl, &t, NULL, -1,
+		     false, NOW);
 	got = json_of(&qs_qdisc_rec, &r[1]);
 	assert_string_equal(got,
-		"{\"type\":\"qdisc\",\"dev\":\"averylongdev\",\"handle\":\"8001:\",\"parent\":\"root\","
+		"{\"type\":\"qdisc\",\"dev\":\"averylongdev\",\"netns\":\"containerd:1234\","
+		"\"netns_ino\":4026532300,\"handle\":\"8001:\",\"parent\":\"root\","
 		"\"kind\":\"htb\",\"txq\":null,\"qlen\":123456,\"backlog_bytes\":98765432,"
 		"\"state\":\"shaped\",\"state_ms\":1001,\"txq_state\":null,\"dequeue_rate\":1234.6,"
 		"\"requeue_rate\":0,\"packets\":257,\"drops\":0,\"requeues\":1,\"lockless\":false,"
@@ -108,9 +112,9 @@ static void test_qdisc_json_and_table(void **state)
 
 	got = table_of(r, 2);
 	assert_string_equal(got,
-		"DEV      HANDLE PARENT KIND       TXQ   QLEN    BYTES STATE               MS   DEQ/S TXQ_STATE\n"
-		"qa       0:     1:2    pfifo_fast 1      743    31949 driver_stopped    1001       0 DRV_XOFF\n"
-		"averylon 8001:  root   htb        all   123k      99M shaped            1001    1235 ?\n");
+		"DEV      NETNS      HANDLE PARENT KIND       TXQ   QLEN    BYTES STATE               MS   DEQ/S TXQ_STATE\n"
+		"qa       nm-qs-a    0:     1:2    pfifo_fast 1      743    31949 driver_stopped    1001       0 DRV_XOFF\n"
+		"averylon containerd 8001:  root   htb        all   123k      99M shaped            1001    1235 ?\n");
 	free(got);
 }
 
@@ -127,7 +131,7 @@ static void test_qdisc_sample_and_watchdog(void **state)
 	bpf.s_state = QS_Q_SCHED | QS_Q_MISSED;
 	bpf.s_running = 1;
 	bpf.wd_expires_ns = NOW - 2500000;	/* overdue by 2.5 ms */
-	qs_qdisc_row(&r, "qa", &nl, &t, &bpf, 0, true, NOW);
+	qs_qdisc_row(&r, "qa", "host", 4026531840UL, &nl, &t, &bpf, 0, true, NOW);
 	got = json_of(&qs_qdisc_rec, &r);
 	assert_non_null(strstr(got, "\"scheduled\":true,\"missed\":true,\"running\":true,"
 				    "\"watchdog_ms\":-2}\n"));
@@ -135,7 +139,7 @@ static void test_qdisc_sample_and_watchdog(void **state)
 	/* not sampled: the three keys are left out, the watchdog stays */
 	bpf.sample_ns = 0;
 	bpf.wd_expires_ns = NOW + 40000000;
-	qs_qdisc_row(&r, "qa", &nl, &t, &bpf, 0, true, NOW);
+	qs_qdisc_row(&r, "qa", "host", 4026531840UL, &nl, &t, &bpf, 0, true, NOW);
 	got = json_of(&qs_qdisc_rec, &r);
 	assert_non_null(strstr(got, "\"events\":true,\"watchdog_ms\":40}\n"));
 	free(got);
@@ -145,7 +149,8 @@ static void test_qdisc_sample_and_watchdog(void **state)
 static void test_start_json(void **state)
 {
 	const struct qs_start_row r = { .tool = "qdiscstuck", .kernel = "6.18", .interval = 0.5,
-					.threshold_ms = 100, .devices = "qa", .fix_kick = true };
+					.threshold_ms = 100, .devices = "qa", .fix_kick = true,
+					.netns = "all", .names_lost = "" };
 	char *got;
 
 	(void)state;
@@ -153,7 +158,7 @@ static void test_start_json(void **state)
 	assert_string_equal(got,
 		"{\"type\":\"start\",\"tool\":\"qdiscstuck\",\"kernel\":\"6.18\",\"hooks\":{},"
 		"\"refused\":{},\"lost\":{},\"interval\":0.5,\"threshold_ms\":100,\"devices\":\"qa\","
-		"\"fix_kick\":true,\"fix_lock\":false}\n");
+		"\"fix_kick\":true,\"fix_lock\":false,\"netns\":\"all\",\"names_lost\":\"\"}\n");
 	free(got);
 }
 
@@ -161,7 +166,9 @@ static void test_interval_and_kick_json(void **state)
 {
 	struct qs_interval_row iv = { .time = 1764547200, .mono_ns = NOW, .qdiscs = 7,
 				      .per_state = { [QS_OK] = 2, [QS_IDLE] = 3, [QS_STUCK] = 1,
-						     [QS_DRIVER_STOPPED] = 1 } };
+						     [QS_DRIVER_STOPPED] = 1 },
+				      .netns_swept = 3, .netns_over = 1, .netns_failed = 2,
+				      .devices_over = 4, .qdiscs_over = 5 };
 	struct qs_kick_row k = { .mono_ns = NOW, .dev = "qa", .txq = 3, .reached = true,
 				 .attempts = 2, .stray = 1, .why = "stuck" };
 	char *got;
@@ -170,7 +177,8 @@ static void test_interval_and_kick_json(void **state)
 	got = json_of(&qs_interval_rec, &iv);
 	assert_string_equal(got,
 		"{\"type\":\"interval\",\"time\":1764547200,\"mono_ns\":10000000000,\"qdiscs\":7,"
-		"\"ok\":2,\"idle\":3,\"shaped\":0,\"driver_stopped\":1,\"stuck\":1}\n");
+		"\"ok\":2,\"idle\":3,\"shaped\":0,\"driver_stopped\":1,\"stuck\":1,\"netns_swept\":3,"
+		"\"netns_over\":1,\"netns_failed\":2,\"devices_over\":4,\"qdiscs_over\":5}\n");
 	free(got);
 	got = json_of(&qs_kick_rec, &k);
 	assert_string_equal(got,
@@ -179,17 +187,22 @@ static void test_interval_and_kick_json(void **state)
 	free(got);
 }
 
-/* the textfile of two queues of qa, one gone from this sweep, and a root of qb */
+/*
+ * The textfile of two queues of qa, one gone from this sweep, a root of qb,
+ * and a qa of another netns: the netns label keeps the two qa apart.
+ */
 static void test_queue_metrics(void **state)
 {
 	const struct qs_queue_row q[] = {
-		{ .device = "qa", .queue = "0", .stuck_seconds = 1.5, .backlog_packets = 743,
+		{ .device = "qa", .netns = "nm-qs-a", .queue = "0", .stuck_seconds = 1.5, .backlog_packets = 743,
 		  .backlog_bytes = 31949, .entered = { [QS_OK] = 1, [QS_STUCK] = 2 },
 		  .state = QS_STUCK, .present = true },
-		{ .device = "qa", .queue = "1", .stuck_seconds = 0, .backlog_packets = 9,
+		{ .device = "qa", .netns = "nm-qs-a", .queue = "1", .stuck_seconds = 0, .backlog_packets = 9,
 		  .entered = { [QS_OK] = 1, [QS_IDLE] = 4 }, .state = QS_IDLE, .present = false },
-		{ .device = "qb", .queue = "all", .entered = { [QS_SHAPED] = 1 }, .state = QS_SHAPED,
-		  .present = true },
+		{ .device = "qb", .netns = "host", .queue = "all", .entered = { [QS_SHAPED] = 1 },
+		  .state = QS_SHAPED, .present = true },
+		{ .device = "qa", .netns = "host", .queue = "0", .backlog_packets = 1,
+		  .entered = { [QS_OK] = 1 }, .state = QS_OK, .present = true },
 	};
 	const struct qs_interval_row iv = { .per_state = { [QS_STUCK] = 1, [QS_SHAPED] = 1 } };
 	struct nm_prom *p = nm_prom_new();
@@ -197,7 +210,7 @@ static void test_queue_metrics(void **state)
 
 	(void)state;
 	nm_rec_prom(p, &qs_interval_rec, &iv, sizeof(iv), 1);
-	nm_rec_prom(p, &qs_queue_rec, q, sizeof(q[0]), 3);
+	nm_rec_prom(p, &qs_queue_rec, q, sizeof(q[0]), 4);
 	got = cap_prom(p);
 	assert_string_equal(got,
 		"# HELP qdiscstuck_qdiscs Qdiscs in each state at the last report\n"
@@ -209,41 +222,54 @@ static void test_queue_metrics(void **state)
 		"qdiscstuck_qdiscs{state=\"stuck\"} 1\n"
 		"# HELP qdiscstuck_stuck_seconds_total Seconds a qdisc of the queue held packets without progress (stuck or driver_stopped)\n"
 		"# TYPE qdiscstuck_stuck_seconds_total counter\n"
-		"qdiscstuck_stuck_seconds_total{device=\"qa\",queue=\"0\"} 1.5\n"
-		"qdiscstuck_stuck_seconds_total{device=\"qa\",queue=\"1\"} 0\n"
-		"qdiscstuck_stuck_seconds_total{device=\"qb\",queue=\"all\"} 0\n"
+		"qdiscstuck_stuck_seconds_total{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\"} 1.5\n"
+		"qdiscstuck_stuck_seconds_total{device=\"qa\",netns=\"nm-qs-a\",queue=\"1\"} 0\n"
+		"qdiscstuck_stuck_seconds_total{device=\"qb\",netns=\"host\",queue=\"all\"} 0\n"
+		"qdiscstuck_stuck_seconds_total{device=\"qa\",netns=\"host\",queue=\"0\"} 0\n"
 		"# HELP qdiscstuck_backlog_packets Packets queued in the queue's qdisc\n"
 		"# TYPE qdiscstuck_backlog_packets gauge\n"
-		"qdiscstuck_backlog_packets{device=\"qa\",queue=\"0\"} 743\n"
-		"qdiscstuck_backlog_packets{device=\"qb\",queue=\"all\"} 0\n"
+		"qdiscstuck_backlog_packets{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\"} 743\n"
+		"qdiscstuck_backlog_packets{device=\"qb\",netns=\"host\",queue=\"all\"} 0\n"
+		"qdiscstuck_backlog_packets{device=\"qa\",netns=\"host\",queue=\"0\"} 1\n"
 		"# HELP qdiscstuck_backlog_bytes Bytes queued in the queue's qdisc\n"
 		"# TYPE qdiscstuck_backlog_bytes gauge\n"
-		"qdiscstuck_backlog_bytes{device=\"qa\",queue=\"0\"} 31949\n"
-		"qdiscstuck_backlog_bytes{device=\"qb\",queue=\"all\"} 0\n"
+		"qdiscstuck_backlog_bytes{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\"} 31949\n"
+		"qdiscstuck_backlog_bytes{device=\"qb\",netns=\"host\",queue=\"all\"} 0\n"
+		"qdiscstuck_backlog_bytes{device=\"qa\",netns=\"host\",queue=\"0\"} 0\n"
 		"# HELP qdiscstuck_events_total Times a qdisc of the device entered a state\n"
 		"# TYPE qdiscstuck_events_total counter\n"
-		"qdiscstuck_events_total{device=\"qa\",state=\"ok\"} 2\n"
-		"qdiscstuck_events_total{device=\"qa\",state=\"idle\"} 4\n"
-		"qdiscstuck_events_total{device=\"qa\",state=\"shaped\"} 0\n"
-		"qdiscstuck_events_total{device=\"qa\",state=\"driver_stopped\"} 0\n"
-		"qdiscstuck_events_total{device=\"qa\",state=\"stuck\"} 2\n"
-		"qdiscstuck_events_total{device=\"qb\",state=\"ok\"} 0\n"
-		"qdiscstuck_events_total{device=\"qb\",state=\"idle\"} 0\n"
-		"qdiscstuck_events_total{device=\"qb\",state=\"shaped\"} 1\n"
-		"qdiscstuck_events_total{device=\"qb\",state=\"driver_stopped\"} 0\n"
-		"qdiscstuck_events_total{device=\"qb\",state=\"stuck\"} 0\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"nm-qs-a\",state=\"ok\"} 2\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"nm-qs-a\",state=\"idle\"} 4\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"nm-qs-a\",state=\"shaped\"} 0\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"nm-qs-a\",state=\"driver_stopped\"} 0\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"nm-qs-a\",state=\"stuck\"} 2\n"
+		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"ok\"} 0\n"
+		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"idle\"} 0\n"
+		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"shaped\"} 1\n"
+		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"driver_stopped\"} 0\n"
+		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"stuck\"} 0\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"ok\"} 1\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"idle\"} 0\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"shaped\"} 0\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"driver_stopped\"} 0\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"stuck\"} 0\n"
 		"# HELP qdiscstuck_queue_state 1 for the state the TX queue is in now (the worst of its qdiscs)\n"
 		"# TYPE qdiscstuck_queue_state gauge\n"
-		"qdiscstuck_queue_state{device=\"qa\",queue=\"0\",state=\"ok\"} 0\n"
-		"qdiscstuck_queue_state{device=\"qa\",queue=\"0\",state=\"idle\"} 0\n"
-		"qdiscstuck_queue_state{device=\"qa\",queue=\"0\",state=\"shaped\"} 0\n"
-		"qdiscstuck_queue_state{device=\"qa\",queue=\"0\",state=\"driver_stopped\"} 0\n"
-		"qdiscstuck_queue_state{device=\"qa\",queue=\"0\",state=\"stuck\"} 1\n"
-		"qdiscstuck_queue_state{device=\"qb\",queue=\"all\",state=\"ok\"} 0\n"
-		"qdiscstuck_queue_state{device=\"qb\",queue=\"all\",state=\"idle\"} 0\n"
-		"qdiscstuck_queue_state{device=\"qb\",queue=\"all\",state=\"shaped\"} 1\n"
-		"qdiscstuck_queue_state{device=\"qb\",queue=\"all\",state=\"driver_stopped\"} 0\n"
-		"qdiscstuck_queue_state{device=\"qb\",queue=\"all\",state=\"stuck\"} 0\n");
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"ok\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"idle\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"shaped\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"driver_stopped\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"stuck\"} 1\n"
+		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"ok\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"idle\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"shaped\"} 1\n"
+		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"driver_stopped\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"stuck\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"ok\"} 1\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"idle\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"shaped\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"driver_stopped\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"stuck\"} 0\n");
 	free(got);
 	nm_prom_free(p);
 }

@@ -3,7 +3,8 @@
  * Unit tests for src/lib/qdiscstuck_report.c: a sweep's rows added, their
  * parents found, judged against their histories (kept across sweeps,
  * forgotten when the qdisc goes), the queues' sums, the rank, the rows the
- * sinks read and the remedies' view.
+ * sinks read and the remedies' view; host-wide, the same ifindex in two
+ * namespaces kept apart.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,9 +16,18 @@
 
 #include "lib/qdiscstuck_report.h"
 
-static const char *name(unsigned int ifindex, char *buf, size_t len)
+#define NS_SELF	4026531840UL
+#define NS_POD	4026532500UL
+
+static const char *name(unsigned long netns, unsigned int ifindex, char *buf, size_t len)
 {
-	snprintf(buf, len, "eth%u", ifindex);
+	snprintf(buf, len, "%s%u", netns == NS_SELF ? "eth" : "pod", ifindex);
+	return buf;
+}
+
+static const char *ns_name(unsigned long netns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", netns == NS_SELF ? "host" : "nm-pod");
 	return buf;
 }
 
@@ -42,16 +52,17 @@ static void dump(struct qs_sweep *s, uint64_t now, bool with_child1)
 
 	s->n = 0;
 	s->now_ns = now;
-	assert_non_null(qs_sweep_add(s, &mq));
-	r = qs_sweep_add(s, &c0);
+	s->self_ino = NS_SELF;
+	assert_non_null(qs_sweep_add(s, NS_SELF, &mq));
+	r = qs_sweep_add(s, NS_SELF, &c0);
 	assert_int_equal(r->txq, -1);		/* the join's to say */
 	r->txq = 0;
 	r->lockless = true;
 	if (with_child1) {
-		r = qs_sweep_add(s, &c1);
+		r = qs_sweep_add(s, NS_SELF, &c1);
 		r->txq = 1;
 	}
-	r = qs_sweep_add(s, &tbf);
+	r = qs_sweep_add(s, NS_SELF, &tbf);
 	r->txq = 0;
 	r->shaper = true;
 }
@@ -71,8 +82,10 @@ static void test_add_and_parent(void **state)
 	assert_null(qs_sweep_parent(s, &s->rows[3]));
 	/* full: the next one is not added */
 	s->n = QS_SWEEP_MAX;
-	assert_null(qs_sweep_add(s, &s->rows[0].nl));
+	assert_int_equal(s->over, 0);
+	assert_null(qs_sweep_add(s, NS_SELF, &s->rows[0].nl));
 	assert_int_equal(s->n, QS_SWEEP_MAX);
+	assert_int_equal(s->over, 1);	/* counted for the interval record */
 	qs_sweep_free(s);
 }
 
@@ -162,10 +175,10 @@ static void test_rank_and_rows(void **state)
 	assert_string_equal(s->rows[2].nl.kind, "pfifo_fast");	/* idle */
 	assert_string_equal(s->rows[3].nl.kind, "mq");		/* not judged: last */
 
-	qs_sweep_rows(s, false, name);
+	qs_sweep_rows(s, false, name, ns_name);
 	assert_int_equal(s->ival.qdiscs, 4);
 	assert_int_equal(s->nout, 2);		/* the idle child and the mq root are not shown */
-	qs_sweep_rows(s, true, name);
+	qs_sweep_rows(s, true, name, ns_name);
 	assert_int_equal(s->nout, 3);		/* all: the idle one too, never an untracked one */
 	assert_string_equal(s->qrows[0].device, "eth2");
 	assert_string_equal(s->qrows[0].queue, "0");
@@ -177,7 +190,7 @@ static void test_rank_and_rows(void **state)
 	s->per_state[QS_STUCK] = 1;
 	s->per_state[QS_OK] = 1;
 	s->per_state[QS_IDLE] = 1;
-	qs_sweep_rows(s, false, name);
+	qs_sweep_rows(s, false, name, ns_name);
 	qs_sweep_emit(s, &e);
 	assert_string_equal(e.table[0].heading, "qdiscs: 1 stuck, 0 driver_stopped, 0 shaped, 1 ok, 1 idle");
 	assert_int_equal(e.map.max, QS_MAX_QDISCS);
@@ -193,7 +206,7 @@ static void test_fix_rows(void **state)
 	assert_non_null(s);
 	dump(s, 1000000000ULL, true);
 	qs_sweep_judge(s, 10000000ULL);
-	qs_sweep_fix_rows(s, name);
+	qs_sweep_fix_rows(s, name, ns_name);
 	assert_null(s->fix[0].t);		/* mq */
 	assert_null(s->fix[0].dev);
 	assert_ptr_equal(s->fix[1].t, s->rows[1].t);
@@ -205,6 +218,70 @@ static void test_fix_rows(void **state)
 	assert_int_equal(s->fix[3].qlen, 5);
 	/* each qdisc its own remedies' state */
 	assert_ptr_not_equal(s->fix[1].done, s->fix[2].done);
+	/* all in the tool's netns: the remedies may act on them */
+	assert_false(s->fix[1].elsewhere);
+	assert_string_equal(s->fix[1].netns, "host");
+	qs_sweep_free(s);
+}
+
+/*
+ * Host-wide: a pod's eth2 has the ifindex of the host's eth2. Its mq child
+ * finds its own mq as parent, never the host's; its history and queue are
+ * its own; its rows name it and its netns, and the remedies see it as
+ * elsewhere. When its netns leaves the scope its queue's metrics go.
+ */
+static void test_two_netns_same_ifindex(void **state)
+{
+	struct nm_qdisc_stats pmq = q(2, 0x10000, QS_TC_H_ROOT, "mq", 9);
+	struct nm_qdisc_stats pc1 = q(2, 0, 0x10002, "pfifo_fast", 9);
+	struct qs_sweep *s = qs_sweep_new();
+	struct qs_row *pod_mq, *pod_c1;
+	size_t i, pod_rows = 0;
+
+	(void)state;
+	assert_non_null(s);
+	dump(s, 1000000000ULL, true);
+	pod_mq = qs_sweep_add(s, NS_POD, &pmq);
+	pod_c1 = qs_sweep_add(s, NS_POD, &pc1);
+	pod_c1->txq = 1;
+	assert_ptr_equal(qs_sweep_parent(s, pod_c1), pod_mq);
+	/* the host's child on 1:2 has the host's mq */
+	assert_ptr_equal(qs_sweep_parent(s, &s->rows[2]), &s->rows[0]);
+	qs_sweep_judge(s, 10000000ULL);
+	assert_int_equal(s->ntracks, 4);
+	assert_ptr_not_equal(s->rows[5].t, s->rows[2].t);
+	assert_int_equal(s->ndq, 4);		/* eth2:0, eth2:1, eth3:0, pod eth2:1 */
+	assert_int_equal(s->dq[3].netns, NS_POD);
+	assert_int_equal(s->dq[3].qlen, 9);
+	assert_int_equal(s->dq[1].qlen, 0);	/* the host's queue 1 keeps its own backlog */
+
+	qs_sweep_rows(s, true, name, ns_name);
+	for (i = 0; i < s->nout; i++) {
+		if (strcmp(s->out[i].netns, "nm-pod"))
+			continue;
+		pod_rows++;
+		assert_string_equal(s->out[i].dev, "pod2");
+		assert_int_equal(s->out[i].netns_ino, NS_POD);
+	}
+	assert_int_equal(pod_rows, 1);		/* its child; its mq is not judged */
+	assert_string_equal(s->qrows[3].device, "pod2");
+	assert_string_equal(s->qrows[3].netns, "nm-pod");
+	assert_string_equal(s->qrows[1].netns, "host");
+
+	qs_sweep_fix_rows(s, name, ns_name);
+	assert_true(s->fix[5].elsewhere);
+	assert_string_equal(s->fix[5].netns, "nm-pod");
+	assert_string_equal(s->fix[5].dev, "pod2");
+	assert_false(s->fix[2].elsewhere);
+
+	/* its netns gone: its queue's metrics go, the host's stay in order */
+	qs_sweep_forget_ns(s, NS_POD);
+	assert_int_equal(s->ndq, 3);
+	assert_int_equal(s->dq[2].ifindex, 3);
+	/* the next sweep without it: its history is forgotten too */
+	dump(s, 2000000000ULL, true);
+	qs_sweep_judge(s, 10000000ULL);
+	assert_int_equal(s->ntracks, 3);
 	qs_sweep_free(s);
 }
 
@@ -216,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_judge_tracks),
 		cmocka_unit_test(test_rank_and_rows),
 		cmocka_unit_test(test_fix_rows),
+		cmocka_unit_test(test_two_netns_same_ifindex),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
