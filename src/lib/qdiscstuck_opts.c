@@ -20,7 +20,7 @@ static const char doc[] =
 "(backlog on a running queue, and the kernel will not run the qdisc again).\n"
 "\n"
 "EXAMPLES:\n"
-"  qdiscstuck                               # every device, table every second\n"
+"  qdiscstuck                               # every device of every netns, table every second\n"
 "  qdiscstuck --netns lab --dev eth1 --json # one device in a netns, JSON lines\n"
 "  qdiscstuck --fix=kick                    # kick stuck qdiscs while running\n"
 "  qdiscstuck --lock eth0:3                 # locked FIFO on tx-3 until exit\n"
@@ -134,6 +134,21 @@ static const struct nm_optdoc docs[] = {
 	  "journals of **--fix=lock** and **--lock** (see REMEDIES).", NULL, NULL },
 	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log); also explains "
 	  "driver_stopped queues without **--fix**.", NULL, NULL },
+	{ "dev", "Watch this device only (repeatable, up to 8). Names are looked up in the "
+	  "network namespace qdiscstuck runs in: the **--netns** one if one is given, else its "
+	  "own; only that namespace is swept then. Without **--dev**, every qdisc of every "
+	  "namespace in scope is watched (**SCOPE**). Refused with two or more **--netns** "
+	  "(status 2).", NULL, NULL },
+	{ "netns", "Narrow the scope to this network namespace: a name under /run/netns, a path "
+	  "(such as `/proc/PID/ns/net`), or a PID, for that process's namespace. Without "
+	  "**--netns**, qdiscstuck watches every network namespace of the host (**SCOPE**). "
+	  "Repeatable, up to 8. With one, qdiscstuck runs in it: it also enters a private mount "
+	  "namespace with that namespace's sysfs, as `ip netns exec` does, so **--dev** and the "
+	  "remedies act on the devices there. With two or more, it runs in none of them and "
+	  "watches those; **--dev**, **--fix**, **--kick** and **--lock** are refused then "
+	  "(status 2: each needs exactly one **--netns**). A value that is empty, too long, `.`, "
+	  "`..`, a PID out of range, given twice, or not a network namespace, is a usage error "
+	  "(status 2) that names it.", NULL, "repeatable" },
 	{},
 };
 
