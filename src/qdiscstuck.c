@@ -390,6 +390,21 @@ static void set_caps(struct nm_opts *o)
 	o->caps.remedy_opt = env.lock ? "--lock" : env.kick ? "--kick" : "--fix";
 }
 
+/*
+ * The scope the options say; the tool's own netns alone when it watches no
+ * other (qdiscstuck_opts.c: --dev, --kick, --lock without --netns).
+ */
+static int scope_init(void)
+{
+	static unsigned long self;
+	struct nm_scope_cfg own = { .n = 1, .inos = &self, .read_procs = true, .setns = true };
+
+	if (env.o.scope || env.o.nnetns)
+		return nm_scope_from_opts(&scope, &env.o);
+	self = own.self_ino = env.o.netns_ino;
+	return nm_scope_init(&scope, &own);
+}
+
 static int setup(void)
 {
 	int ret;
@@ -399,7 +414,7 @@ static int setup(void)
 	if (env.lock && (ret = qs_act_resolve(&run.qa, env.lock, "--lock", run.ldev, &run.lif, &run.lq)))
 		return ret;
 	run.s = qs_sweep_new();
-	if (!run.s || nm_scope_from_opts(&scope, &env.o) ||
+	if (!run.s || scope_init() ||
 	    qs_ns_init(&socks, 0, sock_open, sock_close, run.s))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	/* the remedies act in the netns the tool runs in */

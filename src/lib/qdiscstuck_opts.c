@@ -160,4 +160,11 @@ void qs_opts_parse(struct qs_env *e, int argc, char **argv)
 	e->o.scope = true;	/* every netns, or the --netns given */
 	e->threshold_ms = QS_THRESHOLD_MS_DEFAULT;
 	argp_parse(&argp, argc, argv, 0, NULL, e);
+	/*
+	 * --dev, --kick and --lock name devices of the netns qdiscstuck runs
+	 * in: without --netns that one is the scope, which needs no names of
+	 * others (nor their privileges).
+	 */
+	if ((e->o.ndevs || e->kick || e->lock) && !e->o.nnetns)
+		e->o.scope = false;
 }

@@ -102,7 +102,7 @@ takes_dev() {
 
 # takes_netns_set TOOL: TOOL watches more than one netns (a scope, lib/scope.h)
 takes_netns_set() {
-	[ "$1" = xpsflap ]
+	[ "$1" = xpsflap ] || [ "$1" = qdiscstuck ]
 }
 
 @test "common CLI: two --netns -> a tool that watches one netns refuses them, exit 2, one line" {
@@ -186,15 +186,16 @@ takes_netns_set() {
 	done
 }
 
-# The one exception: a host-wide xpsflap (no --netns) keeps what the names
-# of other namespaces need, CAP_SYS_PTRACE (19) and CAP_SYS_ADMIN (21), and
-# nothing else; with one --netns (its own namespace's names) it keeps none.
+# The one exception: a host-wide xpsflap or qdiscstuck (no --netns) keeps
+# what the names and sockets of other namespaces need, CAP_SYS_PTRACE (19)
+# and CAP_SYS_ADMIN (21), and nothing else; with one --netns (its own
+# namespace's names) it keeps none.
 # bats test_tags=root
 @test "common CLI: once attached, root holds no capability, not even in the bounding set; no_new_privs" {
 	local t want
 	for t in $(nm_tools); do
 		want=0000000000000000
-		[ "$t" = xpsflap ] && want=0000000000280000
+		takes_netns_set "$t" && want=0000000000280000
 		start_bg "$TMP/$t.out" "$BIN/$t" -i 1
 		assert_equal "$t $(proc_status "$BG_PID" CapEff)" "$t $want"
 		assert_equal "$t $(proc_status "$BG_PID" CapPrm)" "$t $want"

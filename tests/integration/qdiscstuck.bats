@@ -126,15 +126,16 @@ tc_sent() {
 	"$QS" burst 1000
 	wait_bg
 	cat "$TMP/qs.prom"
+	# the queues' labels: device, netns (the device's, by name), queue
 	grep -qx 'qdiscstuck_qdiscs{state="driver_stopped"} 1' "$TMP/qs.prom"
-	grep -qx "qdiscstuck_backlog_packets{device=\"qa\",queue=\"0\"} $(tc_backlog root)" "$TMP/qs.prom"
-	grep -qx 'qdiscstuck_events_total{device="qa",state="driver_stopped"} 1' "$TMP/qs.prom"
+	grep -qx "qdiscstuck_backlog_packets{device=\"qa\",netns=\"$NS\",queue=\"0\"} $(tc_backlog root)" "$TMP/qs.prom"
+	grep -qx 'qdiscstuck_events_total{device="qa",netns="'$NS'",state="driver_stopped"} 1' "$TMP/qs.prom"
 	# which queue is sick, as a state set: 1 for its state now, 0 for the others
-	grep -qx 'qdiscstuck_queue_state{device="qa",queue="0",state="driver_stopped"} 1' "$TMP/qs.prom"
-	grep -qx 'qdiscstuck_queue_state{device="qa",queue="0",state="ok"} 0' "$TMP/qs.prom"
-	[ "$(grep -c '^qdiscstuck_queue_state{device="qa",queue="0",.*} 1$' "$TMP/qs.prom")" = 1 ]
+	grep -qx 'qdiscstuck_queue_state{device="qa",netns="'$NS'",queue="0",state="driver_stopped"} 1' "$TMP/qs.prom"
+	grep -qx 'qdiscstuck_queue_state{device="qa",netns="'$NS'",queue="0",state="ok"} 0' "$TMP/qs.prom"
+	[ "$(grep -c '^qdiscstuck_queue_state{device="qa",netns="'$NS'",queue="0",.*} 1$' "$TMP/qs.prom")" = 1 ]
 	promtool check metrics <"$TMP/qs.prom"
-	s=$(awk '/^qdiscstuck_stuck_seconds_total\{device="qa",queue="0"\}/ {print $2}' "$TMP/qs.prom")
+	s=$(awk '/^qdiscstuck_stuck_seconds_total\{device="qa",netns="'$NS'",queue="0"\}/ {print $2}' "$TMP/qs.prom")
 	awk -v s="$s" 'BEGIN { exit !(s > 0.3) }'
 	# the rung this kernel chose (tp_btf here; raw_tp with tp_btf/ refused)
 	mode=$("$BIN/qdiscstuck" -c 1 -i 0.1 --json | jq -r 'select(.type == "start") | .hooks["__qdisc_run"] | sub("/.*"; "")')

@@ -1,0 +1,204 @@
+#!/usr/bin/env bats
+# qdiscstuck's scope (docs/qdiscstuck.md SCOPE) against
+# tools/lab/qdiscstuck.sh: a default run sweeps every netns and names each
+# qdisc's namespace and device; the controls stay clean host-wide; --netns
+# narrows it; a netns deleted mid-run goes quietly, its socket closed; the
+# remedies act only in the netns qdiscstuck runs in.
+load helpers
+
+QS=$LAB/qdiscstuck.sh
+NS=nm-qs-a
+GONE=nm-qs-gone
+OTHER=nm-qs-c
+
+setup() {
+	TMP=$(mktemp -d)
+	BG_PID=
+}
+
+teardown() {
+	stop_bg KILL
+	"$BIN/qdiscstuck" --cleanup >/dev/null 2>&1
+	ip netns del $GONE 2>/dev/null || true
+	ip netns del $OTHER 2>/dev/null || true
+	"$QS" down
+	rm -rf "$TMP"
+}
+
+ino() { stat -L -c %i "/run/netns/$1"; }
+# records OUT JQ-FILTER: the qdisc records matching the filter, one per line
+records() { jq -c "select(.type == \"qdisc\") | select($2)" "$1"; }
+# tc's backlog in packets of the qdisc on PARENT ("1:2") of qa
+tc_backlog() {
+	lab_exec qs-a tc -s qdisc show dev qa | awk -v p="$1" '
+		$1 == "qdisc" { cur = ($4 == "parent" && $5 == p) }
+		cur && $1 == "backlog" { sub("p", "", $3); print $3; exit }'
+}
+# fds PID: the open file descriptors of PID
+fds() { ls "/proc/$1/fd" | wc -l; }
+
+# The issue's example: a child pfifo_fast under mq, in another netns than
+# qdiscstuck's, holding packets on a stopped queue. No --netns, no --dev.
+@test "qdiscstuck default run: a stopped child of mq in another netns is driver_stopped, named" {
+	"$QS" up mq
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --json --table -i 0.5 -c 6
+	"$QS" burst 1000 1
+	wait_bg
+	head -1 "$TMP/out.err"
+	grep -q '^qdiscstuck: kernel .*, threshold 100ms, devices all, netns all$' "$TMP/out.err"
+	[ "$(jq -r 'select(.type == "start") | .netns' "$TMP/out")" = all ]
+	last=$(records "$TMP/out" '.netns == "'$NS'" and .parent == "1:2"' | tail -1)
+	echo "$last"
+	[ "$(echo "$last" | jq -r .dev)" = qa ]
+	[ "$(echo "$last" | jq .netns_ino)" = "$(ino $NS)" ]
+	[ "$(echo "$last" | jq -r .kind)" = pfifo_fast ]
+	[ "$(echo "$last" | jq .txq)" = 1 ]
+	[ "$(echo "$last" | jq -r .state)" = driver_stopped ]
+	[ "$(echo "$last" | jq -r .txq_state_names)" = DRV_XOFF ]
+	[ "$(echo "$last" | jq .qlen)" -ge 500 ]
+	[ "$(echo "$last" | jq .qlen)" = "$(tc_backlog 1:2)" ]
+	# the table's NETNS column
+	grep -qE '^qa +nm-qs-a +[0-9a-f]+: +1:2 +pfifo_fast +1 ' "$TMP/out.err"
+	# no device named the old way (ifN@INODE), none left unnamed in the lab's netns
+	! records "$TMP/out" '.dev | test("@")' | grep .
+	! records "$TMP/out" '.netns == "'$NS'" and (.dev | test("^if[0-9]"))' | grep .
+	! grep -q '"state":"stuck"' "$TMP/out"
+	iv=$(jq -sc 'map(select(.type == "interval")) | last' "$TMP/out")
+	echo "$iv"
+	# the host's, the lab's two: swept, nothing over or failed
+	[ "$(echo "$iv" | jq .netns_swept)" -ge 3 ]
+	[ "$(echo "$iv" | jq '.netns_over + .netns_failed + .qdiscs_over')" = 0 ]
+}
+
+@test "qdiscstuck default run --prom-file: the queue metrics carry the netns name" {
+	"$QS" up mq
+	start_bg "$TMP/out" "$BIN/qdiscstuck" -i 0.5 -c 5 --prom-file "$TMP/qs.prom"
+	"$QS" burst 1000 1
+	wait_bg
+	promtool check metrics <"$TMP/qs.prom"
+	grep -qx "qdiscstuck_backlog_packets{device=\"qa\",netns=\"$NS\",queue=\"1\"} $(tc_backlog 1:2)" "$TMP/qs.prom"
+	grep -qx "qdiscstuck_queue_state{device=\"qa\",netns=\"$NS\",queue=\"1\",state=\"driver_stopped\"} 1" "$TMP/qs.prom"
+	grep -qx "qdiscstuck_events_total{device=\"qa\",netns=\"$NS\",state=\"driver_stopped\"} 1" "$TMP/qs.prom"
+	# bounded: namespaces, devices and queues label the metrics, never more
+	! grep -E '^qdiscstuck_[a-z_]+\{.*(handle|parent|ino)=' "$TMP/qs.prom"
+}
+
+# The negative controls, host-wide: every netns's qdiscs judged, none alarms.
+@test "qdiscstuck default run: the shaped and busy controls stay clean host-wide" {
+	"$QS" up tbf
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --json -i 0.5 -c 6
+	"$QS" burst 30 "" 1000
+	wait_bg
+	[ "$(records "$TMP/out" '.netns == "'$NS'" and .handle == "2:" and .qlen > 0 and .state == "shaped"' | wc -l)" -ge 3 ]
+	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
+	"$QS" down
+	"$QS" up busy
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --json -i 1 -c 3
+	"$QS" traffic 2 >/dev/null
+	wait_bg
+	[ "$(records "$TMP/out" '.netns == "'$NS'" and .dev == "qa" and .state == "ok" and .dequeue_rate > 1000' | wc -l)" -ge 1 ]
+	! grep -qE '"state":"(stuck|driver_stopped|shaped)"' "$TMP/out"
+}
+
+@test "qdiscstuck --netns A --netns B: those namespaces only; a qdisc in a netns outside is not reported" {
+	"$QS" up mq
+	"$QS" burst 1000 1
+	ip netns add $OTHER
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns nm-qs-b --netns $OTHER --json --all -i 0.5 -c 3
+	wait_bg
+	cat "$TMP/out.err"
+	[ "$(jq -r 'select(.type == "start") | .netns' "$TMP/out")" = "nm-qs-b,$OTHER" ]
+	# neither is the one qdiscstuck runs in: its own qdiscs are not reported either
+	[ -z "$(records "$TMP/out" '.netns == "host"')" ]
+	# the two in scope are swept: qb's qdisc is there, by its own name
+	records "$TMP/out" '.netns == "nm-qs-b" and .dev == "qb"' | grep -q .
+	[ "$(jq -s 'map(select(.type == "interval")) | last | .netns_swept' "$TMP/out")" = 2 ]
+	# the stopped child's netns is not: none of its qdiscs
+	[ -z "$(records "$TMP/out" ".netns_ino == $(ino $NS) or .netns == \"$NS\"")" ]
+	! grep -q '"state":"driver_stopped"' "$TMP/out"
+	# the same with the lab's netns in the set: found
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --netns nm-qs-b --json -i 0.5 -c 3
+	wait_bg
+	records "$TMP/out" '.netns == "'$NS'" and .parent == "1:2" and .qlen > 0' | grep -q .
+}
+
+# A netns deleted while qdiscstuck runs: its records stop, nothing is said,
+# and the sockets it held there (which keep a netns alive) are closed.
+@test "qdiscstuck default run: a netns deleted mid-run drops its records quietly, its socket closed" {
+	local before during after n
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --json --all -i 0.3
+	sleep 1
+	before=$(fds "$BG_PID")
+	ip netns add $GONE
+	ip -n $GONE link add qg0 type veth peer name qg1
+	ip -n $GONE link set qg0 up
+	ip -n $GONE link set qg1 up
+	ip netns exec $GONE tc qdisc replace dev qg0 root handle 7: tbf rate 8kbit burst 1600 limit 10000
+	for n in $(seq 50); do
+		records "$TMP/out" '.netns == "'$GONE'" and .dev == "qg0" and .handle == "7:"' | grep -q . && break
+		sleep 0.1
+	done
+	records "$TMP/out" '.netns == "'$GONE'" and .dev == "qg0" and .kind == "tbf"' | grep -q .
+	during=$(fds "$BG_PID")
+	echo "fds: $before before, $during while $GONE is swept"
+	[ "$during" -gt "$before" ]
+	ip netns del $GONE
+	sleep 1.5
+	after=$(fds "$BG_PID")
+	n=$(wc -l <"$TMP/out")
+	sleep 1
+	stop_bg TERM
+	echo "fds: $after after"
+	assert_equal "$after" "$before"
+	# the reports after the deletion have none of its qdiscs
+	[ -z "$(tail -n +$((n + 1)) "$TMP/out" | jq -c 'select(.type == "qdisc" and .netns == "'$GONE'")')" ]
+	tail -n +$((n + 1)) "$TMP/out" | grep -q '"type":"interval"'
+	# quietly: not a line on stderr (the first line is the start record here)
+	cat "$TMP/out.err"
+	[ ! -s "$TMP/out.err" ]
+}
+
+@test "qdiscstuck: remedies with two --netns are refused, exit 2, nothing changed" {
+	local before
+	"$QS" up mq
+	before=$(lab_exec qs-a tc qdisc show dev qa)
+	for opt in --fix=kick --fix=lock "--kick qa:1" "--lock qa:1"; do
+		run --separate-stderr "$BIN/qdiscstuck" --netns $NS --netns nm-qs-b $opt -c 1
+		assert_failure 2
+		[[ $stderr == *"${opt%%[= ]*} needs exactly one --netns: it acts in the netns qdiscstuck runs in"* ]] ||
+			fail "$opt: $stderr"
+	done
+	run --separate-stderr "$BIN/qdiscstuck" --netns $NS --netns nm-qs-b --dev qa -c 1
+	assert_failure 2
+	output=$stderr assert_one_line_error
+	[[ $stderr == *"--dev needs exactly one --netns"* ]]
+	assert_equal "$(lab_exec qs-a tc qdisc show dev qa)" "$before"
+	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep qdiscstuck)" ]
+}
+
+# The backlog is made before qdiscstuck starts: its qdisc has no event
+# since, so it is judged stuck, which --fix=kick would kick in its own
+# netns. In another one it is only reported, and said once.
+@test "qdiscstuck --fix=kick default run: a stuck qdisc of another netns is not acted on, said once" {
+	local backlog
+	"$QS" up mq
+	"$QS" burst 1000 1
+	backlog=$(tc_backlog 1:2)
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --fix=kick --json -i 0.5 -c 6
+	wait_bg
+	cat "$TMP/out.err"
+	records "$TMP/out" '.netns == "'$NS'" and .parent == "1:2"' | tail -1
+	# stuck, as a kick's trigger wants
+	records "$TMP/out" '.netns == "'$NS'" and .parent == "1:2" and .state == "stuck"' | grep -q .
+	[ "$(grep -c "not acted on" "$TMP/out.err")" = 1 ]
+	grep -qF "qdiscstuck: fix: qa tx-1 in netns $NS: stuck, not acted on: remedies act only in the netns qdiscstuck runs in (--netns $NS would)" "$TMP/out.err"
+	! grep -q '"type":"kick"' "$TMP/out"
+	! grep -q "kick: qa" "$TMP/out.err"
+	# no frame joined the backlog
+	assert_equal "$(tc_backlog 1:2)" "$backlog"
+	# in its own netns the same run kicks it
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --fix=kick --json -i 0.5 -c 4
+	wait_bg
+	grep -q '"type":"kick".*"txq":1' "$TMP/out"
+	! grep -q "not acted on" "$TMP/out.err"
+}
