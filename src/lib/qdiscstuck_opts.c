@@ -20,7 +20,7 @@ static const char doc[] =
 "(backlog on a running queue, and the kernel will not run the qdisc again).\n"
 "\n"
 "EXAMPLES:\n"
-"  qdiscstuck                               # every device of every netns, table every second\n"
+"  qdiscstuck                               # every netns, table every second\n"
 "  qdiscstuck --netns lab --dev eth1 --json # one device in a netns, JSON lines\n"
 "  qdiscstuck --fix=kick                    # kick stuck qdiscs while running\n"
 "  qdiscstuck --lock eth0:3                 # locked FIFO on tx-3 until exit\n"
