@@ -36,7 +36,8 @@ struct qs_sweep *qs_sweep_new(void)
 	return s;
 }
 
-struct qs_row *qs_sweep_add(struct qs_sweep *s, unsigned long netns, const struct nm_qdisc_stats *q)
+struct qs_row *qs_sweep_add(struct qs_sweep *s, unsigned long netns,
+			    const struct nm_qdisc_stats *q)
 {
 	struct qs_row *r;
 

@@ -103,7 +103,8 @@ void qs_sweep_free(struct qs_sweep *s);
  * The next qdisc of netns's dump, zeroed but for nl (txq -1); NULL when
  * the sweep is full (counted in over).
  */
-struct qs_row *qs_sweep_add(struct qs_sweep *s, unsigned long netns, const struct nm_qdisc_stats *q);
+struct qs_row *qs_sweep_add(struct qs_sweep *s, unsigned long netns,
+			    const struct nm_qdisc_stats *q);
 /*
  * The qdisc of the same device (netns and ifindex) whose handle is the
  * major of r's parent; NULL: none (a root).
