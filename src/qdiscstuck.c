@@ -469,9 +469,10 @@ static int first_line(void *skel, struct nm_first *l)
 	};
 	l->rec = &qs_start_rec;
 	l->row = &r;
-	snprintf(l->what, sizeof(l->what), "threshold %ldms, devices %s, netns %s%s%s%s%s",
+	snprintf(l->what, sizeof(l->what), "threshold %ldms, devices %s, netns %s%s%s",
 		 env.threshold_ms, l->devices, ns, env.fix & FIX_KICK ? ", --fix=kick" : "",
-		 env.fix & FIX_LOCK ? ", --fix=lock" : "", lost[0] ? "; lost: " : "", lost);
+		 env.fix & FIX_LOCK ? ", --fix=lock" : "");
+	snprintf(l->lost, sizeof(l->lost), "%s", lost);
 	return 0;
 }
 
