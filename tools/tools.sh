@@ -15,3 +15,14 @@ nm_tools() {
 		echo "${f%.c}"
 	done
 }
+# nm_scope_tools BUILD NS_A NS_B: the CLIs that take a scope (watch more
+# than one netns, lib/scope.h), one a line: those that accept two --netns,
+# asked with two real namespaces (lib/cli refuses a second one for a tool
+# that watches one, before anything else answers)
+nm_scope_tools() {
+	local t
+	for t in $(nm_tools); do
+		"$1/$t" --netns "$2" --netns "$3" --print-caps >/dev/null 2>&1 && echo "$t"
+	done
+	return 0
+}

@@ -147,14 +147,10 @@ wait_reports() {
 	return 1
 }
 
-# scope_tools: the tools that accept two --netns (lib/cli refuses a
-# second one for a tool that watches one), asked with two real namespaces
+# scope_tools: the tools that accept two --netns (tools/tools.sh)
 scope_tools() {
-	local t
 	ip netns add ${CH}pa && ip netns add ${CH}pb || return 1
-	for t in $(nm_tools); do
-		"$BIN/$t" --netns ${CH}pa --netns ${CH}pb --print-caps >/dev/null 2>&1 && echo "$t"
-	done
+	nm_scope_tools "$BIN" ${CH}pa ${CH}pb
 	ip netns del ${CH}pa
 	ip netns del ${CH}pb
 }
