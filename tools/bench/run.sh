@@ -15,6 +15,10 @@
 #   3. Scale: tcpstall's sweep over idle established loopback sockets,
 #      qdiscstuck's netlink sweep over NMB_QDISCS qdiscs, xpsflap with
 #      NMB_FLOWS flows churning through its 65536-slot flow table.
+#   4. Host-wide (hostwide): NMB_HW_NS namespaces, each a 4-queue veth
+#      into a bridge netns with an mq root and its children, and each CLI
+#      that takes a scope run with no --netns: CPU and wall time per
+#      report, CPU, RSS and fds, beside the same run on the host alone.
 #
 # Run by `make bench` (NETMEDIC_BUILD = absolute build dir). Needs root.
 # Every namespace it makes starts with LAB_PREFIX (default nmb-) and is
@@ -24,8 +28,11 @@
 # window), NMB_PAIRS (8: rounds of the throughput A/B/C/D), NMB_TSO_ROUNDS
 # (6: rounds of A/B/D with TSO on), NMB_AB_SECS (8: seconds per iperf3
 # run), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
-# NMB_FLOWS (100000), NMB_DOC (docs/PERFORMANCE.md; "-" writes no doc, and
-# the plot into build/bench/out).
+# NMB_FLOWS (100000), NMB_HW_NS (200), NMB_DOC (docs/PERFORMANCE.md; "-"
+# writes no doc, and the plot into build/bench/out), NMB_PHASES ("cost ab
+# scale hostwide": the phases to run; a run of some of them prints their
+# sections that stand alone, hostwide's, into build/bench/out-partial,
+# and writes no doc, whose tables need every phase).
 set -u
 export LC_ALL=C
 
@@ -47,6 +54,9 @@ ABSECS=${NMB_AB_SECS:-8}
 SOCKS=${NMB_SOCKS:-0 10000 50000}
 NQDISCS=${NMB_QDISCS:-1000}
 NFLOWS=${NMB_FLOWS:-100000}
+HW_NS=${NMB_HW_NS:-200}
+ALL_PHASES="cost ab scale hostwide"
+PHASES=${NMB_PHASES:-$ALL_PHASES}
 DOC=${NMB_DOC:-$ROOT/docs/PERFORMANCE.md}
 # the plot goes beside the doc (its link is relative); with no doc, into $OUT
 if [ "$DOC" = - ]; then PNG=$OUT/performance.png; else PNG=$(dirname "$DOC")/performance.png; fi
@@ -55,6 +65,16 @@ T0=$(date +%s)
 
 NS_SOCK=${LAB_PREFIX}sc-sock
 NS_QD=${LAB_PREFIX}sc-qd
+HW=${LAB_PREFIX}hw-	# the host-wide phase's namespaces: HW1.., HWbr
+
+# want PHASE: PHASE is one of NMB_PHASES; all_phases: every phase is
+want() { [[ " ${PHASES//,/ } " == *" $1 "* ]]; }
+all_phases() { local p; for p in $ALL_PHASES; do want "$p" || return 1; done; }
+for p in ${PHASES//,/ }; do
+	[[ " $ALL_PHASES " == *" $p "* ]] || { echo "bench: NMB_PHASES: no phase '$p' (phases: $ALL_PHASES)" >&2; exit 1; }
+done
+# a run of some phases keeps a full run's raw data (NMB_REPORT_ONLY redoes its report)
+all_phases || OUT=$BB/out-partial
 
 die() { echo "bench: $*" >&2; exit 1; }
 log() { echo "bench: [$(($(date +%s) - T0))s] $*" >&2; }
@@ -87,11 +107,18 @@ cleanup() {
 	"$LAB/qdiscstuck.sh" down >/dev/null 2>&1
 	ip netns del "$NS_SOCK" 2>/dev/null
 	ip netns del "$NS_QD" 2>/dev/null
+	hw_down
 	rmdir "$NETMEDIC_RUN_DIR" 2>/dev/null	# empty: no remedy is used
 	if [ -n "$TRACEFS_MOUNTED" ]; then
 		umount /sys/kernel/tracing 2>/dev/null
 		TRACEFS_MOUNTED=""
 	fi
+	return 0
+}
+# hw_down: the host-wide phase's namespaces, each with its devices
+hw_down() {
+	ip netns list 2>/dev/null | awk -v p="$HW" 'index($1, p) == 1 {print "netns del " $1}' |
+		ip -batch - 2>/dev/null
 	return 0
 }
 trap cleanup EXIT
@@ -100,7 +127,7 @@ trap 'exit 130' INT TERM
 # bpftrace finds tracepoints through tracefs, which a fresh machine of this
 # kind does not mount (the CLIs need none: tp_btf and raw_tp); mounted for
 # the run, unmounted at exit
-if ! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
+if want cost && ! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
 	mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs on /sys/kernel/tracing (bpftrace needs it)"
 	TRACEFS_MOUNTED=1
 fi
@@ -235,6 +262,7 @@ REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # 1. Per-event cost, side by side
 # =====================================================================
 if [ "$REPORT_ONLY" != 1 ]; then
+if want cost; then
 STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 : >"$OUT/cost.tsv"
@@ -312,10 +340,12 @@ awk '{k = $1 " " $3 " " $4 " " $5; print k, $6, $7}' "$OUT/cost.tsv" | sort -k1,
 		ns=$(awk -v k="$ph $lb $hk $nm" '$1 " " $3 " " $4 " " $5 == k {print $7}' "$OUT/cost.tsv" | median)
 		echo "$ph $lb $hk $nm $ev $ns"
 	done >"$OUT/cost-median.tsv"
+fi
 
 # =====================================================================
 # 2. Throughput A/B, all three CLIs attached
 # =====================================================================
+if want ab; then
 log "throughput A/B/C/D: $PAIRS rounds of four ${ABSECS}s iperf3 runs, in rotating order"
 "$LAB/xpsflap.sh" up >/dev/null || die "xpsflap lab up failed"
 ab_run() {	# ab_run ROUND A|B|C|D (A and D: no tool), into $AB_TSV (ROUND ARM Gbit/s)
@@ -406,13 +436,14 @@ for t in xpsflap tcpstall qdiscstuck; do
 	eval "LAB_CPU_$t=\$(awk -v t=$t '\$1 == t {print \$2}' \"\$OUT/ab-clis.tsv\" | median)"
 	eval "LAB_RSS_$t=\$(awk -v t=$t '\$1 == t {print \$3}' \"\$OUT/ab-clis.tsv\" | median)"
 done
+fi
 
 # =====================================================================
 # 3. Scale
 # =====================================================================
 # measure_cli NAME SECONDS CMD...: run a CLI, skip its first report, then
 # CPU% of one core, RSS, and its JSON interval records over SECONDS.
-# Sets M_CPU M_RSS M_HWM M_WALL and leaves its output in $OUT/NAME.out.
+# Sets M_CPU M_RSS M_HWM M_FDS M_WALL and leaves its output in $OUT/NAME.out.
 measure_cli() {
 	local name=$1 secs=$2 p c0 t0 c1 t1
 	shift 2
@@ -423,12 +454,13 @@ measure_cli() {
 	sleep "$secs"
 	c1=$(cpu_ticks $p) t1=$(now_s)
 	cp "$OUT/$name.out" "$OUT/$name.out1"
-	M_RSS=$(rss_kb $p) M_HWM=$(hwm_kb $p)
+	M_RSS=$(rss_kb $p) M_HWM=$(hwm_kb $p) M_FDS=$(ls "/proc/$p/fd" | wc -l)
 	M_WALL=$(awk -v a="$t1" -v b="$t0" 'BEGIN {print a - b}')
 	M_CPU=$(awk -v a=$((c1 - c0)) -v k="$CLK" -v w="$M_WALL" 'BEGIN {print 100 * a / k / w}')
 	stop $p
 }
 
+if want scale; then
 # --- tcpstall: idle established loopback sockets ---
 ip netns del "$NS_SOCK" 2>/dev/null
 ip netns add "$NS_SOCK" || die "cannot create $NS_SOCK"
@@ -539,13 +571,76 @@ XF_RSS_MID=$(awk 'NR == 4 {print $2}' "$OUT/xf-rss.txt")
 XF_RSS_END=$(awk 'NR == 13 {print $2}' "$OUT/xf-rss.txt")
 XF_LINES=$(grep -c '"type":"flow"' "$OUT/xf-scale.out")
 XF_JSON_MB=$(du -m "$OUT/xf-scale.out" | awk '{print $1}')
+fi
+
+# =====================================================================
+# 4. Host-wide: HW_NS namespaces, the CLIs that take a scope
+# =====================================================================
+# hw_up N: N namespaces HW1..HWN, each a 4-queue veth (eI) up with an
+# address, its peer (pI) in the bridge netns HWbr, and an mq root on eI
+# with its four children (the default qdisc); ip and tc in batches
+hw_up() {
+	local n=$1 i
+	hw_down
+	{
+		echo "netns add ${HW}br"
+		for i in $(seq "$n"); do echo "netns add $HW$i"; done
+	} | ip -batch - || return 1
+	ip -n "${HW}br" link add br0 type bridge && ip -n "${HW}br" link set br0 up || return 1
+	for i in $(seq "$n"); do
+		echo "link add e$i numtxqueues 4 numrxqueues 4 netns $HW$i type veth peer name p$i netns ${HW}br"
+	done | ip -batch - || return 1
+	for i in $(seq "$n"); do echo "link set p$i master br0"; echo "link set p$i up"; done |
+		ip -n "${HW}br" -batch - || return 1
+	for i in $(seq "$n"); do
+		printf 'link set lo up\nlink set e%d up\naddr add 198.19.%d.%d/16 dev e%d\n' \
+			"$i" $((i / 250)) $((i % 250 + 1)) "$i" | ip -n "$HW$i" -batch - || return 1
+		tc -n "$HW$i" qdisc add dev "e$i" root handle 1: mq || return 1
+	done
+}
+# hw_measure TOOL SET: TOOL with no --netns, -i 1 for 8 s (CPU, RSS, fds,
+# the namespaces it named) and -i 0.1 for 5 s (reports: CPU and wall time
+# each); a line "TOOL SET ..." into $OUT/hw.tsv
+hw_measure() {
+	local t=$1 set=$2 cpu rss fds named iv ms wall
+	measure_cli "hw-$t-$set" 8 "$BUILD/$t" --json -i 1
+	cpu=$M_CPU rss=$M_RSS fds=$M_FDS
+	named=$(grep '"type":"interval"' "$OUT/hw-$t-$set.out1" | tail -1 | jq -r '.netns_named // "n/a"')
+	measure_cli "hw-$t-$set-fast" 5 "$BUILD/$t" --json -i 0.1
+	iv=$(($(grep -c '"type":"interval"' "$OUT/hw-$t-$set-fast.out1") -
+		$(grep -c '"type":"interval"' "$OUT/hw-$t-$set-fast.out0")))
+	# CPU ms per report: CPU seconds over the window / reports in it;
+	# wall ms per report: the window / reports (100 while a report takes less)
+	ms=$(awk -v c="$M_CPU" -v w="$M_WALL" -v n="$iv" 'BEGIN {print (n > 0 ? c / 100 * w * 1000 / n : "nan")}')
+	wall=$(awk -v w="$M_WALL" -v n="$iv" 'BEGIN {print (n > 0 ? w * 1000 / n : "nan")}')
+	echo "$t $set $named $fds $cpu $rss $iv $ms $wall" >>"$OUT/hw.tsv"
+}
+if want hostwide; then
+	ip netns add "${HW}a" && ip netns add "${HW}b" || die "cannot create ${HW}a, ${HW}b"
+	HW_TOOLS=$(nm_scope_tools "$BUILD" "${HW}a" "${HW}b" | paste -sd ' ')
+	hw_down
+	[ -n "$HW_TOOLS" ] || die "host-wide: no CLI takes a scope (each refused --netns A --netns B)"
+	: >"$OUT/hw.tsv"
+	HW_BEFORE=$(ip netns list | wc -l)
+	log "host-wide: $HW_TOOLS with no --netns, on the host alone ($HW_BEFORE named namespaces)"
+	for t in $HW_TOOLS; do hw_measure "$t" alone; done
+	log "host-wide: $HW_NS namespaces, each a 4-queue veth into a bridge netns and an mq root"
+	t0=$(now_s)
+	hw_up "$HW_NS" || die "cannot make the $HW_NS namespaces"
+	HW_UP_S=$(awk -v a="$(now_s)" -v b="$t0" 'BEGIN {printf "%.1f", a - b}')
+	HW_QDISCS=$(ip netns exec "${HW}1" tc qdisc show dev e1 | grep -c .)
+	sleep 3	# the namespaces' first IPv6 packets (DAD, MLD) over
+	for t in $HW_TOOLS; do hw_measure "$t" "ns$HW_NS"; done
+	hw_down
+fi
 
 RUN_S=$(($(date +%s) - T0))	# the measuring run's length, for a report redone later
 declare -p RUN_S AB_A AB_B AB_C AB_RATIO AB_MIN AB_MAX AC_RATIO AC_MIN AC_MAX BC_RATIO AD_RATIO AD_MIN AD_MAX AB_IDLE \
 	TB_RATIO TB_MIN TB_MAX TD_RATIO TD_MIN TD_MAX TSO_A TSO_B TSO_IDLE LAB_CPU_xpsflap LAB_RSS_xpsflap LAB_CPU_tcpstall \
 	LAB_RSS_tcpstall LAB_CPU_qdiscstuck LAB_RSS_qdiscstuck QD_COUNT QD1_CPU QD1_RSS QD_SEEN QDF_IV \
 	QDF_CPU QDF_RSS QD_MS QD0_MS npairs XF_RSS0 XF_RSS1 XF_HWM XF_CPU XF_SENT XF_ROUNDS XF_EVICT \
-	XF_TRACKED XF_ACTIVE XF_RSS_MID XF_RSS_END XF_LINES XF_JSON_MB DATE T0 >"$OUT/vars.sh"
+	XF_TRACKED XF_ACTIVE XF_RSS_MID XF_RSS_END XF_LINES XF_JSON_MB HW_TOOLS HW_BEFORE HW_UP_S HW_QDISCS \
+	DATE T0 >"$OUT/vars.sh" 2>/dev/null
 else
 	. "$OUT/vars.sh"
 fi
@@ -553,6 +648,43 @@ fi
 # =====================================================================
 # Report
 # =====================================================================
+# hw_report: the host-wide section (stands alone: a run of that phase only prints it)
+hw_report() {
+	cat <<EOF
+### Host-wide: $HW_NS namespaces, every CLI that takes a scope
+
+How: $HW_NS namespaces, each a veth with 4 TX queues (\`ip link add ... numtxqueues 4\`) up with an address
+in 198.19.0.0/16, its peer in one bridge netns, and an \`mq\` root on it with its 4 children (the default
+qdisc): $HW_QDISCS qdiscs a netns, made in $HW_UP_S s; no traffic. Each CLI that takes a scope
+(\`--netns A --netns B\` accepted: $HW_TOOLS) runs with no \`--netns\`: \`--json -i 1\` for 8 s after its first
+report (CPU from /proc/PID/stat, RSS from VmRSS, open fds, the namespaces its interval record says it
+named), then \`--json -i 0.1\` for 5 s: the reports made, CPU ms per report (CPU time over the window /
+reports) and wall ms per report (the window / reports: 100 while a report takes less than the
+interval). The same runs on the host alone ($HW_BEFORE namespaces named in /run/netns, besides the
+host's own) come first; the difference is what the $HW_NS namespaces cost.
+
+| CLI | namespaces | named | fds | CPU % of one core (-i 1) | RSS MiB | reports in 5 s (-i 0.1) | CPU ms per report | wall ms per report |
+|---|---|---:|---:|---:|---:|---:|---:|---:|
+$(awk '{printf "| %s | %s | %s | %d | %.1f | %.1f | %d | %.2f | %.1f |\n", $1, ($2 == "alone" ? "host alone" : "+" substr($2, 3)),
+	$3, $4, $5, $6 / 1024, $7, $8, $9}' "$OUT/hw.tsv")
+EOF
+}
+if ! all_phases; then
+	{
+		echo "# netmedic bench: phases $PHASES only"
+		echo
+		echo "Kernel $KERNEL, $NCPU CPUs ($CPUMODEL), netmedic $REV, $(date -u '+%Y-%m-%d %H:%M UTC'). A run of every"
+		echo "phase writes docs/PERFORMANCE.md; this one wrote no doc. Raw data in \`$OUT/\`."
+		echo
+		want hostwide && hw_report
+		for p in cost ab scale; do
+			want "$p" && echo "Phase $p ran; its sections need every phase (a full run prints them)."
+		done
+	} >"$OUT/report-partial.md"
+	cat "$OUT/report-partial.md"
+	log "phases $PHASES: no doc written"
+	exit 0
+fi
 TARGET_NS=150
 # share of xf_pick_tp's events on one-queue devices, and the estimated cost of
 # the others: the one-queue events taken at the empty program's cost
@@ -896,6 +1028,8 @@ stay near 0), and the packets of flows that found both slots taken are counted a
 the designed behaviour under churn beyond the table's size: the flows already followed keep their history,
 rather than every flow being evicted before it can show a switch.
 
+$(hw_report)
+
 ### CPU and RSS of each CLI
 
 | CLI | setting | CPU % of one core | RSS MiB |
@@ -908,6 +1042,7 @@ EOF
 	cat <<EOF
 | qdiscstuck | lab (B runs) | $(fmt "$LAB_CPU_qdiscstuck" 1) | $(awk -v r="$LAB_RSS_qdiscstuck" 'BEGIN {printf "%.1f", r / 1024}') |
 | qdiscstuck | $QD_COUNT qdiscs, -i 1 | $(fmt "$QD1_CPU" 1) | $(awk -v r="$QD1_RSS" 'BEGIN {printf "%.1f", r / 1024}') |
+$(awk -v n="$HW_NS" '$2 != "alone" {printf "| %s | no --netns, %d namespaces, -i 1 | %.1f | %.1f |\n", $1, n, $5, $6 / 1024}' "$OUT/hw.tsv")
 
 Whole run: ${RUN_S:-$(($(date +%s) - T0))} s.
 EOF
