@@ -73,11 +73,12 @@ int nm_scope_init(struct nm_scope *s, const struct nm_scope_cfg *cfg)
 	return 0;
 }
 
-int nm_scope_from_opts(struct nm_scope *s, const struct nm_opts *o)
+/* The scope of o's --netns; devnames: with the device names of each netns. */
+static int from_opts(struct nm_scope *s, const struct nm_opts *o, bool devnames)
 {
 	struct nm_scope_cfg cfg = {
 		.n = o->nnetns, .inos = o->netns_inos, .args = o->netns_args,
-		.self_ino = o->netns_ino,
+		.self_ino = o->netns_ino, .no_devnames = !devnames,
 		/* without a scope of others (one --netns) nothing is lost */
 		.read_procs = !o->caps.names || o->caps.names_ptrace,
 		.setns = !o->caps.names || o->caps.names_setns,
@@ -90,6 +91,16 @@ int nm_scope_from_opts(struct nm_scope *s, const struct nm_opts *o)
 		p[i] = nm_netns_path(o->netns_args[i], paths[i], sizeof(paths[i]));
 	cfg.paths = p;
 	return nm_scope_init(s, &cfg);
+}
+
+int nm_scope_from_opts(struct nm_scope *s, const struct nm_opts *o)
+{
+	return from_opts(s, o, true);
+}
+
+int nm_scope_from_opts_nodev(struct nm_scope *s, const struct nm_opts *o)
+{
+	return from_opts(s, o, false);
 }
 
 void nm_scope_free(struct nm_scope *s)

@@ -53,7 +53,7 @@ struct nm_scope_cfg {
 	bool setns;			/* sockets in other namespaces (CAP_SYS_ADMIN) */
 	size_t max_ns, max_ns_socks, max_devs;	/* 0: the defaults above */
 	const char *proc, *run;		/* NULL: /proc and /run/netns (tests: a tree) */
-	bool no_devnames;		/* tests: no sockets at all */
+	bool no_devnames;		/* no sockets at all (tests, a tool that names no device) */
 };
 
 /* A netns in scope, as the walk gives it. */
@@ -91,6 +91,8 @@ struct nm_scope {
 int nm_scope_init(struct nm_scope *s, const struct nm_scope_cfg *cfg);
 /* The scope o's --netns say (after nm_setup), with the privileges it found. */
 int nm_scope_from_opts(struct nm_scope *s, const struct nm_opts *o);
+/* The same without device names (no socket per netns): a tool that names no device. */
+int nm_scope_from_opts_nodev(struct nm_scope *s, const struct nm_opts *o);
 void nm_scope_free(struct nm_scope *s);
 
 /*

@@ -181,28 +181,39 @@ static int dump_one(struct mnl_socket *nl, char *buf, uint8_t family, uint32_t s
 	return c->ret;
 }
 
-int nm_sockdiag_tcp_dump(uint32_t states, uint16_t port, nm_diag_cb cb, void *arg,
-			 char *err, size_t errlen)
+int nm_sockdiag_tcp_dump_on(struct mnl_socket *nl, uint32_t states, uint16_t port, nm_diag_cb cb,
+			    void *arg, char *err, size_t errlen)
 {
 	static char buf[NM_DIAG_DUMP_BUF];
+	/* a kept socket: each dump's answers by their own numbers, never an old dump's */
+	static uint32_t seq;
 	struct dump_ctx c = { .cb = cb, .arg = arg };
-	struct mnl_socket *nl;
 	int ret;
 
-	nl = nm_nl_open_in(NETLINK_SOCK_DIAG, NULL, 0, 0, err, errlen);
-	if (!nl)
-		return -errno;
-	ret = dump_one(nl, buf, AF_UNSPEC, states, port, 1, &c, err, errlen);
+	seq += 3;
+	ret = dump_one(nl, buf, AF_UNSPEC, states, port, seq, &c, err, errlen);
 	/*
 	 * A kernel without the legacy request refuses it before the dump
 	 * starts: one dump per family then (SOCK_DIAG_BY_FAMILY refuses
 	 * AF_UNSPEC, with ENOENT).
 	 */
 	if ((ret == -EOPNOTSUPP || ret == -EINVAL || ret == -ENOENT) && !c.socks) {
-		ret = dump_one(nl, buf, AF_INET, states, port, 2, &c, err, errlen);
+		ret = dump_one(nl, buf, AF_INET, states, port, seq + 1, &c, err, errlen);
 		if (!ret)
-			ret = dump_one(nl, buf, AF_INET6, states, port, 3, &c, err, errlen);
+			ret = dump_one(nl, buf, AF_INET6, states, port, seq + 2, &c, err, errlen);
 	}
+	return ret;
+}
+
+int nm_sockdiag_tcp_dump(uint32_t states, uint16_t port, nm_diag_cb cb, void *arg,
+			 char *err, size_t errlen)
+{
+	struct mnl_socket *nl = nm_nl_open_in(NETLINK_SOCK_DIAG, NULL, 0, 0, err, errlen);
+	int ret;
+
+	if (!nl)
+		return -errno;
+	ret = nm_sockdiag_tcp_dump_on(nl, states, port, cb, arg, err, errlen);
 	mnl_socket_close(nl);
 	return ret;
 }

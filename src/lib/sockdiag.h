@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sockdiag.h - TCP sockets of the current network namespace through
+ * sockdiag.h - TCP sockets of a network namespace through
  * NETLINK_SOCK_DIAG (inet_diag, libmnl), as `ss -tmi` reads them: no BPF.
  *
  * Includes <linux/tcp.h> for struct tcp_info: do not include it together
@@ -86,5 +86,15 @@ typedef int (*nm_diag_cb)(const struct nm_diag_sock *d, void *arg);
  */
 int nm_sockdiag_tcp_dump(uint32_t states, uint16_t port, nm_diag_cb cb, void *arg,
 			 char *err, size_t errlen);
+
+struct mnl_socket;
+
+/*
+ * The same on nl, a NETLINK_SOCK_DIAG socket kept by the caller: the
+ * sockets of the netns nl was made in (nm_nl_open_in), whichever netns
+ * the thread is in now.
+ */
+int nm_sockdiag_tcp_dump_on(struct mnl_socket *nl, uint32_t states, uint16_t port, nm_diag_cb cb,
+			    void *arg, char *err, size_t errlen);
 
 #endif
