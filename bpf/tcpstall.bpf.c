@@ -33,7 +33,11 @@
 const volatile __u32 targ_hz = 250;
 
 const volatile __u16 targ_port = 0;	/* --port: local or remote port, 0 = all */
-/* the netns tcpstall runs in (--netns): the sweep sees only it, so do the hooks */
+/*
+ * The netns tcpstall runs in: --fix=kick acts there only, so only its
+ * episodes arm a kick timer. What is watched is the scope's
+ * (netns_in_scope, common.bpf.h): every netns, or the --netns ones.
+ */
 const volatile __u32 targ_netns_ino = 0;
 /* report interval, bumped by userspace: CPU masks restart with each one */
 __u32 epoch = 0;
@@ -78,7 +82,7 @@ struct {
 
 static __always_inline bool flow_match(const struct ts_key *k)
 {
-	if (targ_netns_ino && k->netns != targ_netns_ino)
+	if (!netns_in_scope(k->netns))
 		return false;
 	return !targ_port || k->lport == targ_port || k->rport == targ_port;
 }
@@ -127,7 +131,7 @@ static __always_inline bool sk_watched(const struct sock *sk, struct ts_key *k, 
 {
 	k->netns = btf ? sk->__sk_common.skc_net.net->ns.inum :
 			 BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
-	if (targ_netns_ino && k->netns != targ_netns_ino)
+	if (!netns_in_scope(k->netns))
 		return false;
 	k->lport = RD(btf, sk, __sk_common.skc_num);
 	k->rport = bpf_ntohs(RD(btf, sk, __sk_common.skc_dport));
@@ -493,7 +497,8 @@ static __always_inline void tsq_look(struct sock *sk, const struct ts_key *k, co
 	if (!idle)
 		return;
 	mark_start(sk, k, snd_nxt, now);
-	if (kick)
+	/* another netns's episode is reported, never kicked: no timer for it */
+	if (kick && (!targ_netns_ino || k->netns == targ_netns_ino))
 		kick_arm(k, now);
 }
 

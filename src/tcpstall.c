@@ -29,10 +29,11 @@
 #include "lib/journal.h"
 #include "lib/kconfig.h"
 #include "lib/run.h"
+#include "lib/scope.h"
 #include "lib/skel.h"
 #include "lib/tcpstall_act.h"
-#include "lib/tcpstall_diag.h"
 #include "lib/tcpstall_hooks.h"
+#include "lib/tcpstall_ns.h"
 #include "lib/tcpstall_opts.h"
 #include "lib/tcpstall_records.h"
 #include "lib/tcpstall_report.h"
@@ -44,6 +45,9 @@
 #define MAX_SOCKS	65536
 
 static struct ts_env env;
+/* the namespaces watched and their names; the full sweep's way into each */
+static struct nm_scope scope;
+static struct ts_nsset nss;
 
 const char *argp_program_version = "tcpstall (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
@@ -94,10 +98,10 @@ static bool kicker_on(void)
 /* ---- sweep ---- */
 
 /*
- * One sweep. The full one walks every TCP socket of the host (its cost is
- * the size of the established hash table, not the number of sockets: about
- * a millisecond here); the fast one walks only the tagged sockets, those
- * that sent or had something to send lately.
+ * One sweep. The full one walks every TCP socket of each netns in scope
+ * (its cost is the size of the established hash table, not the number of
+ * sockets: about a millisecond here); the fast one walks only the tagged
+ * sockets, those that sent or had something to send lately.
  */
 static void take_sample(const struct ts_sample *smp, void *arg)
 {
@@ -111,19 +115,30 @@ static void take_sample(const struct ts_sample *smp, void *arg)
 				 .state = state, .now_ns = smp->now_ns, .nonagle = smp->nonagle, .s = s });
 }
 
-static int sweep_iter(struct bpf_link *l)
+/* An iterator's samples, whichever netns it walks (ino). */
+static int read_iter(int fd, unsigned long ino, void *arg)
 {
 	static struct ts_sample buf[256];
-	int fd = bpf_iter_create(bpf_link__fd(l));
 	ssize_t n;
 
-	if (fd < 0)
-		return -errno;
+	(void)ino;
+	(void)arg;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		for (size_t i = 0; i < (size_t)n / sizeof(buf[0]); i++)
 			take_sample(&buf[i], NULL);
-	close(fd);
 	return n < 0 ? -errno : 0;
+}
+
+/* The socket storage map's iterator: the tagged sockets of every netns at once. */
+static int sweep_map(struct bpf_link *l)
+{
+	int fd = bpf_iter_create(bpf_link__fd(l)), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = read_iter(fd, 0, NULL);
+	close(fd);
+	return ret;
 }
 
 static int sweep(struct tcpstall_bpf *skel, bool full)
@@ -134,14 +149,69 @@ static int sweep(struct tcpstall_bpf *skel, bool full)
 	full |= !st.fast;
 	st.sweep++;
 	st.full_sweeps += full;
+	if (!full && st.fast == st.fast_own)
+		return sweep_map(st.fast);
+	/* iter/tcp walks the netns it was made in: one iterator each */
 	if (!full)
-		return sweep_iter(st.fast);
+		return ts_nsset_iter(&nss, bpf_link__fd(st.fast), read_iter, NULL);
 	if (!st.diag)
-		return sweep_iter(skel->links.ts_sweep);
-	ret = ts_diag_sweep(env.port, env.o.netns_ino, take_sample, NULL, err, sizeof(err));
+		return ts_nsset_iter(&nss, bpf_link__fd(skel->links.ts_sweep), read_iter, NULL);
+	ret = ts_nsset_diag(&nss, env.port, take_sample, NULL, err, sizeof(err));
 	if (ret)
 		nm_info(&env.o, "sock_diag sweep: %s", err);
 	return ret;
+}
+
+/* ---- the scope: names, and the namespaces that come and go ---- */
+
+static const char *ns_name(void *arg, unsigned long ino, char *buf, size_t len)
+{
+	(void)arg;
+	return nm_scope_ns_name(&scope, ino, buf, len);
+}
+
+/* A netns's name, and the --netns value that enters it: its /run/netns name, else a pid in it. */
+static void ns_where(void *arg, unsigned long ino, char *name, size_t nlen, char *opt, size_t olen)
+{
+	const struct nm_ns *ns = nm_nsreg_find(&scope.reg, ino);
+
+	(void)arg;
+	nm_scope_ns_name(&scope, ino, name, nlen);
+	if (!opt)
+		return;
+	if (ns && ns->named)
+		snprintf(opt, olen, "%s", ns->name);
+	else if (ns && (ns->live_pid || ns->pid))
+		snprintf(opt, olen, "%d", ns->live_pid ? ns->live_pid : ns->pid);
+	else
+		opt[0] = '\0';
+}
+
+/* A netns that went: its records dropped, quietly (its way in is closed after). */
+static void ns_gone(unsigned long ino, void *arg)
+{
+	(void)arg;
+	ts_report_drop_netns(&rep, ino);
+}
+
+/* Once a report: namespaces that came are swept from now on, those gone are forgotten. */
+static void follow_scope(void)
+{
+	nm_scope_refresh(&scope);
+	ts_nsset_sync(&nss, &scope, ns_gone, NULL);
+}
+
+/* What missing privileges lost: the names, and the full sweeps of other namespaces. */
+static const char *names_lost(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!scope.read_procs)
+		snprintf(buf, len, "names of other users' namespaces (no CAP_SYS_PTRACE: their inodes)");
+	if (!scope.setns)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%sfull sweeps of other namespaces "
+			 "(no CAP_SYS_ADMIN: their sockets only once a send tags them)",
+			 buf[0] ? ", " : "");
+	return buf;
 }
 
 /* The fast sweep's iterator link, as its rung says: NULL without one. */
@@ -273,7 +343,13 @@ static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 		.ack_untracked = st.acks_untracked,
 		.episodes = st.episodes, .kicker = act.kicker, .kick = st.kick,
 		.kicks = &st.kick_report, .prom_netns = env.prom_netns, .netns = env.o.netns_ino,
+		.netns_swept = ts_nsset_ways(&nss),
 	};
+	struct nm_scope_counts c;
+
+	nm_scope_counts(&scope, &c);
+	in.netns_named = c.ns;
+	in.netns_over = c.ns_over + nss.over;
 
 	for (uint32_t i = 0; i < TS_CNT_MAX; i++)
 		in.counters[i] = counter(skel, i);
@@ -352,6 +428,7 @@ static int fix_start(struct tcpstall_bpf *skel)
 	act.fix = env.fix;
 	act.kx = (struct ts_kick_ctx){ .netns = env.o.netns_ino, .threshold_ns = env.threshold_ms * 1000000ULL,
 				       .cfg = &env.kick, .sock = kick_sock };
+	act.ns_where = ns_where;
 	act.kick = (struct ts_kick_prog){ .link = st.kick, .kicks_fd = bpf_map__fd(skel->maps.kicks) };
 	return ts_act_fix_start(&act, TOOL);
 }
@@ -368,6 +445,8 @@ static int report_step(void *p, struct nm_emit *e)
 	static struct ts_interval_row ir;	/* the sinks read it after the step */
 	struct tcpstall_bpf *skel = p;
 
+	/* namespaces that came or went: before any row names them */
+	follow_scope();
 	ts_report_flows_start(&rep, nm_mono_ns());
 	collect_acks(skel);
 	ts_report_rank(&rep);
@@ -404,13 +483,15 @@ static const char *kick_at(void)
 static int first_line(void *p, struct nm_first *l)
 {
 	static struct ts_start_row r;
+	static char ns[256], lost[256];
 
 	(void)p;
 	if (nm_exiting)
 		return NM_RUN_SKIP;
 	r = (struct ts_start_row){
 		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run_hooks,
-		.nhooks = TS_NR_HOOKS, .interval = env.o.interval, .netns = env.o.netns_ino,
+		.nhooks = TS_NR_HOOKS, .interval = env.o.interval,
+		.netns = nm_scope_str(&scope, ns, sizeof(ns)), .names_lost = names_lost(lost, sizeof(lost)),
 		.threshold_ms = env.threshold_ms, .sweep_ms = env.sweep_ms,
 		.full_sweep_ms = st.fast ? FULL_SWEEP_MS : env.sweep_ms,
 		.full_sweep_by = st.diag ? "sock_diag" : "iter/tcp",
@@ -439,6 +520,8 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	/* a map iterator needs its map: attached by hand, in skel_attach */
 	bpf_program__set_autoattach(skel->progs.ts_sweep_tagged, false);
 	skel->rodata->targ_port = env.port;
+	/* what is watched: the scope; where --fix=kick acts: the netns tcpstall runs in */
+	nm_set_scope_filter(&env.o, &skel->rodata->targ_nscope, skel->rodata->targ_scope);
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
 	skel->rodata->targ_hz = env.hz;
 	skel->rodata->targ_stall_ns = env.threshold_ms * 1000000ULL;
@@ -536,12 +619,20 @@ static int setup(void)
 		nm_info(&env.o, "warning: CONFIG_HZ not found (/proc/config.gz, /boot/config-*): stall ages assume 250 Hz");
 	st.socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), MAX_SOCKS);
 	rep.prev_acks = nm_htab_new(sizeof(uint64_t), sizeof(struct ts_prev_acks), env.max_flows);
-	if (!st.socks || !rep.prev_acks)
+	if (!st.socks || !rep.prev_acks || ts_report_init(&rep))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	rep.socks = st.socks;
 	rep.threshold_ms = env.threshold_ms;
 	rep.storm = &env.storm;
 	rep.hist = env.hist;
+	/* one --netns: its metrics as they always were; else each netns's, by name */
+	rep.per_ns = env.o.nnetns != 1;
+	rep.prom_netns = env.prom_netns;
+	rep.self_ino = env.o.netns_ino;
+	rep.ns_name = ns_name;
+	/* before the load, with the privileges the names need: the scope's first scan */
+	if (nm_scope_from_opts_nodev(&scope, &env.o))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory for the netns registry");
 	return 0;
 }
 
@@ -557,6 +648,10 @@ static int start(void *p)
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = nm_hook_can(&run_hooks[TS_HOOK_RELEASE], TS_CAN_OWNED);
 	st.diag = nm_hook_can(&run_hooks[TS_HOOK_SWEEP], TS_CAN_DIAG);
+	/* the way into each netns in scope: a sock_diag socket, or its netns file for iter/tcp */
+	if (ts_nsset_init(&nss, st.diag, scope.setns, 0, 0, NULL))
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "cannot open this netns: %s", strerror(errno));
+	ts_nsset_sync(&nss, &scope, NULL, NULL);
 	/* fexit/tcp_push + fexit/tcp_wfree: tsq_idle episodes, measured where they happen */
 	st.episodes = ts_hooks_exact(run_hooks);
 	use_fast_sweep(skel, run_hooks);
@@ -597,6 +692,8 @@ static void free_run(void *skel)
 	nm_htab_free(st.socks);
 	nm_htab_free(rep.prev_acks);
 	ts_report_free(&rep);
+	ts_nsset_free(&nss);
+	nm_scope_free(&scope);
 	if (act.fx.home_fd >= 0)
 		close(act.fx.home_fd);
 }

@@ -105,14 +105,11 @@ static void routes(struct ctx *c, const struct ts_fix_flow *fl, size_t i)
 /* --fix=defer: tcp_backlog_ack_defer 1 where it is 0. */
 static void defer(struct ctx *c, const struct ts_fix_flow *fl)
 {
-	if (!(c->fix & TS_FIX_DEFER) || c->done->defer)
+	/* another netns's storm: not ours to change (ts_fix_elsewhere), and still to do here */
+	if (!(c->fix & TS_FIX_DEFER) || c->done->defer || fl->key.netns != c->netns)
 		return;
 	c->done->defer = true;
-	if (fl->key.netns != c->netns)
-		nm_plan_note(c->p, TS_FIX_DEFER, "fix",
-			     "storm in netns %u; tcpstall runs in %lu: run it with --netns to change that netns",
-			     fl->key.netns, c->netns);
-	else if (fl->defer == TS_DEFER_ABSENT)
+	if (fl->defer == TS_DEFER_ABSENT)
 		nm_plan_note(c->p, TS_FIX_DEFER, "fix",
 			     "this kernel has no tcp_backlog_ack_defer (added in 6.7): no sysctl remedy for backlog ACKs");
 	else if (fl->defer == 0)
@@ -129,14 +126,9 @@ static void rfs(struct ctx *c, const struct ts_fix_flow *fl, size_t i)
 	const struct ts_fix_facts *f = c->f;
 	char path[128], what[64], val[16];
 
-	if (!(c->fix & TS_FIX_RFS) || c->done->rfs)
+	if (!(c->fix & TS_FIX_RFS) || c->done->rfs || fl->key.netns != c->netns)
 		return;
 	c->done->rfs = true;
-	if (fl->key.netns != c->netns) {
-		nm_plan_note(c->p, TS_FIX_RFS, "fix rfs", "flow in netns %u; tcpstall runs in %lu: run it with --netns",
-			     fl->key.netns, c->netns);
-		return;
-	}
 	if (fl->rx_ifindex && !have(c, TS_NEED_RFS, i))
 		return;
 	if (!fl->rx_ifindex || !*f->rfs_dev) {
@@ -260,6 +252,37 @@ static int kick_marked(const struct ts_kick_ctx *x, const struct ts_kick_cand *c
 	s->last_kick_ns = c->now_ns;
 	s->kicked_stall_ns = c->start_ns;
 	return kick_add(p, &c->key, c->start_ns, c->nonagle);
+}
+
+unsigned int ts_fix_elsewhere(unsigned int fix, unsigned long netns, const struct ts_fix_flow *fl)
+{
+	unsigned int want = 0;
+
+	if (fl->key.netns == netns)
+		return 0;
+	if (fl->storm)
+		want |= TS_FIX_DEFER | (fl->quickack_route ? TS_FIX_ROUTES : 0);
+	if (fl->cross_cpu)
+		want |= TS_FIX_RFS;
+	if (fl->tsq_idle)
+		want |= TS_FIX_AUTOCORK;
+	return want & fix;
+}
+
+bool ts_kick_elsewhere(const struct ts_kick_ctx *x, const struct ts_kick_cand *c)
+{
+	if (c->key.netns == x->netns)
+		return false;
+	switch (c->by) {
+	case TS_KICK_BY_SWEEP:
+		return c->s && c->s->stall_start_ns &&
+		       (c->state == TS_TSQ_IDLE || (x->cfg && x->cfg->any_state));
+	case TS_KICK_BY_MARK:
+		return c->now_ns >= c->start_ns + x->threshold_ns;
+	case TS_KICK_BY_TIMER:
+		return true;
+	}
+	return false;
 }
 
 int ts_kick_plan(const struct ts_kick_ctx *x, const struct ts_kick_cand *c, struct nm_plan *p)

@@ -4,7 +4,8 @@
  * (its flows, the values the loader read, what was done already), the plan
  * of changes that lib/plan.c's executor makes. Each remedy is made once
  * per run, on the first report that calls for it, and only in the netns
- * tcpstall runs in (docs/tcpstall.md, REMEDIES).
+ * tcpstall runs in (docs/tcpstall.md, REMEDIES): a flow of another netns
+ * is said once (ts_fix_elsewhere, ts_kick_elsewhere), never acted on.
  */
 #ifndef NETMEDIC_TCPSTALL_PLAN_H
 #define NETMEDIC_TCPSTALL_PLAN_H
@@ -85,6 +86,15 @@ unsigned int ts_fix_plan(unsigned int fix, unsigned long netns, const struct ts_
 			 const struct ts_fix_facts *facts, struct ts_fix_done *done,
 			 struct ts_fix_ask *ask, struct nm_plan *p);
 
+/*
+ * The remedies of fix (TS_FIX_DEFER, _ROUTES, _RFS, _AUTOCORK) that fl
+ * would call for were it in netns, the one tcpstall runs in: a flow of
+ * another netns is left alone by ts_fix_plan, and the loader says so,
+ * once per netns and remedy (each changes a whole netns). 0 for a flow
+ * of netns.
+ */
+unsigned int ts_fix_elsewhere(unsigned int fix, unsigned long netns, const struct ts_fix_flow *fl);
+
 /* --fix=kick: where a socket to kick was found */
 enum ts_kick_by {
 	TS_KICK_BY_SWEEP,	/* a swept sample, the main loop's */
@@ -130,6 +140,14 @@ struct ts_kick_ctx {
  * finds it again), -errno.
  */
 int ts_kick_plan(const struct ts_kick_ctx *x, const struct ts_kick_cand *c, struct nm_plan *p);
+
+/*
+ * Whether c is a socket of another netns than x's that --fix=kick would
+ * kick were it in x's: one stalled in tsq_idle (SWEEP), an episode open
+ * for the threshold (MARK). ts_kick_plan leaves it; the loader says so,
+ * once per socket.
+ */
+bool ts_kick_elsewhere(const struct ts_kick_ctx *x, const struct ts_kick_cand *c);
 
 /* `ip -o` folds a route onto one line with "\"s: unfolded, single spaces, in place. */
 void ts_route_unfold(char *line);

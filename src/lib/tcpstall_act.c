@@ -29,9 +29,61 @@ const char *ts_flow_str(const struct ts_key *k, char *buf, size_t len)
 {
 	struct ts_flow_cols c;
 
-	ts_flow_cols(&c, k);
+	ts_flow_cols(&c, k, "");
 	snprintf(buf, len, "%s", c.flow);
 	return buf;
+}
+
+/* --fix's word of one TS_FIX_ bit */
+static const char *fix_word(unsigned int bit)
+{
+	switch (bit) {
+	case TS_FIX_DEFER: return "defer";
+	case TS_FIX_AUTOCORK: return "autocork";
+	case TS_FIX_RFS: return "rfs";
+	case TS_FIX_ROUTES: return "routes";
+	default: return "kick";
+	}
+}
+
+/*
+ * A remedy not made on k, of another netns: said once per object (its
+ * socket for a kick, else its netns: a sysctl, a route table, a device
+ * are the whole netns's), with the --netns that would let tcpstall act.
+ */
+static void say_elsewhere(struct ts_act *a, const struct ts_key *k, unsigned int bit)
+{
+	struct ts_elsewhere o = { .fix = bit };
+	char name[NM_NS_NAME] = "", opt[NM_NS_NAME] = "", flow[128], self[NM_NS_NAME] = "";
+	bool created;
+
+	if (bit == TS_FIX_KICK)
+		o.key = *k;
+	else
+		o.key.netns = k->netns;
+	if (!a->elsewhere)
+		a->elsewhere = nm_htab_new(sizeof(o), 1, TS_ACT_ELSEWHERE);
+	if (!a->elsewhere || !nm_htab_upsert(a->elsewhere, &o, &created)) {
+		a->elsewhere_over++;
+		return;
+	}
+	if (!created)
+		return;
+	if (a->ns_where) {
+		a->ns_where(a->ns_arg, k->netns, name, sizeof(name), opt, sizeof(opt));
+		a->ns_where(a->ns_arg, a->kx.netns, self, sizeof(self), NULL, 0);
+	} else {
+		snprintf(name, sizeof(name), "%u", k->netns);
+		snprintf(self, sizeof(self), "%lu", a->kx.netns);
+	}
+	if (opt[0])
+		nm_info(a->o, "fix: %s: did not act on %s in netns %s: tcpstall acts in its own (%s) only; "
+			"--netns %s would let it", fix_word(bit), ts_flow_str(k, flow, sizeof(flow)), name,
+			self, opt);
+	else
+		nm_info(a->o, "fix: %s: did not act on %s in netns %s: tcpstall acts in its own (%s) only, "
+			"and no --netns names that one (no process or /run/netns name found)", fix_word(bit),
+			ts_flow_str(k, flow, sizeof(flow)), name, self);
 }
 
 /* ---- --fix=kick ---- */
@@ -139,6 +191,8 @@ void ts_act_kick_want(struct ts_act *a, const struct ts_kick_cand *c)
 {
 	/* where the kicker runs, tsq_idle sockets are its own (the test aid aside) */
 	a->kx.kicker = nm_worker_alive(a->kicker);
+	if (ts_kick_elsewhere(&a->kx, c))
+		say_elsewhere(a, &c->key, TS_FIX_KICK);
 	ts_kick_plan(&a->kx, c, &a->kb);
 }
 
@@ -516,6 +570,13 @@ static void fixes(struct ts_act *a, const struct ts_fix_flow *fl, size_t n)
 
 void ts_act_fixes(struct ts_act *a, const struct ts_fix_flow *fl, size_t n)
 {
+	for (size_t i = 0; i < n; i++) {
+		unsigned int m = ts_fix_elsewhere(a->fix, a->o->netns_ino, &fl[i]);
+
+		for (unsigned int bit = TS_FIX_DEFER; bit <= TS_FIX_ROUTES; bit <<= 1)
+			if (m & bit)
+				say_elsewhere(a, &fl[i].key, bit);
+	}
 	/* the journal is the kicker's too */
 	pthread_mutex_lock(&a->lock);
 	fixes(a, fl, n);
@@ -548,5 +609,7 @@ int ts_act_fix_stop(struct ts_act *a)
 
 	nm_plan_free(&a->kb);
 	nm_plan_free(&a->kt);
+	nm_htab_free(a->elsewhere);
+	a->elsewhere = NULL;
 	return ret;
 }

@@ -24,6 +24,7 @@
 #include "detect/tcpstall_plan.h"
 #include "lib/cli.h"
 #include "lib/fixes.h"
+#include "lib/htab.h"
 #include "lib/plan.h"
 #include "lib/skel.h"
 #include "lib/worker.h"
@@ -44,6 +45,15 @@ struct ts_kick_prog {
 };
 
 #define TS_ACT_NOTES	1024
+/* objects of other namespaces said once (a socket, or a netns and a remedy): at most */
+#define TS_ACT_ELSEWHERE	4096
+
+/* An object of another netns that --fix did not act on, said once. */
+struct ts_elsewhere {
+	struct ts_key key;	/* the socket's (kick); else only its netns */
+	uint32_t fix;		/* TS_FIX_ bit */
+	uint32_t pad;
+};
 
 struct ts_act {
 	/* the loader's, set before ts_act_fix_start */
@@ -52,6 +62,9 @@ struct ts_act {
 	struct ts_kick_ctx kx;		/* netns, threshold, ts_kick_cfg, the sockets' memory */
 	struct ts_kick_prog kick;
 	struct nm_exec fx;		/* home_fd: the netns the tool started in (RFS's global sysctl) */
+	/* a netns's name, and the --netns value that would enter it ("": none known) */
+	void (*ns_where)(void *arg, unsigned long ino, char *name, size_t nlen, char *opt, size_t olen);
+	void *ns_arg;
 	/* its own */
 	struct ts_fix_done done;	/* the remedies made so far: each one once */
 	struct nm_worker *kicker;	/* the kick timer's thread; NULL or dead: kicks wait for a pass */
@@ -68,6 +81,8 @@ struct ts_act {
 		enum ts_kick_result r;
 	} notes[TS_ACT_NOTES];		/* the kicks' sockets, for the next report */
 	size_t nnotes;
+	struct nm_htab *elsewhere;	/* struct ts_elsewhere said, main loop only */
+	unsigned long elsewhere_over;	/* ... not said: the set was full */
 };
 
 #define TS_ACT_INIT { .lock = PTHREAD_MUTEX_INITIALIZER, .fx.home_fd = -1, .kick.kicks_fd = -1 }
@@ -75,7 +90,10 @@ struct ts_act {
 /* "198.18.0.1:80>198.18.0.2:5000" ("[::1]:80>[::1]:5000"), as the log and the table name a flow */
 const char *ts_flow_str(const struct ts_key *k, char *buf, size_t len);
 
-/* A socket the main loop found (a sweep's sample, an open episode): into its next pass. */
+/*
+ * A socket the main loop found (a sweep's sample, an open episode): into
+ * its next pass; one of another netns it would kick is said, once.
+ */
 void ts_act_kick_want(struct ts_act *a, const struct ts_kick_cand *c);
 /* The main loop's pass: its batch kicked, when it has one. */
 void ts_act_kick_pass(struct ts_act *a);
@@ -93,7 +111,10 @@ void ts_act_kicker_stop(struct ts_act *a);
 
 /* --fix: the journal opened (its key the netns), a record a dead run kept undone. The exit code. */
 int ts_act_fix_start(struct ts_act *a, const char *tool);
-/* A report's remedies: the plan of its flows, the facts it asks for read, made. */
+/*
+ * A report's remedies: the plan of its flows, the facts it asks for read,
+ * made; those a flow of another netns calls for said, once per netns.
+ */
 void ts_act_fixes(struct ts_act *a, const struct ts_fix_flow *fl, size_t n);
 /* Everything undone: 0, or NM_EXIT_RUNTIME when something is not restored. */
 int ts_act_fix_stop(struct ts_act *a);

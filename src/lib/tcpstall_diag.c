@@ -38,16 +38,18 @@ static int diag_sock(const struct nm_diag_sock *d, void *arg)
 	return 0;
 }
 
-int ts_diag_sweep(uint16_t port, uint32_t netns_ino, ts_diag_cb cb, void *arg,
-		  char *err, size_t errlen)
+int ts_diag_sweep(struct mnl_socket *nl, uint16_t port, uint32_t netns_ino, ts_diag_cb cb,
+		  void *arg, char *err, size_t errlen)
 {
 	struct diag_sweep w = { .port = port, .netns_ino = netns_ino, .cb = cb, .arg = arg };
 
-	if (!w.netns_ino)
+	if (!w.netns_ino && !nl)
 		w.netns_ino = nm_netns_inode(NULL);
 	if (!w.netns_ino) {
 		snprintf(err, errlen, "sock_diag sweep: cannot read this netns's inode");
 		return -ENOENT;
 	}
+	if (nl)
+		return nm_sockdiag_tcp_dump_on(nl, TS_DIAG_STATES, port, diag_sock, &w, err, errlen);
 	return nm_sockdiag_tcp_dump(TS_DIAG_STATES, port, diag_sock, &w, err, errlen);
 }

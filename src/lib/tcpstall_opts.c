@@ -22,7 +22,7 @@ static const char doc[] =
 "thread runs the socket backlog, with causes read from the kernel.\n"
 "\n"
 "EXAMPLES:\n"
-"  tcpstall                          # every socket of this netns, table every second\n"
+"  tcpstall                          # every socket of every netns, table every second\n"
 "  tcpstall --netns lab --port 5201 --json -c 5\n"
 "  tcpstall --netns lab --fix        # tcp_backlog_ack_defer=1 while it runs\n"
 "  tcpstall --cleanup                # undo the remedy of a killed instance";
@@ -108,6 +108,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
+	case ARGP_KEY_END:
+		if (e->fix && e->o.nnetns > 1)
+			argp_error(state, "--fix needs exactly one --netns: it changes the netns tcpstall runs in");
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -149,11 +153,13 @@ static const struct nm_optdoc docs[] = {
 	  "in (**--netns** does not apply: `rps_sock_flow_entries` exists in the initial one "
 	  "only). It needs `CAP_BPF` and `CAP_PERFMON`; the probes find what this user may do. "
 	  "See **REMEDIES** for its output.", NULL, NULL },
-	{ "prom-netns", "Label every `tcpstall_` metric with `netns=\"INODE\"`, the inode number "
-	  "of the network namespace tcpstall runs in, so that several instances, one per "
-	  "namespace, can write their textfiles into one textfile directory without clashing "
-	  "series. The `netmedic_` metrics get no such label. Without **--prom-file** it has no "
-	  "effect. See **METRICS**.", NULL, NULL },
+	{ "prom-netns", "With one **--netns**: label every `tcpstall_` metric with "
+	  "`netns=\"INODE\"`, the inode number of the network namespace tcpstall runs in, so that "
+	  "several instances, one per namespace, can write their textfiles into one textfile "
+	  "directory without clashing series. The `netmedic_` metrics get no such label. A run "
+	  "that watches more than one namespace labels each namespace's series with its name "
+	  "anyway, and this adds nothing. Without **--prom-file** it has no effect. See "
+	  "**METRICS**.", NULL, NULL },
 	{ "min-segs", "Data segments per interval before a flow is judged (default 200). It "
 	  "applies to both the ACK storm and the placement (busy flows). From 1 to 1000000000.",
 	  NULL, NULL },
@@ -180,12 +186,15 @@ static const struct nm_optdoc docs[] = {
 	  "kernel) are dropped for the tracepoint rungs, with a warning.", NULL, NULL },
 	{ "interval", "Seconds between reports (default 1), from 0.01 to 86400; fractions are "
 	  "allowed. ACK counts, storms and placement are per interval.", NULL, NULL },
-	{ "netns", "Run in this network namespace (a name under /run/netns or a path, such as "
-	  "`/proc/PID/ns/net`). tcpstall sees the sockets of the namespace it runs in, and only "
-	  "those, so this chooses what it watches and where **--fix** acts. It also enters a "
-	  "private mount namespace with that namespace's sysfs, as `ip netns exec` does, so that "
-	  "**--fix=rfs** finds the receiving device there. A PID names its process's namespace "
-	  "(`/proc/PID/ns/net`). One only: a second **--netns** is refused (status 2).", NULL, NULL },
+	{ "netns", "Narrow the scope to this network namespace: a name under /run/netns, a path "
+	  "(such as `/proc/PID/ns/net`), or a PID, for its process's namespace. Without it "
+	  "tcpstall watches every namespace of the host (see **SCOPE**). Given once, tcpstall "
+	  "also runs in that namespace, which is where **--fix** acts: it enters a private mount "
+	  "namespace with that namespace's sysfs, as `ip netns exec` does, so that **--fix=rfs** "
+	  "finds the receiving device there. Repeatable (up to 8): with two or more, only those "
+	  "are watched and tcpstall runs in none of them, so **--fix** is refused (status 2). A "
+	  "value that is empty, too long, not a PID, or the same namespace twice is a usage "
+	  "error (status 2), and so is one that does not exist.", NULL, "repeatable" },
 	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log). The `fix:` lines of "
 	  "**--fix** are printed with or without it.", NULL, NULL },
 	{},
@@ -197,6 +206,7 @@ const struct nm_tool_doc tcpstall_tool_doc = { "tcpstall", &argp, docs };
 void ts_opts_parse(struct ts_env *e, int argc, char **argv)
 {
 	nm_opts_init(&e->o, "tcpstall");
+	e->o.scope = true;	/* every netns, or the --netns given */
 	e->threshold_ms = 10;
 	e->sweep_ms = 10;
 	e->max_flows = 65536;

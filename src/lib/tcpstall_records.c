@@ -14,6 +14,7 @@
 #define K(f)	offsetof(struct ts_socket_row, f)
 #define A(f)	offsetof(struct ts_acks_row, f)
 #define P(f)	offsetof(struct ts_placement_row, f)
+#define N(f)	offsetof(struct ts_netns_row, f)
 
 /* detect/ names the results one by one (ts_kick_result_name): a test holds them equal */
 const char *const ts_kick_count_names[TS_KICK_COUNTS] = { "attempted", "done", "failed",
@@ -22,9 +23,15 @@ const char *const ts_kick_count_names[TS_KICK_COUNTS] = { "attempted", "done", "
 /* the table's cells for a storm's bool */
 static const char *const storm_cells[] = { "-", "YES" };
 
-/* The keys every flow record begins with; its FLOW is the tables'. */
-#define TS_FLOW_FIELDS(row_t)								\
-	{ .json = "netns", .type = NM_REC_U64, .off = offsetof(row_t, flow.netns) },	\
+/*
+ * The keys every flow record begins with, the netns by name, then by
+ * inode; its NETNS (column nscol of a table, 0: none) and FLOW are the
+ * tables'.
+ */
+#define TS_FLOW_FIELDS(row_t, nscol)							\
+	{ .json = "netns", .type = NM_REC_STR, .off = offsetof(row_t, flow.netns),	\
+	  .col = (nscol) ? "NETNS" : NULL, .colno = (nscol), .width = -10, .cut = 10 },	\
+	{ .json = "netns_ino", .type = NM_REC_U64, .off = offsetof(row_t, flow.netns_ino) },	\
 	{ .json = "saddr", .type = NM_REC_STR, .off = offsetof(row_t, flow.saddr) },	\
 	{ .json = "daddr", .type = NM_REC_STR, .off = offsetof(row_t, flow.daddr) },	\
 	{ .json = "sport", .type = NM_REC_U32, .off = offsetof(row_t, flow.sport) },	\
@@ -36,7 +43,8 @@ static const struct nm_field start_fields[] = {
 	{ .json = "kernel", .type = NM_REC_STRP, .off = S(kernel) },
 	NM_SELF_HOOK_FIELDS(struct ts_start_row),
 	{ .json = "interval", .type = NM_REC_DOUBLE, .off = S(interval), .unit = "seconds" },
-	{ .json = "netns", .type = NM_REC_U64, .off = S(netns) },
+	{ .json = "netns", .type = NM_REC_STRP, .off = S(netns) },
+	{ .json = "names_lost", .type = NM_REC_STRP, .off = S(names_lost) },
 	{ .json = "threshold_ms", .type = NM_REC_U64, .off = S(threshold_ms) },
 	{ .json = "sweep_ms", .type = NM_REC_U64, .off = S(sweep_ms) },
 	{ .json = "full_sweep_ms", .type = NM_REC_U64, .off = S(full_sweep_ms) },
@@ -50,24 +58,47 @@ static const struct nm_field start_fields[] = {
 };
 
 /*
- * The report's JSON, and every tcpstall_ metric: one instance watches one
- * netns, so a series has no label of its own but its state or result.
- * The metrics' order is the fields' order, whatever the JSON's.
+ * A netns's tcpstall_ metrics (the textfile only): host-wide each series
+ * has the label netns, the namespace's name; with one --netns, no label
+ * of its own but its state, unless --prom-netns asks for netns="INODE".
+ * Written before the interval's, in the fields' order.
+ */
+static const struct nm_field netns_fields[] = {
+	/* after the other labels, as --prom-netns always put it */
+	{ .type = NM_REC_STR, .off = N(netns), .prom = "netns", .kind = NM_PROM_LABEL,
+	  .flags = NM_F_VALID | NM_F_LABEL_LAST, .valid = N(labelled) },
+	{ .type = NM_REC_U64_BY_NAME, .off = N(stalls), .names = ts_state_names,
+	  .nnames = TS_NSTATES, .help = "Ended stalls by cause", .prom = "tcpstall_stalls_total",
+	  .kind = NM_PROM_COUNTER, .label = "state" },
+	{ .type = NM_REC_U64_BY_NAME, .off = N(stalled_now), .names = ts_state_names,
+	  .nnames = TS_NSTATES, .help = "Sockets stalled now, by cause",
+	  .prom = "tcpstall_sockets_stalled", .kind = NM_PROM_GAUGE, .label = "state" },
+	{ .type = NM_REC_LOG2_HIST, .off = N(hist_us), .aux = N(stall_seconds),
+	  .names = ts_state_names, .nnames = TS_NSTATES, .scale = 1e-6, .unit = "seconds",
+	  .help = "Durations of ended stalls", .prom = "tcpstall_stall_seconds",
+	  .kind = NM_PROM_HISTOGRAM, .label = "state" },
+	{ .type = NM_REC_U64, .off = N(ack_storm_flows),
+	  .help = "Flows in an ACK storm in the last interval", .prom = "tcpstall_ack_storm_flows",
+	  .kind = NM_PROM_GAUGE },
+	{ .type = NM_REC_U64, .off = N(acks_sent), .help = "Pure ACKs transmitted by watched sockets",
+	  .prom = "tcpstall_acks_sent_total", .kind = NM_PROM_COUNTER },
+	{ .type = NM_REC_U64, .off = N(acks_owned),
+	  .help = "Pure ACKs transmitted while the user thread owned the socket (backlog)",
+	  .prom = "tcpstall_acks_owned_total", .kind = NM_PROM_COUNTER },
+	{ .type = NM_REC_U64, .off = N(data_segments), .unit = "segments",
+	  .help = "Data segments received by watched sockets", .prom = "tcpstall_data_segments_total",
+	  .kind = NM_PROM_COUNTER },
+};
+
+/*
+ * The report's JSON, and the tcpstall_ metrics that are no netns's: the
+ * BPF side's drops and the kicks (made in the netns tcpstall runs in
+ * only). The metrics' order is the fields' order, whatever the JSON's.
  */
 static const struct nm_field interval_fields[] = {
 	/* --prom-netns: after the other labels, for several instances in one directory */
 	{ .type = NM_REC_U64, .off = I(netns), .prom = "netns", .kind = NM_PROM_LABEL,
 	  .flags = NM_F_VALID | NM_F_LABEL_LAST, .valid = I(prom_netns) },
-	{ .type = NM_REC_U64_BY_NAME, .off = I(stalls), .names = ts_state_names,
-	  .nnames = TS_NSTATES, .help = "Ended stalls by cause", .prom = "tcpstall_stalls_total",
-	  .kind = NM_PROM_COUNTER, .label = "state" },
-	{ .type = NM_REC_U64_BY_NAME, .off = I(stalled_now), .names = ts_state_names,
-	  .nnames = TS_NSTATES, .help = "Sockets stalled now, by cause",
-	  .prom = "tcpstall_sockets_stalled", .kind = NM_PROM_GAUGE, .label = "state" },
-	{ .type = NM_REC_LOG2_HIST, .off = I(hist_us), .aux = I(stall_seconds),
-	  .names = ts_state_names, .nnames = TS_NSTATES, .scale = 1e-6, .unit = "seconds",
-	  .help = "Durations of ended stalls", .prom = "tcpstall_stall_seconds",
-	  .kind = NM_PROM_HISTOGRAM, .label = "state" },
 	{ .json = "time", .type = NM_REC_U64, .off = I(time), .unit = "seconds" },
 	{ .json = "sweeps", .type = NM_REC_U64, .off = I(sweeps) },
 	/* the budget stretches the sweeps of a large host: the period it came to */
@@ -75,17 +106,7 @@ static const struct nm_field interval_fields[] = {
 	{ .json = "sockets_stalled", .type = NM_REC_U64, .off = I(sockets_stalled) },
 	{ .json = "ack_flows", .type = NM_REC_U64, .off = I(ack_flows) },
 	{ .json = "ack_untracked_events", .type = NM_REC_U64, .off = I(ack_untracked_events) },
-	{ .json = "ack_storm_flows", .type = NM_REC_U64, .off = I(ack_storm_flows),
-	  .help = "Flows in an ACK storm in the last interval", .prom = "tcpstall_ack_storm_flows",
-	  .kind = NM_PROM_GAUGE },
-	{ .type = NM_REC_U64, .off = I(acks_sent), .help = "Pure ACKs transmitted by watched sockets",
-	  .prom = "tcpstall_acks_sent_total", .kind = NM_PROM_COUNTER },
-	{ .type = NM_REC_U64, .off = I(acks_owned),
-	  .help = "Pure ACKs transmitted while the user thread owned the socket (backlog)",
-	  .prom = "tcpstall_acks_owned_total", .kind = NM_PROM_COUNTER },
-	{ .type = NM_REC_U64, .off = I(data_segments), .unit = "segments",
-	  .help = "Data segments received by watched sockets", .prom = "tcpstall_data_segments_total",
-	  .kind = NM_PROM_COUNTER },
+	{ .json = "ack_storm_flows", .type = NM_REC_U64, .off = I(ack_storm_flows) },
 	{ .type = NM_REC_U64, .off = I(backlog_drops), .unit = "segments",
 	  .help = "Segments dropped because a socket backlog was full (SKB_DROP_REASON_SOCKET_BACKLOG)",
 	  .prom = "tcpstall_backlog_drops_total", .kind = NM_PROM_COUNTER },
@@ -119,10 +140,14 @@ static const struct nm_field interval_fields[] = {
 	{ .type = NM_REC_DOUBLE, .off = I(kick_age_max_seconds), .unit = "seconds",
 	  .help = "The oldest stall's age at its kick in the last interval (--fix=kick), 0 if none",
 	  .prom = "tcpstall_kick_age_max_seconds", .kind = NM_PROM_GAUGE },
+	/* the scope's bounds: namespaces named, swept in full, and what did not fit */
+	{ .json = "netns_named", .type = NM_REC_U64, .off = I(netns_named) },
+	{ .json = "netns_swept", .type = NM_REC_U64, .off = I(netns_swept) },
+	{ .json = "netns_over", .type = NM_REC_U64, .off = I(netns_over) },
 };
 
 static const struct nm_field stall_fields[] = {
-	TS_FLOW_FIELDS(struct ts_stall_row),
+	TS_FLOW_FIELDS(struct ts_stall_row, 0),
 	{ .json = "cause", .type = NM_REC_ENUM, .off = E(cause), .names = ts_state_names,
 	  .nnames = TS_NSTATES },
 	{ .json = "ms", .type = NM_REC_DOUBLE, .off = E(ms) },
@@ -134,8 +159,9 @@ static const struct nm_field stall_fields[] = {
 	{ .json = "by", .type = NM_REC_STRP, .off = E(by) },
 };
 
+/* NETNS before the flow, which comes last and is cut at the edge */
 static const struct nm_field socket_fields[] = {
-	TS_FLOW_FIELDS(struct ts_socket_row),
+	TS_FLOW_FIELDS(struct ts_socket_row, 6),
 	{ .json = "state", .type = NM_REC_ENUM, .off = K(state), .names = ts_state_names,
 	  .nnames = TS_NSTATES, .col = "STATE", .colno = 1, .width = -14 },
 	{ .json = "stalled", .type = NM_REC_BOOL, .off = K(stalled) },
@@ -163,11 +189,11 @@ static const struct nm_field socket_fields[] = {
 	{ .json = "comm", .type = NM_REC_STR, .off = K(comm) },
 	{ .json = "kicks", .type = NM_REC_U64, .off = K(kicks) },
 	{ .json = "last_kick", .type = NM_REC_STRP, .off = K(last_kick) },
-	{ .type = NM_REC_STR, .off = K(flow.flow), .col = "FLOW", .colno = 6, .cut = 35 },
+	{ .type = NM_REC_STR, .off = K(flow.flow), .col = "FLOW", .colno = 7, .cut = 35 },
 };
 
 static const struct nm_field acks_fields[] = {
-	TS_FLOW_FIELDS(struct ts_acks_row),
+	TS_FLOW_FIELDS(struct ts_acks_row, 7),
 	{ .json = "acks_out", .type = NM_REC_U64, .off = A(acks_out), .col = "ACKS", .colno = 2,
 	  .width = 7, .flags = NM_COL_COUNT },
 	{ .json = "data_segs_in", .type = NM_REC_U64, .off = A(data_segs_in), .unit = "segments",
@@ -185,12 +211,12 @@ static const struct nm_field acks_fields[] = {
 	{ .json = "storm", .type = NM_REC_BOOL, .off = A(storm), .names = storm_cells,
 	  .col = "STORM", .colno = 1, .width = -5 },
 	{ .json = "causes", .type = NM_REC_STR_ARRAY, .off = A(causes), .aux = A(ncauses),
-	  .colno = 8, .flags = NM_COL_JOIN },
-	{ .type = NM_REC_STR, .off = A(flow.flow), .col = "FLOW / CAUSES", .colno = 7 },
+	  .colno = 9, .flags = NM_COL_JOIN },
+	{ .type = NM_REC_STR, .off = A(flow.flow), .col = "FLOW / CAUSES", .colno = 8 },
 };
 
 static const struct nm_field placement_fields[] = {
-	TS_FLOW_FIELDS(struct ts_placement_row),
+	TS_FLOW_FIELDS(struct ts_placement_row, 0),
 	{ .json = "data_segs_in", .type = NM_REC_U64, .off = P(data_segs_in), .unit = "segments" },
 	{ .json = "softirq_cpus", .type = NM_REC_BITS, .off = P(softirq_cpus) },
 	{ .json = "app_cpus", .type = NM_REC_BITS, .off = P(app_cpus) },
@@ -205,16 +231,18 @@ const struct nm_record ts_stall_rec = NM_RECORD("stall", stall_fields);
 const struct nm_record ts_socket_rec = NM_RECORD("socket", socket_fields);
 const struct nm_record ts_acks_rec = NM_RECORD("acks", acks_fields);
 const struct nm_record ts_placement_rec = NM_RECORD("placement", placement_fields);
+const struct nm_record ts_netns_rec = NM_RECORD("netns", netns_fields);
 const struct nm_record *const ts_records[] = {
 	&ts_start_rec, &ts_interval_rec, &ts_stall_rec, &ts_socket_rec, &ts_acks_rec,
-	&ts_placement_rec,
+	&ts_placement_rec, &ts_netns_rec,
 };
 const int ts_nrecords = sizeof(ts_records) / sizeof(ts_records[0]);
 
-void ts_flow_cols(struct ts_flow_cols *c, const struct ts_key *k)
+void ts_flow_cols(struct ts_flow_cols *c, const struct ts_key *k, const char *netns)
 {
 	memset(c, 0, sizeof(*c));
-	c->netns = k->netns;
+	snprintf(c->netns, sizeof(c->netns), "%s", netns);
+	c->netns_ino = k->netns;
 	nm_fmt_addr(k->family, k->laddr, c->saddr, sizeof(c->saddr));
 	nm_fmt_addr(k->family, k->raddr, c->daddr, sizeof(c->daddr));
 	c->sport = k->lport;
@@ -228,12 +256,12 @@ void ts_flow_cols(struct ts_flow_cols *c, const struct ts_key *k)
 			 k->rport);
 }
 
-void ts_stall_row(struct ts_stall_row *r, const struct ts_key *k, uint64_t start_ns,
-		  uint64_t dur_ns, enum ts_state cause, enum ts_end end, const char *by, uint64_t now,
-		  double realtime)
+void ts_stall_row(struct ts_stall_row *r, const struct ts_key *k, const char *netns,
+		  uint64_t start_ns, uint64_t dur_ns, enum ts_state cause, enum ts_end end,
+		  const char *by, uint64_t now, double realtime)
 {
 	memset(r, 0, sizeof(*r));
-	ts_flow_cols(&r->flow, k);
+	ts_flow_cols(&r->flow, k, netns);
 	r->cause = cause;
 	r->ms = dur_ns / 1e6;
 	r->start_mono_ns = start_ns;
@@ -242,13 +270,13 @@ void ts_stall_row(struct ts_stall_row *r, const struct ts_key *k, uint64_t start
 	r->by = by;
 }
 
-void ts_socket_row(struct ts_socket_row *r, const struct ts_key *k, const struct ts_sock *s,
-		   uint64_t now, uint32_t threshold_ms)
+void ts_socket_row(struct ts_socket_row *r, const struct ts_key *k, const char *netns,
+		   const struct ts_sock *s, uint64_t now, uint32_t threshold_ms)
 {
 	const struct ts_sample *x = &s->last;
 
 	memset(r, 0, sizeof(*r));
-	ts_flow_cols(&r->flow, k);
+	ts_flow_cols(&r->flow, k, netns);
 	r->state = s->stall_start_ns ? s->cause : ts_classify(x, threshold_ms);
 	r->stalled = s->stall_start_ns;
 	if (s->stall_start_ns && now > s->stall_start_ns)
@@ -273,11 +301,11 @@ void ts_socket_row(struct ts_socket_row *r, const struct ts_key *k, const struct
 	r->last_kick = s->kicks ? ts_kick_result_name(s->last_kick) : "none";
 }
 
-void ts_acks_row(struct ts_acks_row *r, const struct ts_key *k, const struct ts_acks *d,
-		 const struct ts_storm *j)
+void ts_acks_row(struct ts_acks_row *r, const struct ts_key *k, const char *netns,
+		 const struct ts_acks *d, const struct ts_storm *j)
 {
 	memset(r, 0, sizeof(*r));
-	ts_flow_cols(&r->flow, k);
+	ts_flow_cols(&r->flow, k, netns);
 	r->acks_out = d->acks_out;
 	r->data_segs_in = d->segs_in;
 	r->acks_per_seg = j->acks_per_seg;
@@ -293,11 +321,11 @@ void ts_acks_row(struct ts_acks_row *r, const struct ts_key *k, const struct ts_
 		r->causes[r->ncauses++] = j->causes[i];
 }
 
-void ts_placement_row(struct ts_placement_row *r, const struct ts_key *k,
+void ts_placement_row(struct ts_placement_row *r, const struct ts_key *k, const char *netns,
 		      const struct ts_acks *d, const struct ts_placement *p)
 {
 	memset(r, 0, sizeof(*r));
-	ts_flow_cols(&r->flow, k);
+	ts_flow_cols(&r->flow, k, netns);
 	r->data_segs_in = d->segs_in;
 	r->softirq_cpus = p->softirq_cpus;
 	r->app_cpus = p->app_cpus;

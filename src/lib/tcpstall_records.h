@@ -15,6 +15,7 @@
 #include "detect/tcpstall_detect.h"
 #include "lib/hist.h"
 #include "lib/hooks.h"
+#include "lib/nsreg.h"
 #include "lib/record.h"
 
 struct ts_start_row {
@@ -22,7 +23,8 @@ struct ts_start_row {
 	const struct nm_hook *hooks;	/* hooks, refused and lost */
 	int nhooks;
 	double interval;
-	uint64_t netns;
+	const char *netns;		/* the scope: "all", or the --netns names */
+	const char *names_lost;		/* what missing privileges lost ("": nothing) */
 	uint64_t threshold_ms, sweep_ms, full_sweep_ms;
 	const char *full_sweep_by;
 	uint64_t sweep_cpu_budget_pct;
@@ -35,7 +37,10 @@ struct ts_start_row {
 #define TS_KICK_COUNTS	(TS_KICK_NRESULTS + 1)
 extern const char *const ts_kick_count_names[TS_KICK_COUNTS];
 
-/* One report: its JSON record, and the textfile's tcpstall_ metrics. */
+/*
+ * One report: its JSON record, and the textfile's tcpstall_ metrics that
+ * are not a netns's (ts_netns_row).
+ */
 struct ts_interval_row {
 	uint64_t time;
 	uint64_t sweeps;
@@ -51,20 +56,35 @@ struct ts_interval_row {
 	uint64_t kicks[TS_KICK_COUNTS];	/* since start */
 	bool kick;			/* --fix=kick's kick is loaded */
 	double kick_age_max_ms, kick_age_mean_ms;
+	/* the scope's bounds: namespaces named, swept in full, and what did not fit */
+	uint64_t netns_named, netns_swept, netns_over;
 	/* the textfile only */
-	bool prom_netns;		/* --prom-netns: the netns label */
+	bool prom_netns;		/* --prom-netns (one netns): the netns label */
 	uint64_t netns;
+	uint64_t backlog_drops;
+	double kick_age_max_seconds;
+};
+
+/*
+ * One netns's tcpstall_ metrics: its stalls, ACKs and storms. Host-wide,
+ * one row per netns, labelled with its name; with one --netns, one row,
+ * labelled with its inode where --prom-netns asks.
+ */
+struct ts_netns_row {
+	char netns[NM_NS_NAME];		/* the label's value */
+	bool labelled;
 	uint64_t stalls[TS_NSTATES];	/* ended stalls by cause, since start */
 	uint64_t stalled_now[TS_NSTATES];	/* sockets stalled now, by cause */
 	uint64_t hist_us[TS_NSTATES][NM_HIST_SLOTS];	/* ended stalls' durations */
 	double stall_seconds[TS_NSTATES];	/* ... their sums */
-	uint64_t acks_sent, acks_owned, data_segments, backlog_drops;
-	double kick_age_max_seconds;
+	uint64_t ack_storm_flows;	/* this interval */
+	uint64_t acks_sent, acks_owned, data_segments;	/* since start */
 };
 
-/* A flow's keys, as every flow record begins, and the table's FLOW. */
+/* A flow's keys, as every flow record begins, and the table's NETNS and FLOW. */
 struct ts_flow_cols {
-	uint64_t netns;
+	char netns[NM_NS_NAME];		/* its name */
+	uint64_t netns_ino;
 	char saddr[48], daddr[48];
 	uint32_t sport, dport;
 	const char *proto;
@@ -119,26 +139,27 @@ struct ts_placement_row {
 };
 
 extern const struct nm_record ts_start_rec, ts_interval_rec, ts_stall_rec, ts_socket_rec,
-	ts_acks_rec, ts_placement_rec;
+	ts_acks_rec, ts_placement_rec, ts_netns_rec;
 /* Every record of the tool, for the docs' test. */
 extern const struct nm_record *const ts_records[];
 extern const int ts_nrecords;
 
-void ts_flow_cols(struct ts_flow_cols *c, const struct ts_key *k);
+/* Each row's flow: k, in the netns named netns (k->netns its inode). */
+void ts_flow_cols(struct ts_flow_cols *c, const struct ts_key *k, const char *netns);
 /*
  * An ended stall, measured by "by", at now (CLOCK_MONOTONIC) and realtime
  * (the wall clock then, in seconds).
  */
-void ts_stall_row(struct ts_stall_row *r, const struct ts_key *k, uint64_t start_ns,
-		  uint64_t dur_ns, enum ts_state cause, enum ts_end end, const char *by, uint64_t now,
-		  double realtime);
+void ts_stall_row(struct ts_stall_row *r, const struct ts_key *k, const char *netns,
+		  uint64_t start_ns, uint64_t dur_ns, enum ts_state cause, enum ts_end end,
+		  const char *by, uint64_t now, double realtime);
 /* A tracked socket at now, its last sample classified with threshold_ms. */
-void ts_socket_row(struct ts_socket_row *r, const struct ts_key *k, const struct ts_sock *s,
-		   uint64_t now, uint32_t threshold_ms);
+void ts_socket_row(struct ts_socket_row *r, const struct ts_key *k, const char *netns,
+		   const struct ts_sock *s, uint64_t now, uint32_t threshold_ms);
 /* A flow's deltas of the interval and their verdicts. */
-void ts_acks_row(struct ts_acks_row *r, const struct ts_key *k, const struct ts_acks *d,
-		 const struct ts_storm *j);
-void ts_placement_row(struct ts_placement_row *r, const struct ts_key *k,
+void ts_acks_row(struct ts_acks_row *r, const struct ts_key *k, const char *netns,
+		 const struct ts_acks *d, const struct ts_storm *j);
+void ts_placement_row(struct ts_placement_row *r, const struct ts_key *k, const char *netns,
 		      const struct ts_acks *d, const struct ts_placement *p);
 
 #endif

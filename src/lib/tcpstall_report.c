@@ -1,10 +1,73 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tcpstall's report (tcpstall_report.h): its flows, ended stalls and the rows of its sinks. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "lib/tcpstall_act.h"
 #include "lib/tcpstall_report.h"
+
+int ts_report_init(struct ts_report *r)
+{
+	r->ns = nm_htab_new(sizeof(uint64_t), sizeof(struct ts_ns_stats *), TS_REPORT_NS_MAX);
+	return r->ns ? 0 : -ENOMEM;
+}
+
+/*
+ * Host-wide, the metrics of netns ino, made at first use; those over the
+ * cap (or out of memory) share r->one, which no row shows. NULL with one
+ * netns: the report's totals are its.
+ */
+static struct ts_ns_stats *ns_stats(struct ts_report *r, uint64_t ino)
+{
+	struct ts_ns_stats **p;
+	bool created;
+
+	if (!r->per_ns)
+		return NULL;
+	p = r->ns ? nm_htab_upsert(r->ns, &ino, &created) : NULL;
+	if (!p) {
+		r->ns_over++;
+		return &r->one;
+	}
+	if (created && !(*p = calloc(1, sizeof(**p)))) {
+		nm_htab_del(r->ns, &ino);
+		r->ns_over++;
+		return &r->one;
+	}
+	return *p;
+}
+
+static void totals_add(struct ts_totals *to, const struct ts_totals *t)
+{
+	for (int c = 0; c < TS_NSTATES; c++) {
+		to->stalls[c] += t->stalls[c];
+		to->stall_ns[c] += t->stall_ns[c];
+		for (int i = 0; i < NM_HIST_SLOTS; i++)
+			to->hist_us[c][i] += t->hist_us[c][i];
+	}
+}
+
+/* A stall ended, counted by ts_track* in r->ended_tot: into the totals, and its netns's. */
+static void count_ended(struct ts_report *r, uint64_t ino)
+{
+	struct ts_ns_stats *n = ns_stats(r, ino);
+
+	totals_add(&r->tot, &r->ended_tot);
+	if (n)
+		totals_add(&n->tot, &r->ended_tot);
+	memset(&r->ended_tot, 0, sizeof(r->ended_tot));
+}
+
+/* A netns's name for the rows: the loader's, else its inode. */
+static const char *ns_name(const struct ts_report *r, uint64_t ino, char *buf, size_t len)
+{
+	if (r->ns_name)
+		return r->ns_name(r->ns_arg, ino, buf, len);
+	snprintf(buf, len, "%llu", (unsigned long long)ino);
+	return buf;
+}
 
 struct ts_sock *ts_report_sample(struct ts_report *r, const struct ts_sample *smp, uint64_t sweep,
 				 enum ts_state *state)
@@ -13,8 +76,10 @@ struct ts_sock *ts_report_sample(struct ts_report *r, const struct ts_sample *sm
 	uint64_t ended;
 
 	*state = ts_classify(smp, r->threshold_ms);
-	if (s && ts_track(s, smp, r->threshold_ms, sweep, &r->tot, &ended))
+	if (s && ts_track(s, smp, r->threshold_ms, sweep, &r->ended_tot, &ended)) {
+		count_ended(r, smp->key.netns);
 		ts_report_ended(r, &smp->key, s, ended, "sweep");
+	}
 	r->samples[*state]++;
 	return s;
 }
@@ -25,8 +90,10 @@ void ts_report_episode(struct ts_report *r, const struct ts_key *k, uint64_t sta
 	struct ts_sock *s = nm_htab_upsert(r->socks, k, NULL);
 	uint64_t ended;
 
-	if (s && ts_track_episode(s, start_ns, end_ns, &r->tot, &ended))
+	if (s && ts_track_episode(s, start_ns, end_ns, &r->ended_tot, &ended)) {
+		count_ended(r, k->netns);
 		ts_report_ended(r, k, s, ended, "tcp_push");
+	}
 }
 
 void ts_report_gone(struct ts_report *r, uint64_t sweep, uint64_t now_ns)
@@ -47,13 +114,39 @@ void ts_report_gone(struct ts_report *r, uint64_t sweep, uint64_t now_ns)
 		 */
 		if (ts_track_gone(s, now_ns, s->stall_start_ns && s->last.unsent &&
 				  ts_classify(&s->last, r->threshold_ms) == TS_RWND ?
-				  TS_END_GONE : TS_END_DRAINED, &r->tot, &ended))
+				  TS_END_GONE : TS_END_DRAINED, &r->ended_tot, &ended)) {
+			count_ended(r, ((struct ts_key *)k)->netns);
 			ts_report_ended(r, k, s, ended, "sweep");
+		}
 		if (sweep - s->seen_sweep > TS_FORGET_SWEEPS && ngone < 256)
 			gone[ngone++] = *(struct ts_key *)k;
 	}
 	for (size_t i = 0; i < ngone; i++)
 		nm_htab_del(r->socks, &gone[i]);
+}
+
+void ts_report_drop_netns(struct ts_report *r, unsigned long ino)
+{
+	struct ts_ns_stats **p = r->ns ? nm_htab_get(r->ns, &(uint64_t){ ino }) : NULL;
+	struct ts_key gone[256];
+	size_t ngone;
+
+	if (p) {
+		free(*p);
+		nm_htab_del(r->ns, &(uint64_t){ ino });
+	}
+	/* deleting moves entries: a walk collects, then deletes, until none is left */
+	do {
+		size_t pos = 0;
+		void *k, *v;
+
+		ngone = 0;
+		while (ngone < 256 && nm_htab_next(r->socks, &pos, &k, &v))
+			if (((struct ts_key *)k)->netns == ino)
+				gone[ngone++] = *(struct ts_key *)k;
+		for (size_t i = 0; i < ngone; i++)
+			nm_htab_del(r->socks, &gone[i]);
+	} while (ngone == 256);
 }
 
 void ts_report_ended(struct ts_report *r, const struct ts_key *k, const struct ts_sock *s,
@@ -152,6 +245,15 @@ bool ts_report_acks(struct ts_report *r, const struct ts_acks *slots, uint32_t n
 		r->acks_sent += d.acks_out;
 		r->acks_owned += d.acks_owned;
 		r->data_segments += d.segs_in;
+		if (d.acks_out || d.segs_in) {
+			struct ts_ns_stats *ns = ns_stats(r, cur.key.netns);
+
+			if (ns) {
+				ns->acks_sent += d.acks_out;
+				ns->acks_owned += d.acks_owned;
+				ns->data_segments += d.segs_in;
+			}
+		}
 		if (!d.segs_in && !d.acks_out)
 			continue;
 		if (!ts_report_flow(r, &cur, &d, i, epoch))
@@ -232,7 +334,6 @@ void ts_report_interval(const struct ts_report *r, struct ts_interval_row *ir)
 		if (!s->stall_start_ns)
 			continue;
 		ir->sockets_stalled++;
-		ir->stalled_now[s->cause]++;
 	}
 	ir->ack_flows = r->nflows;
 	ir->ack_storm_flows = r->storms;
@@ -240,10 +341,114 @@ void ts_report_interval(const struct ts_report *r, struct ts_interval_row *ir)
 	memcpy(ir->samples, r->samples, sizeof(ir->samples));
 	ir->stalls_ended = r->nended + r->ended_dropped;
 	ir->stalls_unlisted = r->ended_dropped;
-	memcpy(ir->stalls, r->tot.stalls, sizeof(ir->stalls));
-	memcpy(ir->hist_us, r->tot.hist_us, sizeof(ir->hist_us));
+}
+
+/* A netns row's totals, from tot and the ACK counts. */
+static void ns_row_totals(struct ts_netns_row *row, const struct ts_totals *tot, uint64_t sent,
+			  uint64_t owned, uint64_t segs)
+{
+	memcpy(row->stalls, tot->stalls, sizeof(row->stalls));
+	memcpy(row->hist_us, tot->hist_us, sizeof(row->hist_us));
 	for (int s = 0; s < TS_NSTATES; s++)
-		ir->stall_seconds[s] = r->tot.stall_ns[s] / 1e9;
+		row->stall_seconds[s] = tot->stall_ns[s] / 1e9;
+	row->acks_sent = sent;
+	row->acks_owned = owned;
+	row->data_segments = segs;
+}
+
+/* With one netns: one row, of the report's totals. */
+static size_t one_ns_row(struct ts_report *r, struct ts_netns_row *row)
+{
+	size_t pos = 0;
+	void *k, *v;
+
+	memset(row, 0, sizeof(*row));
+	row->labelled = r->prom_netns;
+	snprintf(row->netns, sizeof(row->netns), "%llu", (unsigned long long)r->self_ino);
+	ns_row_totals(row, &r->tot, r->acks_sent, r->acks_owned, r->data_segments);
+	while (nm_htab_next(r->socks, &pos, &k, &v))
+		if (((struct ts_sock *)v)->stall_start_ns)
+			row->stalled_now[((struct ts_sock *)v)->cause]++;
+	row->ack_storm_flows = r->storms;
+	return 1;
+}
+
+static int cmp_ns_rows(const void *a, const void *b)
+{
+	return strcmp(((const struct ts_netns_row *)a)->netns, ((const struct ts_netns_row *)b)->netns);
+}
+
+/* Room for n rows: false when out of memory. */
+static bool ns_rows_room(struct ts_report *r, size_t n)
+{
+	void *p;
+
+	if (n <= r->capns_rows)
+		return true;
+	p = realloc(r->ns_rows, n * sizeof(*r->ns_rows));
+	if (!p)
+		return false;
+	r->ns_rows = p;
+	r->capns_rows = n;
+	return true;
+}
+
+/* This report's sockets stalled now and storms, into each netns's stats. */
+static void ns_now(struct ts_report *r)
+{
+	size_t pos = 0;
+	void *k, *v;
+
+	while (nm_htab_next(r->ns, &pos, &k, &v)) {
+		struct ts_ns_stats *n = *(struct ts_ns_stats **)v;
+
+		memset(n->stalled_now, 0, sizeof(n->stalled_now));
+		n->storms = 0;
+	}
+	pos = 0;
+	while (nm_htab_next(r->socks, &pos, &k, &v)) {
+		const struct ts_sock *s = v;
+		struct ts_ns_stats *n;
+
+		if (s->stall_start_ns && s->cause < TS_NSTATES &&
+		    (n = ns_stats(r, ((struct ts_key *)k)->netns)))
+			n->stalled_now[s->cause]++;
+	}
+	for (size_t i = 0; i < r->nflows; i++) {
+		struct ts_ns_stats *n;
+
+		if (r->flows[i].j.storm && (n = ns_stats(r, r->flows[i].key.netns)))
+			n->storms++;
+	}
+}
+
+size_t ts_report_ns_rows(struct ts_report *r)
+{
+	size_t pos = 0, n = 0;
+	void *k, *v;
+
+	if (!r->per_ns)
+		return r->nns_rows = ns_rows_room(r, 1) ? one_ns_row(r, &r->ns_rows[0]) : 0;
+	if (!r->ns)
+		return 0;
+	ns_now(r);
+	if (!ns_rows_room(r, nm_htab_count(r->ns)))
+		return 0;
+	while (nm_htab_next(r->ns, &pos, &k, &v)) {
+		const struct ts_ns_stats *s = *(struct ts_ns_stats **)v;
+		struct ts_netns_row *row = &r->ns_rows[n++];
+
+		memset(row, 0, sizeof(*row));
+		row->labelled = true;
+		ns_name(r, *(uint64_t *)k, row->netns, sizeof(row->netns));
+		ns_row_totals(row, &s->tot, s->acks_sent, s->acks_owned, s->data_segments);
+		memcpy(row->stalled_now, s->stalled_now, sizeof(row->stalled_now));
+		row->ack_storm_flows = s->storms;
+	}
+	/* the textfile's series in the same order each time */
+	qsort(r->ns_rows, n, sizeof(*r->ns_rows), cmp_ns_rows);
+	r->nns_rows = n;
+	return n;
 }
 
 void ts_report_interval_row(const struct ts_report *r, const struct ts_interval_in *in,
@@ -276,12 +481,12 @@ void ts_report_interval_row(const struct ts_report *r, const struct ts_interval_
 	ir->kick = in->kick;
 	ir->kick_age_max_ms = k->age_max_ns / 1e6;
 	ir->kick_age_mean_ms = k->aged ? k->age_sum_ns / 1e6 / k->aged : 0;
-	/* labelled with the netns only when --prom-netns asks: most users want none */
-	ir->prom_netns = in->prom_netns;
+	/* with one netns labelled only when --prom-netns asks: most users want none */
+	ir->prom_netns = in->prom_netns && !r->per_ns;
 	ir->netns = in->netns;
-	ir->acks_sent = r->acks_sent;
-	ir->acks_owned = r->acks_owned;
-	ir->data_segments = r->data_segments;
+	ir->netns_named = in->netns_named;
+	ir->netns_swept = in->netns_swept;
+	ir->netns_over = in->netns_over;
 	ir->backlog_drops = c[TS_CNT_BACKLOG_DROPS];
 	ir->kick_age_max_seconds = k->age_max_ns / 1e9;
 }
@@ -290,12 +495,14 @@ void ts_report_first_what(const struct ts_start_row *r, bool fix, char *what, si
 {
 	bool diag = r->full_sweep_by && !strcmp(r->full_sweep_by, "sock_diag");
 
-	snprintf(what, len, "sweep %llums (all sockets every %llums, senders tagged by %s%s), netns %llu%s%s%s",
+	bool lost = r->names_lost && r->names_lost[0];
+
+	snprintf(what, len, "sweep %llums (all sockets every %llums, senders tagged by %s%s), netns %s%s%s%s%s%s",
 		 (unsigned long long)r->sweep_ms, (unsigned long long)r->full_sweep_ms,
 		 r->senders_tagged_by,
 		 diag ? "; full sweeps by sock_diag: no TSQ flags, pacing or Nagle state, so never tsq_idle or host_queue" : "",
-		 (unsigned long long)r->netns, fix ? ", --fix" : "", r->kick ? ", kick at " : "",
-		 r->kick ? r->kick_at : "");
+		 r->netns ? r->netns : "", fix ? ", --fix" : "", r->kick ? ", kick at " : "",
+		 r->kick ? r->kick_at : "", lost ? "; lost: " : "", lost ? r->names_lost : "");
 }
 
 /* ---- the sinks' rows, each made as it is written ---- */
@@ -306,6 +513,7 @@ static const void *next_stall(void *ctx, size_t *pos, const struct nm_record **r
 	static struct ts_stall_row row;
 	const struct ts_report *r = ctx;
 	const struct ts_ended *e;
+	char ns[NM_NS_NAME];
 	struct timespec rt;
 
 	(void)rec;
@@ -313,8 +521,8 @@ static const void *next_stall(void *ctx, size_t *pos, const struct nm_record **r
 		return NULL;
 	e = &r->ended[(*pos)++];
 	clock_gettime(CLOCK_REALTIME, &rt);
-	ts_stall_row(&row, &e->key, e->start_ns, e->dur_ns, e->cause, e->end, e->by, r->now_ns,
-		     rt.tv_sec + rt.tv_nsec / 1e9);
+	ts_stall_row(&row, &e->key, ns_name(r, e->key.netns, ns, sizeof(ns)), e->start_ns, e->dur_ns,
+		     e->cause, e->end, e->by, r->now_ns, rt.tv_sec + rt.tv_nsec / 1e9);
 	return &row;
 }
 
@@ -323,6 +531,7 @@ static const void *next_socket(void *ctx, size_t *pos, const struct nm_record **
 {
 	static struct ts_socket_row row;
 	const struct ts_report *r = ctx;
+	char ns[NM_NS_NAME];
 	void *k, *v;
 
 	(void)rec;
@@ -331,7 +540,8 @@ static const void *next_socket(void *ctx, size_t *pos, const struct nm_record **
 
 		if (!s->stall_start_ns && !s->stalls)
 			continue;
-		ts_socket_row(&row, k, s, r->now_ns, r->threshold_ms);
+		ts_socket_row(&row, k, ns_name(r, ((struct ts_key *)k)->netns, ns, sizeof(ns)), s,
+			      r->now_ns, r->threshold_ms);
 		return &row;
 	}
 	return NULL;
@@ -346,20 +556,23 @@ static const void *flow_rows(const struct ts_report *r, size_t *pos, const struc
 {
 	static struct ts_placement_row pr;
 	static struct ts_acks_row ar;
+	char ns[NM_NS_NAME];
 
 	for (; *pos < 2 * r->nflows; (*pos)++) {
 		const struct ts_flow *f = &r->flows[*pos / 2];
 
 		if (!(*pos % 2)) {
 			*pos += placed ? 1 : 2;
-			ts_acks_row(&ar, &f->key, &f->delta, &f->j);
+			ts_acks_row(&ar, &f->key, ns_name(r, f->key.netns, ns, sizeof(ns)), &f->delta,
+				    &f->j);
 			return &ar;
 		}
 		if (!f->place.busy)
 			continue;
 		(*pos)++;
 		*rec = &ts_placement_rec;
-		ts_placement_row(&pr, &f->key, &f->delta, &f->place);
+		ts_placement_row(&pr, &f->key, ns_name(r, f->key.netns, ns, sizeof(ns)), &f->delta,
+				 &f->place);
 		return &pr;
 	}
 	return NULL;
@@ -400,6 +613,7 @@ void ts_report_emit(struct ts_report *r, struct nm_emit *e, const struct ts_inte
 {
 	const struct nm_emit_rows socks = { .rec = &ts_socket_rec, .next = next_socket, .ctx = r };
 	struct nm_emit_table *t = e->table;
+	size_t nrows;
 
 	e->json[0] = NM_EMIT_ROWS(&ts_interval_rec, ir, 1);
 	e->json[1] = (struct nm_emit_rows){ .rec = &ts_stall_rec, .next = next_stall, .ctx = r };
@@ -417,7 +631,10 @@ void ts_report_emit(struct ts_report *r, struct nm_emit *e, const struct ts_inte
 	t[1].top = TS_REPORT_TOP;
 	e->hists = r->hists;
 	e->nhists = stall_hists(r);
-	e->prom[0] = e->json[0];
+	/* a netns's metrics, then the others: the order they always had (rows first: a realloc) */
+	nrows = ts_report_ns_rows(r);
+	e->prom[0] = NM_EMIT_ROWS(&ts_netns_rec, r->ns_rows, nrows);
+	e->prom[1] = e->json[0];
 }
 
 void ts_report_next(struct ts_report *r)
@@ -429,6 +646,16 @@ void ts_report_next(struct ts_report *r)
 
 void ts_report_free(struct ts_report *r)
 {
+	size_t pos = 0;
+	void *k, *v;
+
+	while (r->ns && nm_htab_next(r->ns, &pos, &k, &v))
+		free(*(struct ts_ns_stats **)v);
+	nm_htab_free(r->ns);
+	r->ns = NULL;
+	free(r->ns_rows);
+	r->ns_rows = NULL;
+	r->nns_rows = r->capns_rows = 0;
 	free(r->flows);
 	free(r->fix);
 	r->flows = NULL;

@@ -50,6 +50,18 @@ struct ts_flow {
 	struct ts_placement place;
 };
 
+/* A netns's share of the metrics (ts_netns_row), kept while its netns is. */
+struct ts_ns_stats {
+	struct ts_totals tot;		/* its ended stalls, since the start */
+	uint64_t acks_sent, acks_owned, data_segments;
+	/* a report's, made by ts_report_ns_rows */
+	uint64_t stalled_now[TS_NSTATES];
+	uint64_t storms;
+};
+
+/* namespaces with metrics of their own; those beyond count in no netns's */
+#define TS_REPORT_NS_MAX	1024
+
 /* A flow's counters at the last report, and the report that last saw it in the table. */
 struct ts_prev_acks {
 	struct ts_acks a;
@@ -63,9 +75,24 @@ struct ts_report {
 	uint32_t threshold_ms;
 	const struct ts_storm_cfg *storm;
 	bool hist;			/* -H: the table ends with the stalls' durations */
+	/*
+	 * Host-wide (per_ns): each netns's metrics its own, labelled by
+	 * name; else (one --netns) all in one, labelled netns="INODE" with
+	 * prom_netns. Set before the first sample.
+	 */
+	bool per_ns, prom_netns;
+	uint64_t self_ino;		/* the netns tcpstall runs in */
+	/* a netns's name for the rows (NULL: its inode) */
+	const char *(*ns_name)(void *arg, unsigned long ino, char *buf, size_t len);
+	void *ns_arg;
 	/* since the start: ts_track's, and the ACK flow table's (ts_report_acks) */
 	struct ts_totals tot;
 	uint64_t acks_sent, acks_owned, data_segments;
+	/* per netns (per_ns) or the one (not): netns inode -> struct ts_ns_stats * */
+	struct nm_htab *ns;
+	struct ts_ns_stats one;		/* the one netns's (not per_ns), and those over the cap */
+	unsigned long ns_over;		/* namespaces that found the table full */
+	struct ts_totals ended_tot;	/* ts_track's, until added to the above: zero between calls */
 	uint64_t reports;		/* ACK table reads so far: marks the prev_acks seen */
 	size_t acks_present;		/* slots holding a socket at the last read */
 	/* the interval's, emptied by ts_report_next */
@@ -81,7 +108,18 @@ struct ts_report {
 	struct ts_fix_flow *fix;	/* ts_report_fix_flows' */
 	size_t capfix;
 	struct nm_emit_hist hists[TS_NSTATES];
+	struct ts_netns_row *ns_rows;	/* the textfile's, one per netns */
+	size_t nns_rows, capns_rows;
 };
+
+/* The report's per-netns table, before the first sample: 0 or -ENOMEM. */
+int ts_report_init(struct ts_report *r);
+
+/*
+ * A netns that went: its sockets and its metrics are forgotten, quietly
+ * (no stall is ended for them).
+ */
+void ts_report_drop_netns(struct ts_report *r, unsigned long ino);
 
 /*
  * One swept sample of the sweep numbered sweep: its socket tracked (a
@@ -137,9 +175,17 @@ size_t ts_report_fix_flows(struct ts_report *r, const struct ts_acks *acks);
 
 /*
  * The interval record's fields that come from the report: the sockets
- * stalled now, the flows, the samples, the ended stalls, the totals.
+ * stalled now, the flows, the samples, the ended stalls.
  */
 void ts_report_interval(const struct ts_report *r, struct ts_interval_row *ir);
+
+/*
+ * The textfile's netns rows (r->ns_rows): each netns's totals, its
+ * sockets stalled now and its storms of this report's flows; host-wide
+ * those of each netns that has any, labelled by name, else the one.
+ * Their number (a row that finds no memory is left out).
+ */
+size_t ts_report_ns_rows(struct ts_report *r);
 
 struct ts_kick_stats;	/* lib/tcpstall_act.h */
 
@@ -157,8 +203,9 @@ struct ts_interval_in {
 	bool kicker;			/* the kick timer's thread was started */
 	bool kick;			/* --fix=kick's program is loaded */
 	const struct ts_kick_stats *kicks;	/* what became of the kicks */
-	bool prom_netns;		/* --prom-netns */
+	bool prom_netns;		/* --prom-netns (one netns) */
 	uint64_t netns;
+	uint64_t netns_named, netns_swept, netns_over;	/* the scope's */
 };
 
 /*
@@ -180,7 +227,8 @@ void ts_report_emit(struct ts_report *r, struct nm_emit *e, const struct ts_inte
 
 /*
  * The first line's words after the interval, from its start record: the
- * sweeps, what tags senders, the netns, --fix (fix) and the kick.
+ * sweeps, what tags senders, the netns, --fix (fix), the kick and what
+ * missing privileges lost.
  */
 void ts_report_first_what(const struct ts_start_row *r, bool fix, char *what, size_t len);
 

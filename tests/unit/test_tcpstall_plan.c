@@ -113,14 +113,25 @@ static void test_defer_not(void **state)
 	assert_string_equal(line(&p.a[0]),
 			    "fix: this kernel has no tcp_backlog_ack_defer (added in 6.7): no sysctl remedy for backlog ACKs");
 	assert_true(d.defer);
-	/* another netns: said, not changed, not again */
+	/*
+	 * another netns: not changed, and still to do here (the loader
+	 * says it, once per netns: ts_fix_elsewhere)
+	 */
 	d = (struct ts_fix_done){};
 	nm_plan_truncate(&p, 0);
 	plan(TS_FIX_DEFER, &other, 1, &d, &p);
-	assert_int_equal(p.n, 1);
-	assert_string_equal(line(&p.a[0]),
-			    "fix: storm in netns 4026531840; tcpstall runs in 4026532180: run it with --netns to change that netns");
-	assert_true(d.defer);
+	assert_int_equal(p.n, 0);
+	assert_false(d.defer);
+	/* ... so a storm of ours after it is still fixed */
+	{
+		struct ts_fix_flow both[] = { other, storm(HERE, 0, false) };
+
+		plan(TS_FIX_DEFER, both, 2, &d, &p);
+		assert_int_equal(p.n, 1);
+		assert_int_equal(p.a[0].kind, NM_ACT_SYSCTL);
+		assert_int_equal(p.a[0].netns, HERE);
+		assert_true(d.defer);
+	}
 	nm_plan_free(&p);
 }
 
@@ -346,11 +357,10 @@ static void test_rfs_not(void **state)
 	struct nm_plan p = {};
 
 	(void)state;
-	/* another netns: said, once */
+	/* another netns: nothing, still to do (the loader says it: ts_fix_elsewhere) */
 	plan(TS_FIX_RFS, &fl, 1, &d, &p);
-	assert_int_equal(p.n, 1);
-	assert_string_equal(line(&p.a[0]), "fix rfs: flow in netns 4026531840; tcpstall runs in 4026532180: run it with --netns");
-	assert_true(d.rfs);
+	assert_int_equal(p.n, 0);
+	assert_false(d.rfs);
 	/* the receiving device unknown: not even asked */
 	d = (struct ts_fix_done){};
 	fl = cross(HERE, 0);
@@ -708,6 +718,53 @@ static void test_kick_timer(void **state)
 	nm_plan_free(&p);
 }
 
+/* What a flow of another netns would have had: said by the loader, once per netns and remedy. */
+static void test_fix_elsewhere(void **state)
+{
+	struct ts_fix_flow st = storm(OTHER, 0, true), calm = storm(OTHER, 0, false);
+
+	(void)state;
+	assert_int_equal(ts_fix_elsewhere(ALL, HERE, &st), TS_FIX_DEFER | TS_FIX_ROUTES);
+	/* no quickack route: no routes to drop */
+	assert_int_equal(ts_fix_elsewhere(ALL, HERE, &calm), TS_FIX_DEFER);
+	/* only what --fix asks for */
+	assert_int_equal(ts_fix_elsewhere(TS_FIX_ROUTES | TS_FIX_KICK, HERE, &st), TS_FIX_ROUTES);
+	st = cross(OTHER, 3);
+	assert_int_equal(ts_fix_elsewhere(ALL, HERE, &st), TS_FIX_RFS);
+	st = tsq(OTHER);
+	assert_int_equal(ts_fix_elsewhere(ALL, HERE, &st), TS_FIX_AUTOCORK);
+	/* ours: nothing to say */
+	st = storm(HERE, 0, true);
+	assert_int_equal(ts_fix_elsewhere(ALL, HERE, &st), 0);
+}
+
+/* A socket of another netns --fix=kick would kick: stalled in tsq_idle, or open for the threshold. */
+static void test_kick_elsewhere(void **state)
+{
+	struct ts_kick_ctx x = kctx(NULL, NULL);
+	struct ts_sock s = { .stall_start_ns = 1 };
+	struct ts_kick_cand c = { .by = TS_KICK_BY_SWEEP, .key = sock_key(OTHER, 1), .state = TS_TSQ_IDLE,
+				  .s = &s, .now_ns = 10 };
+
+	(void)state;
+	assert_true(ts_kick_elsewhere(&x, &c));
+	/* another cause, or not stalled: not a kick's */
+	c.state = TS_RWND;
+	assert_false(ts_kick_elsewhere(&x, &c));
+	c.state = TS_TSQ_IDLE;
+	s.stall_start_ns = 0;
+	assert_false(ts_kick_elsewhere(&x, &c));
+	/* an open episode: once it is as old as the threshold */
+	c = (struct ts_kick_cand){ .by = TS_KICK_BY_MARK, .key = sock_key(OTHER, 1), .start_ns = 100,
+				   .now_ns = 100 + THRESHOLD - 1 };
+	assert_false(ts_kick_elsewhere(&x, &c));
+	c.now_ns = 100 + THRESHOLD;
+	assert_true(ts_kick_elsewhere(&x, &c));
+	/* ours: ts_kick_plan's */
+	c.key.netns = HERE;
+	assert_false(ts_kick_elsewhere(&x, &c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +784,8 @@ int main(void)
 		cmocka_unit_test(test_kick_marked),
 		cmocka_unit_test(test_kick_marked_not),
 		cmocka_unit_test(test_kick_timer),
+		cmocka_unit_test(test_fix_elsewhere),
+		cmocka_unit_test(test_kick_elsewhere),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

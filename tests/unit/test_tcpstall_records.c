@@ -92,10 +92,11 @@ static void test_socket_json_and_table(void **state)
 	char *got;
 
 	(void)state;
-	ts_socket_row(&r[0], &key4, &s, NOW, 10);
+	ts_socket_row(&r[0], &key4, "nm-ts-snd", &s, NOW, 10);
 	got = json_of(&ts_socket_rec, &r[0]);
 	assert_string_equal(got,
-		"{\"type\":\"socket\",\"netns\":4026532180,\"saddr\":\"198.18.1.1\","
+		"{\"type\":\"socket\",\"netns\":\"nm-ts-snd\",\"netns_ino\":4026532180,"
+		"\"saddr\":\"198.18.1.1\","
 		"\"daddr\":\"198.18.1.2\",\"sport\":51780,\"dport\":5301,\"proto\":\"tcp\","
 		"\"state\":\"rwnd_limited\",\"stalled\":true,\"stalled_ms\":667.319,\"stalls\":10,"
 		"\"stall_ms_total\":370.538,\"stall_ms_max\":49.5011,\"last_cause\":\"rwnd_limited\","
@@ -109,7 +110,8 @@ static void test_socket_json_and_table(void **state)
 	s.last = (struct ts_sample){ .unsent = 0, .pid = 0, .comm = "stale" };
 	s.kicks = 1;
 	s.last_kick = TS_KICK_SKIPPED;
-	ts_socket_row(&r[1], &k6, &s, NOW, 10);
+	/* a name longer than its column is cut there */
+	ts_socket_row(&r[1], &k6, "containerd-shim:4242", &s, NOW, 10);
 	got = json_of(&ts_socket_rec, &r[1]);
 	assert_non_null(strstr(got, "\"saddr\":\"2001:db8:1200::1\",\"daddr\":\"2001:db8:3400::2\","
 				    "\"sport\":5301,\"dport\":65535,\"proto\":\"tcp\","
@@ -119,9 +121,9 @@ static void test_socket_json_and_table(void **state)
 
 	got = table_of(&ts_socket_rec, r, sizeof(r[0]), 2);
 	assert_string_equal(got,
-		"STATE          STALLS    NOW_MS    MAX_MS   UNSENT FLOW\n"
-		"rwnd_limited       10     667.3      49.5     4.2M 198.18.1.1:51780>198.18.1.2:5301\n"
-		"app_limited        10       0.0      49.5        0 [2001:db8:1200::1]:5301>[2001:db8:3\n");
+		"STATE          STALLS    NOW_MS    MAX_MS   UNSENT NETNS      FLOW\n"
+		"rwnd_limited       10     667.3      49.5     4.2M nm-ts-snd  198.18.1.1:51780>198.18.1.2:5301\n"
+		"app_limited        10       0.0      49.5        0 containerd [2001:db8:1200::1]:5301>[2001:db8:3\n");
 	free(got);
 }
 
@@ -144,20 +146,22 @@ static void test_acks_placement_json_and_table(void **state)
 	k.rport = 38754;
 	memcpy(k.laddr, key4.raddr, 4);
 	memcpy(k.raddr, key4.laddr, 4);
-	ts_acks_row(&r[0], &k, &d, &j);
+	ts_acks_row(&r[0], &k, "nm-ts-rcv", &d, &j);
 	got = json_of(&ts_acks_rec, &r[0]);
 	assert_string_equal(got,
-		"{\"type\":\"acks\",\"netns\":4026532180,\"saddr\":\"198.18.1.2\","
+		"{\"type\":\"acks\",\"netns\":\"nm-ts-rcv\",\"netns_ino\":4026532180,"
+		"\"saddr\":\"198.18.1.2\","
 		"\"daddr\":\"198.18.1.1\",\"sport\":5301,\"dport\":38754,\"proto\":\"tcp\","
 		"\"acks_out\":20213,\"data_segs_in\":20113,\"acks_per_seg\":1.00497,"
 		"\"acks_owned\":3833,\"segs_owned\":3733,\"owned_ratio\":1.02679,\"backlog_drops\":0,"
 		"\"pid\":26044,\"comm\":\"nm-tcp\",\"storm\":true,"
 		"\"causes\":[\"quickack_route\",\"backlog_ack_defer_off\"]}\n");
 	free(got);
-	ts_placement_row(&pr, &k, &d, &p);
+	ts_placement_row(&pr, &k, "nm-ts-rcv", &d, &p);
 	got = json_of(&ts_placement_rec, &pr);
 	assert_string_equal(got,
-		"{\"type\":\"placement\",\"netns\":4026532180,\"saddr\":\"198.18.1.2\","
+		"{\"type\":\"placement\",\"netns\":\"nm-ts-rcv\",\"netns_ino\":4026532180,"
+		"\"saddr\":\"198.18.1.2\","
 		"\"daddr\":\"198.18.1.1\",\"sport\":5301,\"dport\":38754,\"proto\":\"tcp\","
 		"\"data_segs_in\":20113,\"softirq_cpus\":[0,1],\"app_cpus\":[1],"
 		"\"backlog_share\":0.185601,\"cross_cpu\":false,\"split_softirq\":true}\n");
@@ -166,16 +170,16 @@ static void test_acks_placement_json_and_table(void **state)
 	/* no storm, no causes: the flow ends the line; counts shortened */
 	d = (struct ts_acks){ .acks_out = 1234567, .segs_in = 100000, .backlog_drops = 123456 };
 	j = (struct ts_storm){ .acks_per_seg = 12.34567 };
-	ts_acks_row(&r[1], &k, &d, &j);
+	ts_acks_row(&r[1], &k, "host", &d, &j);
 	got = json_of(&ts_acks_rec, &r[1]);
 	assert_non_null(strstr(got, "\"pid\":0,\"comm\":\"\",\"storm\":false,\"causes\":[]}\n"));
 	free(got);
 	got = table_of(&ts_acks_rec, r, sizeof(r[0]), 2);
 	assert_string_equal(got,
-		"STORM    ACKS    SEGS ACK/SG  OWNED DROPS FLOW / CAUSES\n"
-		"YES     20213   20113   1.00   1.03     0 198.18.1.2:5301>198.18.1.1:38754 "
+		"STORM    ACKS    SEGS ACK/SG  OWNED DROPS NETNS      FLOW / CAUSES\n"
+		"YES     20213   20113   1.00   1.03     0 nm-ts-rcv  198.18.1.2:5301>198.18.1.1:38754 "
 		"quickack_route,backlog_ack_defer_off\n"
-		"-        1.2M    100k  12.35   0.00  123k 198.18.1.2:5301>198.18.1.1:38754\n");
+		"-        1.2M    100k  12.35   0.00  123k host       198.18.1.2:5301>198.18.1.1:38754\n");
 	free(got);
 }
 
@@ -186,11 +190,12 @@ static void test_stall_json(void **state)
 
 	(void)state;
 	/* ended 0.5 s before the report, after 844.243 ms */
-	ts_stall_row(&r, &key4, NOW - 1344243033, 844243033, TS_RWND, TS_END_GONE, "sweep", NOW,
-		     1796009291.5);
+	ts_stall_row(&r, &key4, "nm-ts-snd", NOW - 1344243033, 844243033, TS_RWND, TS_END_GONE,
+		     "sweep", NOW, 1796009291.5);
 	got = json_of(&ts_stall_rec, &r);
 	assert_string_equal(got,
-		"{\"type\":\"stall\",\"netns\":4026532180,\"saddr\":\"198.18.1.1\","
+		"{\"type\":\"stall\",\"netns\":\"nm-ts-snd\",\"netns_ino\":4026532180,"
+		"\"saddr\":\"198.18.1.1\","
 		"\"daddr\":\"198.18.1.2\",\"sport\":51780,\"dport\":5301,\"proto\":\"tcp\","
 		"\"cause\":\"rwnd_limited\",\"ms\":844.243,\"start_mono_ns\":98655756967,"
 		"\"time\":1796009290.156,\"end\":\"gone\",\"by\":\"sweep\"}\n");
@@ -203,12 +208,22 @@ static struct ts_interval_row interval(void)
 	struct ts_interval_row r = {
 		.time = 1796009291, .sweeps = 127, .sweep_wait_ms = 10, .sockets_stalled = 1,
 		.samples = { [TS_RWND] = 15, [TS_CWND] = 27 }, .stalls_ended = 2,
-		.kicks = { 6, 4, 1, 1 }, .netns = 4026532252,
+		.kicks = { 6, 4, 1, 1 }, .netns = 4026532252, .backlog_drops = 3,
+		.ack_storm_flows = 1, .kick_age_max_ms = 12.5, .kick_age_mean_ms = 8,
+		.kick_age_max_seconds = 0.0125, .netns_named = 3, .netns_swept = 2,
+	};
+
+	return r;
+}
+
+/* the same report's netns share: one netns, as with one --netns */
+static struct ts_netns_row netns_row(void)
+{
+	struct ts_netns_row r = {
+		.netns = "4026532252",
 		.stalls = { [TS_RWND] = 1, [TS_CWND] = 13 }, .stalled_now = { [TS_RWND] = 1 },
 		.stall_seconds = { [TS_RWND] = 0.844243033, [TS_CWND] = 0.5 },
-		.acks_sent = 22500, .acks_owned = 7697, .data_segments = 22305, .backlog_drops = 3,
-		.ack_storm_flows = 1, .kick_age_max_ms = 12.5, .kick_age_mean_ms = 8,
-		.kick_age_max_seconds = 0.0125,
+		.acks_sent = 22500, .acks_owned = 7697, .data_segments = 22305, .ack_storm_flows = 1,
 	};
 
 	r.hist_us[TS_RWND][19] = 1;
@@ -216,6 +231,19 @@ static struct ts_interval_row interval(void)
 	r.hist_us[TS_CWND][14] = 3;
 	r.hist_us[TS_CWND][15] = 9;
 	return r;
+}
+
+/* The textfile as the loader writes it: the netns rows, then the interval's. */
+static char *prom_of(const struct ts_netns_row *ns, size_t n, const struct ts_interval_row *r)
+{
+	struct nm_prom *p = nm_prom_new();
+	char *got;
+
+	nm_rec_prom(p, &ts_netns_rec, ns, sizeof(*ns), n);
+	nm_rec_prom(p, &ts_interval_rec, r, sizeof(*r), 1);
+	got = cap_prom(p);
+	nm_prom_free(p);
+	return got;
 }
 
 static void test_interval_json(void **state)
@@ -232,7 +260,8 @@ static void test_interval_json(void **state)
 		"\"app_limited\":0,\"rwnd_limited\":15,\"cwnd_limited\":27,\"pacing\":0,\"nagle\":0,"
 		"\"host_queue\":0,\"sndbuf_limited\":0,\"tsq_idle\":0,\"unknown\":0},"
 		"\"stalls_ended\":2,\"stalls_unlisted\":0,"
-		"\"kicks\":{\"attempted\":6,\"done\":4,\"failed\":1,\"skipped\":1}}\n");
+		"\"kicks\":{\"attempted\":6,\"done\":4,\"failed\":1,\"skipped\":1},"
+		"\"netns_named\":3,\"netns_swept\":2,\"netns_over\":0}\n");
 	free(got);
 	/* the episode hooks, the kicker and the kick: their keys */
 	r.episodes = r.kicker = r.kick = true;
@@ -243,23 +272,26 @@ static void test_interval_json(void **state)
 	assert_non_null(strstr(got, "\"stalls_unlisted\":0,\"tsq_episodes\":9,"
 				    "\"tsq_episodes_lost\":1,\"kick_due\":5,\"kick_due_lost\":0,"
 				    "\"kicks\":{\"attempted\":6,\"done\":4,\"failed\":1,\"skipped\":1},"
-				    "\"kick_age_max_ms\":12.5,\"kick_age_mean_ms\":8}\n"));
+				    "\"kick_age_max_ms\":12.5,\"kick_age_mean_ms\":8,"
+				    "\"netns_named\":3,"));
 	free(got);
 }
 
-/* the textfile's tcpstall_ part, as prom_totals() wrote it; its states one per line */
+/*
+ * The textfile's tcpstall_ part, as prom_totals() wrote it, its states
+ * one per line: with one netns, its row and the interval's give it in
+ * the order it always had.
+ */
 static void test_interval_metrics(void **state)
 {
 	struct ts_interval_row r = interval();
-	struct nm_prom *p = nm_prom_new();
+	struct ts_netns_row ns = netns_row();
 	char *got, want[8192], *w = want;
 	size_t n = sizeof(want);
 	int k;
 
 	(void)state;
-	nm_rec_prom(p, &ts_interval_rec, &r, sizeof(r), 1);
-	got = cap_prom(p);
-	nm_prom_free(p);
+	got = prom_of(&ns, 1, &r);
 #define ADD(...)	(k = snprintf(w, n, __VA_ARGS__), w += k, n -= k)
 	ADD("# HELP tcpstall_stalls_total Ended stalls by cause\n"
 	    "# TYPE tcpstall_stalls_total counter\n");
@@ -317,14 +349,12 @@ static void test_interval_metrics(void **state)
 static void test_interval_metrics_with_netns(void **state)
 {
 	struct ts_interval_row r = interval();
-	struct nm_prom *p = nm_prom_new();
+	struct ts_netns_row ns = netns_row();
 	char *got;
 
 	(void)state;
-	r.prom_netns = true;
-	nm_rec_prom(p, &ts_interval_rec, &r, sizeof(r), 1);
-	got = cap_prom(p);
-	nm_prom_free(p);
+	r.prom_netns = ns.labelled = true;
+	got = prom_of(&ns, 1, &r);
 	assert_non_null(strstr(got, "\ntcpstall_stalls_total{state=\"rwnd_limited\",netns=\"4026532252\"} 1\n"));
 	assert_non_null(strstr(got, "\ntcpstall_stall_seconds_bucket{state=\"cwnd_limited\","
 				    "netns=\"4026532252\",le=\"+Inf\"} 13\n"));
@@ -334,10 +364,49 @@ static void test_interval_metrics_with_netns(void **state)
 	free(got);
 }
 
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * Host-wide: each netns's series labelled with its name, after its other
+ * labels; the interval's (drops, kicks) are no netns's: no label.
+ */
+static void test_netns_metrics_by_name(void **state)
+{
+	struct ts_interval_row r = interval();
+	struct ts_netns_row ns[2] = { netns_row(), netns_row() };
+	char *got;
+
+	(void)state;
+	snprintf(ns[0].netns, sizeof(ns[0].netns), "host");
+	snprintf(ns[1].netns, sizeof(ns[1].netns), "nm-ts-rcv");
+	ns[0].labelled = ns[1].labelled = true;
+	ns[1].ack_storm_flows = 0;
+	ns[1].acks_sent = 7;
+	got = prom_of(ns, 2, &r);
+	assert_non_null(strstr(got, "\ntcpstall_stalls_total{state=\"rwnd_limited\",netns=\"host\"} 1\n"));
+	assert_non_null(strstr(got, "\ntcpstall_stalls_total{state=\"rwnd_limited\",netns=\"nm-ts-rcv\"} 1\n"));
+	assert_non_null(strstr(got, "\ntcpstall_ack_storm_flows{netns=\"host\"} 1\n"
+				    "tcpstall_ack_storm_flows{netns=\"nm-ts-rcv\"} 0\n"));
+	assert_non_null(strstr(got, "\ntcpstall_acks_sent_total{netns=\"nm-ts-rcv\"} 7\n"));
+	assert_non_null(strstr(got, "\ntcpstall_kicks_total{result=\"done\"} 4\n"));
+	assert_non_null(strstr(got, "\ntcpstall_backlog_drops_total 3\n"));
+	/* one family each, however many namespaces */
+	assert_int_equal(count_of(got, "# TYPE tcpstall_stalls_total "), 1);
+	assert_int_equal(count_of(got, "\ntcpstall_stalls_total{state=\"tsq_idle\""), 2);
+	free(got);
+}
+
 static void test_start_json(void **state)
 {
 	struct ts_start_row r = { .tool = "tcpstall", .kernel = "6.18", .interval = 3,
-				  .netns = 4026532180, .threshold_ms = 10, .sweep_ms = 10,
+				  .netns = "all", .names_lost = "", .threshold_ms = 10, .sweep_ms = 10,
 				  .full_sweep_ms = 1000, .full_sweep_by = "iter/tcp",
 				  .sweep_cpu_budget_pct = 5, .senders_tagged_by = "net_dev_queue" };
 	char *got;
@@ -346,7 +415,8 @@ static void test_start_json(void **state)
 	got = json_of(&ts_start_rec, &r);
 	assert_string_equal(got,
 		"{\"type\":\"start\",\"tool\":\"tcpstall\",\"kernel\":\"6.18\",\"hooks\":{},"
-		"\"refused\":{},\"lost\":{},\"interval\":3,\"netns\":4026532180,\"threshold_ms\":10,"
+		"\"refused\":{},\"lost\":{},\"interval\":3,\"netns\":\"all\",\"names_lost\":\"\","
+		"\"threshold_ms\":10,"
 		"\"sweep_ms\":10,\"full_sweep_ms\":1000,\"full_sweep_by\":\"iter/tcp\","
 		"\"sweep_cpu_budget_pct\":5,\"senders_tagged_by\":\"net_dev_queue\"}\n");
 	free(got);
@@ -381,7 +451,7 @@ static void test_doc_documents_exactly_the_tables(void **state)
 	struct doc_spec d = doc();
 
 	(void)state;
-	doc_check_exactly_the_tables(&d, 100, 13, 10);
+	doc_check_exactly_the_tables(&d, 100, 14, 10);
 }
 
 static void test_doc_examples_have_the_tables_keys(void **state)
@@ -401,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_interval_json),
 		cmocka_unit_test(test_interval_metrics),
 		cmocka_unit_test(test_interval_metrics_with_netns),
+		cmocka_unit_test(test_netns_metrics_by_name),
 		cmocka_unit_test(test_start_json),
 		cmocka_unit_test(test_kick_names_are_detects),
 		cmocka_unit_test(test_doc_documents_exactly_the_tables),

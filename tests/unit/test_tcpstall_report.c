@@ -161,7 +161,10 @@ static void test_fix_flows(void **state)
 	report_done(&r);
 }
 
-/* The interval record's share: sockets stalled now by cause, flows, samples, stalls, totals. */
+/*
+ * The interval record's share: sockets stalled now, flows, samples,
+ * stalls; with one netns, its metrics' row: by cause, the totals.
+ */
 static void test_interval(void **state)
 {
 	static struct ts_report r;
@@ -184,15 +187,24 @@ static void test_interval(void **state)
 	r.ended_dropped = 1;
 	ts_report_interval(&r, &ir);
 	assert_int_equal(ir.sockets_stalled, 1);
-	assert_int_equal(ir.stalled_now[TS_TSQ_IDLE], 1);
 	assert_int_equal(ir.ack_flows, 1);
 	assert_int_equal(ir.ack_storm_flows, 1);
 	assert_int_equal(ir.samples[TS_SENDING], 4);
 	assert_int_equal(ir.stalls_ended, 2);
 	assert_int_equal(ir.stalls_unlisted, 1);
-	assert_int_equal(ir.stalls[TS_RWND], 2);
-	assert_int_equal(ir.hist_us[TS_RWND][5], 2);
-	assert_true(ir.stall_seconds[TS_RWND] == 1.5);
+	/* one row, its label only where --prom-netns asks, the inode */
+	r.self_ino = 4026531840ULL;
+	assert_int_equal(ts_report_ns_rows(&r), 1);
+	assert_false(r.ns_rows[0].labelled);
+	assert_string_equal(r.ns_rows[0].netns, "4026531840");
+	assert_int_equal(r.ns_rows[0].stalled_now[TS_TSQ_IDLE], 1);
+	assert_int_equal(r.ns_rows[0].ack_storm_flows, 1);
+	assert_int_equal(r.ns_rows[0].stalls[TS_RWND], 2);
+	assert_int_equal(r.ns_rows[0].hist_us[TS_RWND][5], 2);
+	assert_true(r.ns_rows[0].stall_seconds[TS_RWND] == 1.5);
+	r.prom_netns = true;
+	assert_int_equal(ts_report_ns_rows(&r), 1);
+	assert_true(r.ns_rows[0].labelled);
 	report_done(&r);
 }
 
@@ -230,10 +242,15 @@ static void test_interval_row(void **state)
 	/* a stale row is overwritten whole */
 	ir.tsq_episodes = 99;
 	ir.sockets_stalled = 99;
+	in.netns_named = 5;
+	in.netns_swept = 4;
+	in.netns_over = 1;
 	ts_report_interval_row(&r, &in, &ir);
 	assert_int_equal(ir.sockets_stalled, 1);
-	assert_int_equal(ir.stalled_now[TS_TSQ_IDLE], 1);
 	assert_int_equal(ir.time, 1700000000);
+	assert_int_equal(ir.netns_named, 5);
+	assert_int_equal(ir.netns_swept, 4);
+	assert_int_equal(ir.netns_over, 1);
 	assert_int_equal(ir.sweeps, 9);
 	assert_true(ir.sweep_wait_ms == 2.5);
 	assert_int_equal(ir.ack_untracked_events, 3);
@@ -254,10 +271,16 @@ static void test_interval_row(void **state)
 	assert_true(ir.kick_age_max_seconds == 0.03);
 	assert_true(ir.prom_netns);
 	assert_int_equal(ir.netns, 4026531840ULL);
-	assert_int_equal(ir.acks_sent, 100);
-	assert_int_equal(ir.acks_owned, 60);
-	assert_int_equal(ir.data_segments, 110);
+	assert_int_equal(ts_report_ns_rows(&r), 1);
+	assert_int_equal(r.ns_rows[0].acks_sent, 100);
+	assert_int_equal(r.ns_rows[0].acks_owned, 60);
+	assert_int_equal(r.ns_rows[0].data_segments, 110);
 	assert_int_equal(ir.backlog_drops, 11);
+	/* host-wide the namespaces' rows carry the label: the interval's series none */
+	r.per_ns = true;
+	ts_report_interval_row(&r, &in, &ir);
+	assert_false(ir.prom_netns);
+	r.per_ns = false;
 
 	in.episodes = in.kicker = in.kick = true;
 	ks = (struct ts_kick_stats){ 0 };
@@ -366,19 +389,28 @@ static void test_gone(void **state)
 static void test_first_what(void **state)
 {
 	struct ts_start_row r = { .sweep_ms = 10, .full_sweep_ms = 1000, .full_sweep_by = "iter/tcp",
-				  .senders_tagged_by = "sock_send_length", .netns = 4026531833ULL };
+				  .senders_tagged_by = "sock_send_length", .netns = "nm-ts-rcv",
+				  .names_lost = "" };
 	char what[512];
 
 	(void)state;
 	ts_report_first_what(&r, false, what, sizeof(what));
-	assert_string_equal(what, "sweep 10ms (all sockets every 1000ms, senders tagged by sock_send_length), netns 4026531833");
+	assert_string_equal(what, "sweep 10ms (all sockets every 1000ms, senders tagged by sock_send_length), netns nm-ts-rcv");
+	/* what missing privileges lost comes last */
+	r.netns = "all";
+	r.names_lost = "names of other users' namespaces (no CAP_SYS_PTRACE: their inodes)";
+	ts_report_first_what(&r, false, what, sizeof(what));
+	assert_string_equal(what, "sweep 10ms (all sockets every 1000ms, senders tagged by sock_send_length), netns all; "
+			    "lost: names of other users' namespaces (no CAP_SYS_PTRACE: their inodes)");
+	r.netns = "nm-ts-rcv";
+	r.names_lost = NULL;
 	r.full_sweep_by = "sock_diag";
 	r.kick = true;
 	r.kick_at = "next_sweep";
 	ts_report_first_what(&r, true, what, sizeof(what));
 	assert_string_equal(what, "sweep 10ms (all sockets every 1000ms, senders tagged by sock_send_length; "
 			    "full sweeps by sock_diag: no TSQ flags, pacing or Nagle state, so never tsq_idle "
-			    "or host_queue), netns 4026531833, --fix, kick at next_sweep");
+			    "or host_queue), netns nm-ts-rcv, --fix, kick at next_sweep");
 }
 
 static char *types_of(void (*sink)(FILE *, const struct nm_emit *), const struct nm_emit *e)
@@ -465,8 +497,102 @@ static void test_emit(void **state)
 	s = types_of(nm_emit_table, &e);
 	assert_true(strstr(s, "stall durations, rwnd_limited:\n") > strstr(s, "ACKs in the last"));
 	free(s);
-	/* the textfile: the interval's families */
-	assert_ptr_equal(e.prom[0].rec, &ts_interval_rec);
+	/* the textfile: the netns's families (one row, one netns), then the interval's */
+	assert_ptr_equal(e.prom[0].rec, &ts_netns_rec);
+	assert_int_equal(e.prom[0].n, 1);
+	assert_ptr_equal(e.prom[1].rec, &ts_interval_rec);
+	report_done(&r);
+}
+
+static const char *test_ns_name(void *arg, unsigned long ino, char *buf, size_t len)
+{
+	(void)arg;
+	snprintf(buf, len, ino == 7 ? "nm-ts-rcv" : "ns%lu", ino);
+	return buf;
+}
+
+/* a stalled sample of netns ns, local port lport, at now (ms): rwnd-limited, sending age 0 */
+static struct ts_sample stalled_at(uint32_t ns, uint16_t lport, uint64_t now_ms, bool stalled)
+{
+	struct ts_sample s = { .key = key(lport), .now_ns = now_ms * 1000000, .unsent = 1000,
+			       .packets_out = 0, .snd_wnd = 0, .snd_cwnd = 10, .mss = 1000,
+			       .send_age_ms = stalled ? 50 : 0, .wmem_alloc = 1, .truesize1 = 2 };
+
+	s.key.netns = ns;
+	return s;
+}
+
+/*
+ * Host-wide: each netns's stalls, ACKs and storms are its own row, named,
+ * in name order; the totals (the -H histograms) are all of them.
+ */
+static void test_per_netns_rows(void **state)
+{
+	static struct ts_report r;
+	struct ts_acks slots[2] = { acks(1, 100, 1000, true), acks(2, 200, 50, false) };
+	enum ts_state st;
+	struct ts_sample s;
+
+	(void)state;
+	report_init(&r);
+	assert_int_equal(ts_report_init(&r), 0);
+	r.per_ns = true;
+	r.ns_name = test_ns_name;
+	slots[1].key.netns = 9;
+	/* a stall in netns 9 that ends, one in netns 7 that goes on */
+	s = stalled_at(9, 10, 1000, true);
+	ts_report_sample(&r, &s, 1, &st);
+	s = stalled_at(9, 10, 1100, false);
+	ts_report_sample(&r, &s, 2, &st);
+	s = stalled_at(7, 11, 1100, true);
+	ts_report_sample(&r, &s, 2, &st);
+	ts_report_flows_start(&r, 1200);
+	assert_true(ts_report_acks(&r, slots, 2, 0));
+	assert_int_equal(ts_report_ns_rows(&r), 2);
+	assert_string_equal(r.ns_rows[0].netns, "nm-ts-rcv");
+	assert_string_equal(r.ns_rows[1].netns, "ns9");
+	assert_true(r.ns_rows[0].labelled && r.ns_rows[1].labelled);
+	/* 7: the storm, its ACKs, a socket stalled now, no stall ended */
+	assert_int_equal(r.ns_rows[0].ack_storm_flows, 1);
+	assert_int_equal(r.ns_rows[0].acks_sent, 1000);
+	assert_int_equal(r.ns_rows[0].stalled_now[TS_RWND], 1);
+	assert_int_equal(r.ns_rows[0].stalls[TS_RWND], 0);
+	/* 9: the ended stall, its quiet flow's ACKs */
+	assert_int_equal(r.ns_rows[1].stalls[TS_RWND], 1);
+	assert_int_equal(r.ns_rows[1].stalled_now[TS_RWND], 0);
+	assert_int_equal(r.ns_rows[1].acks_sent, 50);
+	assert_int_equal(r.ns_rows[1].ack_storm_flows, 0);
+	/* the report's totals count both */
+	assert_int_equal(r.tot.stalls[TS_RWND], 1);
+	assert_int_equal(r.acks_sent, 1050);
+	report_done(&r);
+}
+
+/* A netns that went: its sockets and its row are forgotten, no stall ended for them. */
+static void test_drop_netns(void **state)
+{
+	static struct ts_report r;
+	enum ts_state st;
+	struct ts_sample s;
+
+	(void)state;
+	report_init(&r);
+	assert_int_equal(ts_report_init(&r), 0);
+	r.per_ns = true;
+	for (uint16_t i = 0; i < 40; i++) {
+		s = stalled_at(i % 2 ? 9 : 7, 100 + i, 1000, true);
+		ts_report_sample(&r, &s, 1, &st);
+	}
+	assert_int_equal(ts_report_ns_rows(&r), 2);
+	ts_report_drop_netns(&r, 9);
+	assert_int_equal(nm_htab_count(r.socks), 20);
+	assert_int_equal(ts_report_ns_rows(&r), 1);
+	assert_int_equal(r.ns_rows[0].stalled_now[TS_RWND], 20);
+	ts_report_gone(&r, 2, 3000000000ULL);
+	/* only netns 7's stalls ended when the sweep missed them */
+	assert_int_equal(r.nended, 20);
+	for (size_t i = 0; i < r.nended; i++)
+		assert_int_equal(r.ended[i].key.netns, 7);
 	report_done(&r);
 }
 
@@ -483,6 +609,8 @@ int main(void)
 		cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_first_what),
 		cmocka_unit_test(test_emit),
+		cmocka_unit_test(test_per_netns_rows),
+		cmocka_unit_test(test_drop_netns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The full sweep's way into each netns in scope (tcpstall_ns.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include "lib/rtnl.h"
+#include "lib/tcpstall_ns.h"
+
+/* A netns file at path, checked to be netns ino (a /proc/PID path may be another's by now). */
+static int open_ns(const char *path, unsigned long ino, char *err, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) || st.st_ino != ino) {
+		snprintf(err, len, "%s: no longer netns %lu", path, ino);
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+static int way_open(struct ts_nsset *s, struct ts_ns *ns, const char *path, char *err, size_t len)
+{
+	char fdpath[32];
+	int fd;
+
+	if (ns->self) {
+		if (!s->diag)
+			return 0;
+		ns->diag = nm_nl_open_in(NETLINK_SOCK_DIAG, NULL, 0, 0, err, len);
+		return ns->diag ? 0 : -errno;
+	}
+	fd = open_ns(path, ns->ino, err, len);
+	if (fd < 0)
+		return fd;
+	if (!s->diag) {
+		ns->fd = fd;
+		return 0;
+	}
+	/* the socket holds the netns: its file is not kept */
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	ns->diag = nm_nl_open_in(NETLINK_SOCK_DIAG, fdpath, 0, 0, err, len);
+	close(fd);
+	return ns->diag ? 0 : -errno;
+}
+
+static void way_close(struct ts_nsset *s, struct ts_ns *ns)
+{
+	(void)s;
+	if (ns->fd >= 0)
+		close(ns->fd);
+	if (ns->diag)
+		mnl_socket_close(ns->diag);
+}
+
+static const struct ts_ns_ops lib_ops = { .open = way_open, .close = way_close };
+
+int ts_nsset_init(struct ts_nsset *s, bool diag, bool setns, size_t max_ns, size_t max_fds,
+		  const struct ts_ns_ops *ops)
+{
+	memset(s, 0, sizeof(*s));
+	s->diag = diag;
+	s->setns = setns;
+	s->max_ns = max_ns ? max_ns : TS_NS_MAX;
+	s->max_fds = max_fds ? max_fds : TS_NS_FDS_MAX;
+	s->ops = ops ? ops : &lib_ops;
+	s->home = -1;
+	s->ns = calloc(s->max_ns, sizeof(*s->ns));
+	if (!s->ns)
+		return -ENOMEM;
+	if (!ops && !diag && setns) {
+		s->home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (s->home < 0) {
+			free(s->ns);
+			s->ns = NULL;
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Whether ns has its way in: a socket, or a netns file (ours needs none for iterators). */
+static bool has_way(const struct ts_nsset *s, const struct ts_ns *ns)
+{
+	if (ns->self)
+		return !s->diag || ns->diag;
+	return ns->fd >= 0 || ns->diag;
+}
+
+static void close_way(struct ts_nsset *s, struct ts_ns *ns)
+{
+	if (!has_way(s, ns))
+		return;
+	s->ops->close(s, ns);
+	if (!ns->self)
+		s->fds--;
+	ns->fd = -1;
+	ns->diag = NULL;
+}
+
+void ts_nsset_free(struct ts_nsset *s)
+{
+	for (size_t i = 0; s->ns && i < s->n; i++)
+		close_way(s, &s->ns[i]);
+	free(s->ns);
+	s->ns = NULL;
+	s->n = 0;
+	if (s->home >= 0)
+		close(s->home);
+	s->home = -1;
+}
+
+/* Index of the first namespace with an inode >= ino. */
+static size_t lower_bound(const struct ts_nsset *s, unsigned long ino)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ns[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct ts_ns *ts_nsset_find(struct ts_nsset *s, unsigned long ino)
+{
+	size_t i = lower_bound(s, ino);
+
+	return i < s->n && s->ns[i].ino == ino ? &s->ns[i] : NULL;
+}
+
+/* ino followed from now on, its way in not opened yet; NULL when the set is full. */
+static struct ts_ns *follow(struct ts_nsset *s, unsigned long ino, bool self)
+{
+	size_t i = lower_bound(s, ino);
+
+	if (s->n >= s->max_ns)
+		return NULL;
+	memmove(&s->ns[i + 1], &s->ns[i], (s->n - i) * sizeof(*s->ns));
+	s->n++;
+	s->ns[i] = (struct ts_ns){ .ino = ino, .self = self, .fd = -1 };
+	return &s->ns[i];
+}
+
+/* The way into ns, where it has none and may have one. */
+static void open_way(struct ts_nsset *s, struct ts_ns *ns, const char *path)
+{
+	char err[256];
+
+	if (has_way(s, ns))
+		return;
+	if (!ns->self && !s->setns) {
+		s->unentered++;
+		return;
+	}
+	if (!ns->self && s->fds >= s->max_fds) {
+		s->over++;
+		return;
+	}
+	if (s->ops->open(s, ns, path, err, sizeof(err)))
+		s->failed++;
+	else if (!ns->self)
+		s->fds++;
+}
+
+void ts_nsset_sync(struct ts_nsset *s, const struct nm_scope *sc,
+		   void (*gone)(unsigned long ino, void *arg), void *arg)
+{
+	struct nm_scope_ns e;
+	size_t pos = 0, kept = 0;
+
+	s->gen++;
+	s->listed = s->over = s->failed = s->unentered = 0;
+	while (nm_scope_next(sc, &pos, &e)) {
+		struct ts_ns *ns;
+
+		/*
+		 * A --netns the host no longer has (only our fd would hold
+		 * it) is gone too; ours is always there.
+		 */
+		if (e.path && !nm_nsreg_find(&sc->reg, e.ino))
+			continue;
+		s->listed++;
+		ns = ts_nsset_find(s, e.ino);
+		if (!ns)
+			ns = follow(s, e.ino, !e.path);
+		if (!ns) {
+			s->over++;
+			continue;
+		}
+		ns->seen = s->gen;
+		open_way(s, ns, e.path);
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		struct ts_ns *ns = &s->ns[i];
+
+		if (ns->seen == s->gen) {
+			s->ns[kept++] = *ns;
+			continue;
+		}
+		if (gone)
+			gone(ns->ino, arg);
+		if (has_way(s, ns) && !ns->self)
+			s->closed++;
+		close_way(s, ns);
+	}
+	s->n = kept;
+}
+
+size_t ts_nsset_ways(const struct ts_nsset *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += has_way(s, &s->ns[i]);
+	return n;
+}
+
+/* Our own netns's iterator, created and read here. */
+static int iter_self(struct ts_nsset *s, int link_fd,
+		     int (*read)(int fd, unsigned long ino, void *arg), void *arg)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		int fd, ret;
+
+		if (!s->ns[i].self)
+			continue;
+		fd = bpf_iter_create(link_fd);
+		if (fd < 0)
+			return -errno;
+		ret = read(fd, s->ns[i].ino, arg);
+		close(fd);
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * From *i on, up to TS_NS_BATCH other namespaces entered in turn, an
+ * iterator created in each (fds, inos), and home again. Their number, or
+ * -errno when the thread could not come home.
+ */
+static int iter_trip(struct ts_nsset *s, size_t *i, int link_fd, int *fds, unsigned long *inos)
+{
+	bool away = false;
+	int n = 0;
+
+	for (; *i < s->n && n < TS_NS_BATCH; (*i)++) {
+		struct ts_ns *ns = &s->ns[*i];
+		int fd;
+
+		if (ns->self || ns->fd < 0)
+			continue;
+		if (setns(ns->fd, CLONE_NEWNET)) {
+			s->sweep_failed++;
+			continue;
+		}
+		away = true;
+		fd = bpf_iter_create(link_fd);
+		if (fd < 0) {
+			s->sweep_failed++;
+			continue;
+		}
+		fds[n] = fd;
+		inos[n++] = ns->ino;
+	}
+	if (away && setns(s->home, CLONE_NEWNET)) {
+		int err = -errno;
+
+		while (n--)
+			close(fds[n]);
+		return err;
+	}
+	return n;
+}
+
+int ts_nsset_iter(struct ts_nsset *s, int link_fd,
+		  int (*read)(int fd, unsigned long ino, void *arg), void *arg)
+{
+	int fds[TS_NS_BATCH], ret = iter_self(s, link_fd, read, arg);
+	unsigned long inos[TS_NS_BATCH];
+	size_t i = 0;
+
+	if (ret || s->home < 0)
+		return ret;
+	while (i < s->n) {
+		int n = iter_trip(s, &i, link_fd, fds, inos);
+
+		if (n < 0)
+			return n;
+		/* read at home: the walk's netns was fixed at the iterator's creation */
+		for (int k = 0; k < n; k++) {
+			if (read(fds[k], inos[k], arg))
+				s->sweep_failed++;
+			close(fds[k]);
+		}
+	}
+	return 0;
+}
+
+int ts_nsset_diag(struct ts_nsset *s, uint16_t port, ts_diag_cb cb, void *arg, char *err,
+		  size_t len)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct ts_ns *ns = &s->ns[i];
+		int ret;
+
+		/* ours must be swept: a socket that could not be made is an error now */
+		if (ns->self && !ns->diag && (ret = s->ops->open(s, ns, NULL, err, len)))
+			return ret;
+		if (!ns->diag)
+			continue;
+		ret = ts_diag_sweep(ns->diag, port, ns->ino, cb, arg, err, len);
+		if (!ret)
+			continue;
+		if (ns->self)
+			return ret;
+		/* going, most likely: quietly, and a new socket at the next sync */
+		s->sweep_failed++;
+		close_way(s, ns);
+	}
+	return 0;
+}

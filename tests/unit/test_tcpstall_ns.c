@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for src/lib/tcpstall_ns.c on a made-up /proc and /run/netns
+ * (as in test_scope.c), with ways in that open nothing: each netns in
+ * scope gets one once and keeps it, one that goes is told gone and its
+ * way closed, the caps count, and without setns only ours is swept.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/tcpstall_ns.h"
+
+struct tree {
+	char root[64], proc[96], run[96];
+};
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void proc_add(const struct tree *t, int pid, const char *comm, unsigned long ino)
+{
+	sh("mkdir -p %s/%d/ns && printf '%%s\\n' '%s' > %s/%d/comm && ln -sf 'net:[%lu]' %s/%d/ns/net",
+	   t->proc, pid, comm, t->proc, pid, ino, t->proc, pid);
+}
+
+static int setup(void **state)
+{
+	struct tree *t = calloc(1, sizeof(*t));
+
+	snprintf(t->root, sizeof(t->root), "/tmp/nm-tsns.XXXXXX");
+	if (!mkdtemp(t->root))
+		return -1;
+	snprintf(t->proc, sizeof(t->proc), "%s/proc", t->root);
+	snprintf(t->run, sizeof(t->run), "%s/run", t->root);
+	mkdir(t->proc, 0755);
+	mkdir(t->run, 0755);
+	/* ours (the host), a pod, a named lab netns */
+	proc_add(t, 1, "systemd", 10);
+	proc_add(t, 2, "kthreadd", 10);
+	proc_add(t, 300, "pause", 20);
+	proc_add(t, 400, "iperf3", 40);
+	sh("ln -s 'net:[40]' %s/lab", t->run);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct tree *t = *state;
+
+	sh("rm -rf %s", t->root);
+	free(t);
+	return 0;
+}
+
+/* The ways opened and closed, by inode; opens of fail_ino fail. */
+static struct fake {
+	int opens, closes, open_fds;
+	unsigned long fail_ino, last_open;
+	char last_path[128];
+	unsigned long gone[8];
+	int ngone;
+} fk;
+
+static int fake_open(struct ts_nsset *s, struct ts_ns *ns, const char *path, char *err, size_t len)
+{
+	(void)s;
+	fk.opens++;
+	fk.last_open = ns->ino;
+	snprintf(fk.last_path, sizeof(fk.last_path), "%s", path ? path : "");
+	if (ns->ino == fk.fail_ino) {
+		snprintf(err, len, "refused");
+		return -EPERM;
+	}
+	if (!ns->self) {
+		ns->fd = 1000 + (int)ns->ino;
+		fk.open_fds++;
+	}
+	return 0;
+}
+
+static void fake_close(struct ts_nsset *s, struct ts_ns *ns)
+{
+	(void)s;
+	fk.closes++;
+	if (ns->fd >= 0)
+		fk.open_fds--;
+}
+
+static const struct ts_ns_ops fake_ops = { .open = fake_open, .close = fake_close };
+
+static void gone(unsigned long ino, void *arg)
+{
+	(void)arg;
+	fk.gone[fk.ngone++] = ino;
+}
+
+static void scope_of(struct nm_scope *sc, const struct tree *t, bool setns)
+{
+	struct nm_scope_cfg cfg = { .self_ino = 10, .read_procs = true, .setns = setns,
+				    .proc = t->proc, .run = t->run, .no_devnames = true };
+
+	assert_int_equal(nm_scope_init(sc, &cfg), 0);
+}
+
+/* Host-wide: a way into each other netns, opened once; ours needs none (iterators). */
+static void test_sync_opens_once(void **state)
+{
+	struct tree *t = *state;
+	struct ts_nsset s;
+	struct nm_scope sc;
+
+	memset(&fk, 0, sizeof(fk));
+	scope_of(&sc, t, true);
+	assert_int_equal(ts_nsset_init(&s, false, true, 0, 0, &fake_ops), 0);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.listed, 3);
+	assert_true(ts_nsset_find(&s, 10)->self);
+	assert_int_equal(ts_nsset_find(&s, 10)->fd, -1);
+	assert_int_equal(ts_nsset_find(&s, 20)->fd, 1020);
+	assert_int_equal(ts_nsset_find(&s, 40)->fd, 1040);
+	assert_int_equal(fk.open_fds, 2);
+	assert_int_equal(ts_nsset_ways(&s), 3);
+	/* the lab's by its /run/netns path */
+	assert_null(ts_nsset_find(&s, 30));
+	/* again: nothing new opened, nothing closed */
+	fk.opens = 0;
+	nm_scope_refresh(&sc);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(fk.opens, 0);
+	assert_int_equal(fk.closes, 0);
+	assert_int_equal(fk.ngone, 0);
+	ts_nsset_free(&s);
+	assert_int_equal(fk.open_fds, 0);
+	nm_scope_free(&sc);
+}
+
+/* A netns that goes: told gone, its way closed; one that comes: opened. */
+static void test_sync_gone_and_new(void **state)
+{
+	struct tree *t = *state;
+	struct ts_nsset s;
+	struct nm_scope sc;
+
+	memset(&fk, 0, sizeof(fk));
+	scope_of(&sc, t, true);
+	assert_int_equal(ts_nsset_init(&s, false, true, 0, 0, &fake_ops), 0);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	sh("rm -rf %s/300", t->proc);
+	proc_add(t, 500, "sleep", 50);
+	nm_scope_refresh(&sc);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(fk.ngone, 1);
+	assert_int_equal(fk.gone[0], 20);
+	assert_null(ts_nsset_find(&s, 20));
+	assert_int_equal(s.closed, 1);
+	assert_int_equal(ts_nsset_find(&s, 50)->fd, 1050);
+	assert_non_null(strstr(fk.last_path, "/proc/500/ns/net"));
+	assert_int_equal(fk.open_fds, 2);
+	ts_nsset_free(&s);
+	nm_scope_free(&sc);
+	proc_add(t, 300, "pause", 20);
+	sh("rm -rf %s/500", t->proc);
+}
+
+/* The caps: ways beyond max_fds, namespaces beyond max_ns, counted; a failed open retried. */
+static void test_sync_bounds(void **state)
+{
+	struct tree *t = *state;
+	struct ts_nsset s;
+	struct nm_scope sc;
+
+	memset(&fk, 0, sizeof(fk));
+	scope_of(&sc, t, true);
+	assert_int_equal(ts_nsset_init(&s, false, true, 0, 1, &fake_ops), 0);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(fk.open_fds, 1);
+	assert_int_equal(s.over, 1);
+	assert_int_equal(ts_nsset_ways(&s), 2);
+	ts_nsset_free(&s);
+	assert_int_equal(ts_nsset_init(&s, false, true, 2, 0, &fake_ops), 0);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.over, 1);
+	ts_nsset_free(&s);
+	/* a failed open: counted, and tried again at the next sync */
+	memset(&fk, 0, sizeof(fk));
+	fk.fail_ino = 40;
+	assert_int_equal(ts_nsset_init(&s, false, true, 0, 0, &fake_ops), 0);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(s.failed, 1);
+	assert_int_equal(ts_nsset_find(&s, 40)->fd, -1);
+	fk.fail_ino = 0;
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(s.failed, 0);
+	assert_int_equal(ts_nsset_find(&s, 40)->fd, 1040);
+	ts_nsset_free(&s);
+	nm_scope_free(&sc);
+}
+
+/* Without CAP_SYS_ADMIN: no other netns entered, said; ours only. */
+static void test_no_setns(void **state)
+{
+	struct tree *t = *state;
+	struct ts_nsset s;
+	struct nm_scope sc;
+
+	memset(&fk, 0, sizeof(fk));
+	scope_of(&sc, t, false);
+	assert_int_equal(ts_nsset_init(&s, true, false, 0, 0, &fake_ops), 0);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(s.unentered, 2);
+	assert_int_equal(fk.opens, 1);
+	assert_int_equal(fk.last_open, 10);
+	assert_string_equal(fk.last_path, "");
+	ts_nsset_free(&s);
+	nm_scope_free(&sc);
+}
+
+/* Two --netns: those only; one the host no longer has is gone, though the scope lists it. */
+static void test_netns_set(void **state)
+{
+	struct tree *t = *state;
+	unsigned long inos[] = { 20, 40 };
+	char p20[128], p40[128];
+	const char *paths[] = { p20, p40 };
+	struct nm_scope_cfg cfg = { .n = 2, .inos = inos, .paths = paths, .self_ino = 10,
+				    .read_procs = true, .setns = true, .proc = t->proc, .run = t->run,
+				    .no_devnames = true };
+	struct ts_nsset s;
+	struct nm_scope sc;
+
+	memset(&fk, 0, sizeof(fk));
+	snprintf(p20, sizeof(p20), "%s/300/ns/net", t->proc);
+	snprintf(p40, sizeof(p40), "%s/lab", t->run);
+	assert_int_equal(nm_scope_init(&sc, &cfg), 0);
+	assert_int_equal(ts_nsset_init(&s, false, true, 0, 0, &fake_ops), 0);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(s.n, 2);
+	assert_null(ts_nsset_find(&s, 10));
+	sh("rm -rf %s/300", t->proc);
+	nm_scope_refresh(&sc);
+	ts_nsset_sync(&s, &sc, gone, NULL);
+	assert_int_equal(fk.ngone, 1);
+	assert_int_equal(fk.gone[0], 20);
+	assert_int_equal(fk.open_fds, 1);
+	ts_nsset_free(&s);
+	nm_scope_free(&sc);
+	proc_add(t, 300, "pause", 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sync_opens_once),
+		cmocka_unit_test(test_sync_gone_and_new),
+		cmocka_unit_test(test_sync_bounds),
+		cmocka_unit_test(test_no_setns),
+		cmocka_unit_test(test_netns_set),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
