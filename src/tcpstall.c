@@ -558,8 +558,14 @@ static int run(struct tcpstall_bpf *skel)
 		if (ret)
 			return nm_err(&env.o, NM_EXIT_RUNTIME, "socket sweep: %s", strerror(-ret));
 		now = nm_mono_ns();
+		/*
+		 * Each netns's walk is one of the whole established table (the
+		 * namespaces share it unless tcp_child_ehash_entries is set): on
+		 * a host of many, the full sweeps alone keep to the budget too.
+		 */
 		if (full && st.fast)
-			full_at = t0 + FULL_SWEEP_MS * 1000000ULL;
+			full_at = t0 + ts_sweep_wait_ns(FULL_SWEEP_MS * 1000000ULL, thread_cpu_ns() - c0,
+							false);
 		/*
 		 * The budget counts the sweep's CPU time (the kernel's walk runs
 		 * in our read or recvmsg), not its wall time: a sweep preempted

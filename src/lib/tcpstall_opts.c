@@ -4,6 +4,7 @@
  * values' checks, their defaults.
  */
 #include <argp.h>
+#include <stdlib.h>
 #include <string.h>
 #include "detect/tcpstall_plan.h"
 #include "lib/fixes.h"
@@ -109,8 +110,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
+		/* one line, as every --netns refusal is (lib/cli.c) */
 		if (e->fix && e->o.nnetns > 1)
-			argp_error(state, "--fix needs exactly one --netns: it changes the netns tcpstall runs in");
+			exit(nm_err(&e->o, NM_EXIT_USAGE,
+				    "--fix needs exactly one --netns: it changes the netns tcpstall runs in"));
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
