@@ -165,12 +165,17 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 		"$BIN/tcpstall" --cleanup
 	echo "$stderr"
 	[[ $stderr != *"needs CAP_"* ]]
-	run --separate-stderr "$BIN/tcpstall" --port 1 --fix=defer -c 1 -i 0.2 -v
+	# in the one netns it runs in: what the remedies need, no more
+	run --separate-stderr "$BIN/tcpstall" --netns /proc/self/ns/net --port 1 --fix=defer -c 1 -i 0.2 -v
 	assert_success
 	[[ $stderr == *"tcpstall: caps: kept cap_net_admin (remedies); no_new_privs"* ]]
-	run --separate-stderr "$BIN/tcpstall" --port 1 --fix=rfs -c 1 -i 0.2 -v
+	run --separate-stderr "$BIN/tcpstall" --netns /proc/self/ns/net --port 1 --fix=rfs -c 1 -i 0.2 -v
 	assert_success
 	[[ $stderr == *"tcpstall: caps: kept cap_net_admin,cap_sys_admin (remedies); no_new_privs"* ]]
+	# host-wide: and what the other namespaces' names and sweeps need
+	run --separate-stderr "$BIN/tcpstall" --port 1 --fix=defer -c 1 -i 0.2 -v
+	assert_success
+	[[ $stderr == *"tcpstall: caps: kept cap_net_admin,cap_sys_ptrace,cap_sys_admin (remedies, netns names); no_new_privs"* ]]
 }
 
 @test "tcpstall --fix as nobody, journal directory root's 0700: CAP_DAC_OVERRIDE needed, kept, journal removed at exit" {
