@@ -505,6 +505,7 @@ static int first_line(void *p, struct nm_first *l)
 	l->rec = &ts_start_rec;
 	l->row = &r;
 	ts_report_first_what(&r, env.fix, l->what, sizeof(l->what));
+	snprintf(l->lost, sizeof(l->lost), "%s", r.names_lost ? r.names_lost : "");
 	return 0;
 }
 

@@ -99,9 +99,10 @@ const struct nm_optdoc nm_common_docs[] = {
 	  "path (such as `/run/netns/NAME` or `/proc/PID/ns/net`), or a PID, for the "
 	  "namespace of that process (`/proc/PID/ns/net`). A value that is empty, too long, "
 	  "`.`, `..` or a PID out of range, or one given twice, is a usage error (status 2) "
-	  "that names it, and so is a namespace that does not exist. Repeatable (up to 8) "
-	  "where the tool watches more than one namespace (its page says); another refuses a "
-	  "second **--netns** with status 2.", NULL, "repeatable in xpsflap" },
+	  "that names it, and so is a namespace that does not exist. Repeatable (up to 8): "
+	  "without **--netns** every namespace of the host is watched; with two or more, "
+	  "those, and the tool runs in none of them (its page's SCOPE says what needs one).",
+	  NULL, "repeatable" },
 	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
 	  "tracepoint: never fentry.", "auto|fentry|tracepoint", NULL },
 	{ "list-hooks", "Probe every hook rung on this kernel, print, exit. Like monitoring, it "

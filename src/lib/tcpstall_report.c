@@ -495,14 +495,12 @@ void ts_report_first_what(const struct ts_start_row *r, bool fix, char *what, si
 {
 	bool diag = r->full_sweep_by && !strcmp(r->full_sweep_by, "sock_diag");
 
-	bool lost = r->names_lost && r->names_lost[0];
-
-	snprintf(what, len, "sweep %llums (all sockets every %llums, senders tagged by %s%s), netns %s%s%s%s%s%s",
+	snprintf(what, len, "sweep %llums (all sockets every %llums, senders tagged by %s%s), netns %s%s%s%s",
 		 (unsigned long long)r->sweep_ms, (unsigned long long)r->full_sweep_ms,
 		 r->senders_tagged_by,
 		 diag ? "; full sweeps by sock_diag: no TSQ flags, pacing or Nagle state, so never tsq_idle or host_queue" : "",
 		 r->netns ? r->netns : "", fix ? ", --fix" : "", r->kick ? ", kick at " : "",
-		 r->kick ? r->kick_at : "", lost ? "; lost: " : "", lost ? r->names_lost : "");
+		 r->kick ? r->kick_at : "");
 }
 
 /* ---- the sinks' rows, each made as it is written ---- */
