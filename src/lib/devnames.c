@@ -36,6 +36,8 @@ struct nm_devnames {
 	struct ns_sock *ns;
 	size_t nns, max_ns;
 	unsigned long over;
+	void (*deleted)(unsigned long ino, unsigned int ifindex, void *arg);
+	void *deleted_arg;
 };
 
 struct take_ctx {
@@ -133,6 +135,8 @@ static int take_msg(const struct nlmsghdr *nlh, void *data)
 	c->changes++;
 	if (m.gone) {
 		nm_htab_del(c->d->names, &key);
+		if (c->d->deleted)
+			c->d->deleted(c->ino, m.ifindex, c->d->deleted_arg);
 		return MNL_CB_OK;
 	}
 	name = nm_htab_upsert(c->d->names, &key, NULL);
@@ -268,6 +272,13 @@ const char *nm_devnames_get(struct nm_devnames *d, unsigned long ino, unsigned i
 	struct dev_key key = { .ino = ino, .ifindex = ifindex };
 
 	return nm_htab_get(d->names, &key);
+}
+
+void nm_devnames_on_deleted(struct nm_devnames *d,
+			    void (*fn)(unsigned long ino, unsigned int ifindex, void *arg), void *arg)
+{
+	d->deleted = fn;
+	d->deleted_arg = arg;
 }
 
 unsigned long nm_devnames_over(const struct nm_devnames *d)

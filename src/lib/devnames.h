@@ -56,6 +56,15 @@ size_t nm_devnames_poll(struct nm_devnames *d);
 /* The name of ifindex in netns ino, or NULL when not known. */
 const char *nm_devnames_get(struct nm_devnames *d, unsigned long ino, unsigned int ifindex);
 
+/*
+ * fn is called with each device a followed netns's socket says was deleted
+ * (RTM_DELLINK: removed, or moved to another netns), as nm_devnames_poll
+ * takes it. Not for the devices of a netns dropped, nor those an overrun
+ * hid (the new dump just lacks them).
+ */
+void nm_devnames_on_deleted(struct nm_devnames *d,
+			    void (*fn)(unsigned long ino, unsigned int ifindex, void *arg), void *arg);
+
 /* Devices that could not be named because the table is full (bounded). */
 unsigned long nm_devnames_over(const struct nm_devnames *d);
 

@@ -3,11 +3,13 @@
  * scope.c - the network namespaces a tool watches, and their names (scope.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "lib/cli.h"
+#include "lib/htab.h"
 #include "lib/netns.h"
 #include "lib/scope.h"
 
@@ -41,6 +43,88 @@ static void raise_nofile(size_t socks)
 	setrlimit(RLIMIT_NOFILE, &r);
 }
 
+/* A netns (ifindex 0) or a device remembered gone. */
+struct gone_key {
+	uint64_t ino;
+	uint32_t ifindex;
+	uint32_t pad;
+};
+
+/* Remembered from this refresh on; one over the cap is counted, not remembered. */
+static void gone_add(struct nm_scope *s, unsigned long ino, unsigned int ifindex)
+{
+	struct gone_key k = { .ino = ino, .ifindex = ifindex };
+	unsigned int *gen;
+
+	if (!s->gone)
+		return;
+	gen = nm_htab_upsert(s->gone, &k, NULL);
+	if (!gen) {
+		s->gone_over++;
+		return;
+	}
+	*gen = s->gen;
+}
+
+void nm_scope_dev_deleted(struct nm_scope *s, unsigned long ino, unsigned int ifindex)
+{
+	if (ifindex)
+		gone_add(s, ino, ifindex);
+}
+
+static void on_deleted(unsigned long ino, unsigned int ifindex, void *arg)
+{
+	nm_scope_dev_deleted(arg, ino, ifindex);
+}
+
+/* Whether a gone one is back (its inode a live netns's, its ifindex a device's) or old. */
+static bool gone_over(const struct nm_scope *s, const struct gone_key *k, unsigned int gen)
+{
+	if (gen + NM_SCOPE_GONE_SCANS <= s->gen)
+		return true;
+	if (!k->ifindex)
+		return nm_nsreg_find(&s->reg, k->ino) != NULL;
+	return s->dev && nm_devnames_get(s->dev, k->ino, k->ifindex);
+}
+
+/* After a refresh: what is back, or was gone long enough, is forgotten. */
+static void gone_expire(struct nm_scope *s)
+{
+	struct gone_key keys[64];
+	size_t pos, n;
+	void *k, *v;
+
+	if (!s->gone)
+		return;
+	/* a deletion moves entries: collect a batch of keys, delete, again */
+	do {
+		pos = 0;
+		n = 0;
+		while (n < 64 && nm_htab_next(s->gone, &pos, &k, &v))
+			if (gone_over(s, k, *(unsigned int *)v))
+				keys[n++] = *(struct gone_key *)k;
+		for (size_t i = 0; i < n; i++)
+			nm_htab_del(s->gone, &keys[i]);
+	} while (n == 64);
+}
+
+bool nm_scope_any_gone(const struct nm_scope *s)
+{
+	return s->gone && nm_htab_count(s->gone);
+}
+
+bool nm_scope_gone(const struct nm_scope *s, unsigned long ino, unsigned int ifindex)
+{
+	struct gone_key k = { .ino = ino };
+
+	if (!nm_scope_any_gone(s))
+		return false;
+	if (nm_htab_get(s->gone, &k))
+		return true;
+	k.ifindex = ifindex;
+	return ifindex && nm_htab_get(s->gone, &k);
+}
+
 int nm_scope_init(struct nm_scope *s, const struct nm_scope_cfg *cfg)
 {
 	int ret;
@@ -60,14 +144,20 @@ int nm_scope_init(struct nm_scope *s, const struct nm_scope_cfg *cfg)
 	ret = nm_nsreg_init(&s->reg, cfg->proc, cfg->run, or_default(cfg->max_ns, NM_SCOPE_NS_MAX));
 	if (ret)
 		return ret;
+	s->gone = nm_htab_new(sizeof(struct gone_key), sizeof(unsigned int), NM_SCOPE_GONE_MAX);
+	if (!s->gone) {
+		nm_nsreg_free(&s->reg);
+		return -ENOMEM;
+	}
 	if (!cfg->no_devnames) {
 		raise_nofile(or_default(cfg->max_ns_socks, NM_SCOPE_SOCKS_MAX));
 		s->dev = nm_devnames_new(or_default(cfg->max_ns_socks, NM_SCOPE_SOCKS_MAX),
 					 or_default(cfg->max_devs, NM_SCOPE_DEVS_MAX));
 		if (!s->dev) {
-			nm_nsreg_free(&s->reg);
+			nm_scope_free(s);
 			return -ENOMEM;
 		}
+		nm_devnames_on_deleted(s->dev, on_deleted, s);
 	}
 	nm_scope_refresh(s);
 	return 0;
@@ -107,6 +197,8 @@ void nm_scope_free(struct nm_scope *s)
 {
 	nm_devnames_free(s->dev);
 	s->dev = NULL;
+	nm_htab_free(s->gone);
+	s->gone = NULL;
 	nm_nsreg_free(&s->reg);
 }
 
@@ -159,12 +251,14 @@ static void on_gone(const struct nm_ns *ns, void *arg)
 	/* a --netns socket is held for the run: at most NM_MAX_NETNS */
 	if (s->dev && arg_of(s, ns->ino) < 0)
 		nm_devnames_drop(s->dev, ns->ino);
+	gone_add(s, ns->ino, 0);
 }
 
 void nm_scope_refresh(struct nm_scope *s)
 {
 	struct nm_nsreg_delta d;
 
+	s->gen++;
 	/* /proc unreadable: the registry stays as it was, names too */
 	nm_nsreg_scan(&s->reg, &d, on_gone, s);
 	s->socks_over = s->socks_failed = 0;
@@ -177,6 +271,7 @@ void nm_scope_refresh(struct nm_scope *s)
 	}
 	if (s->dev)
 		nm_devnames_poll(s->dev);
+	gone_expire(s);
 }
 
 const char *nm_scope_ns_name(const struct nm_scope *s, unsigned long ino, char *buf, size_t len)

@@ -39,6 +39,8 @@
 #define NM_SCOPE_NS_MAX		4096	/* namespaces named (no fd each) */
 #define NM_SCOPE_SOCKS_MAX	512	/* namespaces with device names: an fd each */
 #define NM_SCOPE_DEVS_MAX	16384	/* devices named, all namespaces */
+#define NM_SCOPE_GONE_MAX	4096	/* namespaces and devices remembered gone */
+#define NM_SCOPE_GONE_SCANS	16	/* refreshes a netns or device is remembered gone */
 
 struct nm_opts;
 
@@ -72,6 +74,8 @@ struct nm_scope_counts {
 	unsigned long devs_over;	/* devices not named: the device cap */
 };
 
+struct nm_htab;
+
 struct nm_scope {
 	int n;
 	unsigned long ino[NM_MAX_NETNS];
@@ -82,6 +86,14 @@ struct nm_scope {
 	struct nm_nsreg reg;
 	struct nm_devnames *dev;		/* NULL: no device names (tests) */
 	unsigned long socks_over, socks_failed;	/* of the last refresh */
+	/*
+	 * What went: namespaces the registry found gone, devices their
+	 * socket said were deleted (key: inode, ifindex, 0 for the netns;
+	 * value: the refresh that found it gone). NULL: out of memory.
+	 */
+	struct nm_htab *gone;
+	unsigned int gen;			/* refreshes so far */
+	unsigned long gone_over;		/* gone ones not remembered: the cap */
 };
 
 /*
@@ -101,6 +113,22 @@ void nm_scope_free(struct nm_scope *s);
  * changes taken (no wait).
  */
 void nm_scope_refresh(struct nm_scope *s);
+
+/*
+ * Whether netns ino went (ifindex 0), or device ifindex of it: the
+ * registry found the netns gone at one of the last NM_SCOPE_GONE_SCANS
+ * refreshes and has not seen a netns of that inode since (inodes are
+ * reused), or its socket said RTM_DELLINK and no device took the ifindex
+ * since. A tool drops what it holds of them, quietly: packets a netns
+ * sends while it is torn down come after the scan that found it gone. A
+ * netns made since the last scan is not gone, just not known yet; one
+ * whose inode a new netns took before a scan saw it gone never is.
+ */
+bool nm_scope_gone(const struct nm_scope *s, unsigned long ino, unsigned int ifindex);
+/* Whether anything is remembered gone: a tool may skip its pass when not. */
+bool nm_scope_any_gone(const struct nm_scope *s);
+/* Device ifindex of netns ino was deleted (RTM_DELLINK): remembered gone. */
+void nm_scope_dev_deleted(struct nm_scope *s, unsigned long ino, unsigned int ifindex);
 
 /* Whether ino is in scope (every netns when no --netns). */
 bool nm_scope_has(const struct nm_scope *s, unsigned long ino);
