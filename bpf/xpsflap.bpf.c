@@ -69,7 +69,14 @@ struct {
 	__type(value, __u32);
 } hidx SEC(".maps");
 
+/* slots given out so far, and those userspace gave back since (their device went) */
 __u32 dev_slots_used = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, XF_DEV_SLOTS);
+	__type(value, __u32);
+} free_dev_slots SEC(".maps");
 
 NM_COUNTERS(XF_CNT_MAX)
 
@@ -133,7 +140,11 @@ static __always_inline __u32 flow_index(const struct xf_flow_key *k, __u32 dev_i
 	return nm_mix32(h) & targ_flow_mask;
 }
 
-/* The device's slot of per-queue totals, given out on first use. */
+/*
+ * The device's slot of per-queue totals, given out on first use: one given
+ * back first (userspace empties the slot of a device that went, then
+ * pushes it), else the next never used.
+ */
 static __always_inline __u32 dev_slot_get(__u32 netns, __u32 ifindex)
 {
 	struct xf_dev_id id = { .netns = netns, .ifindex = ifindex };
@@ -141,14 +152,19 @@ static __always_inline __u32 dev_slot_get(__u32 netns, __u32 ifindex)
 
 	if (v)
 		return *v;
-	n = __sync_fetch_and_add(&dev_slots_used, 1);
-	if (n >= XF_DEV_SLOTS) {
-		count(XF_CNT_DEVS_FULL);
-		return XF_NO_DEV_SLOT;
+	if (bpf_map_pop_elem(&free_dev_slots, &n)) {
+		/* read first: a bump per flow refused would wrap the count one day */
+		n = dev_slots_used < XF_DEV_SLOTS ? __sync_fetch_and_add(&dev_slots_used, 1) : XF_DEV_SLOTS;
+		if (n >= XF_DEV_SLOTS) {
+			count(XF_CNT_DEVS_FULL);
+			return XF_NO_DEV_SLOT;
+		}
 	}
-	if (!bpf_map_update_elem(&devs, &id, &n, BPF_NOEXIST))
+	if (n < XF_DEV_SLOTS && !bpf_map_update_elem(&devs, &id, &n, BPF_NOEXIST))
 		return n;
-	/* another CPU gave it one meanwhile: slot n stays unused */
+	/* another CPU gave it one meanwhile (or devs is full): slot n goes back */
+	if (n < XF_DEV_SLOTS)
+		bpf_map_push_elem(&free_dev_slots, &n, 0);
 	v = bpf_map_lookup_elem(&devs, &id);
 	return v ? *v : XF_NO_DEV_SLOT;
 }
@@ -418,6 +434,9 @@ static __always_inline void on_pick(const struct sk_buff *skb, const struct net_
 		fl->epoch = epoch;
 		fl->epoch_switches = 0;
 		fl->last_ns = bpf_ktime_get_ns();
+		/* refused a slot when all were taken: one may have been given back since */
+		if (s->dev_slot == XF_NO_DEV_SLOT)
+			s->dev_slot = dev_slot_get(s->key.netns, s->key.ifindex);
 	}
 	prev = fl->last_queue;
 	if (prev != queue) {

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "netmedic/xpsflap.h"
@@ -65,6 +66,11 @@ static struct xf_dev_stats totals[XF_DEV_SLOTS][XF_DEV_QUEUES];
 /* The device of each slot in use, as read with totals. */
 static struct xf_dev_id slot_dev[XF_DEV_SLOTS];
 static bool slot_used[XF_DEV_SLOTS];
+/* What each slot's queues last showed: a counter never goes back (dev_rows). */
+static struct xf_dev_stats shown[XF_DEV_SLOTS][XF_DEV_QUEUES];
+/* Slots whose device went: out of devs, given back after the flows' pass. */
+static uint32_t releasing[XF_DEV_SLOTS];
+static size_t nreleasing;
 
 /*
  * A flow's packets and bytes not yet flushed to its queue's totals, from v,
@@ -89,18 +95,38 @@ static void add_unflushed(const struct xf_slot *sl, const struct xf_flow *v, uin
 }
 
 /*
+ * A flow of a netns or device that went: its slot is freed, as an eviction
+ * would, unless the BPF side took it meanwhile (the compare-and-swap on
+ * dev, the claim's own). Its unflushed counts go with it: the device's
+ * slot is given back too. So it is neither reported nor kept.
+ */
+static bool flow_gone(struct xf_slot *sl, uint64_t dev)
+{
+	if (!nm_scope_gone(&scope, sl->key.netns, sl->key.ifindex))
+		return false;
+	__atomic_compare_exchange_n(&sl->val.dev, &dev, XF_SLOT_FREE, false, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+	return true;
+}
+
+/*
  * The flow table is an mmap-ed array: one pass over it copies the slots
  * that hold a flow, with no syscall per flow. The BPF side keeps writing
  * meanwhile, so a slot is a moment's copy, as a map lookup would be. With
  * unflushed, each flow's part of its queue's totals goes into totals.
  */
-static int read_flows(const struct xf_slot *tab, size_t slots, struct snapshot *s, bool unflushed)
+static int read_flows(struct xf_slot *tab, size_t slots, struct snapshot *s, bool unflushed)
 {
+	bool gone = nm_scope_any_gone(&scope);
+
 	s->n = 0;
 	for (size_t i = 0; i < slots; i++) {
-		const struct xf_slot *sl = &tab[i];
+		struct xf_slot *sl = &tab[i];
+		uint64_t dev = sl->val.dev;
 
-		if (sl->val.dev == XF_SLOT_FREE || sl->val.dev == XF_SLOT_BUSY)
+		if (dev == XF_SLOT_FREE || dev == XF_SLOT_BUSY)
+			continue;
+		if (gone && flow_gone(sl, dev))
 			continue;
 		if (s->n == s->cap) {
 			size_t cap = s->cap ? s->cap * 2 : 1024;
@@ -122,20 +148,40 @@ static int read_flows(const struct xf_slot *tab, size_t slots, struct snapshot *
 	return 0;
 }
 
-/* Maps the flow table read-only; NULL (and a message) on failure. */
-static const struct xf_slot *map_flows(struct xpsflap_bpf *skel, size_t *len)
+/*
+ * Maps the flow table, writable: a gone netns's flows are freed in place.
+ * NULL (and a message) on failure.
+ */
+static struct xf_slot *map_flows(struct xpsflap_bpf *skel, size_t *len)
 {
-	const struct xf_slot *p = nm_map_mmap(skel->maps.flows, len);
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *p;
 
-	if (!p)
-		nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the flow table: %s", strerror(errno));
-	return p;
+	*len = (size_t)bpf_map__max_entries(skel->maps.flows) * sizeof(struct xf_slot);
+	*len = (*len + page - 1) / page * page;
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(skel->maps.flows), 0);
+	if (p != MAP_FAILED)
+		return p;
+	nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the flow table: %s", strerror(errno));
+	return NULL;
 }
 
 static void read_counters(int fd, struct snapshot *s)
 {
 	for (uint32_t i = 0; i < XF_CNT_MAX; i++)
 		s->counters[i] = nm_percpu_u64(fd, &i);
+}
+
+/* The first time a device found every slot taken: one line, the counter says the rest. */
+static void note_slots_full(const struct snapshot *s)
+{
+	static bool noted;
+
+	if (noted || !s->counters[XF_CNT_DEVS_FULL])
+		return;
+	noted = true;
+	nm_info(&env.o, "more than %d devices with flows at once: the others have no "
+		"per-queue totals until one goes (dev_slot_misses)", XF_DEV_SLOTS);
 }
 
 /* The judge step: active flows first, judged, worst first; counts active and flapping. */
@@ -185,6 +231,7 @@ static void interval_row(struct xf_interval_row *r, const struct snapshot *s, lo
 		.parsed_skbs = s->counters[XF_CNT_PARSED],
 		.one_queue_picks = s->counters[XF_CNT_ONE_QUEUE],
 		.out_of_scope_skbs = s->counters[XF_CNT_OUT_OF_SCOPE],
+		.dev_slot_misses = s->counters[XF_CNT_DEVS_FULL],
 		.netns_named = c.ns, .netns_over = c.ns_over + c.socks_over,
 		.devices_over = c.devs_over,
 	};
@@ -243,10 +290,64 @@ static void read_dev_totals(struct xpsflap_bpf *skel)
 	}
 }
 
+/*
+ * Devices that went (their netns, or RTM_DELLINK) leave devs, so that no
+ * new flow gets their slot; the slot is emptied and given back once the
+ * flows' pass freed their flows (give_back_slots). Before the totals are
+ * read: a slot leaving shows nothing more.
+ */
+static void forget_gone_devs(struct xpsflap_bpf *skel)
+{
+	int devs = bpf_map__fd(skel->maps.devs);
+	struct xf_dev_id ids[XF_DEV_SLOTS], id, next, *prev = NULL;
+	size_t n = 0;
+	uint32_t slot;
+
+	nreleasing = 0;
+	if (!nm_scope_any_gone(&scope))
+		return;
+	while (n < XF_DEV_SLOTS && !bpf_map_get_next_key(devs, prev, &next)) {
+		id = next;
+		prev = &id;
+		if (nm_scope_gone(&scope, id.netns, id.ifindex))
+			ids[n++] = id;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(devs, &ids[i], &slot) || bpf_map_delete_elem(devs, &ids[i]) ||
+		    slot >= XF_DEV_SLOTS)
+			continue;
+		slot_used[slot] = false;
+		releasing[nreleasing++] = slot;
+	}
+}
+
+/* The slots forget_gone_devs took: zeroed on every CPU, our state of them dropped, pushed back. */
+static void give_back_slots(struct xpsflap_bpf *skel)
+{
+	int stats = bpf_map__fd(skel->maps.dev_stats), q = bpf_map__fd(skel->maps.free_dev_slots);
+	int ncpu = libbpf_num_possible_cpus();
+	struct xf_dev_stats zero[ncpu];
+
+	memset(zero, 0, sizeof(zero));
+	for (size_t i = 0; i < nreleasing; i++) {
+		uint32_t slot = releasing[i];
+
+		for (uint32_t k = 0; k < XF_DEV_QUEUES; k++) {
+			uint32_t idx = slot * XF_DEV_QUEUES + k;
+
+			bpf_map_update_elem(stats, &idx, zero, BPF_ANY);
+		}
+		memset(totals[slot], 0, sizeof(totals[slot]));
+		memset(shown[slot], 0, sizeof(shown[slot]));
+		memset(&slot_dev[slot], 0, sizeof(slot_dev[slot]));
+		bpf_map_update_elem(q, NULL, &slot, BPF_ANY);
+	}
+	nreleasing = 0;
+}
+
 /* Every queue of every device with a slot that counted anything: totals, never going back. */
 static size_t dev_rows(struct xf_dev_row *rows)
 {
-	static struct xf_dev_stats shown[XF_DEV_SLOTS][XF_DEV_QUEUES];
 	size_t n = 0;
 
 	for (uint32_t slot = 0; slot < XF_DEV_SLOTS; slot++) {
@@ -307,7 +408,7 @@ static void emit_fill(struct nm_emit *e, struct snapshot *s, const struct xf_int
 				       .direct = true, .untracked = ir->untracked_picks };
 }
 
-static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct snapshot *s,
+static void report(struct xpsflap_bpf *skel, struct xf_slot *tab, struct snapshot *s,
 		   long max_flows, struct nm_emit *e)
 {
 	static struct xf_interval_row ir;	/* the sinks read it after the step */
@@ -317,10 +418,13 @@ static void report(struct xpsflap_bpf *skel, const struct xf_slot *tab, struct s
 	s->now_ns = nm_mono_ns();
 	s->epoch = skel->bss->epoch;
 	read_counters(bpf_map__fd(skel->maps.counters), s);
+	note_slots_full(s);
+	forget_gone_devs(skel);
 	if (env.o.prom_file)
 		read_dev_totals(skel);
 	if (read_flows(tab, max_flows, s, env.o.prom_file != NULL))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
+	give_back_slots(skel);
 	rank(s);
 	interval_row(&ir, s, max_flows);
 	emit_fill(e, s, &ir);
@@ -384,7 +488,7 @@ static struct run {
 	struct nm_hook hooks[XF_NR_HOOKS];
 	struct xf_pin ps;
 	struct snapshot snap;
-	const struct xf_slot *tab;
+	struct xf_slot *tab;
 	size_t tab_len;
 	long max_flows;
 } run;

@@ -47,6 +47,10 @@ static const struct nm_field interval_fields[] = {
 	{ .json = "netns_named", .type = NM_REC_U64, .off = I(netns_named) },
 	{ .json = "netns_over", .type = NM_REC_U64, .off = I(netns_over) },
 	{ .json = "devices_over", .type = NM_REC_U64, .off = I(devices_over) },
+	/* per-queue totals are kept for XF_DEV_SLOTS devices at once */
+	{ .json = "dev_slot_misses", .type = NM_REC_U64, .off = I(dev_slot_misses),
+	  .help = "Times a flow found every device slot taken: its device has no per-queue totals",
+	  .prom = "xpsflap_dev_slot_misses_total", .kind = NM_PROM_COUNTER },
 };
 
 /*

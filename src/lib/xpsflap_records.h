@@ -31,6 +31,7 @@ struct xf_interval_row {
 	uint64_t evictions, untracked_picks, parsed_skbs, one_queue_picks;
 	uint64_t out_of_scope_skbs;
 	uint64_t netns_named, netns_over, devices_over;	/* the scope's (lib/scope.h) */
+	uint64_t dev_slot_misses;	/* flows that found every device slot taken */
 };
 
 struct xf_flow_row {
