@@ -262,6 +262,77 @@ static void test_devices(void **state)
 	nm_scope_free(&s);
 }
 
+/*
+ * What went: a netns the registry found gone, until a netns of its inode
+ * is seen again or NM_SCOPE_GONE_SCANS refreshes passed; never one it has
+ * not scanned yet; its devices with it.
+ */
+static void test_gone(void **state)
+{
+	struct tree *t = *state;
+	struct nm_scope_cfg cfg = cfg_of(t);
+	struct nm_scope s;
+
+	assert_int_equal(nm_scope_init(&s, &cfg), 0);
+	assert_false(nm_scope_any_gone(&s));
+	assert_false(nm_scope_gone(&s, 20, 0));
+	/* the pod's processes leave */
+	sh("rm -rf %s/300 %s/310", t->proc, t->proc);
+	nm_scope_refresh(&s);
+	assert_true(nm_scope_any_gone(&s));
+	assert_true(nm_scope_gone(&s, 20, 0));
+	assert_true(nm_scope_gone(&s, 20, 3));	/* a device of it */
+	assert_false(nm_scope_gone(&s, 10, 0));
+	assert_false(nm_scope_gone(&s, 40, 3));
+	/* made since the last scan (or never seen): not gone, just not known */
+	assert_false(nm_scope_gone(&s, 4026532999UL, 0));
+	/* still gone at the next refresh: a netns sends while it is taken down */
+	nm_scope_refresh(&s);
+	assert_true(nm_scope_gone(&s, 20, 0));
+	/* its inode taken by a new netns: not gone any more */
+	proc_add(t, 500, "runc", 20);
+	nm_scope_refresh(&s);
+	assert_false(nm_scope_gone(&s, 20, 0));
+	assert_false(nm_scope_any_gone(&s));
+	/* gone again, then forgotten after NM_SCOPE_GONE_SCANS refreshes */
+	sh("rm -rf %s/500", t->proc);
+	for (int i = 0; i < NM_SCOPE_GONE_SCANS; i++) {
+		nm_scope_refresh(&s);
+		assert_true(nm_scope_gone(&s, 20, 0));
+	}
+	nm_scope_refresh(&s);
+	assert_false(nm_scope_gone(&s, 20, 0));
+	nm_scope_free(&s);
+}
+
+/* A deleted device: gone, its netns not; forgotten once a device has its ifindex again. */
+static void test_gone_dev(void **state)
+{
+	struct nm_scope_cfg cfg = cfg_of(*state);
+	struct nm_scope s;
+
+	assert_int_equal(nm_scope_init(&s, &cfg), 0);
+	nm_scope_dev_deleted(&s, 40, 7);
+	nm_scope_dev_deleted(&s, 40, 0);	/* no such device: ignored */
+	assert_true(nm_scope_gone(&s, 40, 7));
+	assert_false(nm_scope_gone(&s, 40, 8));
+	assert_false(nm_scope_gone(&s, 40, 0));
+	assert_false(nm_scope_gone(&s, 20, 7));
+	nm_scope_free(&s);
+
+	/* with device names: this process's loopback (ifindex 1, in "its" netns 10) is there */
+	cfg.no_devnames = false;
+	cfg.setns = false;
+	assert_int_equal(nm_scope_init(&s, &cfg), 0);
+	nm_scope_dev_deleted(&s, 10, 1);
+	nm_scope_dev_deleted(&s, 10, 0x7fffffff);
+	assert_true(nm_scope_gone(&s, 10, 1));
+	nm_scope_refresh(&s);
+	assert_false(nm_scope_gone(&s, 10, 1));
+	assert_true(nm_scope_gone(&s, 10, 0x7fffffff));
+	nm_scope_free(&s);
+}
+
 /* The soft file limit: raised toward want, capped by hard, never lowered. */
 static void test_nofile(void **state)
 {
@@ -282,6 +353,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gone_dev, setup, teardown),
 		cmocka_unit_test(test_nofile),
 	};
 
