@@ -18,6 +18,7 @@ setup() {
 teardown() {
 	stop_bg KILL
 	"$XF" down
+	xs_down
 	rm -rf "$TMP"
 }
 
@@ -202,4 +203,126 @@ ino() { stat -L -c %i "/run/netns/$1"; }
 		grep -q "caps: kept none; no_new_privs" "$TMP/out.err"
 		[[ $(echo "$output" | jq -r .dev) =~ ^if[0-9]+$ ]]
 	fi
+}
+
+# ---- device slots (per-queue totals are kept for 32 devices at once) ----
+
+XS=nm-xs-		# the namespaces of the slot tests start with it
+
+# xs_dev K NS: in netns NS, a two-queue veth pair cK/dK, up, cK with
+# 198.19.64.0/18's /31 K and a static neighbour, and 5 datagrams out of cK
+xs_dev() {
+	local a="198.19.$((64 + $1 / 128)).$(($1 % 128 * 2))" p="198.19.$((64 + $1 / 128)).$(($1 % 128 * 2 + 1))"
+	ip -n "$2" link add "c$1" numtxqueues 2 numrxqueues 2 type veth peer name "d$1" \
+		numtxqueues 2 numrxqueues 2 || return 1
+	printf 'addr add %s/31 dev c%d\nlink set c%d up\nlink set d%d up\nneigh add %s lladdr 02:00:00:00:00:01 dev c%d nud permanent\n' \
+		"$a" "$1" "$1" "$1" "$p" "$1" | ip -n "$2" -batch - || return 1
+	ip netns exec "$2" bash -c "for i in 1 2 3 4 5; do echo x >/dev/udp/$p/9; done"
+}
+
+# xs_series DEV NS: the textfile has a per-queue packet count of DEV in NS
+xs_series() {
+	grep -qsE "^xpsflap_packets_total\{device=\"$1\",netns=\"$2\",queue=\"[0-9]+\"\} [1-9]" "$TMP/xf.prom"
+}
+
+# xs_wait WHAT CMD...: until CMD succeeds, 10 s at most
+xs_wait() {
+	local what=$1 i
+	shift
+	for i in $(seq 100); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	echo "not in 10 s: $what" >&2
+	return 1
+}
+
+# xs_none ERE: no line of the textfile matches ERE
+xs_none() { [ -e "$TMP/xf.prom" ] && ! grep -qE "$1" "$TMP/xf.prom"; }
+
+# xs_rounds MODE: 4 rounds of 10 devices, each counted in the textfile and
+# then gone: by their netns (MODE netns) or by ip link del in one netns
+# that stays (MODE link). 40 devices in all, 10 at once; then one more
+# device, which must still get its per-queue totals.
+xs_rounds() {
+	local r k ns ks
+	for r in 0 1 2 3; do
+		for k in $(seq $((r * 10)) $((r * 10 + 9))); do
+			ns=${XS}keep
+			[ "$1" = netns ] && ns=$XS$k && { ip netns add "$ns" || return 1; }
+			xs_dev "$k" "$ns" || return 1
+		done
+		for k in $(seq $((r * 10)) $((r * 10 + 9))); do
+			ns=${XS}keep
+			[ "$1" = netns ] && ns=$XS$k
+			xs_wait "c$k of $ns in the textfile" xs_series "c$k" "$ns" || return 1
+			echo "c$k $ns" >>"$TMP/seen"
+		done
+		for k in $(seq $((r * 10)) $((r * 10 + 9))); do
+			if [ "$1" = netns ]; then ip netns del "$XS$k"; else ip -n ${XS}keep link del "c$k"; fi
+		done
+		ks=$(seq -s '|' $((r * 10)) $((r * 10 + 9)))
+		if [ "$1" = netns ]; then
+			xs_wait "the round's namespaces out of the textfile" xs_none "netns=\"$XS($ks)\"" || return 1
+		else
+			xs_wait "the round's devices out of the textfile" xs_none "device=\"[cd]($ks)\"" || return 1
+		fi
+		# the JSON from here on was written after the textfile left them
+		stat -c %s "$TMP/out" >"$TMP/off"
+	done
+	ip netns add ${XS}last || return 1
+	xs_dev 100 ${XS}last || return 1
+	xs_wait "c100 of ${XS}last in the textfile" xs_series c100 ${XS}last
+}
+
+xs_down() {
+	local n
+	for n in $(ip netns list | awk -v p="$XS" 'index($1, p) == 1 {print $1}'); do
+		ip netns del "$n"
+	done
+}
+
+xs_check() {
+	cat "$TMP/out.err"
+	# more devices than slots had totals, one after another (the textfile
+	# is removed at exit: last.prom is the one written before)
+	[ "$(sort -u "$TMP/seen" | wc -l)" -eq 40 ]
+	grep -E '^xpsflap_packets_total\{device="c100"' "$TMP/last.prom"
+	# never more than 32 at once: no flow found the slots full
+	grep -qx 'xpsflap_dev_slot_misses_total 0' "$TMP/last.prom"
+	[ "$(jq -s 'map(select(.type == "interval")) | last | .dev_slot_misses' "$TMP/out")" = 0 ]
+	! grep -q 'devices with flows at once' "$TMP/out.err"
+	run promtool check metrics <"$TMP/last.prom"
+	assert_success
+}
+
+@test "xpsflap: namespaces that go give their device slots back; 40 devices over time, the 41st counted" {
+	start_bg "$TMP/out" "$BIN/xpsflap" --json -i 0.5 --prom-file "$TMP/xf.prom"
+	run xs_rounds netns
+	echo "$output"
+	cp "$TMP/xf.prom" "$TMP/last.prom"
+	xs_down
+	stop_bg TERM
+	[ "$status" = 0 ]
+	xs_check
+	# a gone netns's flows went with it: no report after the last round names one
+	! tail -c +$(($(cat "$TMP/off") + 1)) "$TMP/out" | jq -r 'select(.type == "flow") | .netns' |
+		grep -E "^$XS[0-9]+\$"
+	# not vacuous: the rounds' flows were reported while they lived
+	jq -r 'select(.type == "flow") | .netns' "$TMP/out" | grep -qx "${XS}39"
+}
+
+# Deletions come by the netns's rtnetlink socket: the names' privileges
+# (CAP_SYS_ADMIN to enter another netns).
+# bats test_tags=root
+@test "xpsflap: deleted devices (RTM_DELLINK) give their slots back; 40 over time, the 41st counted" {
+	ip netns add ${XS}keep
+	start_bg "$TMP/out" "$BIN/xpsflap" --json -i 0.5 --prom-file "$TMP/xf.prom"
+	run xs_rounds link
+	echo "$output"
+	cp "$TMP/xf.prom" "$TMP/last.prom"
+	xs_down
+	stop_bg TERM
+	[ "$status" = 0 ]
+	xs_check
 }
