@@ -194,11 +194,22 @@ static void ns_gone(unsigned long ino, void *arg)
 	ts_report_drop_netns(&rep, ino);
 }
 
-/* Once a report: namespaces that came are swept from now on, those gone are forgotten. */
+/* A netns that went (lib/scope.h nm_scope_went): its sockets and ACK flows are not reported. */
+static bool scope_gone(unsigned long ino, void *arg)
+{
+	return nm_scope_went(arg, ino, 0);
+}
+
+/*
+ * Once a report: namespaces that came are swept from now on, those gone
+ * are forgotten, with the sockets the fast sweep found in them.
+ */
 static void follow_scope(void)
 {
 	nm_scope_refresh(&scope);
 	ts_nsset_sync(&nss, &scope, ns_gone, NULL);
+	if (nm_scope_any_went(&scope))
+		ts_report_drop_gone(&rep, scope_gone, &scope);
 }
 
 /* What missing privileges lost: the names, and the full sweeps of other namespaces. */
@@ -631,6 +642,8 @@ static int setup(void)
 	rep.socks = st.socks;
 	rep.threshold_ms = env.threshold_ms;
 	rep.storm = &env.storm;
+	rep.gone = scope_gone;
+	rep.gone_arg = &scope;
 	rep.hist = env.hist;
 	/* one --netns: its metrics as they always were; else each netns's, by name */
 	rep.per_ns = env.o.nnetns != 1;

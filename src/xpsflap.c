@@ -102,7 +102,7 @@ static void add_unflushed(const struct xf_slot *sl, const struct xf_flow *v, uin
  */
 static bool flow_gone(struct xf_slot *sl, uint64_t dev)
 {
-	if (!nm_scope_gone(&scope, sl->key.netns, sl->key.ifindex))
+	if (!nm_scope_went(&scope, sl->key.netns, sl->key.ifindex))
 		return false;
 	__atomic_compare_exchange_n(&sl->val.dev, &dev, XF_SLOT_FREE, false, __ATOMIC_RELEASE,
 				    __ATOMIC_RELAXED);
@@ -117,7 +117,7 @@ static bool flow_gone(struct xf_slot *sl, uint64_t dev)
  */
 static int read_flows(struct xf_slot *tab, size_t slots, struct snapshot *s, bool unflushed)
 {
-	bool gone = nm_scope_any_gone(&scope);
+	bool gone = nm_scope_any_went(&scope);
 
 	s->n = 0;
 	for (size_t i = 0; i < slots; i++) {
@@ -304,12 +304,12 @@ static void forget_gone_devs(struct xpsflap_bpf *skel)
 	uint32_t slot;
 
 	nreleasing = 0;
-	if (!nm_scope_any_gone(&scope))
+	if (!nm_scope_any_went(&scope))
 		return;
 	while (n < XF_DEV_SLOTS && !bpf_map_get_next_key(devs, prev, &next)) {
 		id = next;
 		prev = &id;
-		if (nm_scope_gone(&scope, id.netns, id.ifindex))
+		if (nm_scope_went(&scope, id.netns, id.ifindex))
 			ids[n++] = id;
 	}
 	for (size_t i = 0; i < n; i++) {

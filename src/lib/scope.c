@@ -360,3 +360,15 @@ void nm_scope_counts(const struct nm_scope *s, struct nm_scope_counts *c)
 	while (nm_scope_next(s, &pos, &ns))
 		c->ns += !s->n || nm_nsreg_find(&s->reg, ns.ino);
 }
+
+bool nm_scope_went(const struct nm_scope *s, unsigned long ino, unsigned int ifindex)
+{
+	if (nm_scope_gone(s, ino, ifindex))
+		return true;
+	return !s->n && s->read_procs && ino != s->self_ino && !nm_nsreg_find(&s->reg, ino);
+}
+
+bool nm_scope_any_went(const struct nm_scope *s)
+{
+	return nm_scope_any_gone(s) || (!s->n && s->read_procs);
+}

@@ -125,6 +125,16 @@ void nm_scope_refresh(struct nm_scope *s);
  * whose inode a new netns took before a scan saw it gone never is.
  */
 bool nm_scope_gone(const struct nm_scope *s, unsigned long ino, unsigned int ifindex);
+/*
+ * What a tool drops: nm_scope_gone's, and, host-wide with every /proc
+ * readable, a netns the registry does not know right after its scan (a
+ * tool's report scans first): one made and gone between two scans, which
+ * BPF saw and no scan ever named. A netns held by nothing but an fd is
+ * never in the registry either, and is dropped too (the docs' SCOPE).
+ */
+bool nm_scope_went(const struct nm_scope *s, unsigned long ino, unsigned int ifindex);
+/* Whether nm_scope_went may say yes of anything: a tool may skip its pass when not. */
+bool nm_scope_any_went(const struct nm_scope *s);
 /* Whether anything is remembered gone: a tool may skip its pass when not. */
 bool nm_scope_any_gone(const struct nm_scope *s);
 /* Device ifindex of netns ino was deleted (RTM_DELLINK): remembered gone. */

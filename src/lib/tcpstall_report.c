@@ -135,6 +135,12 @@ void ts_report_drop_netns(struct ts_report *r, unsigned long ino)
 		free(*p);
 		nm_htab_del(r->ns, &(uint64_t){ ino });
 	}
+	/* its stalls that ended since the last report (the sweep missed their sockets) go too */
+	ngone = 0;
+	for (size_t i = 0; i < r->nended; i++)
+		if (r->ended[i].key.netns != ino)
+			r->ended[ngone++] = r->ended[i];
+	r->nended = ngone;
 	/* deleting moves entries: a walk collects, then deletes, until none is left */
 	do {
 		size_t pos = 0;
@@ -147,6 +153,33 @@ void ts_report_drop_netns(struct ts_report *r, unsigned long ino)
 		for (size_t i = 0; i < ngone; i++)
 			nm_htab_del(r->socks, &gone[i]);
 	} while (ngone == 256);
+}
+
+size_t ts_report_drop_gone(struct ts_report *r, bool (*gone)(unsigned long ino, void *arg), void *arg)
+{
+	unsigned long inos[64];
+	size_t n, dropped = 0;
+
+	/* a few namespaces a pass: dropping one moves the table's entries */
+	do {
+		size_t pos = 0;
+		void *k, *v;
+
+		n = 0;
+		while (n < 64 && nm_htab_next(r->socks, &pos, &k, &v)) {
+			unsigned long ino = ((struct ts_key *)k)->netns;
+			bool dup = false;
+
+			for (size_t i = 0; i < n && !dup; i++)
+				dup = inos[i] == ino;
+			if (!dup && gone(ino, arg))
+				inos[n++] = ino;
+		}
+		for (size_t i = 0; i < n; i++)
+			ts_report_drop_netns(r, inos[i]);
+		dropped += n;
+	} while (n == 64);
+	return dropped;
 }
 
 void ts_report_ended(struct ts_report *r, const struct ts_key *k, const struct ts_sock *s,
@@ -235,6 +268,9 @@ bool ts_report_acks(struct ts_report *r, const struct ts_acks *slots, uint32_t n
 		if (!ts_acks_read(&slots[i], &cur))
 			continue;
 		r->acks_present++;
+		/* a netns that went drops its records quietly: its last ACKs too */
+		if (r->gone && r->gone(cur.key.netns, r->gone_arg))
+			continue;
 		/* the table holds at most what the array holds: room is always there */
 		old = nm_htab_upsert(r->prev_acks, &cur.sk, NULL);
 		if (!old)

@@ -75,6 +75,9 @@ struct ts_report {
 	uint32_t threshold_ms;
 	const struct ts_storm_cfg *storm;
 	bool hist;			/* -H: the table ends with the stalls' durations */
+	/* whether a netns went (NULL: none ever): its ACK flows are not reported */
+	bool (*gone)(unsigned long ino, void *arg);
+	void *gone_arg;
 	/*
 	 * Host-wide (per_ns): each netns's metrics its own, labelled by
 	 * name; else (one --netns) all in one, labelled netns="INODE" with
@@ -120,6 +123,12 @@ int ts_report_init(struct ts_report *r);
  * (no stall is ended for them).
  */
 void ts_report_drop_netns(struct ts_report *r, unsigned long ino);
+/*
+ * The sockets of every netns gone says went (and its stats), as
+ * ts_report_drop_netns: also those of a netns the tool never swept itself
+ * (its sockets found by the host-wide fast sweep). The namespaces dropped.
+ */
+size_t ts_report_drop_gone(struct ts_report *r, bool (*gone)(unsigned long ino, void *arg), void *arg);
 
 /*
  * One swept sample of the sweep numbered sweep: its socket tracked (a

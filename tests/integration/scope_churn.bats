@@ -45,14 +45,21 @@ peer() { echo "198.19.$((128 + $1 / 128)).$(($1 % 128 * 2 + 1))"; }
 # cfg K: ip -batch lines that set up cycle K's veth (cK, dK) inside its netns;
 # the peer's neighbour entry is static, so datagrams leave cK with no ARP
 cfg() {
-	printf 'addr add %s/31 dev c%d\nlink set c%d up\nlink set d%d up\n' "$(addr "$1")" "$1" "$1" "$1"
+	printf 'link set lo up\naddr add %s/31 dev c%d\nlink set c%d up\nlink set d%d up\n' "$(addr "$1")" "$1" "$1" "$1"
 	printf 'neigh add %s lladdr 02:00:00:00:00:01 dev c%d nud permanent\n' "$(peer "$1")" "$1"
 }
 veth() { echo "c$1 numtxqueues 2 numrxqueues 2 $2 type veth peer name d$1 numtxqueues 2 numrxqueues 2 $2"; }
 # send K: a datagram every 0.2 s to cycle K's peer, until killed (each
 # sender a session of its own, setsid: its group is killed, the sleep of
 # the moment with it, so no orphan keeps its netns a moment longer)
-send() { echo "while :; do echo x >/dev/udp/$(peer "$1")/9; sleep 0.2; done"; }
+# Beside it, on lo, a TCP sender whose reader stops reading at once: its
+# unsent data stops moving (rwnd_limited), so tcpstall has a socket of
+# each netns to name, as qdiscstuck has its mq and xpsflap its flow.
+send() {
+	echo "$BIN/nm-tcp recv 127.0.0.1 5001 60 --stop-ms 0 >/dev/null 2>&1 & sleep 0.05;" \
+		"$BIN/nm-tcp send 127.0.0.1 5001 60 >/dev/null 2>&1 &" \
+		"while :; do echo x >/dev/udp/$(peer "$1")/9; sleep 0.2; done"
+}
 
 # batch_up FIRST N: cycles FIRST.. FIRST+N-1 up together: even ones named
 # (/run/netns), odd ones held by a process. Each netns's name (":PID" for

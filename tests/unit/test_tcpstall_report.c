@@ -595,6 +595,63 @@ static void test_drop_netns(void **state)
 	report_done(&r);
 }
 
+static bool odd_gone(unsigned long ino, void *arg)
+{
+	(*(int *)arg)++;
+	return ino % 2;
+}
+
+/* The namespaces the predicate says went: each one's sockets dropped, the others kept. */
+static void test_drop_gone(void **state)
+{
+	static struct ts_report r;
+	enum ts_state st;
+	struct ts_sample s;
+	int asked = 0;
+
+	(void)state;
+	report_init(&r);
+	nm_htab_free(r.socks);
+	r.socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), 512);
+	assert_int_equal(ts_report_init(&r), 0);
+	/* 200 namespaces, 2 sockets each: more gone (100) than one pass takes (64) */
+	for (uint16_t i = 0; i < 400; i++) {
+		s = stalled_at(1000 + i % 200, 100 + i, 1000, true);
+		ts_report_sample(&r, &s, 1, &st);
+	}
+	assert_int_equal(nm_htab_count(r.socks), 400);
+	assert_int_equal(ts_report_drop_gone(&r, odd_gone, &asked), 100);
+	assert_true(asked > 0);
+	assert_int_equal(nm_htab_count(r.socks), 200);
+	{
+		size_t pos = 0;
+		void *k, *v;
+
+		while (nm_htab_next(r.socks, &pos, &k, &v))
+			assert_int_equal(((struct ts_key *)k)->netns % 2, 0);
+	}
+	assert_int_equal(ts_report_drop_gone(&r, odd_gone, &asked), 0);
+	/* stalls that ended in a netns that then went are not reported either */
+	ts_report_gone(&r, 2, 3000000000ULL);
+	assert_int_equal(r.nended, 200);
+	for (uint16_t i = 0; i < 200; i++) {
+		s = stalled_at(3001, 1000 + i, 4000, true);
+		ts_report_sample(&r, &s, 3, &st);
+	}
+	ts_report_gone(&r, 4, 5000000000ULL);
+	{
+		size_t n3001 = 0;
+
+		for (size_t i = 0; i < r.nended; i++)
+			n3001 += r.ended[i].key.netns == 3001;
+		assert_true(n3001 > 0);
+	}
+	ts_report_drop_netns(&r, 3001);
+	for (size_t i = 0; i < r.nended; i++)
+		assert_int_not_equal(r.ended[i].key.netns, 3001);
+	report_done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_emit),
 		cmocka_unit_test(test_per_netns_rows),
 		cmocka_unit_test(test_drop_netns),
+		cmocka_unit_test(test_drop_gone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
