@@ -305,6 +305,49 @@ static void test_gone(void **state)
 	nm_scope_free(&s);
 }
 
+/*
+ * What a tool drops (nm_scope_went): the gone ones, and, host-wide with
+ * /proc readable, one the registry does not know after its scan; never
+ * the tool's own netns, and never with --netns (their set) or without
+ * /proc to read (unknown is then no sign of gone).
+ */
+static void test_went(void **state)
+{
+	struct tree *t = *state;
+	struct nm_scope_cfg cfg = cfg_of(t);
+	unsigned long inos[1] = { 40 };
+	struct nm_scope s;
+
+	cfg.read_procs = true;
+	cfg.self_ino = 10;
+	assert_int_equal(nm_scope_init(&s, &cfg), 0);
+	assert_true(nm_scope_any_went(&s));
+	assert_false(nm_scope_went(&s, 10, 0));
+	assert_false(nm_scope_went(&s, 20, 2));
+	assert_true(nm_scope_went(&s, 4026532999UL, 0));
+	sh("rm -rf %s/300 %s/310", t->proc, t->proc);
+	nm_scope_refresh(&s);
+	assert_true(nm_scope_went(&s, 20, 0));
+	/* the tool's own netns, even if the registry lost it */
+	cfg.self_ino = 77;
+	nm_scope_free(&s);
+	assert_int_equal(nm_scope_init(&s, &cfg), 0);
+	assert_false(nm_scope_went(&s, 77, 0));
+	nm_scope_free(&s);
+	/* no /proc to read: unknown is not gone */
+	cfg.read_procs = false;
+	assert_int_equal(nm_scope_init(&s, &cfg), 0);
+	assert_false(nm_scope_went(&s, 4026532999UL, 0));
+	nm_scope_free(&s);
+	/* a --netns set: only what the scope says went */
+	cfg.read_procs = true;
+	cfg.n = 1;
+	cfg.inos = inos;
+	assert_int_equal(nm_scope_init(&s, &cfg), 0);
+	assert_false(nm_scope_went(&s, 4026532999UL, 0));
+	nm_scope_free(&s);
+}
+
 /* A deleted device: gone, its netns not; forgotten once a device has its ifindex again. */
 static void test_gone_dev(void **state)
 {
@@ -356,6 +399,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone_dev, setup, teardown),
 		cmocka_unit_test(test_nofile),
+		cmocka_unit_test_setup_teardown(test_went, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
