@@ -365,10 +365,12 @@ bool nm_scope_went(const struct nm_scope *s, unsigned long ino, unsigned int ifi
 {
 	if (nm_scope_gone(s, ino, ifindex))
 		return true;
-	return !s->n && s->read_procs && ino != s->self_ino && !nm_nsreg_find(&s->reg, ino);
+	/* a registry over its cap at the last scan left live namespaces out: unknown says nothing */
+	return !s->n && s->read_procs && !s->reg.over && ino != s->self_ino &&
+	       !nm_nsreg_find(&s->reg, ino);
 }
 
 bool nm_scope_any_went(const struct nm_scope *s)
 {
-	return nm_scope_any_gone(s) || (!s->n && s->read_procs);
+	return nm_scope_any_gone(s) || (!s->n && s->read_procs && !s->reg.over);
 }

@@ -131,6 +131,8 @@ bool nm_scope_gone(const struct nm_scope *s, unsigned long ino, unsigned int ifi
  * tool's report scans first): one made and gone between two scans, which
  * BPF saw and no scan ever named. A netns held by nothing but an fd is
  * never in the registry either, and is dropped too (the docs' SCOPE).
+ * Not while the registry was over its cap at its last scan: it left live
+ * namespaces out then.
  */
 bool nm_scope_went(const struct nm_scope *s, unsigned long ino, unsigned int ifindex);
 /* Whether nm_scope_went may say yes of anything: a tool may skip its pass when not. */

@@ -339,6 +339,14 @@ static void test_went(void **state)
 	assert_int_equal(nm_scope_init(&s, &cfg), 0);
 	assert_false(nm_scope_went(&s, 4026532999UL, 0));
 	nm_scope_free(&s);
+	/* a registry over its cap left live namespaces out: unknown is not gone then */
+	cfg.max_ns = 1;
+	assert_int_equal(nm_scope_init(&s, &cfg), 0);
+	assert_true(s.reg.over > 0);
+	assert_false(nm_scope_any_went(&s));
+	assert_false(nm_scope_went(&s, 4026532999UL, 0));
+	nm_scope_free(&s);
+	cfg.max_ns = 0;
 	/* a --netns set: only what the scope says went */
 	cfg.read_procs = true;
 	cfg.n = 1;
