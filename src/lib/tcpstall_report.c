@@ -481,8 +481,9 @@ size_t ts_report_ns_rows(struct ts_report *r)
 		memcpy(row->stalled_now, s->stalled_now, sizeof(row->stalled_now));
 		row->ack_storm_flows = s->storms;
 	}
-	/* the textfile's series in the same order each time */
-	qsort(r->ns_rows, n, sizeof(*r->ns_rows), cmp_ns_rows);
+	/* the textfile's series in the same order each time (none: no array yet) */
+	if (n)
+		qsort(r->ns_rows, n, sizeof(*r->ns_rows), cmp_ns_rows);
 	r->nns_rows = n;
 	return n;
 }

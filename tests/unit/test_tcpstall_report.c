@@ -595,6 +595,19 @@ static void test_drop_netns(void **state)
 	report_done(&r);
 }
 
+/* Host-wide with no netns seen yet: no rows, and no sort of an array not made (UBSan) */
+static void test_ns_rows_none(void **state)
+{
+	static struct ts_report r;
+
+	(void)state;
+	report_init(&r);
+	assert_int_equal(ts_report_init(&r), 0);
+	r.per_ns = true;
+	assert_int_equal(ts_report_ns_rows(&r), 0);
+	report_done(&r);
+}
+
 static bool odd_gone(unsigned long ino, void *arg)
 {
 	(*(int *)arg)++;
@@ -668,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_per_netns_rows),
 		cmocka_unit_test(test_drop_netns),
 		cmocka_unit_test(test_drop_gone),
+		cmocka_unit_test(test_ns_rows_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
