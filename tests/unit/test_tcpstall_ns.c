@@ -16,41 +16,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "fake_proc.h"
 
 #include "lib/tcpstall_ns.h"
 
-struct tree {
-	char root[64], proc[96], run[96];
-};
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-}
-
-static void proc_add(const struct tree *t, int pid, const char *comm, unsigned long ino)
-{
-	sh("mkdir -p %s/%d/ns && printf '%%s\\n' '%s' > %s/%d/comm && ln -sf 'net:[%lu]' %s/%d/ns/net",
-	   t->proc, pid, comm, t->proc, pid, ino, t->proc, pid);
-}
-
 static int setup(void **state)
 {
-	struct tree *t = calloc(1, sizeof(*t));
+	struct tree *t = tree_new("tsns");
 
-	snprintf(t->root, sizeof(t->root), "/tmp/nm-tsns.XXXXXX");
-	if (!mkdtemp(t->root))
+	if (!t)
 		return -1;
-	snprintf(t->proc, sizeof(t->proc), "%s/proc", t->root);
-	snprintf(t->run, sizeof(t->run), "%s/run", t->root);
-	mkdir(t->proc, 0755);
-	mkdir(t->run, 0755);
 	/* ours (the host), a pod, a named lab netns */
 	proc_add(t, 1, "systemd", 10);
 	proc_add(t, 2, "kthreadd", 10);
@@ -58,15 +33,6 @@ static int setup(void **state)
 	proc_add(t, 400, "iperf3", 40);
 	sh("ln -s 'net:[40]' %s/lab", t->run);
 	*state = t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct tree *t = *state;
-
-	sh("rm -rf %s", t->root);
-	free(t);
 	return 0;
 }
 
