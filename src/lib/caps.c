@@ -3,9 +3,9 @@
  * caps.c - least privilege: the capabilities a run needs, those it keeps
  * after attach, and raw capget/capset/prctl to check and drop them.
  *
- * Capabilities are per thread: nm_caps_drop() must run before any thread
- * starts (tcpstall's kicker starts after it), so that every thread has the
- * dropped set.
+ * Capabilities are per thread: nm_caps_drop() runs before any thread
+ * starts (tcpstall's kicker starts after it), and a worker drops further,
+ * to nm_caps_keep_worker(), in its own first step.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -227,6 +227,20 @@ uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 		*why = keep_why(has_remedy, r->prom_dac,
 				r->names && (r->names_ptrace || r->names_setns), keep);
 	return keep;
+}
+
+/*
+ * A worker thread (tcpstall's kicker) carries out plans and reads maps; it
+ * names no namespace and writes no --prom-file, so the caps kept for those
+ * stay with the main thread alone.
+ */
+uint64_t nm_caps_keep_worker(const struct nm_caps_run *r)
+{
+	struct nm_caps_run w = *r;
+
+	w.names = false;
+	w.prom_dac = false;
+	return nm_caps_keep(&w, NULL);
 }
 
 uint64_t nm_caps_ambient(const struct nm_caps_run *r, uint64_t keep)

@@ -90,6 +90,9 @@ int nm_caps_missing(const struct nm_cap_need *need, int n, uint64_t eff);
  */
 uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why);
 
+/* What a worker thread keeps: nm_caps_keep's set less what only naming and --prom-file need. */
+uint64_t nm_caps_keep_worker(const struct nm_caps_run *r);
+
 /* Of the kept set, what must pass to the commands the run executes (ambient). */
 uint64_t nm_caps_ambient(const struct nm_caps_run *r, uint64_t keep);
 

@@ -557,7 +557,7 @@ int nm_kernel_has_func(const struct nm_opts *o, const char *name)
 
 int nm_caps_thread_drop(const struct nm_opts *o, char *err, size_t len)
 {
-	uint64_t keep = nm_caps_keep(&o->caps, &(const char *){ NULL });
+	uint64_t keep = nm_caps_keep_worker(&o->caps);
 
 	return nm_caps_drop(keep, nm_caps_ambient(&o->caps, keep), err, len);
 }

@@ -138,8 +138,9 @@ long nm_parse_names(const char *arg, const char *const *names, int n);
 /*
  * Once everything is loaded and attached: keeps only what the rest of the
  * run needs (nm_caps_keep), sets no_new_privs, and says what it kept with
- * -v. The exit code. Capabilities are per thread: a thread started before
- * it drops the same with nm_caps_thread_drop (0 or -errno, err says what).
+ * -v. The exit code. Capabilities are per thread: a worker thread drops to
+ * its own set (nm_caps_keep_worker) with nm_caps_thread_drop (0 or -errno,
+ * err says what).
  */
 int nm_caps_after_attach(const struct nm_opts *o);
 /* Kernel BTF (NETMEDIC_BTF's, or vmlinux) has function name: 1, 0, or -1 when unreadable. */

@@ -119,10 +119,13 @@ static void test_scope_names(void **state)
 	r.names_ptrace = r.names_setns = true;
 	assert_true(nm_caps_keep(&r, &why) == (C(SYS_PTRACE) | C(SYS_ADMIN)));
 	assert_string_equal(why, "netns names");
+	/* a worker thread names nothing: it keeps none of them */
+	assert_true(nm_caps_keep_worker(&r) == 0);
 	r.names_setns = false;
 	r.prom_dac = true;
 	assert_true(nm_caps_keep(&r, &why) == (C(SYS_PTRACE) | C(DAC_OVERRIDE)));
 	assert_string_equal(why, "--prom-file, netns names");
+	assert_true(nm_caps_keep_worker(&r) == 0);
 	/* two --netns: setns is --netns's own need, not an optional one */
 	r.netns = true;
 	n = nm_caps_needed(&r, need, NM_CAPS_MAX_NEEDS);
@@ -178,6 +181,12 @@ static void test_remedies(void **state)
 	struct nm_caps_run kickj = { .load = true, .journal = true, .journal_dac = true, .euid = 65534 };
 	assert_true(nm_caps_keep(&kickj, &why) == C(DAC_OVERRIDE));
 	assert_string_equal(why, "remedies");
+	/* its kicker journals too, and map reads before 5.19 need CAP_BPF; names stay behind */
+	kickj.names = kickj.names_ptrace = kickj.names_setns = kickj.prom_dac = true;
+	kickj.bpf_cmds_need_cap = true;
+	assert_true(nm_caps_keep(&kickj, NULL) ==
+		    (C(DAC_OVERRIDE) | C(SYS_PTRACE) | C(SYS_ADMIN) | C(BPF)));
+	assert_true(nm_caps_keep_worker(&kickj) == (C(DAC_OVERRIDE) | C(BPF)));
 
 	/* qdiscstuck --fix=kick: frames only */
 	struct nm_caps_run kick = { .load = true, .raw = true, .euid = 0 };
