@@ -182,18 +182,28 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 	# 0x280000), as -v says; the kicker (SCHED_FIFO, policy 1) names
 	# nothing and keeps none
 	start_bg "$TMP/out" "$BIN/tcpstall" --fix=kick --json -i 1 -c 3 -v
-	sleep 0.5
-	local fifo=0 t want
+	# past the start (a slow TCG guest can take seconds): its first report is out
+	for _ in $(seq 100); do
+		grep -q '"type":"interval"' "$TMP/out" && break
+		sleep 0.1
+	done
+	grep -q '"type":"interval"' "$TMP/out"
+	local fifo=0 t want status stat
 	for t in /proc/$BG_PID/task/*; do
-		grep -E '^(CapEff|CapPrm|NoNewPrivs)' "$t/status"
+		# each read once: a task that ended since the listing holds nothing
+		status=$(cat "$t/status" 2>/dev/null) && stat=$(cat "$t/stat" 2>/dev/null) || {
+			echo "$t: ended while listed"
+			continue
+		}
+		grep -E '^(CapEff|CapPrm|NoNewPrivs)' <<<"$status"
 		want=0000000000280000
-		if [ "$(sed 's/.*) //' "$t/stat" | awk '{ print $39 }')" = 1 ]; then
+		if [ "$(sed 's/.*) //' <<<"$stat" | awk '{ print $39 }')" = 1 ]; then
 			fifo=$((fifo + 1))
 			want=0000000000000000
 		fi
-		[ "$(awk '/^CapEff/ { print $2 }' "$t/status")" = $want ]
-		[ "$(awk '/^CapPrm/ { print $2 }' "$t/status")" = $want ]
-		[ "$(awk '/^NoNewPrivs/ { print $2 }' "$t/status")" = 1 ]
+		[ "$(awk '/^CapEff/ { print $2 }' <<<"$status")" = $want ]
+		[ "$(awk '/^CapPrm/ { print $2 }' <<<"$status")" = $want ]
+		[ "$(awk '/^NoNewPrivs/ { print $2 }' <<<"$status")" = 1 ]
 	done
 	[ "$(ls /proc/$BG_PID/task | wc -l)" = 2 ]
 	[ "$fifo" = 1 ]
