@@ -25,6 +25,12 @@ struct dev_key {
 	uint32_t pad;
 };
 
+/* What is kept of a device: its link message's facts. */
+struct dev_val {
+	char name[IF_NAMESIZE];
+	unsigned int ntxq;
+};
+
 struct ns_sock {
 	unsigned long ino;
 	struct mnl_socket *nl;
@@ -32,7 +38,7 @@ struct ns_sock {
 };
 
 struct nm_devnames {
-	struct nm_htab *names;	/* struct dev_key -> char[IF_NAMESIZE] */
+	struct nm_htab *names;	/* struct dev_key -> struct dev_val */
 	struct ns_sock *ns;
 	size_t nns, max_ns;
 	unsigned long over;
@@ -50,6 +56,12 @@ static int link_attr(const struct nlattr *a, void *data)
 {
 	struct nm_link_msg *m = data;
 
+	/* a count that does not validate is not said: the name still is */
+	if (mnl_attr_get_type(a) == IFLA_NUM_TX_QUEUES) {
+		if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			m->ntxq = mnl_attr_get_u32(a);
+		return MNL_CB_OK;
+	}
 	if (mnl_attr_get_type(a) != IFLA_IFNAME)
 		return MNL_CB_OK;
 	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
@@ -83,7 +95,7 @@ struct nm_devnames *nm_devnames_new(size_t max_ns, size_t max_devs)
 
 	if (!d)
 		return NULL;
-	d->names = nm_htab_new(sizeof(struct dev_key), IF_NAMESIZE, max_devs);
+	d->names = nm_htab_new(sizeof(struct dev_key), sizeof(struct dev_val), max_devs);
 	d->ns = calloc(max_ns ? max_ns : 1, sizeof(*d->ns));
 	d->max_ns = max_ns;
 	if (!d->names || !d->ns) {
@@ -127,7 +139,7 @@ static int take_msg(const struct nlmsghdr *nlh, void *data)
 	struct take_ctx *c = data;
 	struct dev_key key = { .ino = c->ino };
 	struct nm_link_msg m;
-	char *name;
+	struct dev_val *v;
 
 	if (nm_link_parse(nlh, &m))
 		return MNL_CB_OK;	/* another message, or one we cannot read */
@@ -139,12 +151,15 @@ static int take_msg(const struct nlmsghdr *nlh, void *data)
 			c->d->deleted(c->ino, m.ifindex, c->d->deleted_arg);
 		return MNL_CB_OK;
 	}
-	name = nm_htab_upsert(c->d->names, &key, NULL);
-	if (!name) {
+	v = nm_htab_upsert(c->d->names, &key, NULL);
+	if (!v) {
 		c->d->over++;
 		return MNL_CB_OK;
 	}
-	snprintf(name, IF_NAMESIZE, "%s", m.name);
+	snprintf(v->name, sizeof(v->name), "%s", m.name);
+	/* fixed for the device's life: a message that does not say it changes nothing */
+	if (m.ntxq)
+		v->ntxq = m.ntxq;
 	return MNL_CB_OK;
 }
 
@@ -267,11 +282,25 @@ size_t nm_devnames_poll(struct nm_devnames *d)
 	return changes;
 }
 
-const char *nm_devnames_get(struct nm_devnames *d, unsigned long ino, unsigned int ifindex)
+static struct dev_val *dev_of(struct nm_devnames *d, unsigned long ino, unsigned int ifindex)
 {
 	struct dev_key key = { .ino = ino, .ifindex = ifindex };
 
 	return nm_htab_get(d->names, &key);
+}
+
+const char *nm_devnames_get(struct nm_devnames *d, unsigned long ino, unsigned int ifindex)
+{
+	struct dev_val *v = dev_of(d, ino, ifindex);
+
+	return v ? v->name : NULL;
+}
+
+unsigned int nm_devnames_ntxq(struct nm_devnames *d, unsigned long ino, unsigned int ifindex)
+{
+	struct dev_val *v = dev_of(d, ino, ifindex);
+
+	return v ? v->ntxq : 0;
 }
 
 void nm_devnames_on_deleted(struct nm_devnames *d,

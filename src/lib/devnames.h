@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * devnames.h - device names in every netns, kept current.
+ * devnames.h - device names in every netns, kept current, and each
+ * device's count of TX queues (its link message has both).
  *
  * BPF sees a device as (netns inode, ifindex); a user knows it as eth0 in
  * a pod. For each netns followed, one rtnetlink socket is opened inside
@@ -26,6 +27,11 @@ struct nm_devnames;
 struct nm_link_msg {
 	unsigned int ifindex;
 	char name[IF_NAMESIZE];
+	/*
+	 * IFLA_NUM_TX_QUEUES: the TX queues the device was made with
+	 * (num_tx_queues; real_num_tx_queues is never more); 0: not said.
+	 */
+	unsigned int ntxq;
 	bool gone;		/* RTM_DELLINK */
 };
 
@@ -55,6 +61,12 @@ size_t nm_devnames_poll(struct nm_devnames *d);
 
 /* The name of ifindex in netns ino, or NULL when not known. */
 const char *nm_devnames_get(struct nm_devnames *d, unsigned long ino, unsigned int ifindex);
+/*
+ * The TX queues of ifindex in netns ino (its num_tx_queues, as its link
+ * messages say: in any netns, where sysfs shows only the tool's own),
+ * or 0 when not known.
+ */
+unsigned int nm_devnames_ntxq(struct nm_devnames *d, unsigned long ino, unsigned int ifindex);
 
 /*
  * fn is called with each device a followed netns's socket says was deleted

@@ -300,6 +300,11 @@ const char *nm_scope_dev_name(const struct nm_scope *s, unsigned long ino, unsig
 	return buf;
 }
 
+unsigned int nm_scope_dev_ntxq(const struct nm_scope *s, unsigned long ino, unsigned int ifindex)
+{
+	return s->dev ? nm_devnames_ntxq(s->dev, ino, ifindex) : 0;
+}
+
 bool nm_scope_next(const struct nm_scope *s, size_t *pos, struct nm_scope_ns *out)
 {
 	const struct nm_ns *ns;

@@ -9,9 +9,10 @@
  *     and its own checks (nm_scope_has);
  *   - the host's registry of namespaces (nsreg.h), scanned at start and
  *     once a report, which names each netns;
- *   - the device names of each netns in scope (devnames.h), one socket
- *     each: added when a netns comes, dropped when the registry says it
- *     went, polled each report (renames, moves, deletions);
+ *   - the device names of each netns in scope, and their TX queue counts
+ *     (devnames.h), one socket each: added when a netns comes, dropped
+ *     when the registry says it went, polled each report (renames,
+ *     moves, deletions);
  *   - a walk over the namespaces in scope, with the path to enter each
  *     (a tool opens its own per-netns sockets from it).
  * Bounded: at most max_ns namespaces named, and max_ns_socks of them with
@@ -151,6 +152,11 @@ const char *nm_scope_ns_name(const struct nm_scope *s, unsigned long ino, char *
 /* A device's own name in its own netns, else "if<ifindex>" (not known yet, or over the cap). */
 const char *nm_scope_dev_name(const struct nm_scope *s, unsigned long ino, unsigned int ifindex,
 			      char *buf, size_t len);
+/*
+ * A device's TX queues (num_tx_queues), as its netns's socket says, in
+ * any netns; 0 when not known (not named: see nm_scope_dev_name).
+ */
+unsigned int nm_scope_dev_ntxq(const struct nm_scope *s, unsigned long ino, unsigned int ifindex);
 
 /*
  * The namespaces in scope, one a call from *pos = 0 on, into out: with

@@ -28,6 +28,27 @@ static struct nlmsghdr *link_msg(char *buf, uint16_t type, int ifindex, const ch
 	return nlh;
 }
 
+/* The TX queue count: said, not said, or said wrong (the name is kept). */
+static void test_link_parse_ntxq(void **state)
+{
+	char buf[512];
+	struct nm_link_msg m;
+	struct nlmsghdr *nlh;
+
+	(void)state;
+	nlh = link_msg(buf, RTM_NEWLINK, 7, "qa");
+	mnl_attr_put_u32(nlh, IFLA_NUM_TX_QUEUES, 2);
+	assert_int_equal(nm_link_parse(nlh, &m), 0);
+	assert_int_equal(m.ntxq, 2);
+	assert_int_equal(nm_link_parse(link_msg(buf, RTM_NEWLINK, 7, "qa"), &m), 0);
+	assert_int_equal(m.ntxq, 0);
+	nlh = link_msg(buf, RTM_NEWLINK, 7, "qa");
+	mnl_attr_put_u16(nlh, IFLA_NUM_TX_QUEUES, 1);
+	assert_int_equal(nm_link_parse(nlh, &m), 0);
+	assert_string_equal(m.name, "qa");
+	assert_int_equal(m.ntxq, 0);
+}
+
 static void test_link_parse(void **state)
 {
 	char buf[512];
@@ -68,6 +89,9 @@ static void test_own_netns(void **state)
 	assert_int_equal(stat("/proc/self/ns/net", &st), 0);
 	assert_int_equal(nm_devnames_add(d, st.st_ino, NULL, err, sizeof(err)), 0);
 	assert_string_equal(nm_devnames_get(d, st.st_ino, 1), "lo");
+	/* lo has one TX queue, which its link message says */
+	assert_int_equal(nm_devnames_ntxq(d, st.st_ino, 1), 1);
+	assert_int_equal(nm_devnames_ntxq(d, st.st_ino + 1, 1), 0);
 	assert_null(nm_devnames_get(d, st.st_ino + 1, 1));
 	assert_null(nm_devnames_get(d, st.st_ino, 0x7fffffff));
 	/* following it twice is following it once */
@@ -98,6 +122,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_link_parse),
+		cmocka_unit_test(test_link_parse_ntxq),
 		cmocka_unit_test(test_own_netns),
 		cmocka_unit_test(test_bad_path),
 	};
