@@ -119,12 +119,24 @@ static struct nm_htab *index_bpf(int bpf_fd)
 	return h;
 }
 
-/* A device with one TX queue: sysfs in the tool's netns, the BPF record's count elsewhere. */
-static bool one_queue(const struct qs_row *r)
+/*
+ * What the kernel says of the TX queues of r's device, for qs_row_txq:
+ * num_tx_queues from its link messages, which the scope's socket in its
+ * netns reads whatever netns that is; real_num_tx_queues from sysfs in
+ * the tool's netns (sysfs is per netns: another's devices are not in it),
+ * else from the BPF record, which a qdisc has only once it had an event
+ * since the start (a backlog frozen before it has none). No sysfs read
+ * when the rest names the queue already (a child of mq, one queue).
+ */
+static void dev_txqs(const struct qs_row *r, struct qs_txq_facts *f)
 {
+	f->num_txq = nm_scope_dev_ntxq(&scope, r->netns, r->nl.ifindex);
+	if (qs_row_txq(f) >= 0)
+		return;
 	if (r->netns == env.o.netns_ino)
-		return nm_ifindex_ntxq(r->nl.ifindex) == 1;
-	return r->have_bpf && r->bpf.dev_ntxq == 1;
+		f->real_txq = nm_ifindex_ntxq(r->nl.ifindex);
+	if (!f->real_txq && r->have_bpf)
+		f->real_txq = r->bpf.dev_ntxq;
 }
 
 /*
@@ -142,13 +154,16 @@ static void join(struct qs_sweep *s, int bpf_fd)
 	for (size_t i = 0; i < s->n; i++) {
 		struct qs_row *r = &s->rows[i], *p = r, *up;
 		struct qs_qdisc_key k = { .netns = r->netns };
+		struct qs_txq_facts f = {};
 
 		r->lockless = !strcmp(r->nl.kind, "pfifo_fast");
 		for (int depth = 0; p && depth < 8; depth++, p = up) {
 			r->shaper |= qs_kind_is_shaper(p->nl.kind);
 			up = qs_sweep_parent(s, p);
 			if (up && qs_kind_is_mq(up->nl.kind))
-				r->txq = qs_mq_child_queue(p->nl.parent, up->nl.handle);
+				f = (struct qs_txq_facts){ .under_mq = true,
+							   .mq_child_parent = p->nl.parent,
+							   .mq_handle = up->nl.handle };
 			k.ifindex = p->nl.ifindex;
 			k.parent = p->nl.parent;
 			k.handle = p->nl.handle;
@@ -160,8 +175,8 @@ static void join(struct qs_sweep *s, int bpf_fd)
 			if (!up || qs_kind_is_mq(up->nl.kind))
 				break;
 		}
-		if (r->txq < 0 && one_queue(r))
-			r->txq = 0;
+		dev_txqs(r, &f);
+		r->txq = qs_row_txq(&f);
 	}
 	nm_htab_free(idx);
 }

@@ -274,6 +274,16 @@ int qs_mq_child_queue(uint32_t parent, uint32_t mq_handle)
 	return (parent & 0xffff) ? (int)(parent & 0xffff) - 1 : -1;
 }
 
+int qs_row_txq(const struct qs_txq_facts *f)
+{
+	int q = f->under_mq ? qs_mq_child_queue(f->mq_child_parent, f->mq_handle) : -1;
+
+	if (q >= 0)
+		return q;
+	/* real_num_tx_queues is never more than num_tx_queues: either 1 says one queue */
+	return f->num_txq == 1 || f->real_txq == 1 ? 0 : -1;
+}
+
 /*
  * The parent is the qdisc whose handle is the major of child_parent. A
  * device's default qdiscs have handle 0: the mq root (0:) and each child

@@ -130,6 +130,34 @@ const char *qs_fmt_parent(uint32_t p, char *buf, size_t len);
  */
 int qs_mq_child_queue(uint32_t parent, uint32_t mq_handle);
 
+/* What a row's TX queue is chosen from: where the qdisc sits, and its device's queues. */
+struct qs_txq_facts {
+	/*
+	 * The qdisc is a child of mq (mq, mqprio), or sits under one: that
+	 * child's parent (MAJ:queue+1) and the mq's handle.
+	 */
+	bool under_mq;
+	uint32_t mq_child_parent;
+	uint32_t mq_handle;
+	/*
+	 * The device's TX queues, 0 where not known: num_txq, its
+	 * num_tx_queues (its link message, in any netns); real_txq, its
+	 * real_num_tx_queues (sysfs, which shows the tool's netns only, or
+	 * the BPF record, made at the qdisc's first event since the start).
+	 */
+	unsigned int num_txq;
+	unsigned int real_txq;
+};
+
+/*
+ * The TX queue a qdisc's row names (its TXQ column, its metrics' queue
+ * label), or -1 for all of them ("all"): the queue of the child of mq it
+ * is or sits under; else 0 on a device of one TX queue (either count
+ * says 1); else -1, a root that every queue of the device runs. Where
+ * the device is, and which tool's netns, do not enter into it.
+ */
+int qs_row_txq(const struct qs_txq_facts *f);
+
 /*
  * Whether the qdisc (handle, parent) of a device is the parent qdisc of
  * one whose parent is child_parent, on the same device.

@@ -28,12 +28,14 @@ teardown() {
 ino() { stat -L -c %i "/run/netns/$1"; }
 # records OUT JQ-FILTER: the qdisc records matching the filter, one per line
 records() { jq -c "select(.type == \"qdisc\") | select($2)" "$1"; }
-# tc's backlog in packets of the qdisc on PARENT ("1:2") of qa
+# tc's backlog in packets of the qdisc on PARENT ("root" or "1:2") of qa
 tc_backlog() {
 	lab_exec qs-a tc -s qdisc show dev qa | awk -v p="$1" '
-		$1 == "qdisc" { cur = ($4 == "parent" && $5 == p) }
+		$1 == "qdisc" { cur = ($4 == "root" && p == "root") || ($4 == "parent" && $5 == p) }
 		cur && $1 == "backlog" { sub("p", "", $3); print $3; exit }'
 }
+# queue_labels PROM: qa's series of the lab's netns, by name and labels, sorted
+queue_labels() { grep -o "^qdiscstuck_[a-z_]*{device=\"qa\",netns=\"$NS\",queue=\"[^\"]*\"" "$1" | sort -u; }
 # fds PID: the open file descriptors of PID
 fds() { ls "/proc/$1/fd" | wc -l; }
 
@@ -68,6 +70,39 @@ fds() { ls "/proc/$1/fd" | wc -l; }
 	# the host's, the lab's two: swept, nothing over or failed
 	[ "$(echo "$iv" | jq .netns_swept)" -ge 3 ]
 	[ "$(echo "$iv" | jq '.netns_over + .netns_failed + .qdiscs_over')" = 0 ]
+}
+
+# Issue #18: a one-queue device in another netns than qdiscstuck's names
+# its queue as it does when qdiscstuck runs in that netns. The backlog is
+# frozen before qdiscstuck starts, so its qdisc has no event since (no BPF
+# record), and sysfs shows qdiscstuck's netns only: the device's link
+# message, read in its netns, says it has one queue.
+@test "qdiscstuck default run: a one-queue device of another netns names its queue, as in its own" {
+	local backlog last own
+	"$QS" up stopped
+	"$QS" burst 1000
+	backlog=$(tc_backlog root)
+	echo "backlog $backlog"
+	[ "$backlog" -ge 500 ]
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --json --table -i 0.5 -c 3 --prom-file "$TMP/all.prom"
+	wait_bg
+	last=$(records "$TMP/out" '.netns == "'$NS'" and .dev == "qa" and .handle == "3e:"' | tail -1)
+	echo "host-wide: $last"
+	[ "$(echo "$last" | jq .txq)" = 0 ]
+	[ "$(echo "$last" | jq .qlen)" -ge 500 ]
+	grep -qE '^qa +nm-qs-a +3e: +root +pfifo +0 ' "$TMP/out.err"
+	grep -qE "^qdiscstuck_backlog_packets\{device=\"qa\",netns=\"$NS\",queue=\"0\"\} [0-9]+$" "$TMP/all.prom"
+	! grep -q "device=\"qa\",netns=\"$NS\",queue=\"all\"" "$TMP/all.prom"
+	# run in that netns, qdiscstuck names the same queue, in the row and the metrics
+	start_bg "$TMP/own" "$BIN/qdiscstuck" --netns $NS --json --table -i 0.5 -c 3 --prom-file "$TMP/own.prom"
+	wait_bg
+	own=$(records "$TMP/own" '.dev == "qa" and .handle == "3e:"' | tail -1)
+	echo "--netns $NS: $own"
+	assert_equal "$(echo "$last" | jq .txq)" "$(echo "$own" | jq .txq)"
+	grep -qE '^qa +nm-qs-a +3e: +root +pfifo +0 ' "$TMP/own.err"
+	queue_labels "$TMP/own.prom" | tee "$TMP/own.labels"
+	[ -s "$TMP/own.labels" ]
+	assert_equal "$(queue_labels "$TMP/all.prom")" "$(cat "$TMP/own.labels")"
 }
 
 @test "qdiscstuck default run --prom-file: the queue metrics carry the netns name" {

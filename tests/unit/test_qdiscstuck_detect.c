@@ -519,6 +519,52 @@ static void test_parent_of_default_mq_children(void **state)
 }
 
 /* xps_cpus as sysfs prints it: 32-bit words, most significant first. */
+/*
+ * Issue #18: the TXQ label of a one-queue device's root was "all" in
+ * another netns, where sysfs cannot count its queues and a backlog
+ * frozen before the start gives no BPF record: the link message's
+ * num_tx_queues names queue 0 there as sysfs does in the tool's netns.
+ */
+static void test_row_txq(void **state)
+{
+	/* a root pfifo (3e:) on the lab's one-queue veth */
+	const struct qs_txq_facts foreign = { .num_txq = 1 }, own = { .num_txq = 1, .real_txq = 1 },
+				  no_rtnl_own = { .real_txq = 1 }, unknown = {};
+	struct qs_txq_facts f;
+
+	(void)state;
+	assert_int_equal(qs_row_txq(&foreign), 0);
+	assert_int_equal(qs_row_txq(&own), 0);
+	assert_int_equal(qs_row_txq(&no_rtnl_own), 0);
+	/* nothing known of the device: no queue named */
+	assert_int_equal(qs_row_txq(&unknown), -1);
+	/* a root that is not mq on a device of 2 queues runs both, whatever else is known */
+	f = (struct qs_txq_facts){ .num_txq = 2 };
+	assert_int_equal(qs_row_txq(&f), -1);
+	f.real_txq = 2;
+	assert_int_equal(qs_row_txq(&f), -1);
+	/* made with 4, set to 1 (ethtool -L): one queue runs, as sysfs or the BPF record says */
+	f = (struct qs_txq_facts){ .num_txq = 4, .real_txq = 1 };
+	assert_int_equal(qs_row_txq(&f), 0);
+	f.real_txq = 0;
+	assert_int_equal(qs_row_txq(&f), -1);
+	/* children of mq 1: (and what sits under them) name their queue, counts or not */
+	f = (struct qs_txq_facts){ .under_mq = true, .mq_child_parent = 0x10002, .mq_handle = 0x10000 };
+	assert_int_equal(qs_row_txq(&f), 1);
+	f.num_txq = f.real_txq = 2;
+	assert_int_equal(qs_row_txq(&f), 1);
+	f.mq_child_parent = 0x10001;
+	assert_int_equal(qs_row_txq(&f), 0);
+	/* the default mq (0:) and its children 0:1, 0:2 */
+	f = (struct qs_txq_facts){ .under_mq = true, .mq_child_parent = 0x2, .mq_handle = 0,
+				   .num_txq = 2 };
+	assert_int_equal(qs_row_txq(&f), 1);
+	/* a parent that is not one of the mq's classes: the device decides */
+	f = (struct qs_txq_facts){ .under_mq = true, .mq_child_parent = 0x20001, .mq_handle = 0x10000,
+				   .num_txq = 2 };
+	assert_int_equal(qs_row_txq(&f), -1);
+}
+
 static void test_xps_mask(void **state)
 {
 	char a[] = "00000000,00000003", b[] = "5", c[] = "", d[] = "1,00000000,80000000";
@@ -570,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_parent_of_default_mq_children),
 		cmocka_unit_test(test_state_worse),
 		cmocka_unit_test(test_xps_mask),
+		cmocka_unit_test(test_row_txq),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
