@@ -3,8 +3,9 @@
  * xpsflap - find flows whose packets are spread over several TX queues of a
  * device, and the reordering that causes; optionally pin them (--pin).
  *
- * Loader: hook ladder, skeleton, collection and the sinks' rows; lib/run.c
- * runs it, lib/xpsflap_opts.c has its options. Decisions live in
+ * Loader: hook ladder, skeleton and collection; lib/run.c runs it,
+ * lib/xpsflap_report.c makes the report's rows, lib/xpsflap_opts.c has its
+ * options. Decisions live in
  * src/detect/xpsflap_detect.c, --pin's policy in src/detect/xpsflap_plan.c,
  * its I/O in src/lib/xpsflap_act.c.
  */
@@ -32,9 +33,9 @@
 #include "lib/xpsflap_hooks.h"
 #include "lib/xpsflap_opts.h"
 #include "lib/xpsflap_records.h"
+#include "lib/xpsflap_report.h"
 
 #define TOOL		"xpsflap"
-#define TABLE_ROWS	20
 
 static struct xf_env env;
 /* the namespaces watched, and the names of them and their devices */
@@ -50,27 +51,23 @@ static void declare_hooks(struct xpsflap_bpf *skel, struct nm_hook *hooks)
 	nm_hooks_declare(hooks, xf_hook_decls, XF_NR_HOOKS, skel->obj, env.pin ? XF_WANT_PIN : 0);
 }
 
-/* ---- collection ---- */
+/* ---- collection (the report's rows and sinks: lib/xpsflap_report.c) ---- */
 
-struct snapshot {
-	struct xf_entry *e;
-	size_t n, cap;
-	uint64_t counters[XF_CNT_MAX];
-	uint64_t now_ns, since_ns;
-	uint32_t epoch;		/* the interval being reported */
-	size_t active, flapping;
-};
-
-/* Per device slot and queue totals (--prom-file): the BPF ones summed over CPUs, then flows'. */
-static struct xf_dev_stats totals[XF_DEV_SLOTS][XF_DEV_QUEUES];
-/* The device of each slot in use, as read with totals. */
-static struct xf_dev_id slot_dev[XF_DEV_SLOTS];
-static bool slot_used[XF_DEV_SLOTS];
-/* What each slot's queues last showed: a counter never goes back (dev_rows). */
-static struct xf_dev_stats shown[XF_DEV_SLOTS][XF_DEV_QUEUES];
+static struct xf_report rep;
 /* Slots whose device went: out of devs, given back after the flows' pass. */
 static uint32_t releasing[XF_DEV_SLOTS];
 static size_t nreleasing;
+
+static const char *dev_name(void *arg, unsigned long netns, unsigned int ifindex, char *buf,
+			    size_t len)
+{
+	return nm_scope_dev_name(arg, netns, ifindex, buf, len);
+}
+
+static const char *ns_name(void *arg, unsigned long netns, char *buf, size_t len)
+{
+	return nm_scope_ns_name(arg, netns, buf, len);
+}
 
 /*
  * A flow's packets and bytes not yet flushed to its queue's totals, from v,
@@ -82,16 +79,13 @@ static size_t nreleasing;
 static void add_unflushed(const struct xf_slot *sl, const struct xf_flow *v, uint32_t switches0)
 {
 	uint64_t packets, bytes;
-	struct xf_dev_stats *t;
 
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&sl->val.switches, __ATOMIC_RELAXED) != switches0 || v->switches != switches0 ||
 	    __atomic_load_n(&sl->val.dev, __ATOMIC_RELAXED) != v->dev || sl->dev_slot >= XF_DEV_SLOTS ||
 	    !xf_unflushed(v, &packets, &bytes))
 		return;
-	t = &totals[sl->dev_slot][v->last_queue < XF_DEV_QUEUES ? v->last_queue : XF_DEV_QUEUES - 1];
-	t->packets += packets;
-	t->bytes += bytes;
+	xf_report_unflushed(&rep, sl->dev_slot, v->last_queue, packets, bytes);
 }
 
 /*
@@ -113,37 +107,30 @@ static bool flow_gone(struct xf_slot *sl, uint64_t dev)
  * The flow table is an mmap-ed array: one pass over it copies the slots
  * that hold a flow, with no syscall per flow. The BPF side keeps writing
  * meanwhile, so a slot is a moment's copy, as a map lookup would be. With
- * unflushed, each flow's part of its queue's totals goes into totals.
+ * unflushed, each flow's part of its queue's totals goes into the totals.
  */
-static int read_flows(struct xf_slot *tab, size_t slots, struct snapshot *s, bool unflushed)
+static int read_flows(struct xf_slot *tab, size_t slots, bool unflushed)
 {
 	bool gone = nm_scope_any_went(&scope);
 
-	s->n = 0;
 	for (size_t i = 0; i < slots; i++) {
 		struct xf_slot *sl = &tab[i];
 		uint64_t dev = sl->val.dev;
+		struct xf_entry *e;
 
 		if (dev == XF_SLOT_FREE || dev == XF_SLOT_BUSY)
 			continue;
 		if (gone && flow_gone(sl, dev))
 			continue;
-		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 1024;
-			void *p = realloc(s->e, cap * sizeof(*s->e));
-
-			if (!p)
-				return -ENOMEM;
-			s->e = p;
-			s->cap = cap;
-		}
+		e = xf_report_add(&rep);
+		if (!e)
+			return -ENOMEM;
 		uint32_t switches0 = __atomic_load_n(&sl->val.switches, __ATOMIC_ACQUIRE);
 
-		s->e[s->n].key = sl->key;
-		s->e[s->n].val = sl->val;
+		e->key = sl->key;
+		e->val = sl->val;
 		if (unflushed)
-			add_unflushed(sl, &s->e[s->n].val, switches0);
-		s->n++;
+			add_unflushed(sl, &e->val, switches0);
 	}
 	return 0;
 }
@@ -166,96 +153,28 @@ static struct xf_slot *map_flows(struct xpsflap_bpf *skel, size_t *len)
 	return NULL;
 }
 
-static void read_counters(int fd, struct snapshot *s)
+static void read_counters(int fd)
 {
 	for (uint32_t i = 0; i < XF_CNT_MAX; i++)
-		s->counters[i] = nm_percpu_u64(fd, &i);
+		rep.counters[i] = nm_percpu_u64(fd, &i);
 }
 
 /* The first time a device found every slot taken: one line, the counter says the rest. */
-static void note_slots_full(const struct snapshot *s)
+static void note_slots_full(void)
 {
 	static bool noted;
 
-	if (noted || !s->counters[XF_CNT_DEVS_FULL])
+	if (noted || !rep.counters[XF_CNT_DEVS_FULL])
 		return;
 	noted = true;
 	nm_info(&env.o, "more than %d devices with flows at once: the others have no "
 		"per-queue totals until one goes (dev_slot_misses)", XF_DEV_SLOTS);
 }
 
-/* The judge step: active flows first, judged, worst first; counts active and flapping. */
-static void rank(struct snapshot *s)
-{
-	size_t i, n = 0;
-
-	s->active = s->flapping = 0;
-	for (i = 0; i < s->n; i++) {
-		if (!xf_active(&s->e[i].val, s->since_ns))
-			continue;
-		xf_judge(&s->e[i], s->epoch, env.min_switches);
-		s->flapping += s->e[i].flapping;
-		if (i != n) {
-			struct xf_entry t = s->e[n];
-
-			s->e[n] = s->e[i];
-			s->e[i] = t;
-		}
-		n++;
-	}
-	s->active = n;
-	if (n)
-		qsort(s->e, n, sizeof(*s->e), xf_cmp_worst);
-}
-
-/* ---- output ---- */
-
-static void flow_row(struct xf_flow_row *r, const struct xf_entry *e)
-{
-	char dev[32], ns[NM_NS_NAME];
-
-	xf_flow_row(r, e, nm_scope_dev_name(&scope, e->key.netns, e->key.ifindex, dev, sizeof(dev)),
-		    nm_scope_ns_name(&scope, e->key.netns, ns, sizeof(ns)));
-}
-
-static void interval_row(struct xf_interval_row *r, const struct snapshot *s, long max_flows)
-{
-	struct nm_scope_counts c;
-
-	nm_scope_counts(&scope, &c);
-	*r = (struct xf_interval_row){
-		.time = time(NULL), .flows_active = s->active, .flows_flapping = s->flapping,
-		.flows_tracked = s->n, .max_flows = max_flows,
-		.evictions = s->counters[XF_CNT_EVICTED],
-		.untracked_picks = s->counters[XF_CNT_UNTRACKED],
-		.parsed_skbs = s->counters[XF_CNT_PARSED],
-		.one_queue_picks = s->counters[XF_CNT_ONE_QUEUE],
-		.out_of_scope_skbs = s->counters[XF_CNT_OUT_OF_SCOPE],
-		.dev_slot_misses = s->counters[XF_CNT_DEVS_FULL],
-		.netns_named = c.ns, .netns_over = c.ns_over + c.socks_over,
-		.devices_over = c.devs_over,
-	};
-}
-
-/* The sinks' flows: the active ones, worst first, each made into a row as it is written. */
-static const void *next_flow(void *ctx, size_t *pos, const struct nm_record **rec)
-{
-	static struct xf_flow_row r;
-	const struct snapshot *s = ctx;
-
-	(void)rec;
-	if (*pos >= s->active)
-		return NULL;
-	flow_row(&r, &s->e[(*pos)++]);
-	return &r;
-}
-
-#define DEV_ROWS_MAX	(XF_DEV_SLOTS * XF_DEV_QUEUES)
-
 /*
- * The BPF per-queue totals, summed over CPUs, into totals, and the device
- * of each slot. Read before the flows: a flush in between then makes the
- * sum short, never double.
+ * The BPF per-queue totals, summed over CPUs, into the report's, and the
+ * device of each slot. Read before the flows: a flush in between then
+ * makes the sum short, never double.
  */
 static void read_dev_totals(struct xpsflap_bpf *skel)
 {
@@ -265,27 +184,18 @@ static void read_dev_totals(struct xpsflap_bpf *skel)
 	struct xf_dev_id id, next, *prev = NULL;
 	uint32_t slot;
 
-	memset(totals, 0, sizeof(totals));
+	xf_report_totals_clear(&rep);
 	while (!bpf_map_get_next_key(devs, prev, &next)) {
 		id = next;
 		prev = &id;
 		if (bpf_map_lookup_elem(devs, &id, &slot) || slot >= XF_DEV_SLOTS)
 			continue;
-		slot_dev[slot] = id;
-		slot_used[slot] = true;
+		xf_report_slot(&rep, slot, &id);
 		for (uint32_t q = 0; q < XF_DEV_QUEUES; q++) {
 			uint32_t i = slot * XF_DEV_QUEUES + q;
-			struct xf_dev_stats *t = &totals[slot][q];
 
-			if (bpf_map_lookup_elem(stats, &i, vals))
-				continue;
-			for (int c = 0; c < ncpu; c++) {
-				t->packets += vals[c].packets;
-				t->bytes += vals[c].bytes;
-				t->switches += vals[c].switches;
-				t->risky_switches += vals[c].risky_switches;
-				t->reordered += vals[c].reordered;
-			}
+			if (!bpf_map_lookup_elem(stats, &i, vals))
+				xf_report_queue_sum(&rep, slot, q, vals, ncpu);
 		}
 	}
 }
@@ -316,7 +226,7 @@ static void forget_gone_devs(struct xpsflap_bpf *skel)
 		if (bpf_map_lookup_elem(devs, &ids[i], &slot) || bpf_map_delete_elem(devs, &ids[i]) ||
 		    slot >= XF_DEV_SLOTS)
 			continue;
-		slot_used[slot] = false;
+		rep.slot_used[slot] = false;
 		releasing[nreleasing++] = slot;
 	}
 }
@@ -337,104 +247,38 @@ static void give_back_slots(struct xpsflap_bpf *skel)
 
 			bpf_map_update_elem(stats, &idx, zero, BPF_ANY);
 		}
-		memset(totals[slot], 0, sizeof(totals[slot]));
-		memset(shown[slot], 0, sizeof(shown[slot]));
-		memset(&slot_dev[slot], 0, sizeof(slot_dev[slot]));
+		xf_report_slot_gone(&rep, slot);
 		bpf_map_update_elem(q, NULL, &slot, BPF_ANY);
 	}
 	nreleasing = 0;
 }
 
-/* Every queue of every device with a slot that counted anything: totals, never going back. */
-static size_t dev_rows(struct xf_dev_row *rows)
+static void report(struct xpsflap_bpf *skel, struct xf_slot *tab, long max_flows, struct nm_emit *e)
 {
-	size_t n = 0;
-
-	for (uint32_t slot = 0; slot < XF_DEV_SLOTS; slot++) {
-		if (!slot_used[slot])
-			continue;
-		for (uint32_t q = 0; q < XF_DEV_QUEUES && n < DEV_ROWS_MAX; q++) {
-			struct xf_dev_stats *t = &totals[slot][q], *sh = &shown[slot][q];
-
-			sh->packets = xf_monotonic(sh->packets, t->packets);
-			sh->bytes = xf_monotonic(sh->bytes, t->bytes);
-			sh->switches = t->switches;
-			sh->risky_switches = t->risky_switches;
-			sh->reordered = t->reordered;
-			if (!sh->packets && !sh->reordered)
-				continue;
-			nm_scope_ns_name(&scope, slot_dev[slot].netns, rows[n].netns,
-					 sizeof(rows[n].netns));
-			nm_scope_dev_name(&scope, slot_dev[slot].netns, slot_dev[slot].ifindex,
-					  rows[n].device, sizeof(rows[n].device));
-			rows[n].queue = q;
-			rows[n].packets = sh->packets;
-			rows[n].bytes = sh->bytes;
-			rows[n].switches = sh->switches;
-			rows[n].risky_switches = sh->risky_switches;
-			rows[n].reordered = sh->reordered;
-			n++;
-		}
-	}
-	return n;
-}
-
-/*
- * What a report holds: the interval, its flows (the table's at most --top)
- * and, for the textfile, every queue's totals and the flow table's fill.
- */
-static void emit_fill(struct nm_emit *e, struct snapshot *s, const struct xf_interval_row *ir)
-{
-	static struct xf_dev_row rows[DEV_ROWS_MAX];
-	const struct nm_emit_rows flows = { .rec = &xf_flow_rec, .next = next_flow, .ctx = s };
-	struct nm_emit_table *t = &e->table[0];
-
-	e->json[0] = NM_EMIT_ROWS(&xf_interval_rec, ir, 1);
-	e->json[1] = flows;
-	e->time = ir->time;
-	snprintf(t->heading, sizeof(t->heading),
-		 "flows: %llu active, %llu flapping, %llu tracked of %llu, %llu evicted",
-		 (unsigned long long)ir->flows_active, (unsigned long long)ir->flows_flapping,
-		 (unsigned long long)ir->flows_tracked, (unsigned long long)ir->max_flows,
-		 (unsigned long long)ir->evictions);
-	t->rows = flows;
-	t->top = env.top ? env.top : TABLE_ROWS;
-	if (!env.o.prom_file)
-		return;
-	e->prom[0] = NM_EMIT_ROWS(&xf_interval_rec, ir, 1);
-	e->prom[1] = NM_EMIT_ROWS(&xf_dev_rec, rows, dev_rows(rows));
-	e->map = (struct nm_emit_map){ .name = "flows", .entries = ir->flows_tracked,
-				       .max = ir->max_flows, .evictions = ir->evictions,
-				       .direct = true, .untracked = ir->untracked_picks };
-}
-
-static void report(struct xpsflap_bpf *skel, struct xf_slot *tab, struct snapshot *s,
-		   long max_flows, struct nm_emit *e)
-{
-	static struct xf_interval_row ir;	/* the sinks read it after the step */
+	struct nm_scope_counts c;
 
 	/* namespaces that came or went, renamed devices: before any row names them */
 	nm_scope_refresh(&scope);
-	s->now_ns = nm_mono_ns();
-	s->epoch = skel->bss->epoch;
-	read_counters(bpf_map__fd(skel->maps.counters), s);
-	note_slots_full(s);
+	xf_report_start(&rep, nm_mono_ns(), skel->bss->epoch);
+	read_counters(bpf_map__fd(skel->maps.counters));
+	note_slots_full();
 	forget_gone_devs(skel);
 	if (env.o.prom_file)
 		read_dev_totals(skel);
-	if (read_flows(tab, max_flows, s, env.o.prom_file != NULL))
+	if (read_flows(tab, max_flows, env.o.prom_file != NULL))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
 	give_back_slots(skel);
-	rank(s);
-	interval_row(&ir, s, max_flows);
-	emit_fill(e, s, &ir);
+	xf_report_rank(&rep);
+	nm_scope_counts(&scope, &c);
+	xf_report_interval(&rep, &c, time(NULL), max_flows);
+	xf_report_emit(&rep, e, env.o.prom_file != NULL);
 }
 
 /* After the sinks: the next picks count toward the next interval. */
-static void next_interval(struct xpsflap_bpf *skel, struct snapshot *s)
+static void next_interval(struct xpsflap_bpf *skel)
 {
-	s->since_ns = s->now_ns;
-	skel->bss->epoch = s->epoch + 1;
+	xf_report_next(&rep);
+	skel->bss->epoch = rep.epoch + 1;
 }
 
 /* --dev devices with one TX queue in use: the BPF side skips them, say why */
@@ -487,7 +331,6 @@ static const struct nm_fix fixes[] = {
 static struct run {
 	struct nm_hook hooks[XF_NR_HOOKS];
 	struct xf_pin ps;
-	struct snapshot snap;
 	struct xf_slot *tab;
 	size_t tab_len;
 	long max_flows;
@@ -507,6 +350,14 @@ static void set_caps(struct nm_opts *o)
 /* Before the load, with the privileges the names need: the scope's first scan. */
 static int setup(void)
 {
+	/* field by field: the report is too big for a compound literal's copy on the stack */
+	rep.min_switches = env.min_switches;
+	rep.top = env.top;
+	rep.all = env.all;
+	rep.sort = env.sort;
+	rep.dev_name = dev_name;
+	rep.ns_name = ns_name;
+	rep.names = &scope;
 	if (nm_scope_from_opts(&scope, &env.o))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory for the netns registry");
 	return 0;
@@ -563,19 +414,19 @@ static int ready(void *p)
 {
 	(void)p;
 	note_one_queue_devs();
-	run.snap.since_ns = nm_mono_ns();
+	rep.since_ns = nm_mono_ns();
 	return 0;
 }
 
 static int report_step(void *p, struct nm_emit *e)
 {
-	report(p, run.tab, &run.snap, run.max_flows, e);
+	report(p, run.tab, run.max_flows, e);
 	return 0;
 }
 
 static void after_report(void *p)
 {
-	next_interval(p, &run.snap);
+	next_interval(p);
 }
 
 static int stop(void)
@@ -588,7 +439,7 @@ static void free_run(void *p)
 	(void)p;
 	if (run.tab)
 		munmap((void *)run.tab, run.tab_len);
-	free(run.snap.e);
+	xf_report_free(&rep);
 	nm_scope_free(&scope);
 }
 

@@ -85,6 +85,39 @@ int xf_cmp_worst(const void *a, const void *b)
 	return c;
 }
 
+const char *const xf_sort_names[XF_NR_SORTS] = {
+	[XF_SORT_SWITCHES] = "switches", [XF_SORT_RISKY] = "risky",
+	[XF_SORT_REORDERED] = "reordered", [XF_SORT_PACKETS] = "packets",
+	[XF_SORT_BYTES] = "bytes", [XF_SORT_QUEUES] = "queues",
+};
+
+static uint64_t sort_key(const struct xf_flow *f, enum xf_sort key)
+{
+	switch (key) {
+	case XF_SORT_RISKY:
+		return f->risky_switches;
+	case XF_SORT_REORDERED:
+		return f->reordered;
+	case XF_SORT_PACKETS:
+		return f->packets;
+	case XF_SORT_BYTES:
+		return f->bytes;
+	case XF_SORT_QUEUES:
+		return xf_nqueues(f->queues);
+	default:
+		return f->switches;
+	}
+}
+
+int xf_cmp_by(const void *a, const void *b, void *key)
+{
+	enum xf_sort k = *(const enum xf_sort *)key;
+	int c = cmp_u64(sort_key(&((const struct xf_entry *)a)->val, k),
+			sort_key(&((const struct xf_entry *)b)->val, k));
+
+	return c ? c : xf_cmp_worst(a, b);
+}
+
 const char *xf_proto_name(uint8_t proto, char *buf, size_t len)
 {
 	if (proto == 6)

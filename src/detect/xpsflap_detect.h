@@ -50,6 +50,22 @@ uint64_t xf_monotonic(uint64_t prev, uint64_t now);
 void xf_judge(struct xf_entry *e, uint32_t epoch, uint32_t min_switches);
 /* qsort order: most switches first, then risky switches, reordered, packets. */
 int xf_cmp_worst(const void *a, const void *b);
+/*
+ * The keys --sort ranks by, each most first (queues: how many the flow
+ * used); ties go by xf_cmp_worst. XF_SORT_SWITCHES is xf_cmp_worst itself.
+ */
+enum xf_sort {
+	XF_SORT_SWITCHES,
+	XF_SORT_RISKY,
+	XF_SORT_REORDERED,
+	XF_SORT_PACKETS,
+	XF_SORT_BYTES,
+	XF_SORT_QUEUES,
+	XF_NR_SORTS,
+};
+extern const char *const xf_sort_names[XF_NR_SORTS];
+/* qsort_r order by the key *(const enum xf_sort *)key, worst first. */
+int xf_cmp_by(const void *a, const void *b, void *key);
 /* "tcp", "udp", or the protocol number. */
 const char *xf_proto_name(uint8_t proto, char *buf, size_t len);
 /* An XPS mask as sysfs prints it ("00000000,00000003"): true when any CPU bit is set. */

@@ -5,11 +5,15 @@
  */
 #include <argp.h>
 #include <limits.h>
+#include <string.h>
 #include "detect/xpsflap_detect.h"
 #include "lib/fixes.h"
 #include "lib/xpsflap_opts.h"
 
-enum { OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_TOP, OPT_MIN_SWITCHES, OPT_LIST_FIXES };
+enum {
+	OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_TOP, OPT_MIN_SWITCHES, OPT_LIST_FIXES, OPT_ALL,
+	OPT_SORT,
+};
 
 static const char doc[] =
 "xpsflap: flows whose packets are queued on more than one TX queue of a device.\n"
@@ -29,12 +33,24 @@ static const struct argp_option options[] = {
 	{ "pin", OPT_PIN, NULL, 0,
 	  "Remedy: keep each flow on one queue of the --dev devices while running (undone at exit)", 0 },
 	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "Flow table slots, rounded up to a power of two (default 65536)", 0 },
-	{ "top", OPT_TOP, "N", 0, "Table rows (default 20)", 0 },
+	{ "top", OPT_TOP, "N", 0, "Flows shown besides the flapping ones (default 20)", 0 },
+	{ "sort", OPT_SORT, "KEY", 0,
+	  "Rank flows by switches (default), risky, reordered, packets, bytes or queues", 0 },
+	{ "all", OPT_ALL, NULL, 0, "Show every active flow", 0 },
 	{ "min-switches", OPT_MIN_SWITCHES, "N", 0,
 	  "Queue switches in one interval that make a flow flapping (default 2)", 0 },
 	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
 	{},
 };
+
+/* An enum xf_sort by its name; -1 for another. */
+static int parse_sort(const char *arg)
+{
+	for (int i = 0; i < XF_NR_SORTS; i++)
+		if (!strcmp(arg, xf_sort_names[i]))
+			return i;
+	return -1;
+}
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
@@ -58,8 +74,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_TOP:
 		/* into a long first: an int would wrap 4294967297 to 1 */
 		if (nm_parse_long(arg, 1, INT_MAX, &v))
-			argp_error(state, "invalid --top '%s'", arg);
+			argp_error(state, "invalid --top '%s': 1 to %d", arg, INT_MAX);
 		e->top = v;
+		break;
+	case OPT_ALL:
+		e->all = true;
+		break;
+	case OPT_SORT:
+		if ((e->sort = parse_sort(arg)) < 0)
+			argp_error(state, "invalid --sort '%s': switches, risky, reordered, "
+				   "packets, bytes or queues", arg);
 		break;
 	case OPT_MIN_SWITCHES:
 		if (nm_parse_long(arg, 1, 1000000, &e->min_switches))
@@ -92,8 +116,17 @@ static const struct nm_optdoc docs[] = {
 	{ "max-flows", "Flow table slots (default 65536), rounded up to a power of two. From 64 "
 	  "to 16777216. Each slot takes 256 bytes, and 4 more in the hash index (about 16 MiB "
 	  "for the default).", NULL, NULL },
-	{ "top", "Table rows (default 20). JSON output is not limited: it has a record for every "
-	  "active flow.", NULL, NULL },
+	{ "top", "Flows shown in each report besides the flapping ones (default 20): the table "
+	  "and **--json** carry every flapping flow and the N worst of the others (**--sort**); "
+	  "the interval record counts the active flows left out (`flows_not_shown`). From 1 to "
+	  "2147483647.", NULL, NULL },
+	{ "sort", "What the flows are ranked by, most first: `switches` (the default: switches, "
+	  "then risky switches, reordered segments and packets), `risky`, `reordered`, "
+	  "`packets`, `bytes`, or `queues` (how many TX queues the flow used). Ties go by the "
+	  "default order. Another word is a usage error (status 2).", NULL, NULL },
+	{ "all", "Show every active flow, in the table and in **--json**, not only the flapping "
+	  "ones and the **--top** others (`flows_not_shown` is then 0). As **qdiscstuck --all**: "
+	  "every record.", NULL, NULL },
 	{ "min-switches", "Queue switches in one interval that make a flow flapping (default 2). "
 	  "From 1 to 1000000.", NULL, NULL },
 	{ "list-fixes", "Probe the remedy on this kernel and print one line: **--pin**, its lever "

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xpsflap's options: its own (--pin, --max-flows, --top, --min-switches,
- * --list-fixes) beside the common ones. The argp table is data a test
+ * xpsflap's options: its own (--pin, --max-flows, --top, --sort, --all,
+ * --min-switches, --list-fixes) beside the common ones. The argp table is data a test
  * can read as well as --help (docs/xpsflap.md OPTIONS).
  */
 #ifndef NETMEDIC_XPSFLAP_OPTS_H
@@ -18,6 +18,8 @@ struct xf_env {
 	long max_flows;		/* slots: a power of two once parsed */
 	long min_switches;
 	int top;
+	bool all;		/* every active flow, not only the flapping and the top ones */
+	int sort;		/* enum xf_sort: what the top ones are ranked by */
 };
 
 /* The command line into e, defaults first; a usage error exits with status 2 (argp). */

@@ -32,6 +32,11 @@ static const struct nm_field interval_fields[] = {
 	{ .json = "flows_flapping", .type = NM_REC_U64, .off = I(flows_flapping),
 	  .help = "Flows queued on more than one TX queue that switched queue in the last interval",
 	  .prom = "xpsflap_flows_flapping", .kind = NM_PROM_GAUGE },
+	/*
+	 * What the output left out, not a state of the host: no metric (the
+	 * textfile has no flows to leave out)
+	 */
+	{ .json = "flows_not_shown", .type = NM_REC_U64, .off = I(flows_not_shown) },
 	{ .json = "flows_tracked", .type = NM_REC_U64, .off = I(flows_tracked) },
 	{ .json = "max_flows", .type = NM_REC_U64, .off = I(max_flows) },
 	{ .json = "evictions", .type = NM_REC_U64, .off = I(evictions) },

@@ -17,7 +17,7 @@ static void parse(struct xf_env *e, int argc, char **argv)
 	xf_opts_parse(e, argc, argv);
 }
 
-/* no option: 65536 slots, the detector's switch threshold, the table's default rows */
+/* no option: 65536 slots, the detector's switch threshold, the default top and order */
 static void test_defaults(void **state)
 {
 	char *argv[] = { "xpsflap", NULL };
@@ -28,22 +28,25 @@ static void test_defaults(void **state)
 	assert_int_equal(e.max_flows, 65536);
 	assert_int_equal(e.min_switches, XF_MIN_SWITCHES_DEFAULT);
 	assert_int_equal(e.top, 0);
-	assert_false(e.pin || e.list_fixes || e.o.json);
+	assert_int_equal(e.sort, XF_SORT_SWITCHES);
+	assert_false(e.pin || e.list_fixes || e.o.json || e.all);
 }
 
 /* --max-flows is rounded up to a power of two; the common options reach e->o */
 static void test_values(void **state)
 {
 	char *argv[] = { "xpsflap", "--max-flows", "100", "--top", "5", "--min-switches", "3",
-			 "--pin", "--dev", "eth9", "--json", "--list-fixes", NULL };
+			 "--pin", "--dev", "eth9", "--json", "--list-fixes", "--all", "--sort",
+			 "reordered", NULL };
 	struct xf_env e;
 
 	(void)state;
-	parse(&e, 12, argv);
+	parse(&e, 15, argv);
 	assert_int_equal(e.max_flows, 128);
 	assert_int_equal(e.top, 5);
 	assert_int_equal(e.min_switches, 3);
-	assert_true(e.pin && e.list_fixes && e.o.json);
+	assert_true(e.pin && e.list_fixes && e.o.json && e.all);
+	assert_int_equal(e.sort, XF_SORT_REORDERED);
 	assert_int_equal(e.o.ndevs, 1);
 	assert_string_equal(e.o.devs[0], "eth9");
 }
