@@ -443,9 +443,14 @@ static void free_run(void *p)
 	nm_scope_free(&scope);
 }
 
+/*
+ * On a fixed grid: a report's own time (the flow table's pass, the sort,
+ * the rows written) must not push every later report back by as much.
+ */
 static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
 	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
+	.grid = true,
 	.caps = set_caps, .setup = setup, .start = start, .changes = changes, .change = change,
 	.first = first_line, .ready = ready,
 	.report = report_step, .after = after_report, .stop = stop, .free = free_run,
