@@ -11,9 +11,11 @@ XF=$LAB/xpsflap.sh
 
 setup() {
 	TMP=$(mktemp -d)
+	BG_PID=
 }
 
 teardown() {
+	stop_bg KILL
 	"$XF" down
 	rm -rf "$TMP"
 }
@@ -23,6 +25,15 @@ teardown() {
 	run --separate-stderr "$BIN/xpsflap" --max-flows 3
 	assert_failure 2
 	[[ $stderr == *invalid* ]]
+}
+
+@test "xpsflap: bad --sort or --top -> one line naming it, exit 2" {
+	run --separate-stderr "$BIN/xpsflap" --sort worst -c 1
+	assert_failure 2
+	[[ $stderr == *"invalid --sort 'worst': switches, risky, reordered, packets, bytes or queues"* ]]
+	run --separate-stderr "$BIN/xpsflap" --top 0 -c 1
+	assert_failure 2
+	[[ $stderr == *"invalid --top '0': 1 to 2147483647"* ]]
 }
 
 @test "xpsflap: --pin without --dev -> exit 2" {
@@ -247,4 +258,41 @@ journal() {
 	assert_failure 1
 	[[ $stderr == *"$TMP/run/xpsflap-l.journal is a symbolic link"* ]]
 	[[ $stderr == *"$TMP/run/xpsflap-d.journal is a directory, not a regular file"* ]]
+}
+
+# xf_flows OUT: the flow records of OUT's one report, in their order
+xf_flows() { jq -sc 'map(select(.type == "flow"))' "$1"; }
+xf_ival() { jq -c 'select(.type == "interval")' "$1"; }
+
+# #18: by default a report carries the flapping flows and the --top others,
+# and counts the rest; --all carries every active flow.
+@test "xpsflap: more active flows than --top: the flapping ones and the top written, the rest counted; --all writes all" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --json -i 7 -c 1 --top 2
+	# 30 UDP flows (a new socket, so a new source port, for each datagram) beside the bulk flow
+	lab_exec xf-snd bash -c 'for i in $(seq 30); do echo x >/dev/udp/198.18.0.2/7777; done'
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	flows=$(xf_flows "$TMP/out")
+	ival=$(xf_ival "$TMP/out")
+	echo "$ival"
+	echo "$flows" | jq -c '.[] | [.sport, .dport, .switches, .flapping]'
+	active=$(echo "$ival" | jq .flows_active)
+	[ "$active" -ge 31 ]
+	[ "$(echo "$ival" | jq .flows_flapping)" -ge 1 ]
+	# the top two, then only flapping ones: every flapping flow is written
+	[ "$(echo "$flows" | jq '.[2:] | all(.flapping)')" = true ]
+	[ "$(echo "$flows" | jq 'map(select(.flapping)) | length')" = "$(echo "$ival" | jq .flows_flapping)" ]
+	# what was not written is counted, and that is most of them
+	[ $(($(echo "$flows" | jq length) + $(echo "$ival" | jq .flows_not_shown))) = "$active" ]
+	[ "$(echo "$ival" | jq .flows_not_shown)" -ge 28 ]
+
+	start_bg "$TMP/all" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --json -i 2 -c 1 --top 2 --all
+	lab_exec xf-snd bash -c 'for i in $(seq 30); do echo x >/dev/udp/198.18.0.2/7777; done'
+	wait_bg
+	ival=$(xf_ival "$TMP/all")
+	echo "$ival"
+	[ "$(echo "$ival" | jq .flows_active)" -ge 30 ]
+	[ "$(echo "$ival" | jq .flows_not_shown)" = 0 ]
+	[ "$(xf_flows "$TMP/all" | jq length)" = "$(echo "$ival" | jq .flows_active)" ]
 }

@@ -296,8 +296,9 @@ xs_check() {
 	assert_success
 }
 
+# --all: 50 flows a round (5 datagrams of 10 devices), more than the default top 20
 @test "xpsflap: namespaces that go give their device slots back; 40 devices over time, the 41st counted" {
-	start_bg "$TMP/out" "$BIN/xpsflap" --json -i 0.5 --prom-file "$TMP/xf.prom"
+	start_bg "$TMP/out" "$BIN/xpsflap" --json -i 0.5 --all --prom-file "$TMP/xf.prom"
 	run xs_rounds netns
 	echo "$output"
 	cp "$TMP/xf.prom" "$TMP/last.prom"
