@@ -117,6 +117,33 @@ static void test_worst_first(void **state)
 	assert_int_equal(e[3].val.packets, 1000);
 }
 
+/* each --sort key ranks by its counter first, the default order breaking ties */
+static void test_sort_keys(void **state)
+{
+	(void)state;
+	struct xf_entry a = { .val = { .switches = 9, .queues = 0x3 } }, b = a;
+	enum xf_sort k;
+
+	b.val.switches = 1;
+	b.val.risky_switches = b.val.reordered = 5;
+	b.val.packets = 500;
+	b.val.bytes = 50000;
+	b.val.queues = 0x7;
+	for (k = XF_SORT_RISKY; k < XF_NR_SORTS; k++) {
+		assert_true(xf_cmp_by(&b, &a, &k) < 0);
+		assert_true(xf_cmp_by(&a, &b, &k) > 0);
+		assert_non_null(xf_sort_names[k]);
+	}
+	k = XF_SORT_SWITCHES;
+	assert_true(xf_cmp_by(&a, &b, &k) < 0);
+	assert_int_equal(xf_cmp_by(&a, &b, &k), xf_cmp_worst(&a, &b));
+	/* a tie on the key: the default order */
+	b.val.packets = 0;
+	k = XF_SORT_PACKETS;
+	assert_true(xf_cmp_by(&a, &b, &k) < 0);
+	assert_string_equal(xf_sort_names[XF_SORT_SWITCHES], "switches");
+}
+
 static void test_proto_and_xps_mask(void **state)
 {
 	(void)state;
@@ -165,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_bits_and_queues),
 		cmocka_unit_test(test_worst_first),
+		cmocka_unit_test(test_sort_keys),
 		cmocka_unit_test(test_proto_and_xps_mask),
 		cmocka_unit_test(test_judge_sets_the_verdicts),
 	};
