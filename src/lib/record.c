@@ -303,18 +303,19 @@ static bool per_name(const struct nm_field *m)
 }
 
 /*
- * The kept labels of row as key, value, ..., NULL, from l[2 * n] on: those
- * with NM_F_LABEL_LAST when last is true, the others when not; vals holds
- * numeric ones. Returns the count of labels now in l.
+ * The kept labels of row as key, value, ..., NULL, in the fields' order
+ * (vals holds numeric ones): for telling rows' label sets apart, and the
+ * start of each sample's. Returns their count.
  */
-static int labels_from(const struct nm_record *r, const struct nm_field *m, const void *row,
-		       const char **l, char (*vals)[24], int n, bool last)
+static int labels(const struct nm_record *r, const struct nm_field *m, const void *row,
+		  const char **l, char (*vals)[24])
 {
+	int n = 0;
+
 	for (int i = 0; i < r->nfields && n < MAX_LABELS; i++) {
 		const struct nm_field *f = &r->fields[i];
 
-		if (f->kind != NM_PROM_LABEL || !nm_rec_keeps_label(m, f) ||
-		    !(f->flags & NM_F_LABEL_LAST) != !last || !has_value(f, row))
+		if (f->kind != NM_PROM_LABEL || !nm_rec_keeps_label(m, f) || !has_value(f, row))
 			continue;
 		l[2 * n] = f->prom;
 		if (f->type == NM_REC_STR || f->type == NM_REC_STRP || f->type == NM_REC_ENUM) {
@@ -330,13 +331,6 @@ static int labels_from(const struct nm_record *r, const struct nm_field *m, cons
 	}
 	l[2 * n] = NULL;
 	return n;
-}
-
-/* All the kept labels of row: for telling rows' label sets apart. */
-static void labels(const struct nm_record *r, const struct nm_field *m, const void *row,
-		   const char **l, char (*vals)[24])
-{
-	labels_from(r, m, row, l, vals, labels_from(r, m, row, l, vals, 0, false), true);
 }
 
 /* Label sets may differ in their keys too: a label may be missing (NM_F_VALID). */
@@ -373,18 +367,17 @@ static double value_at(const struct nm_field *f, const void *row, int k)
 	return int_at(f, row, k);
 }
 
-/* The kept labels, the one a per-name metric expands into, then the last ones. */
+/* The kept labels, then the one a per-name metric expands into. */
 static void labels_at(const struct nm_record *r, const struct nm_field *m, const void *row,
 		      int k, const char **l, char (*vals)[24])
 {
-	int n = labels_from(r, m, row, l, vals, 0, false);
+	int n = labels(r, m, row, l, vals);
 
 	if (per_name(m)) {
 		l[2 * n] = m->label;
 		l[2 * n + 1] = m->names[k];
-		n++;
+		l[2 * n + 2] = NULL;
 	}
-	labels_from(r, m, row, l, vals, n, true);
 }
 
 /* Name k's histogram of the rows from first that share its labels, summed. */

@@ -78,8 +78,6 @@ enum nm_rec_prom {
  * space after that column's cell, and nothing at all when it is empty.
  */
 #define NM_COL_JOIN	0x10
-/* A label put after the one a per-name metric expands into (NM_PROM_LABEL). */
-#define NM_F_LABEL_LAST	0x20
 /*
  * A double written in JSON with .prec digits after the point, not six
  * significant ones: a Unix time in seconds ("%.6g" would say 1.79617e+09)

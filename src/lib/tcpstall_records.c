@@ -64,9 +64,9 @@ static const struct nm_field start_fields[] = {
  * Written before the interval's, in the fields' order.
  */
 static const struct nm_field netns_fields[] = {
-	/* after the other labels, as --prom-netns always put it */
+	/* first, as the other tools put it: netns="NAME",state="CAUSE" */
 	{ .type = NM_REC_STR, .off = N(netns), .prom = "netns", .kind = NM_PROM_LABEL,
-	  .flags = NM_F_VALID | NM_F_LABEL_LAST, .valid = N(labelled) },
+	  .flags = NM_F_VALID, .valid = N(labelled) },
 	{ .type = NM_REC_U64_BY_NAME, .off = N(stalls), .names = ts_state_names,
 	  .nnames = TS_NSTATES, .help = "Ended stalls by cause", .prom = "tcpstall_stalls_total",
 	  .kind = NM_PROM_COUNTER, .label = "state" },
@@ -96,9 +96,9 @@ static const struct nm_field netns_fields[] = {
  * only). The metrics' order is the fields' order, whatever the JSON's.
  */
 static const struct nm_field interval_fields[] = {
-	/* --prom-netns: after the other labels, for several instances in one directory */
+	/* --prom-netns, for several instances in one directory: first, as in netns_fields */
 	{ .type = NM_REC_U64, .off = I(netns), .prom = "netns", .kind = NM_PROM_LABEL,
-	  .flags = NM_F_VALID | NM_F_LABEL_LAST, .valid = I(prom_netns) },
+	  .flags = NM_F_VALID, .valid = I(prom_netns) },
 	{ .json = "time", .type = NM_REC_U64, .off = I(time), .unit = "seconds" },
 	{ .json = "sweeps", .type = NM_REC_U64, .off = I(sweeps) },
 	/* the budget stretches the sweeps of a large host: the period it came to */

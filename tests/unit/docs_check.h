@@ -117,32 +117,23 @@ static void doc_read(const struct doc_spec *d, struct doc_items *json, struct do
 		doc_split_metric(&metrics->v[i]);
 }
 
-/* The label fields of r that m keeps, those with NM_F_LABEL_LAST or not, from off on. */
-static size_t doc_labels_add(const struct nm_record *r, const struct nm_field *m, bool last,
-			     char *buf, size_t len, size_t off)
+/* " {device,queue,state}": the labels a metric keeps, in order, then the one it expands into */
+static void doc_labels_of(const struct nm_record *r, const struct nm_field *m, char *buf,
+			  size_t len)
 {
+	size_t off = snprintf(buf, len, " {");
+
 	for (int i = 0; i < r->nfields; i++) {
 		const struct nm_field *l = &r->fields[i];
 
 		/* a label that may be missing (NM_F_VALID) is the docs' prose, not the braces' */
-		if (l->kind != NM_PROM_LABEL || !nm_rec_keeps_label(m, l) ||
-		    (l->flags & NM_F_VALID) || !(l->flags & NM_F_LABEL_LAST) != !last)
+		if (l->kind != NM_PROM_LABEL || !nm_rec_keeps_label(m, l) || (l->flags & NM_F_VALID))
 			continue;
 		off += snprintf(buf + off, len - off, "%s%s", buf[off - 1] == '{' ? "" : ",", l->prom);
 	}
-	return off;
-}
-
-/* " {device,queue}": the labels a metric keeps, the one it expands into, the last ones */
-static void doc_labels_of(const struct nm_record *r, const struct nm_field *m, char *buf,
-			  size_t len)
-{
-	size_t off = doc_labels_add(r, m, false, buf, len, snprintf(buf, len, " {"));
-
 	if (m->label)
 		off += snprintf(buf + off, len - off, "%s%s", buf[off - 1] == '{' ? "" : ",",
 				m->label);
-	off = doc_labels_add(r, m, true, buf, len, off);
 	snprintf(buf + off, len - off, "}");
 }
 

@@ -408,9 +408,9 @@ static const char *const hnames[] = { "x", "y" };
 static const char *const hot_cells[] = { "-", "HOT" };
 
 static const struct nm_field hfields[] = {
-	/* optional, and after the name's label */
+	/* optional: where present, before the other labels, as the fields are */
 	{ .type = NM_REC_U64, .off = H(ns), .prom = "ns", .kind = NM_PROM_LABEL,
-	  .flags = NM_F_VALID | NM_F_LABEL_LAST, .valid = H(has_ns) },
+	  .flags = NM_F_VALID, .valid = H(has_ns) },
 	{ .json = "dev", .type = NM_REC_STR, .off = H(dev), .prom = "device", .kind = NM_PROM_LABEL,
 	  .col = "DEV / WHY", .colno = 2 },
 	{ .json = "count", .type = NM_REC_U64_MAP, .off = H(count), .names = hnames, .nnames = 2,
@@ -491,9 +491,9 @@ static void test_prom_of_count_maps_and_histograms(void **state)
 		"# TYPE t_count_total counter\n"
 		"t_count_total{device=\"a\",name=\"x\"} 11\n"
 		"t_count_total{device=\"a\",name=\"y\"} 2\n"
-		/* the optional label, after the name's */
-		"t_count_total{device=\"b\",name=\"x\",ns=\"42\"} 0\n"
-		"t_count_total{device=\"b\",name=\"y\",ns=\"42\"} 7\n"
+		/* the optional label in the fields' order, the name's last */
+		"t_count_total{ns=\"42\",device=\"b\",name=\"x\"} 0\n"
+		"t_count_total{ns=\"42\",device=\"b\",name=\"y\"} 7\n"
 		"t_count_total{device=\"b\",name=\"x\"} 3\n"
 		"t_count_total{device=\"b\",name=\"y\"} 0\n"
 		/* no series for a name, or a label set, without a count */
