@@ -33,4 +33,47 @@ netns_ipv4_ack_defer(struct net *net)
 	return (struct netns_ipv4___ack_defer *)&net->ipv4;
 }
 
+/*
+ * A socket's cgroup v2, as sock_cgroup_ptr() reads it. Since 5.15 ("bpf,
+ * cgroups: Fix cgroup v2 fallback on v1/v2 mixed mode") sk_cgrp_data is
+ * { struct cgroup *cgroup; u32 classid; u16 prioidx; }, the v1 fields
+ * only with CONFIG_CGROUP_NET_CLASSID/PRIO (6.1 and 6.18 alike, both
+ * set in Debian's and this host's configs). Before, a union whose u64 val
+ * is the pointer unless its low bits are set (a v1 classid or prioidx
+ * borrowed it), when the kernel takes the root. Without
+ * CONFIG_SOCK_CGROUP_DATA there is no field at all.
+ */
+struct sock_cgroup_data___val {
+	u64 val;
+} __attribute__((preserve_access_index));
+
+struct sock___cgrp_val {
+	struct sock_cgroup_data___val sk_cgrp_data;
+} __attribute__((preserve_access_index));
+
+/*
+ * The socket's cgroup v2 id (cgroup_id(): its kernfs node's id, the
+ * cgroup directory's inode number on 64-bit kernels); 1 is the root,
+ * 0 unknown. Probe reads: any socket pointer will do, and it is read
+ * once per sampled socket, never per packet.
+ */
+static __always_inline __u64 sk_cgroup_id(const struct sock *sk)
+{
+	const struct sock___cgrp_val *old = (const void *)sk;
+	struct cgroup *cg;
+	__u64 v;
+
+	if (bpf_core_field_exists(sk->sk_cgrp_data.cgroup)) {
+		cg = BPF_CORE_READ(sk, sk_cgrp_data.cgroup);
+	} else if (bpf_core_field_exists(old->sk_cgrp_data.val)) {
+		v = BPF_CORE_READ(old, sk_cgrp_data.val);
+		if (!v || (v & 3))
+			return 1;
+		cg = (struct cgroup *)(unsigned long)v;
+	} else {
+		return 0;
+	}
+	return cg ? BPF_CORE_READ(cg, kn, id) : 0;
+}
+
 #endif

@@ -863,7 +863,6 @@ static __always_inline void fill_sample(struct ts_sample *s, struct tcp_sock *tp
 {
 	struct inet_connection_sock *icsk = &tp->inet_conn;
 	struct sock *sk = &icsk->icsk_inet.sk;
-	struct cgroup *cg = sk->sk_cgrp_data.cgroup;
 
 	s->now_ns = bpf_ktime_get_ns();
 	s->unsent = write_seq - snd_nxt;
@@ -882,7 +881,7 @@ static __always_inline void fill_sample(struct ts_sample *s, struct tcp_sock *tp
 	s->nonagle = BPF_CORE_READ_BITFIELD(tp, nonagle);
 	s->ca_state = BPF_CORE_READ_BITFIELD(icsk, icsk_ca_state);
 	s->state = sk->__sk_common.skc_state;
-	s->cgroup_id = cg ? cg->kn->id : 0;
+	s->cgroup_id = sk_cgroup_id(sk);
 	s->truesize1 = truesize1();
 }
 
