@@ -670,6 +670,8 @@ static int setup(void)
 	rep.prom_netns = env.prom_netns;
 	rep.self_ino = env.o.netns_ino;
 	rep.ns_name = ns_name;
+	/* the socket records' cgroup paths: a miss walks the cgroup2 tree, once an interval at most */
+	rep.cgroups = nm_cgpaths_open(&env.o, NULL, (uint64_t)(env.o.interval * 1e9));
 	/* before the load, with the privileges the names need: the scope's first scan */
 	if (nm_scope_from_opts_nodev(&scope, &env.o))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory for the netns registry");

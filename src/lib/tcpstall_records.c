@@ -184,6 +184,8 @@ static const struct nm_field socket_fields[] = {
 	{ .json = "tsq_flags", .type = NM_REC_U64, .off = K(tsq_flags) },
 	{ .json = "wmem_alloc", .type = NM_REC_U64, .off = K(wmem_alloc), .unit = "bytes" },
 	{ .json = "send_age_ms", .type = NM_REC_U64, .off = K(send_age_ms) },
+	/* JSON only: a container's path does not fit the table, nor a label */
+	{ .json = "cgroup", .type = NM_REC_STR, .off = K(cgroup) },
 	{ .json = "cgroup_id", .type = NM_REC_U64, .off = K(cgroup_id) },
 	{ .json = "pid", .type = NM_REC_U64, .off = K(pid) },
 	{ .json = "comm", .type = NM_REC_STR, .off = K(comm) },
@@ -271,7 +273,7 @@ void ts_stall_row(struct ts_stall_row *r, const struct ts_key *k, const char *ne
 }
 
 void ts_socket_row(struct ts_socket_row *r, const struct ts_key *k, const char *netns,
-		   const struct ts_sock *s, uint64_t now, uint32_t threshold_ms)
+		   const struct ts_sock *s, const char *cgroup, uint64_t now, uint32_t threshold_ms)
 {
 	const struct ts_sample *x = &s->last;
 
@@ -293,6 +295,7 @@ void ts_socket_row(struct ts_socket_row *r, const struct ts_key *k, const char *
 	r->tsq_flags = x->tsq_flags;
 	r->wmem_alloc = x->wmem_alloc;
 	r->send_age_ms = x->send_age_ms;
+	snprintf(r->cgroup, sizeof(r->cgroup), "%s", cgroup ? cgroup : "?");
 	r->cgroup_id = x->cgroup_id;
 	r->pid = x->pid;
 	if (x->pid)

@@ -14,6 +14,7 @@
 #include "netmedic/tcpstall.h"
 #include "detect/tcpstall_detect.h"
 #include "lib/hist.h"
+#include "lib/cgpath.h"
 #include "lib/hooks.h"
 #include "lib/nsreg.h"
 #include "lib/record.h"
@@ -111,6 +112,7 @@ struct ts_socket_row {
 	uint32_t last_cause;		/* enum ts_state */
 	uint32_t last_end;		/* enum ts_end */
 	uint64_t unsent, packets_out, cwnd, snd_wnd, tsq_flags, wmem_alloc, send_age_ms;
+	char cgroup[NM_CG_PATH];	/* cgroup_id's path (lib/cgpath.h), "?" without one */
 	uint64_t cgroup_id, pid;
 	char comm[16];
 	uint64_t kicks;
@@ -153,9 +155,12 @@ void ts_flow_cols(struct ts_flow_cols *c, const struct ts_key *k, const char *ne
 void ts_stall_row(struct ts_stall_row *r, const struct ts_key *k, const char *netns,
 		  uint64_t start_ns, uint64_t dur_ns, enum ts_state cause, enum ts_end end,
 		  const char *by, uint64_t now, double realtime);
-/* A tracked socket at now, its last sample classified with threshold_ms. */
+/*
+ * A tracked socket at now, its last sample classified with threshold_ms;
+ * cgroup: the path of its cgroup id, NULL when it has none.
+ */
 void ts_socket_row(struct ts_socket_row *r, const struct ts_key *k, const char *netns,
-		   const struct ts_sock *s, uint64_t now, uint32_t threshold_ms);
+		   const struct ts_sock *s, const char *cgroup, uint64_t now, uint32_t threshold_ms);
 /* A flow's deltas of the interval and their verdicts. */
 void ts_acks_row(struct ts_acks_row *r, const struct ts_key *k, const char *netns,
 		 const struct ts_acks *d, const struct ts_storm *j);

@@ -576,7 +576,8 @@ static const void *next_socket(void *ctx, size_t *pos, const struct nm_record **
 		if (!s->stall_start_ns && !s->stalls)
 			continue;
 		ts_socket_row(&row, k, ns_name(r, ((struct ts_key *)k)->netns, ns, sizeof(ns)), s,
-			      r->now_ns, r->threshold_ms);
+			      nm_cgpaths_name(r->cgroups, s->last.cgroup_id, r->now_ns), r->now_ns,
+			      r->threshold_ms);
 		return &row;
 	}
 	return NULL;
@@ -688,6 +689,8 @@ void ts_report_free(struct ts_report *r)
 		free(*(struct ts_ns_stats **)v);
 	nm_htab_free(r->ns);
 	r->ns = NULL;
+	nm_cgpaths_close(r->cgroups);
+	r->cgroups = NULL;
 	free(r->ns_rows);
 	r->ns_rows = NULL;
 	r->nns_rows = r->capns_rows = 0;

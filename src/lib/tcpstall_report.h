@@ -88,6 +88,8 @@ struct ts_report {
 	/* a netns's name for the rows (NULL: its inode) */
 	const char *(*ns_name)(void *arg, unsigned long ino, char *buf, size_t len);
 	void *ns_arg;
+	/* the socket rows' cgroup paths (NULL: none, "?"); freed with the report */
+	struct nm_cgpaths *cgroups;
 	/* since the start: ts_track's, and the ACK flow table's (ts_report_acks) */
 	struct ts_totals tot;
 	uint64_t acks_sent, acks_owned, data_segments;

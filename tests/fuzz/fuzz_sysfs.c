@@ -3,13 +3,15 @@
  * The text netmedic reads from sysfs, procfs and the commands it runs:
  * XPS masks (xpsflap's xf_xps_mask_set, qdiscstuck's qs_xps_mask), kernel
  * config lines (nm_kconfig_line), /proc/self/mountinfo lines
- * (nm_mountinfo_line) and `ip route show` lines (ts_route_argv). Every
+ * (nm_mountinfo_line, and nm_cg_mountinfo_line for the cgroup2 mount)
+ * and `ip route show` lines (ts_route_argv). Every
  * parser gets every line, cut as its caller's fgets() buffer would cut it.
  */
 #include <ctype.h>
 #include "detect/qdiscstuck_detect.h"
 #include "detect/tcpstall_detect.h"
 #include "detect/xpsflap_detect.h"
+#include "lib/cgpath.h"
 #include "lib/kconfig.h"
 #include "lib/netns.h"
 #include "fuzz.h"
@@ -48,6 +50,18 @@ static void route(const char *line, bool keep)
 	}
 }
 
+/* A cgroup2 line gives a mount point and a root that fit, from a line that says so. */
+static void cgroup2(const char *line)
+{
+	char buf[1024], mnt[64], root[32];
+
+	cut(buf, sizeof(buf), line);
+	if (nm_cg_mountinfo_line(buf, mnt, sizeof(mnt), root, sizeof(root)))
+		return;
+	FZ_CHECK(strlen(mnt) < sizeof(mnt) && strlen(root) < sizeof(root));
+	FZ_CHECK(strstr(buf, "cgroup2") != NULL);
+}
+
 static void one_line(const char *line)
 {
 	char buf[1024], mnt[NM_MOUNTINFO_PATH];
@@ -61,6 +75,7 @@ static void one_line(const char *line)
 	cut(buf, sizeof(buf), line);
 	if (!nm_mountinfo_line(buf, &id, &parent, mnt))
 		FZ_CHECK(strlen(mnt) < sizeof(mnt));
+	cgroup2(line);
 	route(line, false);
 	route(line, true);
 }

@@ -29,7 +29,7 @@ static void sh(const char *fmt, ...)
 }
 
 /* A process pid, named comm, in the netns of inode ino. */
-static void proc_add(const struct tree *t, int pid, const char *comm, unsigned long ino)
+static inline void proc_add(const struct tree *t, int pid, const char *comm, unsigned long ino)
 {
 	sh("mkdir -p %s/%d/ns && printf '%%s\\n' '%s' > %s/%d/comm && ln -sf 'net:[%lu]' %s/%d/ns/net",
 	   t->proc, pid, comm, t->proc, pid, ino, t->proc, pid);

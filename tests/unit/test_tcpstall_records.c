@@ -92,7 +92,7 @@ static void test_socket_json_and_table(void **state)
 	char *got;
 
 	(void)state;
-	ts_socket_row(&r[0], &key4, "nm-ts-snd", &s, NOW, 10);
+	ts_socket_row(&r[0], &key4, "nm-ts-snd", &s, "/", NOW, 10);
 	got = json_of(&ts_socket_rec, &r[0]);
 	assert_string_equal(got,
 		"{\"type\":\"socket\",\"netns\":\"nm-ts-snd\",\"netns_ino\":4026532180,"
@@ -101,7 +101,8 @@ static void test_socket_json_and_table(void **state)
 		"\"state\":\"rwnd_limited\",\"stalled\":true,\"stalled_ms\":667.319,\"stalls\":10,"
 		"\"stall_ms_total\":370.538,\"stall_ms_max\":49.5011,\"last_cause\":\"rwnd_limited\","
 		"\"last_end\":\"sent\",\"unsent\":4170240,\"packets_out\":0,\"cwnd\":2226,"
-		"\"snd_wnd\":0,\"tsq_flags\":0,\"wmem_alloc\":1,\"send_age_ms\":668,\"cgroup_id\":1,"
+		"\"snd_wnd\":0,\"tsq_flags\":0,\"wmem_alloc\":1,\"send_age_ms\":668,\"cgroup\":\"/\","
+		"\"cgroup_id\":1,"
 		"\"pid\":28631,\"comm\":\"nm-tcp\",\"kicks\":0,\"last_kick\":\"none\"}\n");
 	free(got);
 
@@ -110,13 +111,14 @@ static void test_socket_json_and_table(void **state)
 	s.last = (struct ts_sample){ .unsent = 0, .pid = 0, .comm = "stale" };
 	s.kicks = 1;
 	s.last_kick = TS_KICK_SKIPPED;
-	/* a name longer than its column is cut there */
-	ts_socket_row(&r[1], &k6, "containerd-shim:4242", &s, NOW, 10);
+	/* a name longer than its column is cut there; a cgroup without a path is "?" */
+	ts_socket_row(&r[1], &k6, "containerd-shim:4242", &s, NULL, NOW, 10);
 	got = json_of(&ts_socket_rec, &r[1]);
 	assert_non_null(strstr(got, "\"saddr\":\"2001:db8:1200::1\",\"daddr\":\"2001:db8:3400::2\","
 				    "\"sport\":5301,\"dport\":65535,\"proto\":\"tcp\","
 				    "\"state\":\"app_limited\",\"stalled\":false,\"stalled_ms\":0,"));
-	assert_non_null(strstr(got, "\"pid\":0,\"comm\":\"\",\"kicks\":1,\"last_kick\":\"skipped\"}\n"));
+	assert_non_null(strstr(got, "\"cgroup\":\"?\",\"cgroup_id\":0,\"pid\":0,\"comm\":\"\","
+				    "\"kicks\":1,\"last_kick\":\"skipped\"}\n"));
 	free(got);
 
 	got = table_of(&ts_socket_rec, r, sizeof(r[0]), 2);

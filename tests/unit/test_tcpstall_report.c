@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "lib/tcpstall_act.h"
@@ -503,6 +504,47 @@ static void test_emit(void **state)
 	report_done(&r);
 }
 
+/*
+ * A socket row names its cgroup through the report's cgroups (a tree in
+ * /tmp: a directory's inode number is its id); one without a path is "?";
+ * the report frees them.
+ */
+static void test_emit_cgroup_paths(void **state)
+{
+	static struct ts_report r;
+	static struct ts_interval_row ir;
+	struct ts_sock in_pod = { .stall_start_ns = 1, .cause = TS_RWND }, lost = in_pod;
+	char dir[] = "/tmp/nm-tsrep.XXXXXX", pod[64];
+	struct ts_key k1 = key(1), k2 = key(2);
+	struct nm_emit e = { 0 };
+	struct stat st;
+	char *s;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(pod, sizeof(pod), "%s/pod1", dir);
+	assert_int_equal(mkdir(pod, 0755), 0);
+	assert_int_equal(stat(pod, &st), 0);
+	report_init(&r);
+	r.cgroups = nm_cgpaths_open_at(NULL, dir, "/", 1000000000);
+	assert_non_null(r.cgroups);
+	in_pod.last.cgroup_id = st.st_ino;
+	lost.last.cgroup_id = 1;	/* no such directory in the tree */
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k1, NULL) = in_pod;
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k2, NULL) = lost;
+	ts_report_flows_start(&r, 10);
+	ts_report_emit(&r, &e, &ir);
+	s = types_of(nm_emit_json, &e);
+	assert_non_null(strstr(s, "\"sport\":1,"));
+	assert_non_null(strstr(s, "\"cgroup\":\"/pod1\",\"cgroup_id\":"));
+	assert_non_null(strstr(s, "\"cgroup\":\"?\",\"cgroup_id\":1,"));
+	free(s);
+	report_done(&r);
+	assert_null(r.cgroups);
+	rmdir(pod);
+	rmdir(dir);
+}
+
 static const char *test_ns_name(void *arg, unsigned long ino, char *buf, size_t len)
 {
 	(void)arg;
@@ -678,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_first_what),
 		cmocka_unit_test(test_emit),
+		cmocka_unit_test(test_emit_cgroup_paths),
 		cmocka_unit_test(test_per_netns_rows),
 		cmocka_unit_test(test_drop_netns),
 		cmocka_unit_test(test_drop_gone),
