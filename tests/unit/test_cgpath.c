@@ -133,45 +133,41 @@ static void test_bounded_least_recently_used_goes(void **state)
 	full_cache(11, 12, 12);
 }
 
-/* An id no walk finds is looked for in two walks, then given up. */
-static void test_not_found_twice_is_given_up(void **state)
+/*
+ * An id the first walk did not find (a cgroup made during it) is looked
+ * for once more: named if the second walk finds it, else given up.
+ */
+static void second_walk(bool finds)
 {
 	struct nm_cgcache c;
 
-	(void)state;
 	assert_int_equal(nm_cgcache_init(&c, 8, SEC), 0);
 	assert_null(nm_cgcache_get(&c, 99));
 	nm_cgcache_walk_begin(&c, 0);
 	nm_cgcache_walk_end(&c);
-	/* a cgroup made during the walk: asked for once more */
 	assert_null(nm_cgcache_get(&c, 99));
 	assert_int_equal(c.nwant, 1);
 	nm_cgcache_walk_begin(&c, SEC);
+	if (finds)
+		nm_cgcache_offer(&c, 99, "/late");
 	nm_cgcache_walk_end(&c);
-	assert_int_equal(c.given_up, 1);
-	assert_null(nm_cgcache_get(&c, 99));
-	assert_int_equal(c.nwant, 0);
-	assert_false(nm_cgcache_walk_due(&c, 10 * SEC));
+	assert_int_equal(c.given_up, !finds);
+	if (finds) {
+		assert_string_equal(nm_cgcache_get(&c, 99), "/late");
+	} else {
+		assert_null(nm_cgcache_get(&c, 99));
+		/* no more walks for it */
+		assert_int_equal(c.nwant, 0);
+		assert_false(nm_cgcache_walk_due(&c, 10 * SEC));
+	}
 	nm_cgcache_free(&c);
 }
 
-/* ... but one the second walk finds is named */
-static void test_found_at_the_second_walk(void **state)
+static void test_second_walk_names_or_gives_up(void **state)
 {
-	struct nm_cgcache c;
-
 	(void)state;
-	assert_int_equal(nm_cgcache_init(&c, 8, SEC), 0);
-	assert_null(nm_cgcache_get(&c, 99));
-	nm_cgcache_walk_begin(&c, 0);
-	nm_cgcache_walk_end(&c);
-	assert_null(nm_cgcache_get(&c, 99));
-	nm_cgcache_walk_begin(&c, SEC);
-	nm_cgcache_offer(&c, 99, "/late");
-	nm_cgcache_walk_end(&c);
-	assert_string_equal(nm_cgcache_get(&c, 99), "/late");
-	assert_int_equal(c.given_up, 0);
-	nm_cgcache_free(&c);
+	second_walk(false);
+	second_walk(true);
 }
 
 /* The misses one walk looks for are bounded; the others are asked for again later. */
@@ -402,8 +398,7 @@ int main(void)
 		cmocka_unit_test(test_id_zero_is_never_wanted),
 		cmocka_unit_test(test_walks_a_period_apart),
 		cmocka_unit_test(test_bounded_least_recently_used_goes),
-		cmocka_unit_test(test_not_found_twice_is_given_up),
-		cmocka_unit_test(test_found_at_the_second_walk),
+		cmocka_unit_test(test_second_walk_names_or_gives_up),
 		cmocka_unit_test(test_wants_bounded),
 		cmocka_unit_test(test_renamed_and_too_long),
 		cmocka_unit_test(test_mountinfo_lines),
