@@ -3,7 +3,8 @@
 # a default run watches every netns and names each record's namespace;
 # the controls stay clean host-wide; --netns narrows it; a netns that goes
 # mid-run drops its records and its way in, quietly; remedies act in the
-# netns tcpstall runs in only, and two --netns refuse them.
+# netns tcpstall runs in only, and two --netns refuse them; a socket
+# record names its owner's cgroup, on either sweep rung.
 load helpers
 
 TS=$LAB/tcpstall.sh
@@ -13,13 +14,29 @@ SND=nm-ts-snd
 setup() {
 	TMP=$(mktemp -d)
 	BG_PID=
+	CG=
 }
 
 teardown() {
 	stop_bg KILL
 	"$BIN/tcpstall" --cleanup >/dev/null 2>&1
 	"$TS" down
+	cg_remove
 	rm -rf "$TMP"
+}
+
+# The cgroup2 mount point (mountinfo's fifth field): /sys/fs/cgroup, or
+# /sys/fs/cgroup/unified on a hybrid host such as this one.
+cg2_mount() { awk '/ - cgroup2 / { print $5; exit }' /proc/self/mountinfo; }
+
+# The test's cgroup, CG, emptied into its parent and removed.
+cg_remove() {
+	local pid
+	[ -n "$CG" ] && [ -d "$CG" ] || return 0
+	while read -r pid; do
+		echo "$pid" >"$(dirname "$CG")/cgroup.procs" 2>/dev/null
+	done <"$CG/cgroup.procs"
+	rmdir "$CG"
 }
 
 ino() { stat -L -c %i "/run/netns/$1"; }
@@ -75,6 +92,38 @@ sender() { jq -c 'select(.type == "socket" and .dport == 5301 and .saddr == "198
 	[ "$(echo "$output" | jq -r .last_cause)" = rwnd_limited ]
 	[ "$(echo "$output" | jq -r .netns)" = $SND ]
 	[ "$(jq 'select(.type == "interval") | .netns_swept >= 3' "$TMP/out")" = true ]
+}
+
+# sender_in_cgroup [ENV...]: the lab's stalled-reader run, started in a
+# cgroup of the test's own (a socket belongs to the cgroup of the process
+# that made it), seen by a default run with ENV; its socket record names
+# that cgroup as /proc/PID/cgroup does, beside its id (the directory's inode).
+sender_in_cgroup() {
+	local mnt
+	mnt=$(cg2_mount)
+	[ -n "$mnt" ]
+	CG=$mnt/nm-test-$$
+	mkdir "$CG"
+	"$TS" up --quickack off --defer 1
+	start_bg "$TMP/out" env "$@" "$BIN/tcpstall" --json -i 2.5 -c 1
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" rwnd 2' sh "$CG" "$TS" >/dev/null
+	wait_bg
+	run sender "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq -r .last_cause)" = rwnd_limited ]
+	[ "$(echo "$output" | jq -r .cgroup)" = "/nm-test-$$" ]
+	[ "$(echo "$output" | jq .cgroup_id)" = "$(stat -c %i "$CG")" ]
+	cg_remove
+	[ ! -d "$CG" ]
+}
+
+@test "tcpstall default run: the sender's socket record names the cgroup it runs in" {
+	sender_in_cgroup NETMEDIC_UNUSED=1
+}
+
+@test "tcpstall default run on sock_diag (every iterator refused): the socket record names its cgroup" {
+	sender_in_cgroup NETMEDIC_REFUSE=iter/
+	jq -s -e 'map(select(.type == "start"))[0] | .hooks.sweep == "sock_diag"' "$TMP/out"
 }
 
 # Host-wide, whatever else the host runs: no storm anywhere, and a healthy
