@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include "netmedic/tcpstall.h"
 #include "detect/tcpstall_detect.h"
-#include "lib/hist.h"
 #include "lib/cgpath.h"
+#include "lib/hist.h"
 #include "lib/hooks.h"
 #include "lib/nsreg.h"
 #include "lib/record.h"

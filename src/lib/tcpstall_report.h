@@ -7,8 +7,9 @@
  * (detect/tcpstall_plan.h), the report's share of the interval record,
  * and the struct nm_emit (lib/emit.h) that nm_run writes.
  *
- * No BPF and no I/O: the loader collects into it (sweeps, episodes, the
- * ACK flow table) and hands it the sockets it tracks.
+ * No BPF and no I/O of its own: the loader collects into it (sweeps,
+ * episodes, the ACK flow table) and hands it the sockets it tracks; the
+ * socket rows' cgroup names may walk the cgroup2 tree (lib/cgpath.h).
  */
 #ifndef NETMEDIC_TCPSTALL_REPORT_H
 #define NETMEDIC_TCPSTALL_REPORT_H
