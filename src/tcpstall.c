@@ -665,6 +665,8 @@ static int setup(void)
 	rep.gone = scope_gone;
 	rep.gone_arg = &scope;
 	rep.hist = env.hist;
+	rep.all = env.all;
+	rep.top = env.top;
 	/* one --netns: its metrics as they always were; else each netns's, by name */
 	rep.per_ns = env.o.nnetns != 1;
 	rep.prom_netns = env.prom_netns;

@@ -11,7 +11,7 @@
 #include "lib/tcpstall_opts.h"
 
 enum { OPT_THRESHOLD = 0x2000, OPT_SWEEP, OPT_PORT, OPT_MAX_FLOWS, OPT_FIX, OPT_PROM_NETNS,
-       OPT_MIN_SEGS, OPT_LIST_FIXES };
+       OPT_MIN_SEGS, OPT_LIST_FIXES, OPT_TOP, OPT_ALL };
 
 static const char doc[] =
 "tcpstall: TCP sockets holding unsent data that send nothing, by cause, and ACK storms.\n"
@@ -43,6 +43,8 @@ static const struct argp_option options[] = {
 	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
 	{ "prom-netns", OPT_PROM_NETNS, NULL, 0, "Label the metrics with the netns inode (several instances, one textfile directory)", 0 },
 	{ "min-segs", OPT_MIN_SEGS, "N", 0, "Data segments per interval before a flow is judged (default 200)", 0 },
+	{ "top", OPT_TOP, "N", 0, "Table rows per part, and ACK flows in JSON beyond those in a storm or misplaced (default 10)", 0 },
+	{ "all", OPT_ALL, NULL, 0, "Every tracked socket and every ACK flow, in JSON and the table", 0 },
 	{},
 };
 
@@ -90,6 +92,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (nm_parse_ulong(arg, 1, 1000000000, &v))
 			argp_error(state, "invalid --min-segs '%s'", arg);
 		e->storm.min_segs = v;
+		break;
+	case OPT_TOP:
+		if (nm_parse_ulong(arg, 1, 1000000, &v))
+			argp_error(state, "invalid --top '%s': 1 to 1000000", arg);
+		e->top = v;
+		break;
+	case OPT_ALL:
+		e->all = true;
 		break;
 	case 'H':
 		e->hist = true;
@@ -166,6 +176,16 @@ static const struct nm_optdoc docs[] = {
 	{ "min-segs", "Data segments per interval before a flow is judged (default 200). It "
 	  "applies to both the ACK storm and the placement (busy flows). From 1 to 1000000000.",
 	  NULL, NULL },
+	{ "top", "Rows in each part of the table (default 10), from 1 to 1000000; and the ACK "
+	  "flows that JSON carries besides those that matter: the flows in an ACK storm, on "
+	  "crossed CPUs or with softirq split over CPUs are always written, then the busiest "
+	  "others, worst first, up to *N* in all. The interval record counts the flows left "
+	  "out (`ack_flows_not_shown`). **--all** lifts the bound.", NULL, NULL },
+	{ "all", "Write every record: every socket the sweeps track (by default only those "
+	  "stalled now or whose stall ended in the interval; the interval record counts the "
+	  "others in `sockets_not_shown`) and every flow with ACKs or data in the interval, in "
+	  "JSON and in the table. Host-wide on a busy host that is a record per connection "
+	  "per interval.", NULL, NULL },
 	{ "cleanup", "Undo the changes of an instance that died (kill -9), then exit. It reads "
 	  "the journals that dead **--fix** instances left in `/run/netmedic` "
 	  "(`tcpstall-*.journal`), undoes them newest first, entering the network namespace they "

@@ -107,6 +107,9 @@ static const struct nm_field interval_fields[] = {
 	{ .json = "ack_flows", .type = NM_REC_U64, .off = I(ack_flows) },
 	{ .json = "ack_untracked_events", .type = NM_REC_U64, .off = I(ack_untracked_events) },
 	{ .json = "ack_storm_flows", .type = NM_REC_U64, .off = I(ack_storm_flows) },
+	/* what the socket and ACK records left out: the sinks carry those that matter (--all) */
+	{ .json = "sockets_not_shown", .type = NM_REC_U64, .off = I(sockets_not_shown) },
+	{ .json = "ack_flows_not_shown", .type = NM_REC_U64, .off = I(ack_flows_not_shown) },
 	{ .type = NM_REC_U64, .off = I(backlog_drops), .unit = "segments",
 	  .help = "Segments dropped because a socket backlog was full (SKB_DROP_REASON_SOCKET_BACKLOG)",
 	  .prom = "tcpstall_backlog_drops_total", .kind = NM_PROM_COUNTER },

@@ -47,6 +47,8 @@ struct ts_interval_row {
 	uint64_t sweeps;
 	double sweep_wait_ms;
 	uint64_t sockets_stalled, ack_flows, ack_untracked_events, ack_storm_flows;
+	/* the tracked sockets and the interval's flows the sinks left out (without --all) */
+	uint64_t sockets_not_shown, ack_flows_not_shown;
 	uint64_t cross_cpu_flows;
 	uint64_t samples[TS_NSTATES];	/* swept samples by state, this interval */
 	uint64_t stalls_ended, stalls_unlisted;

@@ -202,6 +202,7 @@ void ts_report_ended(struct ts_report *r, const struct ts_key *k, const struct t
 
 void ts_report_flows_start(struct ts_report *r, uint64_t now_ns)
 {
+	r->since_ns = r->now_ns;
 	r->now_ns = now_ns;
 	r->nflows = 0;
 	r->storms = r->cross = 0;
@@ -359,6 +360,27 @@ size_t ts_report_fix_flows(struct ts_report *r, const struct ts_acks *acks)
 	return n;
 }
 
+bool ts_flow_matters(const struct ts_flow *f)
+{
+	return f->j.storm || f->place.cross_cpu || f->place.split_softirq;
+}
+
+static size_t report_top(const struct ts_report *r)
+{
+	return r->top ? r->top : TS_REPORT_TOP;
+}
+
+bool ts_report_flow_shown(const struct ts_report *r, size_t i)
+{
+	return r->all || i < report_top(r) || ts_flow_matters(&r->flows[i]);
+}
+
+/* A stall that ended at or after since_ns (the first report: any) ended in the interval. */
+bool ts_report_socket_shown(const struct ts_report *r, const struct ts_sock *s)
+{
+	return r->all || s->stall_start_ns || (s->stalls && s->last_end_ns >= r->since_ns);
+}
+
 void ts_report_interval(const struct ts_report *r, struct ts_interval_row *ir)
 {
 	size_t pos = 0;
@@ -367,10 +389,11 @@ void ts_report_interval(const struct ts_report *r, struct ts_interval_row *ir)
 	while (nm_htab_next(r->socks, &pos, &key, &v)) {
 		const struct ts_sock *s = v;
 
-		if (!s->stall_start_ns)
-			continue;
-		ir->sockets_stalled++;
+		ir->sockets_not_shown += !ts_report_socket_shown(r, s);
+		ir->sockets_stalled += !!s->stall_start_ns;
 	}
+	for (size_t i = 0; i < r->nflows; i++)
+		ir->ack_flows_not_shown += !ts_report_flow_shown(r, i);
 	ir->ack_flows = r->nflows;
 	ir->ack_storm_flows = r->storms;
 	ir->cross_cpu_flows = r->cross;
@@ -561,7 +584,7 @@ static const void *next_stall(void *ctx, size_t *pos, const struct nm_record **r
 	return &row;
 }
 
-/* Sockets worth a line: stalled now, or stalled at least once. */
+/* Sockets worth a line: stalled in the interval (ts_report_socket_shown). */
 static const void *next_socket(void *ctx, size_t *pos, const struct nm_record **rec)
 {
 	static struct ts_socket_row row;
@@ -573,7 +596,7 @@ static const void *next_socket(void *ctx, size_t *pos, const struct nm_record **
 	while (nm_htab_next(r->socks, pos, &k, &v)) {
 		const struct ts_sock *s = v;
 
-		if (!s->stall_start_ns && !s->stalls)
+		if (!ts_report_socket_shown(r, s))
 			continue;
 		ts_socket_row(&row, k, ns_name(r, ((struct ts_key *)k)->netns, ns, sizeof(ns)), s,
 			      nm_cgpaths_name(r->cgroups, s->last.cgroup_id, r->now_ns), r->now_ns,
@@ -597,6 +620,10 @@ static const void *flow_rows(const struct ts_report *r, size_t *pos, const struc
 	for (; *pos < 2 * r->nflows; (*pos)++) {
 		const struct ts_flow *f = &r->flows[*pos / 2];
 
+		if (!(*pos % 2) && !ts_report_flow_shown(r, *pos / 2)) {
+			(*pos)++;	/* and the loop's: the next flow's ACKs */
+			continue;
+		}
 		if (!(*pos % 2)) {
 			*pos += placed ? 1 : 2;
 			ts_acks_row(&ar, &f->key, ns_name(r, f->key.netns, ns, sizeof(ns)), &f->delta,
@@ -659,12 +686,12 @@ void ts_report_emit(struct ts_report *r, struct nm_emit *e, const struct ts_inte
 	snprintf(t[0].heading, sizeof(t[0].heading), "stalls (unsent data not moving >= %u ms)",
 		 r->threshold_ms);
 	t[0].rows = socks;
-	t[0].top = TS_REPORT_TOP;
+	t[0].top = r->all ? 0 : report_top(r);
 	snprintf(t[1].heading, sizeof(t[1].heading),
 		 "ACKs in the last interval (storm: >= %.2f ACK/seg, owned ratio >= %.2f)",
 		 r->storm->min_acks_per_seg, r->storm->min_owned_ratio);
 	t[1].rows = (struct nm_emit_rows){ .rec = &ts_acks_rec, .next = next_flow, .ctx = r };
-	t[1].top = TS_REPORT_TOP;
+	t[1].top = r->all ? 0 : report_top(r);
 	e->hists = r->hists;
 	e->nhists = stall_hists(r);
 	/* a netns's metrics, then the others: the order they always had (rows first: a realloc) */

@@ -26,7 +26,7 @@
 
 /* ended stalls listed in one interval's JSON (stall records); more are counted */
 #define TS_REPORT_ENDED	1024
-/* rows in each part of the table */
+/* rows in each part of the table, and flows in JSON beyond those that matter (--top) */
 #define TS_REPORT_TOP	10
 /* sockets unseen this many sweeps are dropped from memory */
 #define TS_FORGET_SWEEPS	100
@@ -76,6 +76,14 @@ struct ts_report {
 	uint32_t threshold_ms;
 	const struct ts_storm_cfg *storm;
 	bool hist;			/* -H: the table ends with the stalls' durations */
+	/*
+	 * What the sinks carry: without all, the sockets stalled in the
+	 * interval and the flows that matter (ts_flow_matters) or rank in
+	 * the top (0: TS_REPORT_TOP); the interval record counts the rest.
+	 * With all (--all), every socket tracked and every flow.
+	 */
+	bool all;
+	size_t top;
 	/* whether a netns went (NULL: none ever): its ACK flows are not reported */
 	bool (*gone)(unsigned long ino, void *arg);
 	void *gone_arg;
@@ -111,6 +119,7 @@ struct ts_report {
 	size_t nflows, capflows;
 	size_t storms, cross;
 	uint64_t now_ns;		/* CLOCK_MONOTONIC: the rows' ages are taken at it */
+	uint64_t since_ns;		/* ... the last report's: the interval began then (0: the start) */
 	struct ts_fix_flow *fix;	/* ts_report_fix_flows' */
 	size_t capfix;
 	struct nm_emit_hist hists[TS_NSTATES];
@@ -171,6 +180,16 @@ bool ts_report_flow(struct ts_report *r, const struct ts_acks *cur, const struct
 bool ts_report_acks(struct ts_report *r, const struct ts_acks *slots, uint32_t n, uint32_t epoch);
 /* The flows worst first: storms, then by ACKs sent. */
 void ts_report_rank(struct ts_report *r);
+
+/* A flow worth a record whatever its rank: in a storm, on crossed CPUs, or softirq split. */
+bool ts_flow_matters(const struct ts_flow *f);
+/* Whether the sinks carry the ranked flow at index i (after ts_report_rank). */
+bool ts_report_flow_shown(const struct ts_report *r, size_t i);
+/*
+ * Whether the sinks carry socket s: stalled now, or a stall of it ended
+ * in the interval (every socket tracked, with all).
+ */
+bool ts_report_socket_shown(const struct ts_report *r, const struct ts_sock *s);
 
 /*
  * One slot of the ACK flow table, copied: false when it holds no socket,

@@ -209,6 +209,37 @@ storm_run() {
 	[ "$(echo "$output" | jq -s 'map(select(.storm)) | length')" -ge 1 ]
 }
 
+# #18: JSON carries the flows that matter, not one record per flow per
+# interval: past --top, only those in a storm or misplaced (their acks
+# record says storm, or the placement after it cross_cpu or split_softirq).
+@test "tcpstall --top 4: of 32 busy flows JSON has the top 4 and what matters, the rest counted; --all has all" {
+	"$TS" up --quickack off --defer 1
+	start_bg "$TMP/a" "$BIN/tcpstall" --netns $RCV --top 4 --json -i 3 -c 1
+	"$TS" bulk 2 32
+	wait_bg
+	ir=$(jq -c 'select(.type == "interval")' "$TMP/a")
+	echo "$ir"
+	flows=$(echo "$ir" | jq .ack_flows)
+	[ "$flows" -gt 8 ]
+	# each acks record with the placement that follows it, in their order (one report)
+	jq -sc 'reduce .[] as $r ([]; if $r.type == "acks" then . + [{a: $r}]
+		elif $r.type == "placement" then .[-1].p = $r else . end)' "$TMP/a" >"$TMP/rows"
+	shown=$(jq length "$TMP/rows")
+	echo "shown $shown"
+	[ "$shown" -ge 4 ]
+	[ "$((shown + $(echo "$ir" | jq .ack_flows_not_shown)))" = "$flows" ]
+	# past the top 4, each one matters
+	jq -e '.[4:] | all(.a.storm or .p.cross_cpu == true or .p.split_softirq == true)' "$TMP/rows"
+	start_bg "$TMP/b" "$BIN/tcpstall" --netns $RCV --all --json -i 3 -c 1
+	"$TS" bulk 2 32
+	wait_bg
+	ir=$(jq -c 'select(.type == "interval")' "$TMP/b")
+	echo "--all: $ir"
+	[ "$(echo "$ir" | jq .ack_flows)" -gt 8 ]
+	[ "$(echo "$ir" | jq .ack_flows_not_shown)" = 0 ]
+	[ "$(jq -s 'map(select(.type == "acks")) | length' "$TMP/b")" = "$(echo "$ir" | jq .ack_flows)" ]
+}
+
 @test "tcpstall: Prometheus textfile passes promtool" {
 	"$TS" up --quickack on --defer 0
 	mkdir "$TMP/prom"

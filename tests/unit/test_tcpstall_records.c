@@ -213,6 +213,7 @@ static struct ts_interval_row interval(void)
 		.kicks = { 6, 4, 1, 1 }, .netns = 4026532252, .backlog_drops = 3,
 		.ack_storm_flows = 1, .kick_age_max_ms = 12.5, .kick_age_mean_ms = 8,
 		.kick_age_max_seconds = 0.0125, .netns_named = 3, .netns_swept = 2,
+		.sockets_not_shown = 4, .ack_flows_not_shown = 7,
 	};
 
 	return r;
@@ -258,7 +259,8 @@ static void test_interval_json(void **state)
 	assert_string_equal(got,
 		"{\"type\":\"interval\",\"time\":1796009291,\"sweeps\":127,\"sweep_wait_ms\":10,"
 		"\"sockets_stalled\":1,\"ack_flows\":0,\"ack_untracked_events\":0,"
-		"\"ack_storm_flows\":1,\"cross_cpu_flows\":0,\"samples\":{\"sending\":0,"
+		"\"ack_storm_flows\":1,\"sockets_not_shown\":4,\"ack_flows_not_shown\":7,"
+		"\"cross_cpu_flows\":0,\"samples\":{\"sending\":0,"
 		"\"app_limited\":0,\"rwnd_limited\":15,\"cwnd_limited\":27,\"pacing\":0,\"nagle\":0,"
 		"\"host_queue\":0,\"sndbuf_limited\":0,\"tsq_idle\":0,\"unknown\":0},"
 		"\"stalls_ended\":2,\"stalls_unlisted\":0,"

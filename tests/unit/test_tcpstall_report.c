@@ -435,9 +435,98 @@ static void json_types(const char *s, char *out, size_t len)
 	}
 }
 
+/* The JSON's records of type t in e. */
+static int json_count(const struct nm_emit *e, const char *t)
+{
+	char types[4096], *s = types_of(nm_emit_json, e);
+	int n = 0;
+
+	json_types(s, types, sizeof(types));
+	free(s);
+	for (char *w = strtok(types, " "); w; w = strtok(NULL, " "))
+		n += !strcmp(w, t);
+	return n;
+}
+
+/* One report's emit, and its interval record's counts from the same report. */
+static void emit_counted(struct ts_report *r, struct nm_emit *e, struct ts_interval_row *ir)
+{
+	memset(e, 0, sizeof(*e));
+	memset(ir, 0, sizeof(*ir));
+	ts_report_interval(r, ir);
+	ts_report_emit(r, e, ir);
+}
+
+/*
+ * #18: the sinks carry what matters. Flows: those in a storm, on crossed
+ * CPUs or with softirq split, then the top ones; sockets: stalled now or
+ * whose stall ended in the interval. The interval counts the rest, and
+ * --all carries every one.
+ */
+static void test_emit_what_matters(void **state)
+{
+	static struct ts_report r;
+	static struct ts_interval_row ir;
+	struct ts_sock now = { .stall_start_ns = 1, .cause = TS_RWND },
+		       ended_before = { .stalls = 1, .last_end_ns = 5, .cause = TS_RWND },
+		       ended_in = { .stalls = 2, .last_end_ns = 15, .cause = TS_CWND },
+		       never = { .last.state = TS_SENDING };
+	struct ts_key k[4] = { key(1), key(2), key(3), key(4) };
+	struct nm_emit e;
+
+	(void)state;
+	report_init(&r);
+	r.top = 2;
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k[0], NULL) = now;
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k[1], NULL) = ended_before;
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k[2], NULL) = ended_in;
+	*(struct ts_sock *)nm_htab_upsert(r.socks, &k[3], NULL) = never;
+	/* the first report: a stall that ended since the start is the interval's */
+	ts_report_flows_start(&r, 10);
+	for (uint16_t i = 0; i < 8; i++) {
+		struct ts_acks a = acks(10 + i, 100 + i, 3, false);
+
+		a.segs_in = 1;
+		assert_true(ts_report_flow(&r, &a, &a, i, 0));
+	}
+	r.flows[5].place.cross_cpu = true;
+	r.flows[6].j.storm = true;
+	r.flows[7].place.split_softirq = true;
+	assert_false(ts_flow_matters(&r.flows[4]));
+	assert_true(ts_flow_matters(&r.flows[5]) && ts_flow_matters(&r.flows[6]) &&
+		    ts_flow_matters(&r.flows[7]));
+	emit_counted(&r, &e, &ir);
+	/* flows 0 and 1 (the top 2), 5, 6 and 7; sockets: now, ended_before and ended_in */
+	assert_int_equal(json_count(&e, "acks"), 5);
+	assert_int_equal(ir.ack_flows, 8);
+	assert_int_equal(ir.ack_flows_not_shown, 3);
+	assert_int_equal(json_count(&e, "socket"), 3);
+	assert_int_equal(ir.sockets_not_shown, 1);
+	/* the next report began at 10: ended_before's stall is not its */
+	ts_report_flows_start(&r, 20);
+	emit_counted(&r, &e, &ir);
+	assert_int_equal(json_count(&e, "socket"), 2);
+	assert_int_equal(ir.sockets_not_shown, 2);
+	assert_int_equal(json_count(&e, "acks"), 0);
+	/* --all: every socket tracked, every flow */
+	for (uint16_t i = 0; i < 8; i++) {
+		struct ts_acks a = acks(10 + i, 100 + i, 3, false);
+
+		a.segs_in = 1;
+		assert_true(ts_report_flow(&r, &a, &a, i, 0));
+	}
+	r.all = true;
+	emit_counted(&r, &e, &ir);
+	assert_int_equal(json_count(&e, "socket"), 4);
+	assert_int_equal(json_count(&e, "acks"), 8);
+	assert_int_equal(ir.sockets_not_shown, 0);
+	assert_int_equal(ir.ack_flows_not_shown, 0);
+	report_done(&r);
+}
+
 /*
  * JSON: the interval, the ended stalls, the sockets worth a line (stalled
- * now or once), each flow's ACKs with its placement when busy. The table:
+ * now or in the interval), each flow's ACKs with its placement when busy. The table:
  * the two parts, at most TS_REPORT_TOP rows each, and with -H one
  * histogram per cause that had stalls.
  */
@@ -721,6 +810,7 @@ int main(void)
 		cmocka_unit_test(test_first_what),
 		cmocka_unit_test(test_emit),
 		cmocka_unit_test(test_emit_cgroup_paths),
+		cmocka_unit_test(test_emit_what_matters),
 		cmocka_unit_test(test_per_netns_rows),
 		cmocka_unit_test(test_drop_netns),
 		cmocka_unit_test(test_drop_gone),
