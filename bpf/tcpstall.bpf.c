@@ -97,8 +97,24 @@ struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, __u32);	/* fast sweeps in a row with nothing to send */
+	__type(value, struct ts_tag);
 } tagged SEC(".maps");
+
+/*
+ * netns inode -> the tag epoch in which one of its sockets was last
+ * tagged or stayed tagged: where the fast sweep walks each netns
+ * (iter/tcp), it walks only those with a recent mark. Written once per
+ * socket per epoch, not per packet.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TS_NS_TAGGED_MAX);
+	__type(key, __u64);
+	__type(value, __u32);
+} ns_tagged SEC(".maps");
+
+/* userspace's, moved every TS_TAG_EPOCH_SWEEPS fast sweeps (from 1) */
+__u32 tag_epoch = 0;
 
 /* set by userspace once the fast sweep's iterator is attached: tag sockets */
 __u32 tagging = 0;
@@ -111,15 +127,31 @@ __u32 tagging = 0;
  */
 __u32 tag_on_queue = 0;
 
+/* The socket's netns marked in this epoch, once. */
+static __always_inline void tag_mark(struct sock *sk, struct ts_tag *t)
+{
+	__u32 e = tag_epoch;
+	__u64 ino;
+
+	if (t->epoch == e)
+		return;
+	t->epoch = e;
+	ino = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	bpf_map_update_elem(&ns_tagged, &ino, &e, BPF_ANY);
+}
+
 static __always_inline void tag(struct sock *sk)
 {
-	__u32 *idle;
+	struct ts_tag *t;
 
 	if (!tagging)
 		return;
-	idle = bpf_sk_storage_get(&tagged, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (idle && *idle)
-		*idle = 0;
+	t = bpf_sk_storage_get(&tagged, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!t)
+		return;
+	if (t->idle)
+		t->idle = 0;
+	tag_mark(sk, t);
 }
 
 /*
@@ -953,14 +985,16 @@ int ts_sweep(struct bpf_iter__tcp *ctx)
  * TS_UNTAG_SWEEPS sweeps in a row with nothing to send.
  */
 static __always_inline void sweep_tagged(struct seq_file *seq, struct sock *sk, struct tcp_sock *tp,
-					 __u32 *idle)
+					 struct ts_tag *t)
 {
-	if (sweep_sock(seq, sk, tp)) {
-		*idle = 0;
+	if (sweep_sock(seq, sk, tp))
+		t->idle = 0;
+	else if (++t->idle >= TS_UNTAG_SWEEPS) {
+		bpf_sk_storage_delete(&tagged, sk);
 		return;
 	}
-	if (++*idle >= TS_UNTAG_SWEEPS)
-		bpf_sk_storage_delete(&tagged, sk);
+	/* still tagged: its netns stays in the fast sweep */
+	tag_mark(sk, t);
 }
 
 /* The fast sweep (every --sweep ms), rung 1: the tagged sockets only. */
@@ -968,16 +1002,16 @@ SEC("iter/bpf_sk_storage_map")
 int ts_sweep_tagged(struct bpf_iter__bpf_sk_storage_map *ctx)
 {
 	struct sock *sk = ctx->sk;
-	__u32 *idle = ctx->value;
+	struct ts_tag *t = ctx->value;
 	struct tcp_sock *tp;
 
 	if (!ctx->meta->seq_num)
 		count(TS_CNT_SWEEPS);
-	if (!sk || !idle)
+	if (!sk || !t)
 		return 0;
 	tp = bpf_skc_to_tcp_sock(sk);
 	if (tp)
-		sweep_tagged(ctx->meta->seq, sk, tp, idle);
+		sweep_tagged(ctx->meta->seq, sk, tp, t);
 	return 0;
 }
 
@@ -992,7 +1026,7 @@ int ts_sweep_fast(struct bpf_iter__tcp *ctx)
 {
 	struct sock_common *skc = ctx->sk_common;
 	struct tcp_sock *tp;
-	__u32 *idle;
+	struct ts_tag *t;
 
 	if (!skc)
 		return 0;
@@ -1001,9 +1035,9 @@ int ts_sweep_fast(struct bpf_iter__tcp *ctx)
 	tp = bpf_skc_to_tcp_sock(skc);
 	if (!tp)
 		return 0;
-	idle = bpf_sk_storage_get(&tagged, (struct sock *)tp, 0, 0);
-	if (idle)
-		sweep_tagged(ctx->meta->seq, (struct sock *)tp, tp, idle);
+	t = bpf_sk_storage_get(&tagged, (struct sock *)tp, 0, 0);
+	if (t)
+		sweep_tagged(ctx->meta->seq, (struct sock *)tp, tp, t);
 	return 0;
 }
 

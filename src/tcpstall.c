@@ -141,19 +141,32 @@ static int sweep_map(struct bpf_link *l)
 	return ret;
 }
 
+/* Rung 2's walks: the namespaces with a fresh tag mark only (lib/tcpstall_ns.h). */
+static bool ns_tagged_lately(unsigned long ino, void *arg)
+{
+	struct tcpstall_bpf *skel = arg;
+	__u64 key = ino;
+	__u32 mark;
+	bool marked = !bpf_map_lookup_elem(bpf_map__fd(skel->maps.ns_tagged), &key, &mark);
+
+	return ts_tag_fresh(marked, mark, skel->bss->tag_epoch);
+}
+
 static int sweep(struct tcpstall_bpf *skel, bool full)
 {
+	const struct ts_nsset_want tagged = { ns_tagged_lately, skel };
 	char err[256];
 	int ret;
 
 	full |= !st.fast;
 	st.sweep++;
 	st.full_sweeps += full;
+	skel->bss->tag_epoch = st.sweep / TS_TAG_EPOCH_SWEEPS + 1;
 	if (!full && st.fast == st.fast_own)
 		return sweep_map(st.fast);
-	/* iter/tcp walks the netns it was made in: one iterator each */
+	/* iter/tcp walks the netns it was made in: one iterator each, where sockets are tagged */
 	if (!full)
-		return ts_nsset_iter(&nss, bpf_link__fd(st.fast), read_iter, NULL);
+		return ts_nsset_iter_some(&nss, bpf_link__fd(st.fast), &tagged, read_iter, NULL);
 	if (!st.diag)
 		return ts_nsset_iter(&nss, bpf_link__fd(skel->links.ts_sweep), read_iter, NULL);
 	ret = ts_nsset_diag(&nss, env.port, take_sample, NULL, err, sizeof(err));

@@ -133,6 +133,22 @@ struct ts_acks {
 #define TS_UNTAG_SWEEPS		200
 
 /*
+ * A tagged socket's storage: the fast sweeps in a row it had nothing to
+ * send, and the tag epoch in which it last marked its netns in ns_tagged.
+ * Userspace moves the epoch (tag_epoch) on every TS_TAG_EPOCH_SWEEPS fast
+ * sweeps, from 1; a netns whose mark is TS_TAG_EPOCHS_KEPT epochs old has
+ * no tagged socket, and rung 2 of the fast sweep skips it.
+ */
+struct ts_tag {
+	__u32 idle;
+	__u32 epoch;
+};
+
+#define TS_TAG_EPOCH_SWEEPS	8
+#define TS_TAG_EPOCHS_KEPT	2
+#define TS_NS_TAGGED_MAX	4096	/* ns_tagged's entries (LRU): NM_SCOPE_NS_MAX */
+
+/*
  * --fix=kick: userspace names tsq_idle sockets in the kicks map, and the
  * ts_kick iterator (iter/tcp) pushes each one's pending frames by setting
  * TCP_NODELAY to 1 and back to its old value (bpf/tcpstall.bpf.c).

@@ -233,8 +233,19 @@ size_t ts_nsset_ways(const struct ts_nsset *s)
 	return n;
 }
 
+bool ts_tag_fresh(bool marked, uint32_t mark, uint32_t epoch)
+{
+	return marked && mark + TS_TAG_EPOCHS_KEPT >= epoch;
+}
+
+/* Whether the sweep walks ns: every one, without a want. */
+static bool wanted(const struct ts_nsset_want *w, const struct ts_ns *ns)
+{
+	return !w || w->want(ns->ino, w->arg);
+}
+
 /* Our own netns's iterator, created and read here. */
-static int iter_self(struct ts_nsset *s, int link_fd,
+static int iter_self(struct ts_nsset *s, int link_fd, const struct ts_nsset_want *w,
 		     int (*read)(int fd, unsigned long ino, void *arg), void *arg)
 {
 	for (size_t i = 0; i < s->n; i++) {
@@ -242,6 +253,8 @@ static int iter_self(struct ts_nsset *s, int link_fd,
 
 		if (!s->ns[i].self)
 			continue;
+		if (!wanted(w, &s->ns[i]))
+			return 0;
 		fd = bpf_iter_create(link_fd);
 		if (fd < 0)
 			return -errno;
@@ -257,7 +270,8 @@ static int iter_self(struct ts_nsset *s, int link_fd,
  * iterator created in each (fds, inos), and home again. Their number, or
  * -errno when the thread could not come home.
  */
-static int iter_trip(struct ts_nsset *s, size_t *i, int link_fd, int *fds, unsigned long *inos)
+static int iter_trip(struct ts_nsset *s, size_t *i, int link_fd, const struct ts_nsset_want *w,
+		     int *fds, unsigned long *inos)
 {
 	bool away = false;
 	int n = 0;
@@ -266,7 +280,7 @@ static int iter_trip(struct ts_nsset *s, size_t *i, int link_fd, int *fds, unsig
 		struct ts_ns *ns = &s->ns[*i];
 		int fd;
 
-		if (ns->self || ns->fd < 0)
+		if (ns->self || ns->fd < 0 || !wanted(w, ns))
 			continue;
 		if (setns(ns->fd, CLONE_NEWNET)) {
 			s->sweep_failed++;
@@ -294,14 +308,20 @@ static int iter_trip(struct ts_nsset *s, size_t *i, int link_fd, int *fds, unsig
 int ts_nsset_iter(struct ts_nsset *s, int link_fd,
 		  int (*read)(int fd, unsigned long ino, void *arg), void *arg)
 {
-	int fds[TS_NS_BATCH], ret = iter_self(s, link_fd, read, arg);
+	return ts_nsset_iter_some(s, link_fd, NULL, read, arg);
+}
+
+int ts_nsset_iter_some(struct ts_nsset *s, int link_fd, const struct ts_nsset_want *w,
+		       int (*read)(int fd, unsigned long ino, void *arg), void *arg)
+{
+	int fds[TS_NS_BATCH], ret = iter_self(s, link_fd, w, read, arg);
 	unsigned long inos[TS_NS_BATCH];
 	size_t i = 0;
 
 	if (ret || s->home < 0)
 		return ret;
 	while (i < s->n) {
-		int n = iter_trip(s, &i, link_fd, fds, inos);
+		int n = iter_trip(s, &i, link_fd, w, fds, inos);
 
 		if (n < 0)
 			return n;

@@ -103,6 +103,26 @@ size_t ts_nsset_ways(const struct ts_nsset *s);
 int ts_nsset_iter(struct ts_nsset *s, int link_fd,
 		  int (*read)(int fd, unsigned long ino, void *arg), void *arg);
 
+/* Which namespaces a sweep walks: those whose inode want(ino, arg) takes. */
+struct ts_nsset_want {
+	bool (*want)(unsigned long ino, void *arg);
+	void *arg;
+};
+
+/* ts_nsset_iter through the namespaces w takes only (w NULL: every one). */
+int ts_nsset_iter_some(struct ts_nsset *s, int link_fd, const struct ts_nsset_want *w,
+		       int (*read)(int fd, unsigned long ino, void *arg), void *arg);
+
+/*
+ * The fast sweep's rung 2 (iter/tcp, one walk per netns) walks a netns
+ * only while it has tagged sockets: the BPF side marks a netns
+ * (ns_tagged) with the tag epoch whenever one of its sockets is tagged or
+ * stays tagged in a sweep. marked: the netns has a mark, mark its epoch.
+ * A netns unmarked for TS_TAG_EPOCHS_KEPT epochs has no tagged socket
+ * (the full sweep still walks it, and tags what it finds sending).
+ */
+bool ts_tag_fresh(bool marked, uint32_t mark, uint32_t epoch);
+
 /*
  * One sweep through sock_diag: each netns with a socket dumped. A dump
  * that fails in another netns (it is going) is counted, its socket

@@ -233,6 +233,23 @@ static void test_netns_set(void **state)
 	proc_add(t, 300, "pause", 20);
 }
 
+/*
+ * Rung 2 of the fast sweep walks a netns while it has tagged sockets: a
+ * mark of this epoch or of the TS_TAG_EPOCHS_KEPT before it; none, or an
+ * older one, and the netns is skipped.
+ */
+static void test_tag_fresh(void **state)
+{
+	(void)state;
+	assert_false(ts_tag_fresh(false, 0, 1));
+	assert_false(ts_tag_fresh(false, 7, 7));
+	assert_true(ts_tag_fresh(true, 7, 7));
+	assert_true(ts_tag_fresh(true, 7, 7 + TS_TAG_EPOCHS_KEPT));
+	assert_false(ts_tag_fresh(true, 7, 8 + TS_TAG_EPOCHS_KEPT));
+	/* a mark of a later epoch than userspace's (set before the sweep read it) */
+	assert_true(ts_tag_fresh(true, 9, 8));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_sync_bounds),
 		cmocka_unit_test(test_no_setns),
 		cmocka_unit_test(test_netns_set),
+		cmocka_unit_test(test_tag_fresh),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
