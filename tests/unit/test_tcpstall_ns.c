@@ -86,6 +86,22 @@ static void scope_of(struct nm_scope *sc, const struct tree *t, bool setns)
 	assert_int_equal(nm_scope_init(sc, &cfg), 0);
 }
 
+/* Each test's start: the fakes reset (fail_ino none). */
+static int fresh(void **state)
+{
+	(void)state;
+	memset(&fk, 0, sizeof(fk));
+	return 0;
+}
+
+/* A set of iterators' ways (diag: sockets) on the fakes, bounds max_ns, max_fds, synced once with sc. */
+static void synced(struct ts_nsset *s, const struct nm_scope *sc, bool diag, bool setns, size_t max_ns,
+		   size_t max_fds)
+{
+	assert_int_equal(ts_nsset_init(s, diag, setns, max_ns, max_fds, &fake_ops), 0);
+	ts_nsset_sync(s, sc, gone, NULL);
+}
+
 /* Host-wide: a way into each other netns, opened once; ours needs none (iterators). */
 static void test_sync_opens_once(void **state)
 {
@@ -93,10 +109,8 @@ static void test_sync_opens_once(void **state)
 	struct ts_nsset s;
 	struct nm_scope sc;
 
-	memset(&fk, 0, sizeof(fk));
 	scope_of(&sc, t, true);
-	assert_int_equal(ts_nsset_init(&s, false, true, 0, 0, &fake_ops), 0);
-	ts_nsset_sync(&s, &sc, gone, NULL);
+	synced(&s, &sc, false, true, 0, 0);
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.listed, 3);
 	assert_true(ts_nsset_find(&s, 10)->self);
@@ -126,10 +140,8 @@ static void test_sync_gone_and_new(void **state)
 	struct ts_nsset s;
 	struct nm_scope sc;
 
-	memset(&fk, 0, sizeof(fk));
 	scope_of(&sc, t, true);
-	assert_int_equal(ts_nsset_init(&s, false, true, 0, 0, &fake_ops), 0);
-	ts_nsset_sync(&s, &sc, gone, NULL);
+	synced(&s, &sc, false, true, 0, 0);
 	sh("rm -rf %s/300", t->proc);
 	proc_add(t, 500, "sleep", 50);
 	nm_scope_refresh(&sc);
@@ -154,24 +166,20 @@ static void test_sync_bounds(void **state)
 	struct ts_nsset s;
 	struct nm_scope sc;
 
-	memset(&fk, 0, sizeof(fk));
 	scope_of(&sc, t, true);
-	assert_int_equal(ts_nsset_init(&s, false, true, 0, 1, &fake_ops), 0);
-	ts_nsset_sync(&s, &sc, gone, NULL);
+	synced(&s, &sc, false, true, 0, 1);
 	assert_int_equal(fk.open_fds, 1);
 	assert_int_equal(s.over, 1);
 	assert_int_equal(ts_nsset_ways(&s), 2);
 	ts_nsset_free(&s);
-	assert_int_equal(ts_nsset_init(&s, false, true, 2, 0, &fake_ops), 0);
-	ts_nsset_sync(&s, &sc, gone, NULL);
+	synced(&s, &sc, false, true, 2, 0);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(s.over, 1);
 	ts_nsset_free(&s);
 	/* a failed open: counted, and tried again at the next sync */
 	memset(&fk, 0, sizeof(fk));
 	fk.fail_ino = 40;
-	assert_int_equal(ts_nsset_init(&s, false, true, 0, 0, &fake_ops), 0);
-	ts_nsset_sync(&s, &sc, gone, NULL);
+	synced(&s, &sc, false, true, 0, 0);
 	assert_int_equal(s.failed, 1);
 	assert_int_equal(ts_nsset_find(&s, 40)->fd, -1);
 	fk.fail_ino = 0;
@@ -189,10 +197,8 @@ static void test_no_setns(void **state)
 	struct ts_nsset s;
 	struct nm_scope sc;
 
-	memset(&fk, 0, sizeof(fk));
 	scope_of(&sc, t, false);
-	assert_int_equal(ts_nsset_init(&s, true, false, 0, 0, &fake_ops), 0);
-	ts_nsset_sync(&s, &sc, gone, NULL);
+	synced(&s, &sc, true, false, 0, 0);
 	assert_int_equal(s.unentered, 2);
 	assert_int_equal(fk.opens, 1);
 	assert_int_equal(fk.last_open, 10);
@@ -214,12 +220,10 @@ static void test_netns_set(void **state)
 	struct ts_nsset s;
 	struct nm_scope sc;
 
-	memset(&fk, 0, sizeof(fk));
 	snprintf(p20, sizeof(p20), "%s/300/ns/net", t->proc);
 	snprintf(p40, sizeof(p40), "%s/lab", t->run);
 	assert_int_equal(nm_scope_init(&sc, &cfg), 0);
-	assert_int_equal(ts_nsset_init(&s, false, true, 0, 0, &fake_ops), 0);
-	ts_nsset_sync(&s, &sc, gone, NULL);
+	synced(&s, &sc, false, true, 0, 0);
 	assert_int_equal(s.n, 2);
 	assert_null(ts_nsset_find(&s, 10));
 	sh("rm -rf %s/300", t->proc);
@@ -253,11 +257,11 @@ static void test_tag_fresh(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sync_opens_once),
-		cmocka_unit_test(test_sync_gone_and_new),
-		cmocka_unit_test(test_sync_bounds),
-		cmocka_unit_test(test_no_setns),
-		cmocka_unit_test(test_netns_set),
+		cmocka_unit_test_setup(test_sync_opens_once, fresh),
+		cmocka_unit_test_setup(test_sync_gone_and_new, fresh),
+		cmocka_unit_test_setup(test_sync_bounds, fresh),
+		cmocka_unit_test_setup(test_no_setns, fresh),
+		cmocka_unit_test_setup(test_netns_set, fresh),
 		cmocka_unit_test(test_tag_fresh),
 	};
 
