@@ -6,7 +6,9 @@
  * Loader: the hook ladder, the skeleton, the collection (sweeps, episodes,
  * the ACK flow table) and the run's steps. Decisions live in
  * src/detect/tcpstall_detect.c, the report's rows in lib/tcpstall_report.c
- * (written by lib/emit.c), the remedies in lib/tcpstall_act.c.
+ * (written by lib/emit.c), the remedies in lib/tcpstall_act.c; the scope's
+ * namespaces, the sweeps' iterators and walks and the loop's clock in
+ * lib/tcpstall_ns.c.
  */
 #include <argp.h>
 #include <errno.h>
@@ -39,8 +41,6 @@
 #include "lib/tcpstall_report.h"
 #include "lib/worker.h"
 
-/* the full sweep's period: it finds sockets the fast sweep does not follow yet */
-#define FULL_SWEEP_MS	1000
 #define TOOL		"tcpstall"
 #define MAX_SOCKS	65536
 
@@ -75,8 +75,7 @@ static struct state {
 	struct bpf_link *fast_own;	/* ... when attached by hand (rung 1): destroyed by us */
 	const char *tag_source;		/* what tags a sender for the fast sweep */
 	bool diag;			/* full sweeps through sock_diag: iter/tcp refused */
-	uint64_t sweep_wait_ns;		/* the wait after the last sweep (the CPU budget) */
-	uint64_t full_sweeps;
+	struct ts_sched clock;		/* when to sweep, and report (lib/tcpstall_ns.c) */
 	bool episodes;			/* tcp_push/tcp_wfree measure tsq_idle episodes */
 	/* --fix=kick */
 	struct bpf_link *kick;		/* the ts_kick iterator; NULL: no kicks here */
@@ -97,12 +96,7 @@ static bool kicker_on(void)
 
 /* ---- sweep ---- */
 
-/*
- * One sweep. The full one walks every TCP socket of each netns in scope
- * (its cost is the size of the established hash table, not the number of
- * sockets: about a millisecond here); the fast one walks only the tagged
- * sockets, those that sent or had something to send lately.
- */
+/* A swept socket: into the report, and --fix=kick's candidate. */
 static void take_sample(const struct ts_sample *smp, void *arg)
 {
 	enum ts_state state;
@@ -113,32 +107,6 @@ static void take_sample(const struct ts_sample *smp, void *arg)
 	if (s && st.kick)
 		ts_act_kick_want(&act, &(struct ts_kick_cand){ .by = TS_KICK_BY_SWEEP, .key = smp->key,
 				 .state = state, .now_ns = smp->now_ns, .nonagle = smp->nonagle, .s = s });
-}
-
-/* An iterator's samples, whichever netns it walks (ino). */
-static int read_iter(int fd, unsigned long ino, void *arg)
-{
-	static struct ts_sample buf[256];
-	ssize_t n;
-
-	(void)ino;
-	(void)arg;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (size_t i = 0; i < (size_t)n / sizeof(buf[0]); i++)
-			take_sample(&buf[i], NULL);
-	return n < 0 ? -errno : 0;
-}
-
-/* The socket storage map's iterator: the tagged sockets of every netns at once. */
-static int sweep_map(struct bpf_link *l)
-{
-	int fd = bpf_iter_create(bpf_link__fd(l)), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = read_iter(fd, 0, NULL);
-	close(fd);
-	return ret;
 }
 
 /* Rung 2's walks: the namespaces with a fresh tag mark only (lib/tcpstall_ns.h). */
@@ -152,176 +120,61 @@ static bool ns_tagged_lately(unsigned long ino, void *arg)
 	return ts_tag_fresh(marked, mark, skel->bss->tag_epoch);
 }
 
+/*
+ * One sweep. The full one walks every TCP socket of each netns in scope
+ * (its cost is the size of the established hash table, not the number of
+ * sockets: about a millisecond here); the fast one walks only the tagged
+ * sockets, those that sent or had something to send lately.
+ */
 static int sweep(struct tcpstall_bpf *skel, bool full)
 {
+	enum ts_walk w = ts_walk_of(full, st.fast != NULL, st.fast == st.fast_own, st.diag);
 	const struct ts_nsset_want tagged = { ns_tagged_lately, skel };
 	char err[256];
 	int ret;
 
-	full |= !st.fast;
 	st.sweep++;
-	st.full_sweeps += full;
 	skel->bss->tag_epoch = st.sweep / TS_TAG_EPOCH_SWEEPS + 1;
-	if (!full && st.fast == st.fast_own)
-		return sweep_map(st.fast);
-	/* iter/tcp walks the netns it was made in: one iterator each, where sockets are tagged */
-	if (!full)
-		return ts_nsset_iter_some(&nss, bpf_link__fd(st.fast), &tagged, read_iter, NULL);
-	if (!st.diag)
-		return ts_nsset_iter(&nss, bpf_link__fd(skel->links.ts_sweep), read_iter, NULL);
-	ret = ts_nsset_diag(&nss, env.port, take_sample, NULL, err, sizeof(err));
-	if (ret)
+	ret = ts_nsset_sweep(&nss, w, w == TS_WALK_FULL ? skel->links.ts_sweep : st.fast, &tagged,
+			     env.port, take_sample, NULL, err, sizeof(err));
+	if (ret && w == TS_WALK_DIAG)
 		nm_info(&env.o, "sock_diag sweep: %s", err);
 	return ret;
 }
 
-/* ---- the scope: names, and the namespaces that come and go ---- */
+/* ---- the iterators (lib/tcpstall_ns.c says which a rung runs) ---- */
 
-static const char *ns_name(void *arg, unsigned long ino, char *buf, size_t len)
+static struct ts_iters iters_of(struct tcpstall_bpf *skel)
 {
-	(void)arg;
-	return nm_scope_ns_name(&scope, ino, buf, len);
+	return (struct ts_iters){
+		.full = { skel->links.ts_sweep, skel->progs.ts_sweep },
+		.tags = { st.fast_own, skel->progs.ts_sweep_tagged },
+		.fast = { skel->links.ts_sweep_fast, skel->progs.ts_sweep_fast },
+		.kick = { skel->links.ts_kick, skel->progs.ts_kick },
+	};
 }
 
-/* A netns's name, and the --netns value that enters it: its /run/netns name, else a pid in it. */
-static void ns_where(void *arg, unsigned long ino, char *name, size_t nlen, char *opt, size_t olen)
-{
-	const struct nm_ns *ns = nm_nsreg_find(&scope.reg, ino);
-
-	(void)arg;
-	nm_scope_ns_name(&scope, ino, name, nlen);
-	if (!opt)
-		return;
-	if (ns && ns->named)
-		snprintf(opt, olen, "%s", ns->name);
-	else if (ns && (ns->live_pid || ns->pid))
-		snprintf(opt, olen, "%d", ns->live_pid ? ns->live_pid : ns->pid);
-	else
-		opt[0] = '\0';
-}
-
-/* A netns that went: its records dropped, quietly (its way in is closed after). */
-static void ns_gone(unsigned long ino, void *arg)
-{
-	(void)arg;
-	ts_report_drop_netns(&rep, ino);
-}
-
-/* A netns that went (lib/scope.h nm_scope_went): its sockets and ACK flows are not reported. */
-static bool scope_gone(unsigned long ino, void *arg)
-{
-	return nm_scope_went(arg, ino, 0);
-}
-
-/*
- * Once a report: namespaces that came are swept from now on, those gone
- * are forgotten, with the sockets the fast sweep found in them.
- */
-static void follow_scope(void)
-{
-	nm_scope_refresh(&scope);
-	ts_nsset_sync(&nss, &scope, ns_gone, NULL);
-	if (nm_scope_any_went(&scope))
-		ts_report_drop_gone(&rep, scope_gone, &scope);
-}
-
-/* What missing privileges lost: the names, and the full sweeps of other namespaces. */
-static const char *names_lost(char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (!scope.read_procs)
-		snprintf(buf, len, "names of other users' namespaces (no CAP_SYS_PTRACE: their inodes)");
-	if (!scope.setns)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%sfull sweeps of other namespaces "
-			 "(no CAP_SYS_ADMIN: their sockets only once a send tags them)",
-			 buf[0] ? ", " : "");
-	return buf;
-}
-
-/* The fast sweep's iterator link, as its rung says: NULL without one. */
-static struct bpf_link *fast_link(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
-{
-	if (nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_MAP))
-		return st.fast_own;
-	return nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_SWEEP) ? skel->links.ts_sweep_fast : NULL;
-}
-
-/* The iterators' first runs: a refused one takes its hook's next rung. */
-static int check_iters(struct tcpstall_bpf *skel, const struct nm_hook *hooks,
-		       struct bpf_program **failed, const char **stage)
-{
-	struct bpf_link *fast = fast_link(skel, hooks);
-	int err;
-
-	*stage = "run";
-	err = nm_hook_can(&hooks[TS_HOOK_SWEEP], TS_CAN_ITER) ? nm_iter_read(skel->links.ts_sweep) : 0;
-	if (err) {
-		*failed = skel->progs.ts_sweep;
-		return err;
-	}
-	err = fast ? nm_iter_read(fast) : 0;
-	if (err) {
-		*failed = nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_MAP) ? skel->progs.ts_sweep_tagged :
-									skel->progs.ts_sweep_fast;
-		return err;
-	}
-	/* the kicks map is empty: a pass that kicks nothing */
-	err = ts_hooks_kick(hooks) ? nm_iter_read(skel->links.ts_kick) : 0;
-	if (err)
-		*failed = skel->progs.ts_kick;
-	return err;
-}
-
-/*
- * Rung 1 of the fast sweep iterates the socket storage map of tagged
- * sockets: a map iterator needs its map, so it is attached here, by hand.
- */
+/* What the skeleton does not attach, and the iterators' first runs (ts_iters_attach). */
 static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **failed,
 		       const char **stage)
 {
 	struct tcpstall_bpf *skel = p;
-	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
-	union bpf_iter_link_info li = {};
-	int err;
+	struct ts_iters it = iters_of(skel);
+	int err = ts_iters_attach(&it, hooks, bpf_map__fd(skel->maps.tagged), failed, stage);
 
-	if (!ts_hooks_can_tag(hooks)) {
-		ts_hooks_fast_aside(hooks);
-		bpf_link__destroy(skel->links.ts_sweep_fast);
-		skel->links.ts_sweep_fast = NULL;
-	}
-	if (!nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_MAP))
-		return check_iters(skel, hooks, failed, stage);
-	li.map.map_fd = bpf_map__fd(skel->maps.tagged);
-	opts.link_info = &li;
-	opts.link_info_len = sizeof(li);
-	st.fast_own = bpf_program__attach_iter(skel->progs.ts_sweep_tagged, &opts);
-	if (!st.fast_own) {
-		*failed = skel->progs.ts_sweep_tagged;
-		*stage = "attach";
-		return -errno;
-	}
-	err = check_iters(skel, hooks, failed, stage);
-	if (err) {
-		/* the next attempt reopens the object: this link goes with it */
-		bpf_link__destroy(st.fast_own);
-		st.fast_own = NULL;
-	}
+	skel->links.ts_sweep_fast = it.fast.link;
+	st.fast_own = it.tags.link;
 	return err;
 }
 
 /* The fast sweep's iterator, from its rung: without one every sweep is a full one. */
 static void use_fast_sweep(struct tcpstall_bpf *skel, const struct nm_hook *hooks)
 {
-	st.fast = fast_link(skel, hooks);
+	struct ts_iters it = iters_of(skel);
+	const struct ts_iter *fast = ts_iters_fast(&it, hooks);
+
+	st.fast = fast ? fast->link : NULL;
 	skel->bss->tagging = st.fast != NULL;
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /*
@@ -363,7 +216,7 @@ static uint64_t counter(struct tcpstall_bpf *skel, uint32_t idx)
 static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 {
 	struct ts_interval_in in = {
-		.time = (uint64_t)time(NULL), .sweeps = st.sweep, .sweep_wait_ns = st.sweep_wait_ns,
+		.time = (uint64_t)time(NULL), .sweeps = st.sweep, .sweep_wait_ns = st.clock.wait_ns,
 		.ack_untracked = st.acks_untracked,
 		.episodes = st.episodes, .kicker = act.kicker, .kick = st.kick,
 		.kicks = &st.kick_report, .prom_netns = env.prom_netns, .netns = env.o.netns_ino,
@@ -452,7 +305,8 @@ static int fix_start(struct tcpstall_bpf *skel)
 	act.fix = env.fix;
 	act.kx = (struct ts_kick_ctx){ .netns = env.o.netns_ino, .threshold_ns = env.threshold_ms * 1000000ULL,
 				       .cfg = &env.kick, .sock = kick_sock };
-	act.ns_where = ns_where;
+	act.ns_where = ts_ns_where;
+	act.ns_arg = &scope;
 	act.kick = (struct ts_kick_prog){ .link = st.kick, .kicks_fd = bpf_map__fd(skel->maps.kicks) };
 	return ts_act_fix_start(&act, TOOL);
 }
@@ -470,7 +324,7 @@ static int report_step(void *p, struct nm_emit *e)
 	struct tcpstall_bpf *skel = p;
 
 	/* namespaces that came or went: before any row names them */
-	follow_scope();
+	ts_nsset_follow(&nss, &scope, &rep);
 	ts_report_flows_start(&rep, nm_mono_ns());
 	collect_acks(skel);
 	ts_report_rank(&rep);
@@ -515,9 +369,9 @@ static int first_line(void *p, struct nm_first *l)
 	r = (struct ts_start_row){
 		.tool = TOOL, .kernel = nm_kernel_release(), .hooks = run_hooks,
 		.nhooks = TS_NR_HOOKS, .interval = env.o.interval,
-		.netns = nm_scope_str(&scope, ns, sizeof(ns)), .names_lost = names_lost(lost, sizeof(lost)),
+		.netns = nm_scope_str(&scope, ns, sizeof(ns)), .names_lost = ts_ns_lost(&scope, lost, sizeof(lost)),
 		.threshold_ms = env.threshold_ms, .sweep_ms = env.sweep_ms,
-		.full_sweep_ms = st.fast ? FULL_SWEEP_MS : env.sweep_ms,
+		.full_sweep_ms = ts_sched_full_ms(&st.clock),
 		.full_sweep_by = st.diag ? "sock_diag" : "iter/tcp",
 		.sweep_cpu_budget_pct = TS_SWEEP_BUDGET_PCT,
 		.senders_tagged_by = st.tag_source, .kick = st.kick,
@@ -565,16 +419,11 @@ NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, TS_NR_HOOKS);
 /* the run's steps, below: a report due in the sweep loop is nm_run_report's */
 static const struct nm_tool tool;
 
-/*
- * One sweep, and what follows it: the marks walked, the kicks made. It
- * sets when the next full sweep and the next sweep are due; 0, or the
- * exit code.
- */
-static int sweep_step(struct tcpstall_bpf *skel, uint64_t *full_at, uint64_t *sweep_at)
+/* One sweep, and what follows it: the marks walked, the kicks made; 0, or the exit code. */
+static int sweep_step(struct tcpstall_bpf *skel)
 {
-	/* a full sweep first, then every FULL_SWEEP_MS: it tags what the fast ones follow */
-	bool full = !st.fast || nm_mono_ns() >= *full_at;
-	uint64_t t0 = nm_mono_ns(), c0 = thread_cpu_ns();
+	bool full = ts_sched_full(&st.clock, nm_mono_ns()), pass_kicks;
+	uint64_t t0 = nm_mono_ns(), c0 = ts_thread_cpu_ns(), cpu;
 	int ret;
 
 	if (st.episodes)
@@ -582,54 +431,33 @@ static int sweep_step(struct tcpstall_bpf *skel, uint64_t *full_at, uint64_t *sw
 	ret = sweep(skel, full);
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "socket sweep: %s", strerror(-ret));
-	/*
-	 * Each netns's walk is one of the whole established table (the
-	 * namespaces share it unless tcp_child_ehash_entries is set): on
-	 * a host of many, the full sweeps alone keep to the budget too.
-	 */
-	if (full && st.fast)
-		*full_at = t0 + ts_sweep_wait_ns(FULL_SWEEP_MS * 1000000ULL, thread_cpu_ns() - c0,
-						 false);
-	/*
-	 * The budget counts the sweep's CPU time (the kernel's walk runs
-	 * in our read or recvmsg), not its wall time: a sweep preempted
-	 * on a busy host must not space the next ones out. A full sweep
-	 * is spared it only beside fast sweeps that walk the tags alone.
-	 */
-	st.sweep_wait_ns = ts_sweep_wait_ns(env.sweep_ms * 1000000ULL, thread_cpu_ns() - c0,
-					    full && st.fast && st.fast == st.fast_own);
+	/* the sweep's CPU time, not its wall time, counts for the budget */
+	cpu = ts_thread_cpu_ns() - c0;
 	ts_report_gone(&rep, st.sweep, nm_mono_ns());
-	if (st.episodes && (full || (st.kick && !kicker_on())))
-		walk_marks(skel, full, st.kick && !kicker_on());
+	/* without a kicker the loop kicks: the open episodes too */
+	pass_kicks = st.kick && !kicker_on();
+	if (st.episodes && (full || pass_kicks))
+		walk_marks(skel, full, pass_kicks);
 	ts_act_kick_pass(&act);
-	*sweep_at = nm_mono_ns() + st.sweep_wait_ns;
+	ts_sched_swept(&st.clock, full, t0, cpu, nm_mono_ns());
 	return 0;
 }
 
+/* Sweeps and reports, each when due (lib/tcpstall_ns.c's clock), until --count or a signal. */
 static int run(struct tcpstall_bpf *skel)
 {
-	uint64_t next = nm_mono_ns() + (uint64_t)(env.o.interval * 1e9), full_at = 0, sweep_at = 0;
-	long reports = 0;
-
+	ts_sched_start(&st.clock, nm_mono_ns());
 	while (!nm_exiting) {
-		int ret = 0;
+		int ret = ts_sched_sweep_due(&st.clock, nm_mono_ns()) ? sweep_step(skel) : 0;
 
-		if (nm_mono_ns() >= sweep_at)
-			ret = sweep_step(skel, &full_at, &sweep_at);
 		if (ret)
 			return ret;
-		/*
-		 * The sweep budget spaces sweeps, not reports: where a sweep of
-		 * many namespaces takes long, its wait may pass the interval
-		 * (seen in the scope churn: 43 reports in 50 s at -i 0.5).
-		 */
-		if (nm_mono_ns() >= next) {
+		if (ts_sched_report_due(&st.clock, nm_mono_ns())) {
 			nm_run_report(&tool, skel);
-			next = nm_next_deadline(next, (uint64_t)(env.o.interval * 1e9), nm_mono_ns());
-			if (env.o.count && ++reports >= env.o.count)
+			if (!ts_sched_reported(&st.clock, nm_mono_ns()))
 				return 0;
 		}
-		nm_sleep_until(sweep_at < next ? sweep_at : next);
+		nm_sleep_until(ts_sched_wake(&st.clock));
 	}
 	/* a signal: one last report */
 	nm_run_report(&tool, skel);
@@ -675,7 +503,7 @@ static int setup(void)
 	rep.socks = st.socks;
 	rep.threshold_ms = env.threshold_ms;
 	rep.storm = &env.storm;
-	rep.gone = scope_gone;
+	rep.gone = ts_ns_went;
 	rep.gone_arg = &scope;
 	rep.hist = env.hist;
 	rep.all = env.all;
@@ -684,7 +512,8 @@ static int setup(void)
 	rep.per_ns = env.o.nnetns != 1;
 	rep.prom_netns = env.prom_netns;
 	rep.self_ino = env.o.netns_ino;
-	rep.ns_name = ns_name;
+	rep.ns_name = ts_ns_name;
+	rep.ns_arg = &scope;
 	/* the socket records' cgroup paths: a miss walks the cgroup2 tree, once an interval at most */
 	rep.cgroups = nm_cgpaths_open(&env.o, NULL, (uint64_t)(env.o.interval * 1e9));
 	/* before the load, with the privileges the names need: the scope's first scan */
@@ -712,6 +541,8 @@ static int start(void *p)
 	/* fexit/tcp_push + fexit/tcp_wfree: tsq_idle episodes, measured where they happen */
 	st.episodes = ts_hooks_exact(run_hooks);
 	use_fast_sweep(skel, run_hooks);
+	ts_sched_init(&st.clock, env.sweep_ms, st.fast != NULL, st.fast == st.fast_own, env.o.interval,
+		      env.o.count);
 	st.tag_source = ts_hooks_tag_source(run_hooks, st.fast);
 	/* only where nothing else sees a send: it costs every data skb a branch */
 	skel->bss->tag_on_queue = !strcmp(st.tag_source, "net_dev_queue");

@@ -343,15 +343,19 @@ const char *nm_scope_str(const struct nm_scope *s, char *buf, size_t len)
 	return buf;
 }
 
-const char *nm_scope_lost(const struct nm_scope *s, char *buf, size_t len)
+const char *nm_scope_lost_as(const struct nm_scope *s, const char *setns_lost, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (!s->read_procs)
 		snprintf(buf, len, "names of other users' namespaces (no CAP_SYS_PTRACE: their inodes)");
 	if (!s->setns)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%sdevice names in other namespaces "
-			 "(no CAP_SYS_ADMIN: ifN)", buf[0] ? ", " : "");
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", setns_lost);
 	return buf;
+}
+
+const char *nm_scope_lost(const struct nm_scope *s, char *buf, size_t len)
+{
+	return nm_scope_lost_as(s, "device names in other namespaces (no CAP_SYS_ADMIN: ifN)", buf, len);
 }
 
 void nm_scope_counts(const struct nm_scope *s, struct nm_scope_counts *c)

@@ -169,6 +169,8 @@ const char *nm_scope_str(const struct nm_scope *s, char *buf, size_t len);
 
 /* What the missing privileges lost, "a (why), b (why)"; "" when nothing was. */
 const char *nm_scope_lost(const struct nm_scope *s, char *buf, size_t len);
+/* ... where what no CAP_SYS_ADMIN loses is the tool's own: setns_lost, not the device names. */
+const char *nm_scope_lost_as(const struct nm_scope *s, const char *setns_lost, char *buf, size_t len);
 
 void nm_scope_counts(const struct nm_scope *s, struct nm_scope_counts *c);
 

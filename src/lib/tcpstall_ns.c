@@ -6,13 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
+#include "detect/tcpstall_detect.h"
 #include "lib/rtnl.h"
+#include "lib/skel.h"
+#include "lib/tcpstall_hooks.h"
 #include "lib/tcpstall_ns.h"
+#include "lib/tcpstall_report.h"
 
 /* A netns file at path, checked to be netns ino (a /proc/PID path may be another's by now). */
 static int open_ns(const char *path, unsigned long ino, char *err, size_t len)
@@ -357,4 +363,246 @@ int ts_nsset_diag(struct ts_nsset *s, uint16_t port, ts_diag_cb cb, void *arg, c
 		close_way(s, ns);
 	}
 	return 0;
+}
+
+/* ---- the scope: names, and the namespaces that come and go ---- */
+
+const char *ts_ns_name(void *scope, unsigned long ino, char *buf, size_t len)
+{
+	return nm_scope_ns_name(scope, ino, buf, len);
+}
+
+void ts_ns_where(void *scope, unsigned long ino, char *name, size_t nlen, char *opt, size_t olen)
+{
+	struct nm_scope *sc = scope;
+	const struct nm_ns *ns = nm_nsreg_find(&sc->reg, ino);
+
+	nm_scope_ns_name(sc, ino, name, nlen);
+	if (!opt)
+		return;
+	if (ns && ns->named)
+		snprintf(opt, olen, "%s", ns->name);
+	else if (ns && (ns->live_pid || ns->pid))
+		snprintf(opt, olen, "%d", ns->live_pid ? ns->live_pid : ns->pid);
+	else
+		opt[0] = '\0';
+}
+
+bool ts_ns_went(unsigned long ino, void *scope)
+{
+	return nm_scope_went(scope, ino, 0);
+}
+
+/* A netns the set followed went: its records dropped, quietly (its way in is closed after). */
+static void drop_netns(unsigned long ino, void *report)
+{
+	ts_report_drop_netns(report, ino);
+}
+
+void ts_nsset_follow(struct ts_nsset *s, struct nm_scope *sc, struct ts_report *r)
+{
+	nm_scope_refresh(sc);
+	ts_nsset_sync(s, sc, drop_netns, r);
+	if (nm_scope_any_went(sc))
+		ts_report_drop_gone(r, ts_ns_went, sc);
+}
+
+/* tcpstall names no device: without CAP_SYS_ADMIN it loses the full sweeps instead */
+const char *ts_ns_lost(const struct nm_scope *sc, char *buf, size_t len)
+{
+	return nm_scope_lost_as(sc, "full sweeps of other namespaces (no CAP_SYS_ADMIN: their sockets "
+				"only once a send tags them)", buf, len);
+}
+
+/* ---- the sweeps' iterators ---- */
+
+const struct ts_iter *ts_iters_fast(const struct ts_iters *it, const struct nm_hook *hooks)
+{
+	if (nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_MAP))
+		return &it->tags;
+	return nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_SWEEP) ? &it->fast : NULL;
+}
+
+size_t ts_iters_runs(const struct ts_iters *it, const struct nm_hook *hooks, struct ts_iter *out)
+{
+	const struct ts_iter *fast = ts_iters_fast(it, hooks);
+	size_t n = 0;
+
+	if (nm_hook_can(&hooks[TS_HOOK_SWEEP], TS_CAN_ITER))
+		out[n++] = it->full;
+	if (fast && fast->link)
+		out[n++] = *fast;
+	if (ts_hooks_kick(hooks))
+		out[n++] = it->kick;
+	return n;
+}
+
+int ts_iters_check(const struct ts_iters *it, const struct nm_hook *hooks,
+		   struct bpf_program **failed, const char **stage)
+{
+	struct ts_iter run[TS_ITERS_RUNS];
+	size_t n = ts_iters_runs(it, hooks, run);
+
+	*stage = "run";
+	for (size_t i = 0; i < n; i++) {
+		int err = nm_iter_read(run[i].link);
+
+		if (err) {
+			*failed = run[i].prog;
+			return err;
+		}
+	}
+	return 0;
+}
+
+int ts_iters_attach(struct ts_iters *it, struct nm_hook *hooks, int map_fd,
+		    struct bpf_program **failed, const char **stage)
+{
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info li = {};
+	int err;
+
+	if (!ts_hooks_can_tag(hooks)) {
+		ts_hooks_fast_aside(hooks);
+		bpf_link__destroy(it->fast.link);
+		it->fast.link = NULL;
+	}
+	if (!nm_hook_can(&hooks[TS_HOOK_FAST], TS_CAN_TAG_MAP))
+		return ts_iters_check(it, hooks, failed, stage);
+	li.map.map_fd = map_fd;
+	opts.link_info = &li;
+	opts.link_info_len = sizeof(li);
+	it->tags.link = bpf_program__attach_iter(it->tags.prog, &opts);
+	if (!it->tags.link) {
+		*failed = it->tags.prog;
+		*stage = "attach";
+		return -errno;
+	}
+	err = ts_iters_check(it, hooks, failed, stage);
+	if (err) {
+		bpf_link__destroy(it->tags.link);
+		it->tags.link = NULL;
+	}
+	return err;
+}
+
+enum ts_walk ts_walk_of(bool full, bool fast, bool tags, bool diag)
+{
+	if (!full && fast)
+		return tags ? TS_WALK_TAGS : TS_WALK_FAST;
+	return diag ? TS_WALK_DIAG : TS_WALK_FULL;
+}
+
+struct samples {
+	ts_diag_cb cb;
+	void *arg;
+};
+
+/* An iterator's samples, whichever netns it walks (ino). */
+static int read_samples(int fd, unsigned long ino, void *arg)
+{
+	static struct ts_sample buf[256];
+	const struct samples *c = arg;
+	ssize_t n;
+
+	(void)ino;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (size_t i = 0; i < (size_t)n / sizeof(buf[0]); i++)
+			c->cb(&buf[i], c->arg);
+	return n < 0 ? -errno : 0;
+}
+
+/* The socket storage map's iterator: the tagged sockets of every netns at once. */
+static int sweep_tags(struct bpf_link *l, struct samples *c)
+{
+	int fd = bpf_iter_create(bpf_link__fd(l)), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = read_samples(fd, 0, c);
+	close(fd);
+	return ret;
+}
+
+int ts_nsset_sweep(struct ts_nsset *s, enum ts_walk w, struct bpf_link *link,
+		   const struct ts_nsset_want *want, uint16_t port, ts_diag_cb cb, void *arg,
+		   char *err, size_t len)
+{
+	struct samples c = { .cb = cb, .arg = arg };
+
+	switch (w) {
+	case TS_WALK_TAGS:
+		return sweep_tags(link, &c);
+	case TS_WALK_DIAG:
+		return ts_nsset_diag(s, port, cb, arg, err, len);
+	case TS_WALK_FAST:
+		/* iter/tcp walks the netns it was made in: one iterator each, where sockets are tagged */
+		return ts_nsset_iter_some(s, bpf_link__fd(link), want, read_samples, &c);
+	default:
+		return ts_nsset_iter(s, bpf_link__fd(link), read_samples, &c);
+	}
+}
+
+/* ---- the sweep loop's clock ---- */
+
+void ts_sched_init(struct ts_sched *k, unsigned int sweep_ms, bool fast, bool tags, double interval,
+		   long count)
+{
+	*k = (struct ts_sched){ .sweep_ns = sweep_ms * 1000000ULL, .fast = fast, .tags = fast && tags };
+	nm_ticker_init(&k->reports, interval, count, true);
+}
+
+void ts_sched_start(struct ts_sched *k, uint64_t now)
+{
+	k->report_at = nm_ticker_next(&k->reports, now);
+}
+
+bool ts_sched_sweep_due(const struct ts_sched *k, uint64_t now)
+{
+	return now >= k->sweep_at;
+}
+
+bool ts_sched_full(const struct ts_sched *k, uint64_t now)
+{
+	return !k->fast || now >= k->full_at;
+}
+
+void ts_sched_swept(struct ts_sched *k, bool full, uint64_t t0, uint64_t cpu_ns, uint64_t now)
+{
+	if (full && k->fast)
+		k->full_at = t0 + ts_sweep_wait_ns(TS_FULL_SWEEP_MS * 1000000ULL, cpu_ns, false);
+	/* a full sweep is spared the budget only beside fast ones that walk the tags alone */
+	k->wait_ns = ts_sweep_wait_ns(k->sweep_ns, cpu_ns, full && k->tags);
+	k->sweep_at = now + k->wait_ns;
+}
+
+bool ts_sched_report_due(const struct ts_sched *k, uint64_t now)
+{
+	return now >= k->report_at;
+}
+
+bool ts_sched_reported(struct ts_sched *k, uint64_t now)
+{
+	if (!nm_ticker_more(&k->reports, false))
+		return false;
+	k->report_at = nm_ticker_next(&k->reports, now);
+	return true;
+}
+
+uint64_t ts_sched_wake(const struct ts_sched *k)
+{
+	return k->sweep_at < k->report_at ? k->sweep_at : k->report_at;
+}
+
+uint64_t ts_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+uint64_t ts_sched_full_ms(const struct ts_sched *k)
+{
+	return k->fast ? TS_FULL_SWEEP_MS : k->sweep_ns / 1000000ULL;
 }

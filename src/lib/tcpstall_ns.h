@@ -18,6 +18,13 @@
  *
  * Without CAP_SYS_ADMIN (setns) other namespaces are not swept in full:
  * the fast sweep's socket-storage iterator and the hooks still see them.
+ *
+ * Beside the set, what the loader asks of the sweeps: the scope's names
+ * and its namespaces that come and go (the report's callbacks), which
+ * iterator each rung gives and their first runs, one sweep's walk, and
+ * the loop's clock (when to sweep, when to report, how long to sleep).
+ * The decisions are pure; the iterators are the loader's, handed as
+ * plain links (no skeleton here).
  */
 #ifndef NETMEDIC_LIB_TCPSTALL_NS_H
 #define NETMEDIC_LIB_TCPSTALL_NS_H
@@ -25,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/run.h"
 #include "lib/scope.h"
 #include "lib/tcpstall_diag.h"
 
@@ -33,7 +41,11 @@
 /* iterators created in one trip through the namespaces, before the way home */
 #define TS_NS_BATCH	32
 
+struct bpf_link;
+struct bpf_program;
 struct mnl_socket;
+struct nm_hook;
+struct ts_report;
 
 struct ts_ns {
 	unsigned long ino;
@@ -130,5 +142,147 @@ bool ts_tag_fresh(bool marked, uint32_t mark, uint32_t epoch);
  */
 int ts_nsset_diag(struct ts_nsset *s, uint16_t port, ts_diag_cb cb, void *arg, char *err,
 		  size_t len);
+
+/* ---- the scope: names, and the namespaces that come and go ---- */
+
+/* A netns's name (ts_report.ns_name; scope: the struct nm_scope). */
+const char *ts_ns_name(void *scope, unsigned long ino, char *buf, size_t len);
+/*
+ * A netns's name, and the --netns value that enters it (ts_act.ns_where;
+ * scope: the struct nm_scope): its /run/netns name, else a pid in it,
+ * else "". opt NULL: the name only.
+ */
+void ts_ns_where(void *scope, unsigned long ino, char *name, size_t nlen, char *opt, size_t olen);
+/* Whether netns ino went (ts_report.gone; scope: the struct nm_scope): nm_scope_went. */
+bool ts_ns_went(unsigned long ino, void *scope);
+/*
+ * Once a report: sc refreshed, the namespaces that came swept from now
+ * on, those gone forgotten, with their records in r (the sockets the
+ * fast sweep found in them too).
+ */
+void ts_nsset_follow(struct ts_nsset *s, struct nm_scope *sc, struct ts_report *r);
+/* What missing privileges lost: the names, and the full sweeps of other namespaces ("": nothing). */
+const char *ts_ns_lost(const struct nm_scope *sc, char *buf, size_t len);
+
+/* ---- the sweeps' iterators ---- */
+
+/* An iterator: its link (NULL: none) and the program a refusal of its run is put on. */
+struct ts_iter {
+	struct bpf_link *link;
+	struct bpf_program *prog;
+};
+
+/* The loader's iterators, as its skeleton has them. */
+struct ts_iters {
+	struct ts_iter full;	/* ts_sweep: iter/tcp, every socket */
+	struct ts_iter tags;	/* ts_sweep_tagged: the tagged sockets' storage map (by hand) */
+	struct ts_iter fast;	/* ts_sweep_fast: iter/tcp, the tagged sockets sampled */
+	struct ts_iter kick;	/* ts_kick: --fix=kick */
+};
+
+/*
+ * After the skeleton's attach: with no rung that tags senders, the fast
+ * hook set aside (its "none" rung) and it->fast's link destroyed; rung 1
+ * of the fast sweep iterates the storage map of tagged sockets (map_fd),
+ * and a map iterator needs its map: it->tags's link attached here, by
+ * hand (destroyed again when a first run fails: the next attempt reopens
+ * the object). Then ts_iters_check. 0, or -errno, *failed and *stage
+ * ("attach", "run") as a skeleton's attach step says them (lib/skel.h).
+ */
+int ts_iters_attach(struct ts_iters *it, struct nm_hook *hooks, int map_fd,
+		    struct bpf_program **failed, const char **stage);
+
+/* The fast sweep's iterator, as its rung says (TS_HOOK_FAST): NULL without one. */
+const struct ts_iter *ts_iters_fast(const struct ts_iters *it, const struct nm_hook *hooks);
+
+/* iterators whose first run checks their rung, at most */
+#define TS_ITERS_RUNS	3
+/*
+ * Those the chosen rungs run, in the order of their first runs (the full
+ * sweep's, the fast one's, the kick's): their number, in out.
+ */
+size_t ts_iters_runs(const struct ts_iters *it, const struct nm_hook *hooks, struct ts_iter *out);
+/*
+ * Their first runs (the kicks map is empty: a kick pass that kicks
+ * nothing). 0, or the first refusal's -errno, *failed its program; *stage
+ * is "run": a refused one takes its hook's next rung.
+ */
+int ts_iters_check(const struct ts_iters *it, const struct nm_hook *hooks,
+		   struct bpf_program **failed, const char **stage);
+
+/* The walk a sweep takes. */
+enum ts_walk {
+	TS_WALK_TAGS,	/* the tagged sockets' storage map: every netns at once */
+	TS_WALK_FAST,	/* the fast iter/tcp, in each netns with a way in and tags (want) */
+	TS_WALK_FULL,	/* the full iter/tcp, in each */
+	TS_WALK_DIAG,	/* sock_diag, in each (iter/tcp refused) */
+};
+
+/*
+ * A sweep's walk: a full one (every sweep without a fast sweep, fast
+ * false) by iter/tcp, or sock_diag where diag; a fast one by the tagged
+ * map (tags: its rung) or by iter/tcp.
+ */
+enum ts_walk ts_walk_of(bool full, bool fast, bool tags, bool diag);
+
+/*
+ * One sweep by walk w, each sample to cb: link its iterator (TAGS, FAST,
+ * FULL), port sock_diag's filter (DIAG, err why it failed); want the
+ * namespaces FAST walks (NULL: every one). 0 or -errno.
+ */
+int ts_nsset_sweep(struct ts_nsset *s, enum ts_walk w, struct bpf_link *link,
+		   const struct ts_nsset_want *want, uint16_t port, ts_diag_cb cb, void *arg,
+		   char *err, size_t len);
+
+/* ---- the sweep loop's clock ---- */
+
+/* the full sweep's period beside fast ones: it finds sockets they do not follow yet */
+#define TS_FULL_SWEEP_MS	1000
+
+/*
+ * When the loop sweeps, which sweeps are full, when it reports, when it
+ * wakes; pure, in CLOCK_MONOTONIC ns. A sweep is due its period after
+ * the last one's pass ended, longer when it cost more CPU than the budget
+ * allows (ts_sweep_wait_ns). Beside fast sweeps a full one comes first,
+ * then every TS_FULL_SWEEP_MS, budgeted too: each netns's walk is one of
+ * the whole established table (shared unless tcp_child_ehash_entries is
+ * set), so on a host of many the full sweeps alone keep to it. Reports
+ * keep the interval's grid (lib/run.h's ticker) whatever a sweep's wait:
+ * where a sweep of many namespaces takes long, its wait may pass the
+ * interval (the scope churn saw 43 reports in 50 s at -i 0.5).
+ */
+struct ts_sched {
+	uint64_t sweep_ns;		/* the sweep's period (--sweep) */
+	bool fast;			/* fast sweeps run: full ones keep a clock of their own */
+	bool tags;			/* ... walking the tags alone: a scheduled full one is not stretched */
+	struct nm_ticker reports;
+	uint64_t sweep_at, full_at;	/* 0: at once */
+	uint64_t report_at;
+	uint64_t wait_ns;		/* the wait after the last sweep (the report shows it) */
+};
+
+/* Sweeps every sweep_ms, fast ones or not (tags: by the storage map); reports as lib/run.h's ticker. */
+void ts_sched_init(struct ts_sched *k, unsigned int sweep_ms, bool fast, bool tags, double interval,
+		   long count);
+/* The loop starts at now: a full sweep at once, the first report one interval on. */
+void ts_sched_start(struct ts_sched *k, uint64_t now);
+/* Whether a sweep is due at now, and whether it is a full one. */
+bool ts_sched_sweep_due(const struct ts_sched *k, uint64_t now);
+bool ts_sched_full(const struct ts_sched *k, uint64_t now);
+/*
+ * A sweep (full or not) that began at t0 took cpu_ns of the thread's CPU
+ * (the kernel's walk runs in our read or recvmsg: a sweep preempted on a
+ * busy host must not space the next ones out); its pass ended at now.
+ */
+void ts_sched_swept(struct ts_sched *k, bool full, uint64_t t0, uint64_t cpu_ns, uint64_t now);
+bool ts_sched_report_due(const struct ts_sched *k, uint64_t now);
+/* A report was made at now: false when it was --count's last, else the next one's time set. */
+bool ts_sched_reported(struct ts_sched *k, uint64_t now);
+/* When the loop wakes: the next sweep or the next report, whichever is first. */
+uint64_t ts_sched_wake(const struct ts_sched *k);
+/* This thread's CPU time, ns: what the budget counts. */
+uint64_t ts_thread_cpu_ns(void);
+/* The full sweeps' period (the first line): TS_FULL_SWEEP_MS beside fast ones, else the sweep's. */
+uint64_t ts_sched_full_ms(const struct ts_sched *k);
 
 #endif
