@@ -247,67 +247,24 @@ static void emit_fill(struct nm_emit *e, struct tcpstall_bpf *skel, const struct
 
 /* ---- remedy: --fix=kick (lib/tcpstall_act.c makes it; the sweeps and the marks find its sockets) ---- */
 
-/* A socket's memory for the kick decision, made at first use. */
-static struct ts_sock *kick_sock(void *arg, const struct ts_key *k)
-{
-	(void)arg;
-	return nm_htab_upsert(st.socks, k, NULL);
-}
-
-/* An open episode of a socket gone from the sweeps (ts_mark_stale). */
-static bool mark_stale(const struct ts_key *k, const struct ts_mark *m, uint64_t now)
-{
-	return ts_mark_stale(m->start_ns, nm_htab_get(st.socks, k), st.sweep, now);
-}
-
-/*
- * One walk of the open episodes (tsq_marks). forget, at each full sweep:
- * the stale ones leave, and the BPF side's gate (marks_open) is set to the
- * open ones left, since a closed socket or an LRU eviction never ends its
- * episode. kick (--fix=kick with no kicker thread): those open for the
- * threshold are queued (ts_kick_plan), at each loop pass.
- */
+/* The open tsq_idle episodes walked (ts_act_walk_marks): the stale ones dropped (forget), the kicks. */
 static void walk_marks(struct tcpstall_bpf *skel, bool forget, bool kick)
 {
-	int fd = bpf_map__fd(skel->maps.tsq_marks), open = 0;
-	struct ts_key k, next, drop[256];
-	uint64_t now = nm_mono_ns();
-	size_t ndrop = 0;
-	bool first = true;
+	struct ts_marks w = { .forget = forget, .kick = kick, .now_ns = nm_mono_ns(),
+			      .sweep = st.sweep, .socks = st.socks };
+	int open = ts_act_walk_marks(&act, bpf_map__fd(skel->maps.tsq_marks), &w);
 
-	while (ndrop < 256 && !bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
-		struct ts_mark m;
-
-		first = false;
-		k = next;
-		if (bpf_map_lookup_elem(fd, &k, &m))
-			continue;
-		if (forget && mark_stale(&k, &m, now)) {
-			drop[ndrop++] = k;
-			continue;
-		}
-		open++;
-		if (kick)
-			ts_act_kick_want(&act, &(struct ts_kick_cand){ .by = TS_KICK_BY_MARK, .key = k,
-					 .start_ns = m.start_ns, .now_ns = now, .nonagle = m.nonagle });
-	}
-	for (size_t i = 0; i < ndrop; i++)
-		bpf_map_delete_elem(fd, &drop[i]);
-	/* a walk cut short at 256 drops counted too few: the next one sets it */
-	if (forget && ndrop < 256)
+	if (open >= 0)
 		skel->bss->marks_open = open;
 }
 
 /* --fix: act told what it acts on, the journal opened. */
 static int fix_start(struct tcpstall_bpf *skel)
 {
-	act.o = &env.o;
-	act.fix = env.fix;
-	act.kx = (struct ts_kick_ctx){ .netns = env.o.netns_ino, .threshold_ns = env.threshold_ms * 1000000ULL,
-				       .cfg = &env.kick, .sock = kick_sock };
+	ts_act_setup(&act, &env, &(struct ts_kick_prog){ .link = st.kick,
+			     .kicks_fd = bpf_map__fd(skel->maps.kicks) }, st.socks);
 	act.ns_where = ts_ns_where;
 	act.ns_arg = &scope;
-	act.kick = (struct ts_kick_prog){ .link = st.kick, .kicks_fd = bpf_map__fd(skel->maps.kicks) };
 	return ts_act_fix_start(&act, TOOL);
 }
 
@@ -346,14 +303,6 @@ static void after_report(void *p)
 	ts_report_next(&rep);
 }
 
-/* When --fix=kick acts on a stall: its timer at the threshold, or a loop pass after it. */
-static const char *kick_at(void)
-{
-	if (kicker_on())
-		return "threshold";
-	return st.episodes ? "next_pass" : "next_sweep";
-}
-
 /*
  * The first line: the start record; after the interval, the sweeps, what
  * tags senders, the netns and the remedies. None when a signal came first.
@@ -377,7 +326,7 @@ static int first_line(void *p, struct nm_first *l)
 		.senders_tagged_by = st.tag_source, .kick = st.kick,
 	};
 	if (st.kick) {
-		r.kick_at = kick_at();
+		r.kick_at = ts_act_kick_at(kicker_on(), st.episodes);
 		r.kicker = nm_worker_priority(act.kicker);
 	}
 	l->rec = &ts_start_rec;
@@ -471,16 +420,7 @@ static void set_caps(struct nm_opts *o)
 	ts_opts_test_aids(&env, getenv("NETMEDIC_TEST_KICK"));
 	/* before --netns moves us: RFS's global sysctl lives here */
 	act.fx.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	/* sysctls; rfs: sysfs and the initial netns; routes: ip */
-	o->caps.remedy = env.fix & (TS_FIX_DEFER | TS_FIX_AUTOCORK | TS_FIX_RFS | TS_FIX_ROUTES);
-	o->caps.remedy_sysfs = o->caps.remedy_setns = env.fix & TS_FIX_RFS;
-	o->caps.remedy_exec = env.fix & TS_FIX_ROUTES;
-	o->caps.journal = env.fix;
-	o->caps.remedy_opt = "--fix";
-	/* a sockopt record (--fix=kick) is undone by a program */
-	o->caps.cleanup_bpf = true;
-	/* --fix=rfs: rps_flow_cnt */
-	o->caps.cleanup_sysfs = true;
+	ts_act_caps(&o->caps, env.fix);
 }
 
 /* a usage error, before anything (--print-caps, --cleanup) answers */

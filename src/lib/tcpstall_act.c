@@ -583,6 +583,87 @@ void ts_act_fixes(struct ts_act *a, const struct ts_fix_flow *fl, size_t n)
 	pthread_mutex_unlock(&a->lock);
 }
 
+/* ---- what the loader asks: the caps, the kicks' context, the open episodes ---- */
+
+void ts_act_caps(struct nm_caps_run *c, unsigned int fix)
+{
+	/* sysctls; rfs: sysfs and the initial netns; routes: ip */
+	c->remedy = fix & (TS_FIX_DEFER | TS_FIX_AUTOCORK | TS_FIX_RFS | TS_FIX_ROUTES);
+	c->remedy_sysfs = c->remedy_setns = fix & TS_FIX_RFS;
+	c->remedy_exec = fix & TS_FIX_ROUTES;
+	c->journal = fix;
+	c->remedy_opt = "--fix";
+	/* a sockopt record (--fix=kick) is undone by a program */
+	c->cleanup_bpf = true;
+	/* --fix=rfs: rps_flow_cnt */
+	c->cleanup_sysfs = true;
+}
+
+struct ts_sock *ts_act_sock(void *socks, const struct ts_key *k)
+{
+	return nm_htab_upsert(socks, k, NULL);
+}
+
+void ts_act_setup(struct ts_act *a, const struct ts_env *env, const struct ts_kick_prog *kick,
+		  struct nm_htab *socks)
+{
+	a->o = &env->o;
+	a->fix = env->fix;
+	a->kx = (struct ts_kick_ctx){ .netns = env->o.netns_ino,
+				      .threshold_ns = env->threshold_ms * 1000000ULL,
+				      .cfg = &env->kick, .sock = ts_act_sock, .arg = socks };
+	a->kick = *kick;
+}
+
+const char *ts_act_kick_at(bool kicker, bool episodes)
+{
+	if (kicker)
+		return "threshold";
+	return episodes ? "next_pass" : "next_sweep";
+}
+
+bool ts_marks_more(const struct ts_marks *w)
+{
+	return w->ndrop < TS_MARKS_DROP;
+}
+
+bool ts_marks_take(struct ts_marks *w, const struct ts_key *k, const struct ts_mark *m)
+{
+	if (w->forget && ts_mark_stale(m->start_ns, nm_htab_get(w->socks, k), w->sweep, w->now_ns)) {
+		w->drop[w->ndrop++] = *k;
+		return false;
+	}
+	w->open++;
+	return w->kick;
+}
+
+int ts_marks_gate(const struct ts_marks *w)
+{
+	/* a walk cut short at TS_MARKS_DROP drops counted too few: the next one sets it */
+	return w->forget && w->ndrop < TS_MARKS_DROP ? w->open : -1;
+}
+
+int ts_act_walk_marks(struct ts_act *a, int fd, struct ts_marks *w)
+{
+	struct ts_key k, next;
+	bool first = true;
+
+	while (ts_marks_more(w) && !bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
+		struct ts_mark m;
+
+		first = false;
+		k = next;
+		if (bpf_map_lookup_elem(fd, &k, &m))
+			continue;
+		if (ts_marks_take(w, &k, &m))
+			ts_act_kick_want(a, &(struct ts_kick_cand){ .by = TS_KICK_BY_MARK, .key = k,
+					 .start_ns = m.start_ns, .now_ns = w->now_ns, .nonagle = m.nonagle });
+	}
+	for (size_t i = 0; i < w->ndrop; i++)
+		bpf_map_delete_elem(fd, &w->drop[i]);
+	return ts_marks_gate(w);
+}
+
 int ts_act_fix_start(struct ts_act *a, const char *tool)
 {
 	char key[32], nspath[256], err[256];

@@ -9,8 +9,11 @@
  * threshold. What became of the kicks is counted for the report.
  *
  * Takes no skeleton: the loader hands the kick iterator's link and map
- * (ts_kick_prog); for --cleanup, ts_kick is opened alone through the
- * tool's skeleton ops (lib/skel.h).
+ * (ts_kick_prog), and the open episodes' map (ts_act_walk_marks); for
+ * --cleanup, ts_kick is opened alone through the tool's skeleton ops
+ * (lib/skel.h). What the loader decides of the remedies (their
+ * capabilities, the kicks' context, the walk of the open episodes, when a
+ * kick comes) is here, pure.
  */
 #ifndef NETMEDIC_TCPSTALL_ACT_H
 #define NETMEDIC_TCPSTALL_ACT_H
@@ -27,6 +30,7 @@
 #include "lib/htab.h"
 #include "lib/plan.h"
 #include "lib/skel.h"
+#include "lib/tcpstall_opts.h"
 #include "lib/worker.h"
 
 struct bpf_link;
@@ -108,6 +112,56 @@ void ts_act_take_stats(struct ts_act *a, struct ts_kick_stats *out);
 struct nm_worker *ts_act_kicker_start(struct ts_act *a, int ring_fd);
 /* Before anything is undone: no kick may run after. */
 void ts_act_kicker_stop(struct ts_act *a);
+
+/* The capabilities --fix's remedies (fix, TS_FIX_ bits) need, and --cleanup's. */
+void ts_act_caps(struct nm_caps_run *c, unsigned int fix);
+
+/* A socket's memory for the kick decision, made at first use (ts_kick_ctx.sock; socks: ts_key -> ts_sock). */
+struct ts_sock *ts_act_sock(void *socks, const struct ts_key *k);
+
+/*
+ * a told what it acts on, before ts_act_fix_start: env's remedies, netns
+ * and threshold, kick's iterator and map, the sockets' memory socks.
+ */
+void ts_act_setup(struct ts_act *a, const struct ts_env *env, const struct ts_kick_prog *kick,
+		  struct nm_htab *socks);
+
+/* When --fix=kick acts on a stall (the first line's): its timer at the threshold, or a loop pass after it. */
+const char *ts_act_kick_at(bool kicker, bool episodes);
+
+/* the stale episodes one walk drops, at most: a walk cut short leaves the gate */
+#define TS_MARKS_DROP	256
+
+/*
+ * One walk of the open tsq_idle episodes (tsq_marks), a mark at a time,
+ * pure. forget, at each full sweep: the stale ones (ts_mark_stale) leave,
+ * and the BPF side's gate (marks_open) is set to the open ones left,
+ * since a closed socket or an LRU eviction never ends its episode. kick
+ * (--fix=kick with no kicker thread): the open ones are the kicks'
+ * candidates (ts_kick_plan queues those open for the threshold).
+ */
+struct ts_marks {
+	bool forget, kick;
+	uint64_t now_ns;
+	uint64_t sweep;			/* the sweep just made */
+	struct nm_htab *socks;		/* ts_key -> ts_sock: what the sweeps saw */
+	/* the walk's */
+	struct ts_key drop[TS_MARKS_DROP];
+	size_t ndrop;
+	int open;
+};
+
+/* Whether the walk goes on: fewer than TS_MARKS_DROP marks to drop. */
+bool ts_marks_more(const struct ts_marks *w);
+/* Mark m of socket k: to drop (stale, at a forget walk), else open; true: a kick's candidate. */
+bool ts_marks_take(struct ts_marks *w, const struct ts_key *k, const struct ts_mark *m);
+/* The gate (marks_open) after the walk: the open marks; -1: left as it is. */
+int ts_marks_gate(const struct ts_marks *w);
+/*
+ * The walk of map fd (tsq_marks): each mark judged by w, the candidates
+ * into the next kick pass, the stale ones deleted. ts_marks_gate's answer.
+ */
+int ts_act_walk_marks(struct ts_act *a, int fd, struct ts_marks *w);
 
 /* --fix: the journal opened (its key the netns), a record a dead run kept undone. The exit code. */
 int ts_act_fix_start(struct ts_act *a, const char *tool);
