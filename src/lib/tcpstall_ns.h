@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tcpstall_ns.h - the full sweep's way into each netns in scope.
+ * tcpstall_ns.h - the full sweep's way into each netns in scope, and
+ * what the loader asks of the scope and of its sweeps.
  *
  * An iter/tcp iterator walks the TCP hash of one netns: the one its
  * creator was in at bpf_iter_create() (the seq_file's net, taken from
@@ -14,7 +15,7 @@
  * when the scope no longer lists it (a kept fd holds its netns alive).
  * Bounded: at most max_fds of them (counted when over); the namespaces
  * themselves are followed up to max_ns, so that one that goes is known
- * gone (the loader drops its records).
+ * gone (ts_nsset_follow drops its records).
  *
  * Without CAP_SYS_ADMIN (setns) other namespaces are not swept in full:
  * the fast sweep's socket-storage iterator and the hooks still see them.
