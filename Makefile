@@ -53,8 +53,8 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 
-.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration demo bench vmtest faults soak \
-	fuzz fuzz-bins install install-man docs clean FORCE
+.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest faults \
+	soak fuzz fuzz-bins install install-man docs clean FORCE
 
 all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
 
@@ -65,6 +65,7 @@ help:
 	@echo "make vmlinux           regenerate $(VMLINUX_H) from VMLINUX_BTF ($(VMLINUX_BTF))"
 	@echo "make test              deps + build + unit tests + integration tests (root, real kernel)"
 	@echo "make test-unit         unit tests only (no root)"
+	@echo "make check-rules       promtool check/test of tools/prometheus (rules, alerts' tests, dashboard exprs; no root)"
 	@echo "make fuzz              build the libFuzzer harnesses (tests/fuzz), run each FUZZ_SECONDS (300)"
 	@echo "make demo              deps + build + run each CLI against its lab pathology"
 	@echo "make bench             deps + build + cost and scale of every CLI, beside bpftrace (docs/PERFORMANCE.md)"
@@ -165,6 +166,11 @@ test-unit: $(UNIT_BINS)
 
 test-integration: all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tests/run-integration.sh
+
+# The Prometheus rules, their unit tests and the dashboard's exprs, without
+# a server (tools/prometheus/check.sh); make test runs it too.
+check-rules:
+	@tools/prometheus/check.sh
 
 # The README's test command: everything a fresh machine needs, then every
 # test, once with the plain build and once with ASan+UBSan (build/san),

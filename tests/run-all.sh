@@ -10,6 +10,9 @@
 # line (tests/as-nobody.sh), as a unit with DynamicUser would. Tests tagged
 # root are about root itself (what root keeps after attach, --list-fixes'
 # verdicts for root, a journal another user owns) and run in the first pass only.
+# The Prometheus rules and dashboard are checked once, before the builds
+# (tools/prometheus/check.sh); the end-to-end run against a real
+# Prometheus is an integration test (prometheus.bats).
 # NETMEDIC_FUZZ (make test sets it): the fuzz harnesses, each run for 20 s
 # (tests/fuzz/run.sh); a crash or a sanitizer report fails the run.
 set -u
@@ -46,6 +49,10 @@ as_nobody_build() {
 	done
 	echo "$d"
 }
+# once, whatever the build: the alerting rules, their promtool unit tests
+# and the dashboard's exprs (tools/prometheus/check.sh, make check-rules)
+echo "== Prometheus rules and dashboard (promtool)"
+run "$here/../tools/prometheus/check.sh"
 for b in "$@"; do
 	b=$(cd "$b" && pwd) || { echo "no build directory $b"; f=$((f + 1)); continue; }
 	echo "== unit tests ($b)"
