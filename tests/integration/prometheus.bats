@@ -1,0 +1,343 @@
+#!/usr/bin/env bats
+# End to end, on real parts: Debian's prometheus scrapes Debian's
+# prometheus-node-exporter (textfile collector only) on 127.0.0.1 every 1 s,
+# with tools/prometheus/netmedic.rules.yml loaded and evaluated every 1 s.
+# A CLI writes its --prom-file into node_exporter's directory while a lab
+# pathology runs (tools/lab, LAB.md); the test reads /api/v1/alerts: the
+# pathology's alert fires within its for: plus 3 scrapes of the first report
+# that shows it, naming the device or namespace; during each negative
+# control no alert fires (those that go pending are listed). The dashboard's exprs are run
+# through /api/v1/query while all three CLIs write: each valid, each with
+# data. Every test has a Prometheus and a TSDB of its own (a control sees
+# no history of the pathology before it).
+# Select them with BATS_FILTER_TAGS=prometheus. Not run in the 6.1 guest
+# (tools/vm/suite.sh takes the tools' NAME.bats files only).
+
+# bats file_tags=prometheus
+load helpers
+
+RULES=$ROOT/tools/prometheus/netmedic.rules.yml
+DASH=$ROOT/tools/prometheus/netmedic-dashboard.json
+QS=$LAB/qdiscstuck.sh
+TS=$LAB/tcpstall.sh
+XF=$LAB/xpsflap.sh
+# Prometheus' scrape and evaluation interval (s): "3 scrapes" is 3 of these
+SCRAPE=1
+
+setup() {
+	TMP=$(mktemp -d)
+	TEXTFILE=$TMP/textfile
+	mkdir "$TEXTFILE"
+	BG_PID='' NE_PID='' PROM_PID='' TRAFFIC_PID=''
+	TOOL_PIDS=()
+}
+
+teardown() {
+	local p
+	for p in "${TOOL_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	# the lab traffic runs in a session of its own (setsid): its group
+	[ -z "$TRAFFIC_PID" ] || { kill -TERM -- -"$TRAFFIC_PID" 2>/dev/null; wait "$TRAFFIC_PID" 2>/dev/null; }
+	[ -z "$PROM_PID" ] || { kill "$PROM_PID" 2>/dev/null; wait "$PROM_PID" 2>/dev/null; }
+	[ -z "$NE_PID" ] || { kill "$NE_PID" 2>/dev/null; wait "$NE_PID" 2>/dev/null; }
+	for t in qdiscstuck tcpstall xpsflap; do "$BIN/$t" --cleanup >/dev/null 2>&1; done
+	"$QS" down
+	"$TS" down
+	"$XF" down
+	rm -rf "$TMP"
+}
+
+# free_port: a TCP port nothing listens on, on this host
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 30000))
+		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
+	done
+}
+
+now() { date +%s.%N; }
+# elapsed T0: seconds since T0, with 0.1 s precision
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# start_prometheus: node_exporter on $TEXTFILE, prometheus scraping it with the
+# rules; returns once the target is up and the rules are loaded. A port taken
+# between free_port and the bind: tried again with others.
+start_prometheus() {
+	local try i
+	for try in 1 2 3; do
+		NE_PORT=$(free_port)
+		prometheus-node-exporter --web.listen-address="127.0.0.1:$NE_PORT" --collector.disable-defaults \
+			--collector.textfile --collector.textfile.directory="$TEXTFILE" >"$TMP/ne.log" 2>&1 &
+		NE_PID=$!
+		PROM_PORT=$(free_port)
+		cat >"$TMP/prometheus.yml" <<-EOF
+			global: {scrape_interval: ${SCRAPE}s, evaluation_interval: ${SCRAPE}s}
+			rule_files: ["$RULES"]
+			scrape_configs:
+			  - job_name: node
+			    static_configs: [{targets: ["127.0.0.1:$NE_PORT"]}]
+		EOF
+		prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
+			--web.listen-address="127.0.0.1:$PROM_PORT" >"$TMP/prom.log" 2>&1 &
+		PROM_PID=$!
+		PROM=http://127.0.0.1:$PROM_PORT
+		# the first scrape waits for service discovery's first update (~5 s)
+		for i in $(seq 1 150); do
+			kill -0 "$PROM_PID" 2>/dev/null && kill -0 "$NE_PID" 2>/dev/null || break
+			[ "$(query_value 'up{job="node"}')" = 1 ] && [ "$(rules_loaded)" -gt 0 ] && return 0
+			sleep 0.1
+		done
+		echo "start_prometheus: try $try failed; prometheus' and node_exporter's logs:" >&2
+		tail -5 "$TMP/prom.log" "$TMP/ne.log" >&2
+		kill "$PROM_PID" "$NE_PID" 2>/dev/null
+		wait "$PROM_PID" "$NE_PID" 2>/dev/null
+		PROM_PID='' NE_PID=''
+		rm -rf "$TMP/tsdb"
+	done
+	return 1
+}
+
+# query EXPR: the API's JSON answer to an instant query
+query() { curl -sfG --max-time 5 --data-urlencode "query=$1" "$PROM/api/v1/query"; }
+# query_value EXPR: the first result's value ("" when none)
+query_value() { query "$1" 2>/dev/null | jq -r '.data.result[0].value[1] // empty' 2>/dev/null; }
+rules_loaded() { curl -sf --max-time 5 "$PROM/api/v1/rules" | jq '[.data.groups[].rules[]] | length' 2>/dev/null || echo 0; }
+alerts() { curl -sf --max-time 5 "$PROM/api/v1/alerts" | jq -c '.data.alerts[]'; }
+# for_seconds ALERT: its for:, as the server loaded it
+for_seconds() {
+	curl -sf "$PROM/api/v1/rules?type=alert" | jq -r --arg n "$1" '.data.groups[].rules[] | select(.name == $n) | .duration'
+}
+
+# start_tool OUT CMD...: a CLI in the background, until it printed its first line
+start_tool() {
+	start_bg "$@" || return 1
+	TOOL_PIDS+=("$BG_PID")
+	BG_PID=
+}
+
+# watch_TOOL: TOOL on its lab, writing its textfile into node_exporter's
+# directory, until Prometheus has its series (the baseline before the
+# pathology). qdiscstuck reports every second; tcpstall and xpsflap every
+# 2 s, so that a storm or a flap is judged over more than a few hundred
+# segments. tcpstall watches two namespaces: each series is labelled with its own.
+watch_qdiscstuck() {
+	start_tool "$TMP/qs.out" "$BIN/qdiscstuck" --netns nm-qs-a --dev qa -i 1 --prom-file "$TEXTFILE/qdiscstuck.prom" &&
+		wait_series 'qdiscstuck_queue_state{device="qa"}' 15
+}
+watch_tcpstall() {
+	start_tool "$TMP/ts.out" "$BIN/tcpstall" --netns nm-ts-rcv --netns nm-ts-snd --port 5301 -i 2 \
+		--prom-file "$TEXTFILE/tcpstall.prom" && wait_series 'tcpstall_backlog_drops_total' 15
+}
+watch_xpsflap() {
+	start_tool "$TMP/xf.out" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm -i 2 --prom-file "$TEXTFILE/xpsflap.prom" &&
+		wait_series 'xpsflap_flows_flapping' 15
+}
+
+# traffic CMD...: lab traffic in a session of its own, killed at teardown if it still runs
+traffic() {
+	setsid "$@" >"$TMP/traffic.out" 2>&1 &
+	TRAFFIC_PID=$!
+}
+
+# wait_textfile FILE ERE SECONDS: until a line of FILE matches; prints the
+# time it was first seen
+wait_textfile() {
+	local i
+	for i in $(seq 1 $(($3 * 10))); do
+		grep -qE "$2" "$1" 2>/dev/null && { now; return 0; }
+		sleep 0.1
+	done
+	echo "wait_textfile: no line of $1 matched $2 in $3 s; it holds:" >&2
+	cat "$1" >&2
+	return 1
+}
+
+# wait_series EXPR SECONDS: until Prometheus has a result for EXPR
+wait_series() {
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		[ -n "$(query_value "$1")" ] && return 0
+		sleep 0.1
+	done
+	echo "wait_series: no result for $1 in $2 s" >&2
+	return 1
+}
+
+# assert_fires ALERT JQ-LABELS T0: ALERT, with labels matching JQ-LABELS (a
+# jq condition on .labels), firing within its for: + 3 scrapes of T0 (when
+# the textfile first showed the pathology). Leaves the alert in $FIRED.
+assert_fires() {
+	local name=$1 cond=$2 t0=$3 f deadline state
+	f=$(for_seconds "$name")
+	[ -n "$f" ] || { echo "assert_fires: $name is not loaded" >&2; return 1; }
+	deadline=$(awk -v f="$f" -v s="$SCRAPE" 'BEGIN { print f + 3 * s }')
+	echo "$name: for: ${f}s, deadline ${deadline}s after the first report"
+	while :; do
+		FIRED=$(alerts | jq -c --arg n "$name" "select(.labels.alertname == \$n and .state == \"firing\") | select(.labels | $cond)" | head -1)
+		[ -n "$FIRED" ] && break
+		state=$(alerts | jq -r --arg n "$name" 'select(.labels.alertname == $n) | .state' | head -1)
+		if awk -v e="$(elapsed "$t0")" -v d="$deadline" 'BEGIN { exit !(e > d) }'; then
+			echo "$name not firing $(elapsed "$t0") s after the first report (state: ${state:-none}); alerts:" >&2
+			alerts >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+	echo "$name firing $(elapsed "$t0") s after the first report: $FIRED"
+}
+
+# fires_during ALERT LABELS FILE ERE LAB-CMD...: LAB-CMD's traffic for 50 s
+# (the duration appended); from the first report of FILE with a line matching
+# ERE, ALERT fires in time (assert_fires ALERT LABELS)
+fires_during() {
+	local t0
+	traffic "${@:5}" 50
+	t0=$(wait_textfile "$TEXTFILE/$3" "$4" 15) || return 1
+	assert_fires "$1" "$2" "$t0"
+}
+
+# assert_quiet SECONDS: for SECONDS, no alert firing but those of severity
+# info (a rung this kernel refused is said, and is no pathology). Alerts
+# that went pending meanwhile are listed (a report that looked like the
+# pathology once), and named in $PENDING_SEEN.
+assert_quiet() {
+	local t0 bad
+	t0=$(now)
+	: >"$TMP/pending"
+	while awk -v e="$(elapsed "$t0")" -v d="$1" 'BEGIN { exit !(e < d) }'; do
+		alerts >"$TMP/alerts" || { echo "assert_quiet: the alerts API did not answer" >&2; return 1; }
+		bad=$(jq -c 'select(.state == "firing" and .labels.severity != "info")' "$TMP/alerts")
+		[ -z "$bad" ] || { echo "alert firing during the negative control, $(elapsed "$t0") s in: $bad" >&2; return 1; }
+		jq -r 'select(.state == "pending") | .labels.alertname' "$TMP/alerts" >>"$TMP/pending"
+		sleep 0.5
+	done
+	PENDING_SEEN=$(sort -u "$TMP/pending" | paste -sd' ' -)
+	echo "no alert firing in ${1} s; pending at times: ${PENDING_SEEN:-none}"
+}
+
+# quiet_during ALERT FILE ERE LAB-CMD...: a negative control. LAB-CMD's
+# traffic for ALERT's for: + 20 s (its duration appended), and once the
+# textfile FILE shows it (a line matching ERE), no alert fires for for: + 10 s
+quiet_during() {
+	local f
+	f=$(for_seconds "$1") && [ -n "$f" ] || { echo "quiet_during: $1 is not loaded" >&2; return 1; }
+	traffic "${@:4}" $((f + 20))
+	wait_textfile "$TEXTFILE/$2" "$3" 15 >/dev/null || return 1
+	assert_quiet $((f + 10))
+}
+
+# assert_none_of ALERT...: none of them pending or firing now
+assert_none_of() {
+	local n
+	for n in "$@"; do
+		! alerts | jq -e --arg n "$n" 'select(.labels.alertname == $n)' >/dev/null ||
+			{ echo "$n is pending or firing:" >&2; alerts >&2; return 1; }
+	done
+}
+
+@test "prometheus: a driver-stopped queue fires NetmedicQdiscDriverStopped naming its device, netns and queue" {
+	"$QS" up stopped
+	start_prometheus
+	watch_qdiscstuck
+	t_burst=$(now)
+	"$QS" burst 1000
+	# LAB.md: GRO turned off on the peer while the queue is stopped leaves it
+	# stopped for good (the 8 s flush no longer drains the ring)
+	lab_exec qs-b ethtool -K qb gro off >/dev/null
+	t0=$(wait_textfile "$TEXTFILE/qdiscstuck.prom" \
+		'^qdiscstuck_queue_state\{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"\} 1$' 10)
+	echo "first driver_stopped report $(awk -v a="$t_burst" -v b="$t0" 'BEGIN { printf "%.1f", b - a }') s after the burst began"
+	assert_fires NetmedicQdiscDriverStopped '.device == "qa" and .netns == "nm-qs-a" and .queue == "0"' "$t0"
+	[ "$(echo "$FIRED" | jq -r .labels.severity)" = critical ]
+	echo "$FIRED" | jq -r .annotations.summary | grep -q 'queue 0 of qa .* in netns nm-qs-a on 127.0.0.1:'
+	# stopped by the driver is not stuck: the two are told apart
+	assert_none_of NetmedicQdiscStuck
+	# the queue was still stopped: the alert is not a leftover
+	grep -qx 'qdiscstuck_queue_state{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"} 1' "$TEXTFILE/qdiscstuck.prom"
+}
+
+@test "prometheus: negative control, a tbf-shaped backlog at 8 kbit fires nothing" {
+	"$QS" up tbf
+	start_prometheus
+	watch_qdiscstuck
+	# 80 frames of 1 kB at 1 kB/s: a backlog for ~80 s, longer than the window below
+	"$QS" burst 80 "" 1000
+	wait_textfile "$TEXTFILE/qdiscstuck.prom" 'qdiscstuck_queue_state\{device="qa",netns="nm-qs-a",queue="[^"]*",state="shaped"\} 1$' 10 >/dev/null
+	f=$(for_seconds NetmedicQdiscStuck)
+	assert_quiet $((f + 10))
+	# not vacuous: Prometheus saw the queue shaped (and ok between two
+	# packets at 1 pkt/s, never worse), still with its backlog
+	[ "$(query_value 'max_over_time(instance_netns_device_queue_state:qdiscstuck_queue_state:max{device="qa",state="shaped"}[30s])')" = 1 ]
+	[ "$(query_value 'max_over_time(instance_netns_device_queue_state:qdiscstuck_queue_state:max{device="qa",state=~"stuck|driver_stopped"}[5m])')" = 0 ]
+	[ "$(query_value 'instance_netns_device_queue:qdiscstuck_backlog_packets:sum{device="qa"}')" -gt 0 ]
+}
+
+@test "prometheus: the lab's ACK storm fires NetmedicTcpAckStorm naming the receiver's netns" {
+	"$TS" up --quickack on --defer 0
+	start_prometheus
+	watch_tcpstall
+	fires_during NetmedicTcpAckStorm '.netns == "nm-ts-rcv"' \
+		tcpstall.prom '^tcpstall_ack_storm_flows\{netns="nm-ts-rcv"\} [1-9]' "$TS" storm
+	echo "$FIRED" | jq -r .annotations.summary | grep -q 'in netns nm-ts-rcv on 127.0.0.1:'
+	# the sender's namespace has no storm
+	[ -z "$(alerts | jq -c 'select(.labels.netns == "nm-ts-snd")')" ]
+	# the recorded ratio says why
+	r=$(query_value 'instance_netns:tcpstall_acks_per_data_segment:ratio_rate2m{netns="nm-ts-rcv"}')
+	echo "ACKs per data segment: $r"
+	awk -v r="$r" 'BEGIN { exit !(r >= 0.9) }'
+}
+
+@test "prometheus: negative control, the same reader with tcp_backlog_ack_defer=1 fires nothing" {
+	"$TS" up --quickack on --defer 1
+	start_prometheus
+	watch_tcpstall
+	quiet_during NetmedicTcpAckStorm tcpstall.prom '^tcpstall_acks_sent_total\{netns="nm-ts-rcv"\} [1-9]' "$TS" storm
+	# not vacuous: the receiver ACKed all along, and Prometheus had the ratio
+	[ -n "$(query_value 'instance_netns:tcpstall_acks_per_data_segment:ratio_rate2m{netns="nm-ts-rcv"}')" ]
+	[ "$(query_value 'min_over_time(tcpstall_ack_storm_flows{netns="nm-ts-rcv"}[30s])')" = 0 ]
+}
+
+@test "prometheus: the bridged flow on two XPS queues fires NetmedicXpsFlowFlapping naming the device and netns" {
+	"$XF" up --queues 2 --xps on
+	start_prometheus
+	watch_xpsflap
+	fires_during NetmedicXpsFlowFlapping '.device == "xqm" and .netns == "nm-xf-mid"' \
+		xpsflap.prom '^xpsflap_flows_flapping [1-9]' "$XF" traffic
+	echo "$FIRED" | jq -r .annotations.summary | grep -q 'of xqm in netns nm-xf-mid on 127.0.0.1:'
+}
+
+@test "prometheus: negative control, two TX queues without XPS maps fire nothing" {
+	"$XF" up --queues 2 --xps off
+	start_prometheus
+	watch_xpsflap
+	quiet_during NetmedicXpsFlowFlapping xpsflap.prom \
+		'^xpsflap_packets_total\{device="xqm",netns="nm-xf-mid",queue="[01]"\} [1-9]' "$XF" traffic
+	# not vacuous: the flow went through xqm, and Prometheus had its rate
+	awk -v r="$(query_value 'sum(instance_netns_device_queue:xpsflap_packets:rate2m{device="xqm"})')" 'BEGIN { exit !(r > 1000) }'
+}
+
+@test "prometheus: every dashboard panel's expr is valid and returns data while the three CLIs write" {
+	"$XF" up --queues 2 --xps on
+	start_prometheus
+	start_tool "$TMP/xf.out" "$BIN/xpsflap" -i 1 --prom-file "$TEXTFILE/xpsflap.prom"
+	start_tool "$TMP/ts.out" "$BIN/tcpstall" -i 1 --prom-file "$TEXTFILE/tcpstall.prom"
+	start_tool "$TMP/qs.out" "$BIN/qdiscstuck" -i 1 --prom-file "$TEXTFILE/qdiscstuck.prom"
+	traffic "$XF" traffic 8
+	wait_series 'instance_netns_device:xpsflap_queue_switches:rate2m > 0' 20
+	wait_series 'instance_netns:tcpstall_acks_per_data_segment:ratio_rate2m' 20
+	n=0 bad=0
+	while IFS= read -r e; do
+		n=$((n + 1))
+		q=${e//\$instance/.+}
+		a=$(query "$q") || { echo "invalid: $q ($(curl -sG --data-urlencode "query=$q" "$PROM/api/v1/query"))"; bad=$((bad + 1)); continue; }
+		c=$(echo "$a" | jq '.data.result | length')
+		echo "$c series: $q"
+		[ "$c" -gt 0 ] || bad=$((bad + 1))
+	done < <(jq -r '.panels[] | select(.type != "row") | .targets[].expr' "$DASH")
+	echo "$n exprs, $bad invalid or empty"
+	[ "$n" -gt 15 ]
+	[ "$bad" = 0 ]
+	# node_exporter read the three files, and no alert fired
+	[ "$(query_value 'max(node_textfile_scrape_error)')" = 0 ]
+	[ -z "$(alerts | jq -c 'select(.state == "firing" and .labels.severity != "info")')" ]
+}
