@@ -239,13 +239,17 @@ assert_none_of() {
 	"$QS" up stopped
 	start_prometheus
 	watch_qdiscstuck
+	# the first report that says so, timed while the burst still runs
+	wait_textfile "$TEXTFILE/qdiscstuck.prom" \
+		'^qdiscstuck_queue_state\{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"\} 1$' 15 >"$TMP/t0" &
+	poller=$!
 	t_burst=$(now)
 	"$QS" burst 1000
 	# LAB.md: GRO turned off on the peer while the queue is stopped leaves it
 	# stopped for good (the 8 s flush no longer drains the ring)
 	lab_exec qs-b ethtool -K qb gro off >/dev/null
-	t0=$(wait_textfile "$TEXTFILE/qdiscstuck.prom" \
-		'^qdiscstuck_queue_state\{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"\} 1$' 10)
+	wait "$poller"
+	t0=$(cat "$TMP/t0")
 	echo "first driver_stopped report $(awk -v a="$t_burst" -v b="$t0" 'BEGIN { printf "%.1f", b - a }') s after the burst began"
 	assert_fires NetmedicQdiscDriverStopped '.device == "qa" and .netns == "nm-qs-a" and .queue == "0"' "$t0"
 	[ "$(echo "$FIRED" | jq -r .labels.severity)" = critical ]
