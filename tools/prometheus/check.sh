@@ -71,8 +71,9 @@ done
 	# node_exporter's textfile collector
 	printf '%s\n' node_textfile_mtime_seconds node_textfile_scrape_error
 } | sort -u >"$tmp/known"
-grep -q '^tcpstall_stalls_total$' "$tmp/known" && grep -q '^netmedic_map_entries$' "$tmp/known" ||
+if ! grep -q '^tcpstall_stalls_total$' "$tmp/known" || ! grep -q '^netmedic_map_entries$' "$tmp/known"; then
 	nok "the metric names of src/lib were not found"
+fi
 jq -r '.. | objects | select(has("expr")) | .expr' "$dash" >"$tmp/exprs"
 for src in "$rules" "$tmp/exprs"; do
 	name=$([ "$src" = "$rules" ] && echo "the rules" || echo "the dashboard")
