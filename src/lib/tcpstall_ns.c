@@ -571,8 +571,13 @@ void ts_sched_swept(struct ts_sched *k, bool full, uint64_t t0, uint64_t cpu_ns,
 {
 	if (full && k->fast)
 		k->full_at = t0 + ts_sweep_wait_ns(TS_FULL_SWEEP_MS * 1000000ULL, cpu_ns, false);
-	/* a full sweep is spared the budget only beside fast ones that walk the tags alone */
-	k->wait_ns = ts_sweep_wait_ns(k->sweep_ns, cpu_ns, full && k->tags);
+	/*
+	 * Beside fast sweeps a full one's cost is budgeted by full_at: the
+	 * fast ones that follow it need not wait for it, on either rung (the
+	 * map walks the tags alone, iter/tcp the namespaces with tags). At
+	 * 200 namespaces a full sweep's wait put every sweep off by 10 s.
+	 */
+	k->wait_ns = ts_sweep_wait_ns(k->sweep_ns, cpu_ns, full && k->fast);
 	k->sweep_at = now + k->wait_ns;
 }
 

@@ -255,7 +255,7 @@ int ts_nsset_sweep(struct ts_nsset *s, enum ts_walk w, struct bpf_link *link,
 struct ts_sched {
 	uint64_t sweep_ns;		/* the sweep's period (--sweep) */
 	bool fast;			/* fast sweeps run: full ones keep a clock of their own */
-	bool tags;			/* ... walking the tags alone: a scheduled full one is not stretched */
+	bool tags;			/* ... by the tagged sockets' map (rung 1) */
 	struct nm_ticker reports;
 	uint64_t sweep_at, full_at;	/* 0: at once */
 	uint64_t report_at;

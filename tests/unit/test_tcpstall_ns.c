@@ -463,9 +463,15 @@ static void test_sched_budget(void **state)
 	struct ts_sched k;
 
 	(void)state;
+	/* rung 2 beside a full sweep of many namespaces: its 500 ms budget the full one's */
 	ts_sched_init(&k, 10, true, false, 1.0, 0);
 	ts_sched_start(&k, SEC);
-	ts_sched_swept(&k, true, SEC, 1 * MS, SEC + 1 * MS);
+	ts_sched_swept(&k, true, SEC, 500 * MS, SEC + 600 * MS);
+	assert_int_equal(k.wait_ns, 10 * MS);
+	assert_int_equal(k.sweep_at, SEC + 610 * MS);
+	assert_int_equal(k.full_at, SEC + 9500 * MS);
+	/* a fast sweep pays its own */
+	ts_sched_swept(&k, false, SEC + 610 * MS, 1 * MS, SEC + 611 * MS);
 	assert_int_equal(k.wait_ns, 19 * MS);
 	ts_sched_init(&k, 50, false, true, 1.0, 0);
 	assert_false(k.tags);
