@@ -481,8 +481,7 @@ static int start(void *p)
 	/* fexit/tcp_push + fexit/tcp_wfree: tsq_idle episodes, measured where they happen */
 	st.episodes = ts_hooks_exact(run_hooks);
 	use_fast_sweep(skel, run_hooks);
-	ts_sched_init(&st.clock, env.sweep_ms, st.fast != NULL, st.fast == st.fast_own, env.o.interval,
-		      env.o.count);
+	ts_sched_init(&st.clock, env.sweep_ms, st.fast != NULL, env.o.interval, env.o.count);
 	st.tag_source = ts_hooks_tag_source(run_hooks, st.fast);
 	/* only where nothing else sees a send: it costs every data skb a branch */
 	skel->bss->tag_on_queue = !strcmp(st.tag_source, "net_dev_queue");

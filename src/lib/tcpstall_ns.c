@@ -545,10 +545,9 @@ int ts_nsset_sweep(struct ts_nsset *s, enum ts_walk w, struct bpf_link *link,
 
 /* ---- the sweep loop's clock ---- */
 
-void ts_sched_init(struct ts_sched *k, unsigned int sweep_ms, bool fast, bool tags, double interval,
-		   long count)
+void ts_sched_init(struct ts_sched *k, unsigned int sweep_ms, bool fast, double interval, long count)
 {
-	*k = (struct ts_sched){ .sweep_ns = sweep_ms * 1000000ULL, .fast = fast, .tags = fast && tags };
+	*k = (struct ts_sched){ .sweep_ns = sweep_ms * 1000000ULL, .fast = fast };
 	nm_ticker_init(&k->reports, interval, count, true);
 }
 

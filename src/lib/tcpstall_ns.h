@@ -255,16 +255,14 @@ int ts_nsset_sweep(struct ts_nsset *s, enum ts_walk w, struct bpf_link *link,
 struct ts_sched {
 	uint64_t sweep_ns;		/* the sweep's period (--sweep) */
 	bool fast;			/* fast sweeps run: full ones keep a clock of their own */
-	bool tags;			/* ... by the tagged sockets' map (rung 1) */
 	struct nm_ticker reports;
 	uint64_t sweep_at, full_at;	/* 0: at once */
 	uint64_t report_at;
 	uint64_t wait_ns;		/* the wait after the last sweep (the report shows it) */
 };
 
-/* Sweeps every sweep_ms, fast ones or not (tags: by the storage map); reports as lib/run.h's ticker. */
-void ts_sched_init(struct ts_sched *k, unsigned int sweep_ms, bool fast, bool tags, double interval,
-		   long count);
+/* Sweeps every sweep_ms, fast ones or not; reports as lib/run.h's ticker. */
+void ts_sched_init(struct ts_sched *k, unsigned int sweep_ms, bool fast, double interval, long count);
 /* The loop starts at now: a full sweep at once, the first report one interval on. */
 void ts_sched_start(struct ts_sched *k, uint64_t now);
 /* Whether a sweep is due at now, and whether it is a full one. */

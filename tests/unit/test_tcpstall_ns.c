@@ -430,7 +430,7 @@ static void test_sched_fast(void **state)
 	uint64_t t = 100 * SEC;
 
 	(void)state;
-	ts_sched_init(&k, 10, true, true, 1.0, 0);
+	ts_sched_init(&k, 10, true, 1.0, 0);
 	assert_int_equal(ts_sched_full_ms(&k), TS_FULL_SWEEP_MS);
 	ts_sched_start(&k, t);
 	assert_true(ts_sched_sweep_due(&k, t));
@@ -464,7 +464,7 @@ static void test_sched_budget(void **state)
 
 	(void)state;
 	/* rung 2 beside a full sweep of many namespaces: its 500 ms budget the full one's */
-	ts_sched_init(&k, 10, true, false, 1.0, 0);
+	ts_sched_init(&k, 10, true, 1.0, 0);
 	ts_sched_start(&k, SEC);
 	ts_sched_swept(&k, true, SEC, 500 * MS, SEC + 600 * MS);
 	assert_int_equal(k.wait_ns, 10 * MS);
@@ -473,8 +473,7 @@ static void test_sched_budget(void **state)
 	/* a fast sweep pays its own */
 	ts_sched_swept(&k, false, SEC + 610 * MS, 1 * MS, SEC + 611 * MS);
 	assert_int_equal(k.wait_ns, 19 * MS);
-	ts_sched_init(&k, 50, false, true, 1.0, 0);
-	assert_false(k.tags);
+	ts_sched_init(&k, 50, false, 1.0, 0);
 	assert_int_equal(ts_sched_full_ms(&k), 50);
 	ts_sched_start(&k, SEC);
 	ts_sched_swept(&k, true, SEC, 1 * MS, SEC + 1 * MS);
@@ -494,7 +493,7 @@ static void test_sched_reports(void **state)
 	uint64_t t = 10 * SEC;
 
 	(void)state;
-	ts_sched_init(&k, 100, true, false, 0.5, 3);
+	ts_sched_init(&k, 100, true, 0.5, 3);
 	ts_sched_start(&k, t);
 	/* 200 ms of CPU: 3.8 s before the next sweep */
 	ts_sched_swept(&k, false, t, 200 * MS, t + 210 * MS);
@@ -510,7 +509,7 @@ static void test_sched_reports(void **state)
 	/* --count 3: the third was the last */
 	assert_false(ts_sched_reported(&k, t + 2700 * MS));
 	/* --count 0: no end */
-	ts_sched_init(&k, 100, true, false, 0.5, 0);
+	ts_sched_init(&k, 100, true, 0.5, 0);
 	ts_sched_start(&k, t);
 	for (int i = 0; i < 100; i++)
 		assert_true(ts_sched_reported(&k, t + i * SEC));
