@@ -181,20 +181,24 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 	# names new namespaces and their devices (CAP_SYS_PTRACE, CAP_SYS_ADMIN:
 	# 0x280000), as -v says; the kicker (SCHED_FIFO, policy 1) names
 	# nothing and keeps none
-	start_bg "$TMP/out" "$BIN/tcpstall" --fix=kick --json -i 1 -c 3 -v
+	# no count: a run that ends while its tasks are read (TCG takes seconds
+	# for this loop) joins its kicker, and fewer tasks prove nothing
+	start_bg "$TMP/out" "$BIN/tcpstall" --fix=kick --json -i 1 -v
 	# past the start (a slow TCG guest can take seconds): its first report is out
 	for _ in $(seq 100); do
 		grep -q '"type":"interval"' "$TMP/out" && break
 		sleep 0.1
 	done
 	grep -q '"type":"interval"' "$TMP/out"
-	local fifo=0 t want status stat
-	for t in /proc/$BG_PID/task/*; do
-		# each read once: a task that ended since the listing holds nothing
+	local fifo=0 t want status stat rc=0
+	local tasks=(/proc/$BG_PID/task/*)
+	for t in "${tasks[@]}"; do
+		# each read once, and named: a task that ends in between is said
 		status=$(cat "$t/status" 2>/dev/null) && stat=$(cat "$t/stat" 2>/dev/null) || {
 			echo "$t: ended while listed"
-			continue
+			return 1
 		}
+		echo "$t: $(cut -d' ' -f2 <<<"$stat")"
 		grep -E '^(CapEff|CapPrm|NoNewPrivs)' <<<"$status"
 		want=0000000000280000
 		if [ "$(sed 's/.*) //' <<<"$stat" | awk '{ print $39 }')" = 1 ]; then
@@ -205,9 +209,14 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 		[ "$(awk '/^CapPrm/ { print $2 }' <<<"$status")" = $want ]
 		[ "$(awk '/^NoNewPrivs/ { print $2 }' <<<"$status")" = 1 ]
 	done
-	[ "$(ls /proc/$BG_PID/task | wc -l)" = 2 ]
+	# still running: the listing was of the live tool, not of its exit
+	kill -0 "$BG_PID"
+	[ "${#tasks[@]}" = 2 ]
 	[ "$fifo" = 1 ]
-	wait_bg
+	kill -INT "$BG_PID"
+	wait "$BG_PID" || rc=$?
+	BG_PID=
+	assert_equal "$rc" 0
 	grep -F 'tcpstall: caps: kept cap_sys_ptrace,cap_sys_admin (netns names); no_new_privs' "$TMP/out.err"
 }
 
