@@ -6,9 +6,10 @@
  * --fix=lock (a locked FIFO in place of a lockless child), --kick, --lock.
  *
  * Loader: the skeleton bound to the hook ladder (lib/qdiscstuck_hooks.c),
- * the collection (the rtnetlink dumps of every netns in scope, one kept
- * socket each: lib/qdiscstuck_ns.c; the BPF maps, the sampler) and the
- * run's steps; lib/run.c runs it, lib/qdiscstuck_opts.c has its options.
+ * the sampler and the run's steps; lib/run.c runs it, lib/qdiscstuck_opts.c
+ * has its options. lib/qdiscstuck_collect.c collects each sweep: the
+ * rtnetlink dumps of every netns in scope (one kept socket each:
+ * lib/qdiscstuck_ns.c), the BPF maps, and their join into rows.
  * The sweep's rows are judged, ranked and written out in
  * lib/qdiscstuck_report.c, with the decisions of
  * src/detect/qdiscstuck_detect.c; the remedies' policy is in
@@ -29,19 +30,16 @@
 #include "detect/qdiscstuck_plan.h"
 #include "lib/cli.h"
 #include "lib/emit.h"
-#include "lib/htab.h"
 #include "lib/journal.h"
 #include "lib/qdiscstuck_act.h"
+#include "lib/qdiscstuck_collect.h"
 #include "lib/qdiscstuck_hooks.h"
-#include "lib/qdiscstuck_ns.h"
 #include "lib/qdiscstuck_opts.h"
 #include "lib/qdiscstuck_records.h"
 #include "lib/qdiscstuck_report.h"
 #include "lib/run.h"
-#include "lib/rtnl.h"
 #include "lib/scope.h"
 #include "lib/skel.h"
-#include "lib/sysfs.h"
 
 #define TOOL		"qdiscstuck"
 
@@ -61,131 +59,7 @@ static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 	nm_hooks_declare(hooks, qs_hook_decls, QS_NR_HOOKS, skel->obj, 0);
 }
 
-/* ---- the sweep ---- */
-
-/* --dev names devices of the netns the tool runs in */
-static bool dev_selected(unsigned long netns, unsigned int ifindex)
-{
-	if (!env.o.ndevs)
-		return true;
-	if (netns != env.o.netns_ino)
-		return false;
-	for (int i = 0; i < env.o.ndevs; i++)
-		if (env.o.ifindex[i] == ifindex)
-			return true;
-	return false;
-}
-
-struct collect_ctx {
-	struct qs_sweep *s;
-	unsigned long netns;
-};
-
-static int collect(const struct nm_qdisc_stats *q, void *arg)
-{
-	struct collect_ctx *c = arg;
-
-	/* ingress and clsact hold no packets (parent ffff:fff1) */
-	if (q->parent == 0xfffffff1U || !dev_selected(c->netns, q->ifindex))
-		return 0;
-	qs_sweep_add(c->s, c->netns, q);
-	return 0;
-}
-
-/*
- * The BPF map is keyed by qdisc address; the join needs (netns, ifindex,
- * parent, handle): one pass over the map indexes it so.
- */
-static struct nm_htab *index_bpf(int bpf_fd)
-{
-	struct nm_htab *h = nm_htab_new(sizeof(struct qs_qdisc_key), sizeof(struct qs_qdisc),
-					QS_MAX_QDISCS);
-	uint64_t k, next, *prev = NULL;
-	struct qs_qdisc v, *slot;
-	size_t n = 0;
-
-	if (!h)
-		return NULL;
-	/* an evicted key restarts the walk: the map holds at most QS_MAX_QDISCS */
-	while (n++ < QS_MAX_QDISCS && !bpf_map_get_next_key(bpf_fd, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(bpf_fd, &k, &v) || v.ignored)
-			continue;
-		slot = nm_htab_upsert(h, &v.key, NULL);
-		if (slot)
-			*slot = v;
-	}
-	return h;
-}
-
-/*
- * What the kernel says of the TX queues of r's device, for qs_row_txq:
- * num_tx_queues from its link messages, which the scope's socket in its
- * netns reads whatever netns that is; real_num_tx_queues from sysfs in
- * the tool's netns (sysfs is per netns: another's devices are not in it),
- * else from the BPF record, which a qdisc has only once it had an event
- * since the start (a backlog frozen before it has none). No sysfs read
- * when the rest names the queue already (a child of mq, one queue).
- */
-static void dev_txqs(const struct qs_row *r, struct qs_txq_facts *f)
-{
-	f->num_txq = nm_scope_dev_ntxq(&scope, r->netns, r->nl.ifindex);
-	if (qs_row_txq(f) >= 0)
-		return;
-	if (r->netns == env.o.netns_ino)
-		f->real_txq = nm_ifindex_ntxq(r->nl.ifindex);
-	if (!f->real_txq && r->have_bpf)
-		f->real_txq = r->bpf.dev_ntxq;
-}
-
-/*
- * Walks up from each qdisc to the one its TX queue runs (a child of mq, or
- * the root): that one has the events; the leaves of a classful qdisc have
- * none of their own. A shaper anywhere on the way makes the backlog shaped.
- */
-static void join(struct qs_sweep *s, int bpf_fd)
-{
-	struct nm_htab *idx = index_bpf(bpf_fd);
-	struct qs_qdisc *v;
-
-	if (!idx)
-		nm_info(&env.o, "warning: out of memory: qdiscs judged without their events");
-	for (size_t i = 0; i < s->n; i++) {
-		struct qs_row *r = &s->rows[i], *p = r, *up;
-		struct qs_qdisc_key k = { .netns = r->netns };
-		struct qs_txq_facts f = {};
-
-		r->lockless = !strcmp(r->nl.kind, "pfifo_fast");
-		for (int depth = 0; p && depth < 8; depth++, p = up) {
-			r->shaper |= qs_kind_is_shaper(p->nl.kind);
-			up = qs_sweep_parent(s, p);
-			if (up && qs_kind_is_mq(up->nl.kind))
-				f = (struct qs_txq_facts){ .under_mq = true,
-							   .mq_child_parent = p->nl.parent,
-							   .mq_handle = up->nl.handle };
-			k.ifindex = p->nl.ifindex;
-			k.parent = p->nl.parent;
-			k.handle = p->nl.handle;
-			if (!r->have_bpf && idx && (v = nm_htab_get(idx, &k))) {
-				r->bpf = *v;
-				r->have_bpf = true;
-				r->own_bpf = p == r;
-			}
-			if (!up || qs_kind_is_mq(up->nl.kind))
-				break;
-		}
-		dev_txqs(r, &f);
-		r->txq = qs_row_txq(&f);
-	}
-	nm_htab_free(idx);
-}
-
-static void read_counters(int fd, struct qs_sweep *s)
-{
-	for (uint32_t i = 0; i < QS_CNT_MAX; i++)
-		s->counters[i] = nm_percpu_u64(fd, &i);
-}
+/* ---- the sweep (lib/qdiscstuck_collect.c collects and joins it) ---- */
 
 /* Runs the sampler: every tracked qdisc's scheduling state, now. */
 static int run_sampler(struct qdiscstuck_bpf *skel)
@@ -210,108 +84,14 @@ static void sample(struct qdiscstuck_bpf *skel)
 	}
 }
 
-/* The sockets of the namespaces in scope, one each, kept across sweeps (lib/qdiscstuck_ns.h). */
-static struct qs_ns_socks socks;
+/* The collection's sockets and maps, kept across sweeps. */
+static struct qs_collect col = { .o = &env.o, .scope = &scope };
 
-static void *sock_open(const char *path, void *arg)
-{
-	char err[256];
-	struct mnl_socket *nl = nm_rtnl_open_in(path, 0, err, sizeof(err));
-
-	(void)arg;
-	/* another netns can be gone by now: counted, retried while in scope */
-	if (!nl && !path)
-		nm_err(&env.o, NM_EXIT_RUNTIME, "qdisc statistics: %s", err);
-	return nl;
-}
-
-/* Its netns left the scope: the socket (which holds it alive) and its queues' metrics go. */
-static void sock_close(void *sock, unsigned long ino, void *arg)
-{
-	struct qs_sweep *s = arg;
-
-	mnl_socket_close(sock);
-	if (s)
-		qs_sweep_forget_ns(s, ino);
-}
-
-/*
- * One netns's qdiscs into the sweep. A failed dump adds none of them:
- * the tool's own is said (the sweep fails, as before), another's counted.
- */
-static int dump_ns(struct qs_sweep *s, unsigned long ino, const char *path)
-{
-	struct collect_ctx c = { .s = s, .netns = ino };
-	struct mnl_socket *nl;
-	size_t n0 = s->n;
-	char err[256];
-	int ret;
-
-	/* --dev devices are the tool's netns's; without CAP_SYS_ADMIN no other is entered */
-	if (path && (env.o.ndevs || !scope.setns)) {
-		s->ival.netns_failed += !env.o.ndevs;
-		return 0;
-	}
-	nl = qs_ns_want(&socks, ino, path);
-	if (!nl)
-		return path ? 0 : NM_EXIT_RUNTIME;
-	ret = nm_rtnl_qdisc_dump_on(nl, 0, collect, &c, err, sizeof(err));
-	if (!ret) {
-		s->ival.netns_swept++;
-		return 0;
-	}
-	s->n = n0;
-	if (path) {
-		s->ival.netns_failed++;
-		return 0;
-	}
-	return nm_err(&env.o, NM_EXIT_RUNTIME, "qdisc statistics: %s", err);
-}
-
-/*
- * Every netns in scope: the tool's own first when the scope is every
- * netns (whether or not the registry lists it), then the others; the
- * sockets of namespaces gone are closed.
- */
-static int dump_scope(struct qs_sweep *s)
-{
-	struct nm_scope_counts c;
-	struct nm_scope_ns ns;
-	size_t pos = 0;
-	int ret = 0;
-
-	nm_scope_refresh(&scope);
-	qs_ns_begin(&socks);
-	s->ival.netns_swept = s->ival.netns_failed = 0;
-	if (!scope.n)
-		ret = dump_ns(s, env.o.netns_ino, NULL);
-	while (!ret && nm_scope_next(&scope, &pos, &ns))
-		if (scope.n || ns.ino != env.o.netns_ino)
-			ret = dump_ns(s, ns.ino, ns.path);
-	if (ret)
-		return ret;	/* no socket closed on a failed walk */
-	qs_ns_end(&socks);
-	nm_scope_counts(&scope, &c);
-	s->ival.netns_over = socks.over + c.ns_over;
-	s->ival.netns_failed += socks.failed;
-	s->ival.devices_over = c.devs_over;
-	return 0;
-}
-
+/* The sampler first: the join reads the scheduling state it leaves in the map. */
 static int sweep(struct qdiscstuck_bpf *skel, struct qs_sweep *s)
 {
 	sample(skel);
-	s->n = 0;
-	s->over = 0;
-	s->now_ns = nm_mono_ns();
-	if (dump_scope(s))
-		return NM_EXIT_RUNTIME;
-	s->ival.qdiscs_over = s->over;
-	join(s, bpf_map__fd(skel->maps.qdiscs));
-	read_counters(bpf_map__fd(skel->maps.counters), s);
-	s->bpf_entries = s->counters[QS_CNT_SAMPLED];
-	qs_sweep_judge(s, env.threshold_ms * 1000000ULL);
-	return 0;
+	return qs_collect_sweep(&col, s, env.threshold_ms * 1000000ULL);
 }
 
 /* ---- the report (lib/qdiscstuck_report.c holds the sweep's rows; lib/emit.c writes them) ---- */
@@ -429,8 +209,8 @@ static int setup(void)
 	if (env.lock && (ret = qs_act_resolve(&run.qa, env.lock, "--lock", run.ldev, &run.lif, &run.lq)))
 		return ret;
 	run.s = qs_sweep_new();
-	if (!run.s || scope_init() ||
-	    qs_ns_init(&socks, 0, sock_open, sock_close, run.s))
+	col.s = run.s;
+	if (!run.s || scope_init() || qs_collect_init(&col))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	/* the remedies act in the netns the tool runs in */
 	run.s->self_ino = env.o.netns_ino;
@@ -442,6 +222,8 @@ static int start(void *p)
 	struct qdiscstuck_bpf *skel = p;
 
 	run.qa.txqs_fd = bpf_map__fd(skel->maps.txqs);
+	col.qdiscs_fd = bpf_map__fd(skel->maps.qdiscs);
+	col.counters_fd = bpf_map__fd(skel->maps.counters);
 	return 0;
 }
 
@@ -523,9 +305,7 @@ static int stop(void)
 static void free_run(void *skel)
 {
 	(void)skel;
-	socks.arg = NULL;	/* the sweep goes next: nothing to forget in it */
-	if (socks.s)
-		qs_ns_free(&socks);
+	qs_collect_free(&col);
 	qs_sweep_free(run.s);
 	nm_scope_free(&scope);
 }

@@ -11,7 +11,8 @@
  * next sweep: a netns can be mid-creation), is counted and not swept.
  *
  * The bookkeeping is pure: the open and the close are the caller's
- * (nm_rtnl_open_in and mnl_socket_close in the loader, fakes in tests).
+ * (nm_rtnl_open_in and mnl_socket_close in lib/qdiscstuck_collect.c,
+ * fakes in tests).
  * Each sweep: qs_ns_begin, qs_ns_want for each netns in scope, qs_ns_end.
  */
 #ifndef NETMEDIC_QDISCSTUCK_NS_H

@@ -4,7 +4,8 @@
  * the netlink dump joined with its BPF record, its history across sweeps,
  * the per-queue sums the metrics keep monotonic, and the rows the sinks
  * and the remedies read. Judging (qs_update), ranking and the rows are
- * here; the loader collects (rtnetlink, the BPF maps, sysfs) into it.
+ * here; lib/qdiscstuck_collect.c collects (rtnetlink, the BPF maps,
+ * sysfs) into it.
  *
  * Host-wide: a qdisc is known by its netns (inode) too, as ifindexes
  * repeat across namespaces; rows, histories and queues are keyed by it.
