@@ -29,7 +29,7 @@ endif
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) $(SANFLAGS)
-LDLIBS := -lbpf -lelf -lz -lmnl -lm
+LDLIBS := -lbpf -lelf -lz -lmnl -lmicrohttpd -lm
 # -mcpu=v3: atomic fetch-and-add and compare-and-swap (kernels >= 5.12)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-I$(BUILD) -Iinclude -Ibpf

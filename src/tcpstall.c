@@ -237,7 +237,7 @@ static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
 static void emit_fill(struct nm_emit *e, struct tcpstall_bpf *skel, const struct ts_interval_row *ir)
 {
 	ts_report_emit(&rep, e, ir);
-	if (!env.o.prom_file)
+	if (!nm_opts_prom(&env.o))
 		return;
 	e->map = (struct nm_emit_map){ .name = "acks", .entries = rep.acks_present,
 				       .max = env.max_flows,

@@ -263,15 +263,15 @@ static void report(struct xpsflap_bpf *skel, struct xf_slot *tab, long max_flows
 	read_counters(bpf_map__fd(skel->maps.counters));
 	note_slots_full();
 	forget_gone_devs(skel);
-	if (env.o.prom_file)
+	if (nm_opts_prom(&env.o))
 		read_dev_totals(skel);
-	if (read_flows(tab, max_flows, env.o.prom_file != NULL))
+	if (read_flows(tab, max_flows, nm_opts_prom(&env.o)))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
 	give_back_slots(skel);
 	xf_report_rank(&rep);
 	nm_scope_counts(&scope, &c);
 	xf_report_interval(&rep, &c, time(NULL), max_flows);
-	xf_report_emit(&rep, e, env.o.prom_file != NULL);
+	xf_report_emit(&rep, e, nm_opts_prom(&env.o));
 }
 
 /* After the sinks: the next picks count toward the next interval. */

@@ -160,6 +160,8 @@ int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int ma
 	}
 	if (r->prom_dac)
 		n = add(need, n, max, CAP_DAC_OVERRIDE, "--prom-file", "a directory this user cannot write");
+	if (r->listen_low)
+		n = add(need, n, max, CAP_NET_BIND_SERVICE, "--listen", "a port below 1024");
 	/* last: what an option needs is named first, this only when nothing else lacks */
 	if (r->load && r->module_btf)
 		n = add(need, n, max, CAP_SYS_ADMIN, "loading BPF programs on this kernel",

@@ -50,6 +50,7 @@ struct nm_caps_run {
 	bool cleanup_bpf;	/* ... and loads a program to undo (tcpstall's sockopt records) */
 	bool cleanup_sysfs;	/* ... and restores sysfs files, owned by root (xps_cpus, rps_flow_cnt) */
 	bool prom_dac;		/* the --prom-file directory is writable only with CAP_DAC_OVERRIDE */
+	bool listen_low;	/* --listen on a port below 1024 (bound at start, not kept) */
 	bool journal;		/* writes an undo journal (under nm_journal_dir()) */
 	bool journal_dac;	/* ... in a directory (or parent, to create it) writable only with CAP_DAC_OVERRIDE */
 	bool no_cap_bpf;	/* the kernel has no CAP_BPF/CAP_PERFMON (< 5.8): CAP_SYS_ADMIN */

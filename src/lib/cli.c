@@ -37,6 +37,7 @@ enum {
 	OPT_BPF_STATS,
 	OPT_TABLE,
 	OPT_PRINT_CAPS,
+	OPT_LISTEN,
 };
 
 /*
@@ -51,6 +52,8 @@ enum {
 	{ "table", OPT_TABLE, NULL, 0, "Print the table too with --json (on stderr)", 1 },	\
 	{ "prom-file", OPT_PROM, "PATH", 0,							\
 	  "Write a Prometheus textfile (atomically) every interval; PATH must be absent or a regular file (not a symlink)", 1 }, \
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0,							\
+	  "Serve the metrics over HTTP at /metrics; PORT alone listens on 127.0.0.1", 1 },	\
 	{ "dev", OPT_DEV, "IFNAME", dev_flags, "Watch this device only (repeatable, up to 8)", 1 }, \
 	{ "netns", OPT_NETNS, "NAME|PATH|PID", 0,						\
 	  "Watch this network namespace (a name under /run/netns, a path, or a PID's); one is entered", 1 }, \
@@ -94,6 +97,17 @@ const struct nm_optdoc nm_common_docs[] = {
 	  "refused rather than followed: the rename would replace the link, not its target, and "
 	  "node_exporter's textfile directory holds regular files; give the real path.",
 	  NULL, NULL },
+	{ "listen", "Serve the metrics over HTTP: `GET /metrics` answers the text **--prom-file** "
+	  "would hold (the last report's, in the same format), as node_exporter and "
+	  "ebpf_exporter serve theirs; before the first report it answers 503. ADDR:PORT is "
+	  "numeric: `9435` or `:9435` (127.0.0.1, the host's own scraper), `0.0.0.0:9435`, "
+	  "`[::1]:9435`. The socket is bound at start, in {tool}'s own network namespace even "
+	  "with **--netns**; an address in use, or one not on this host, exits with status 1 "
+	  "before anything is loaded, and a bad value is a usage error (status 2). A port below "
+	  "1024 needs `CAP_NET_BIND_SERVICE`. The server is libmicrohttpd, run by a thread that "
+	  "holds no capability, with at most 32 connections and a 10-s timeout; any other path "
+	  "answers 404 and any method but GET and HEAD 405. With **--prom-file** too, both get "
+	  "each report.", NULL, NULL },
 	{ "dev", "Watch this device only (repeatable, up to 8).", NULL, "repeatable" },
 	{ "netns", "Watch this network namespace, and run in it: a name under /run/netns, a "
 	  "path (such as `/run/netns/NAME` or `/proc/PID/ns/net`), or a PID, for the "
@@ -275,6 +289,7 @@ long nm_parse_names(const char *arg, const char *const *names, int n)
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
 	struct nm_opts *o = state->input;
+	char err[160];
 
 	switch (key) {
 	case 'i':
@@ -293,6 +308,11 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PROM:
 		o->prom_file = arg;
+		break;
+	case OPT_LISTEN:
+		if (nm_listen_parse(arg, &o->listen, err, sizeof(err)))
+			argp_error(state, "invalid --listen '%s': %s", arg, err);
+		o->listen_on = true;
 		break;
 	case OPT_DEV:
 		if (o->ndevs >= NM_MAX_DEVS)
@@ -635,6 +655,22 @@ static void names_caps(struct nm_opts *o)
 	o->caps.names_setns = eff & NM_CAP(CAP_SYS_ADMIN);
 }
 
+/*
+ * Before --netns enters another namespace: the socket stays in the tool's
+ * own, where the host's scraper is. --list-hooks serves nothing.
+ */
+static int listen_bind(struct nm_opts *o)
+{
+	char err[160];
+
+	if (!o->listen_on || o->list_hooks)
+		return NM_EXIT_OK;
+	o->http = nm_listen_bind(&o->listen, err, sizeof(err));
+	if (!o->http)
+		return nm_err(o, NM_EXIT_RUNTIME, "--listen %s: %s", o->listen.text, err);
+	return NM_EXIT_OK;
+}
+
 int nm_setup(struct nm_opts *o)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
@@ -651,11 +687,15 @@ int nm_setup(struct nm_opts *o)
 	names_caps(o);
 	o->caps.bpf_stats = o->bpf_stats;
 	o->caps.prom_dac = prom_needs_dac(o->prom_file);
+	o->caps.listen_low = o->listen_on && o->listen.port < 1024;
 	o->caps.journal_dac = o->caps.journal && journal_needs_dac();
 	ret = check_caps(o);
 	if (ret)
 		return ret;
 	ret = check_btf(o);
+	if (ret)
+		return ret;
+	ret = listen_bind(o);
 	if (ret)
 		return ret;
 	if (o->netns && nm_netns_enter(o->netns, err, sizeof(err)))

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "lib/caps.h"
 #include "lib/hooks.h"
+#include "lib/listen.h"
 #include "netmedic/common.h"
 
 /* Exit codes: 0 ok, 1 runtime error, 2 usage error. */
@@ -27,6 +28,10 @@ struct nm_opts {
 	bool json;
 	bool table;			/* set false by --json unless --table */
 	const char *prom_file;
+	/* --listen: where to serve the metrics, and the server (nm_setup binds it) */
+	bool listen_on;
+	struct nm_listen_addr listen;
+	struct nm_listen *http;
 	const char *devs[NM_MAX_DEVS];
 	int ndevs;
 	/*
@@ -61,6 +66,12 @@ struct nm_opts {
 	unsigned long netns_ino;	/* of the netns the tool runs in (after --netns) */
 	unsigned long netns_inos[NM_MAX_NETNS];	/* of each --netns */
 };
+
+/* The metrics are asked for: a textfile, or a server (a report fills them then). */
+static inline bool nm_opts_prom(const struct nm_opts *o)
+{
+	return o->prom_file || o->listen_on;
+}
 
 /*
  * The common options; add as a child of each tool's argp with input =

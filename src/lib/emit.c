@@ -85,6 +85,22 @@ void nm_emit_prom(struct nm_prom *p, const struct nm_emit *e, const struct nm_em
 		nm_self_prom_map_untracked(p, self->tool, m->name, m->untracked);
 }
 
+/* --listen: out of memory, the last report's text is still served. */
+static void publish(const struct nm_opts *o, struct nm_prom *p)
+{
+	const char *text;
+	size_t len;
+	int ret;
+
+	text = nm_prom_text(p, &len);
+	if (!text)
+		return;
+	ret = nm_listen_publish(o->http, text, len);
+	if (ret == -EIO)
+		nm_err(o, NM_EXIT_RUNTIME, "--listen %s: the server stopped (%s): no more metrics served",
+		       o->listen.text, nm_listen_error(o->http));
+}
+
 /* Out of memory: no textfile this time, the last one stays. */
 static void write_prom(const struct nm_opts *o, const struct nm_emit *e,
 		       const struct nm_emit_self *self)
@@ -95,8 +111,10 @@ static void write_prom(const struct nm_opts *o, const struct nm_emit *e,
 	if (!p)
 		return;
 	nm_emit_prom(p, e, self);
-	if (nm_prom_write_atomic(p, o->prom_file, err, sizeof(err)))
+	if (o->prom_file && nm_prom_write_atomic(p, o->prom_file, err, sizeof(err)))
 		nm_err(o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
+	if (o->http)
+		publish(o, p);
 	nm_prom_free(p);
 }
 
@@ -106,7 +124,7 @@ void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_e
 		nm_emit_json(stdout, e);
 	if (o->table)
 		nm_emit_table(o->json ? stderr : stdout, e);
-	if (o->prom_file)
+	if (o->prom_file || o->http)
 		write_prom(o, e, self);
 }
 

@@ -551,6 +551,14 @@ static int fsync_dir(const char *dir)
 	return ret;
 }
 
+const char *nm_prom_text(struct nm_prom *p, size_t *len)
+{
+	if (fflush(p->f) || ferror(p->f) || p->oom)
+		return NULL;
+	*len = p->len;
+	return p->buf;
+}
+
 int nm_prom_write_atomic(struct nm_prom *p, const char *path, char *err,
 			 size_t errlen)
 {

@@ -92,6 +92,8 @@ void nm_prom_log2_hist(struct nm_prom *p, const char *name,
  * absent or a regular file: a device, FIFO or socket is refused (-EINVAL), and so is a symlink (-ELOOP), since
  * rename() would replace the link itself; nothing is written then.
  */
+/* The text so far, its length in *len; NULL after an allocation failure. */
+const char *nm_prom_text(struct nm_prom *p, size_t *len);
 int nm_prom_write_atomic(struct nm_prom *p, const char *path, char *err,
 			 size_t errlen);
 

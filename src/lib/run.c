@@ -102,6 +102,19 @@ static int change_and_drop(const struct nm_tool *t, void *skel)
 	return ret;
 }
 
+/*
+ * After the drop: the server's thread would otherwise start with the set
+ * the main thread held, and --netns's unshare needs a single thread.
+ */
+static int listen_start(struct nm_opts *o)
+{
+	char err[160];
+
+	if (!o->http || !nm_listen_start(o->http, err, sizeof(err)))
+		return 0;
+	return nm_err(o, NM_EXIT_RUNTIME, "--listen %s: %s", o->listen.text, err);
+}
+
 static int first_line(const struct nm_tool *t, void *skel)
 {
 	struct nm_first l = {};
@@ -126,6 +139,8 @@ static int run_loaded(const struct nm_tool *t, void *skel)
 		ret = t->start(skel);
 	if (!ret)
 		ret = change_and_drop(t, skel);
+	if (!ret)
+		ret = listen_start(t->o);
 	if (!ret && t->first)
 		ret = first_line(t, skel);
 	if (!ret && t->ready)
@@ -140,13 +155,13 @@ static int run_loaded(const struct nm_tool *t, void *skel)
 	return ret;
 }
 
-int nm_run(const struct nm_tool *t)
+static int run(const struct nm_tool *t)
 {
 	void *skel = NULL;
 	int ret = before_load(t);
 
 	if (ret)
-		return ret == NM_RUN_DONE ? NM_EXIT_OK : ret;
+		return ret;
 	nm_test_stop("load");
 	ret = nm_skel_load(t->o, t->skel, &skel, t->hooks);
 	if (ret)
@@ -157,5 +172,14 @@ int nm_run(const struct nm_tool *t)
 		t->free(skel);
 	if (skel)
 		t->skel->destroy(skel);
+	return ret;
+}
+
+int nm_run(const struct nm_tool *t)
+{
+	int ret = run(t);
+
+	nm_listen_free(t->o->http);
+	t->o->http = NULL;
 	return ret == NM_RUN_DONE ? NM_EXIT_OK : ret;
 }
