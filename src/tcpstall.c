@@ -3,10 +3,11 @@
  * tcpstall - TCP sockets that hold unsent data and send nothing (and why),
  * and ACK storms; with reversible remedies (--fix).
  *
- * Loader: the hook ladder, the skeleton, the collection (sweeps, episodes,
- * the ACK flow table) and the run's steps. Decisions live in
- * src/detect/tcpstall_detect.c, the report's rows in lib/tcpstall_report.c
- * (written by lib/emit.c), the remedies in lib/tcpstall_act.c; the scope's
+ * Loader: the hook ladder bound to the skeleton, the sweeps and the run's
+ * steps. Decisions live in src/detect/tcpstall_detect.c, the report's rows
+ * in lib/tcpstall_report.c (written by lib/emit.c), what fills it from the
+ * BPF side (episodes, the ACK flow table, the counters) in
+ * lib/tcpstall_collect.c, the remedies in lib/tcpstall_act.c; the scope's
  * namespaces, the sweeps' iterators and walks and the loop's clock in
  * lib/tcpstall_ns.c.
  */
@@ -34,6 +35,7 @@
 #include "lib/scope.h"
 #include "lib/skel.h"
 #include "lib/tcpstall_act.h"
+#include "lib/tcpstall_collect.h"
 #include "lib/tcpstall_hooks.h"
 #include "lib/tcpstall_ns.h"
 #include "lib/tcpstall_opts.h"
@@ -42,7 +44,6 @@
 #include "lib/worker.h"
 
 #define TOOL		"tcpstall"
-#define MAX_SOCKS	65536
 
 static struct ts_env env;
 /* the namespaces watched and their names; the full sweep's way into each */
@@ -52,25 +53,14 @@ static struct ts_nsset nss;
 const char *argp_program_version = "tcpstall (netmedic) 0.1";
 const char *argp_program_bug_address = "the netmedic issue tracker";
 
-/* ---- hooks (the ladder: lib/tcpstall_hooks.c) ---- */
-
-/* the run's rungs, as the load chose them */
+/* the run's rungs, as the load chose them (the ladder: lib/tcpstall_hooks.c) */
 static struct nm_hook run_hooks[TS_NR_HOOKS];
-
-static void declare_hooks(struct tcpstall_bpf *skel, struct nm_hook *hooks)
-{
-	nm_hooks_declare(hooks, ts_hook_decls, TS_NR_HOOKS, skel->obj, ts_hooks_want(env.fix));
-}
 
 /* ---- state ---- */
 
 static struct state {
 	struct nm_htab *socks;		/* ts_key -> ts_sock */
-	const struct ts_acks *acks;	/* the BPF acks array, mapped read-only */
-	size_t acks_len;
-	uint64_t acks_untracked;	/* events of sockets that found both their slots held */
 	uint64_t sweep;
-	uint32_t epoch;			/* the interval being reported */
 	struct bpf_link *fast;		/* the fast sweep's iterator, NULL: full sweeps only */
 	struct bpf_link *fast_own;	/* ... when attached by hand (rung 1): destroyed by us */
 	const char *tag_source;		/* what tags a sender for the fast sweep */
@@ -84,6 +74,8 @@ static struct state {
 
 /* what the reports show: the interval's flows and ended stalls, the totals (lib/tcpstall_report.c) */
 static struct ts_report rep;
+/* what fills it from the BPF side: episodes, ACK flows, counters (lib/tcpstall_collect.c) */
+static struct ts_collect coll;
 
 /* --fix carried out: the journals, the kick passes (lib/tcpstall_act.c) */
 static struct ts_act act = TS_ACT_INIT;
@@ -177,72 +169,19 @@ static void use_fast_sweep(struct tcpstall_bpf *skel, const struct nm_hook *hook
 	skel->bss->tagging = st.fast != NULL;
 }
 
-/*
- * The tsq_idle episodes that tcp_push/tcp_wfree measured and ended (the
- * tsq_episodes queue) become stalls. Runs before each sweep, so that an
- * episode's exact end comes before the sweep that sees the socket sending
- * again.
- */
-static void take_episodes(struct tcpstall_bpf *skel)
-{
-	int fd = bpf_map__fd(skel->maps.tsq_episodes);
-	struct ts_episode e;
-
-	while (!bpf_map_lookup_and_delete_elem(fd, NULL, &e))
-		ts_report_episode(&rep, &e.key, e.start_ns, e.end_ns);
-}
-
-/* ---- ACK flows: the table read in place, its deltas into the report ---- */
-
-static void collect_acks(struct tcpstall_bpf *skel)
-{
-	uint32_t untracked = TS_CNT_ACK_UNTRACKED;
-
-	st.epoch = skel->bss->epoch;
-	st.acks_untracked = nm_percpu_u64(bpf_map__fd(skel->maps.counters), &untracked);
-	/* CPU masks restart for the next interval */
-	if (ts_report_acks(&rep, st.acks, env.max_flows, st.epoch))
-		skel->bss->epoch = st.epoch + 1;
-}
-
 /* ---- the report (lib/tcpstall_report.c holds its rows; lib/emit.c writes them) ---- */
 
-static uint64_t counter(struct tcpstall_bpf *skel, uint32_t idx)
-{
-	return nm_percpu_u64(bpf_map__fd(skel->maps.counters), &idx);
-}
-
 /* The report's row, its JSON record and the textfile's tcpstall_ metrics, from what was collected. */
-static void interval_row(struct tcpstall_bpf *skel, struct ts_interval_row *r)
+static void interval_row(struct ts_interval_row *r)
 {
 	struct ts_interval_in in = {
 		.time = (uint64_t)time(NULL), .sweeps = st.sweep, .sweep_wait_ns = st.clock.wait_ns,
-		.ack_untracked = st.acks_untracked,
 		.episodes = st.episodes, .kicker = act.kicker, .kick = st.kick,
 		.kicks = &st.kick_report, .prom_netns = env.prom_netns, .netns = env.o.netns_ino,
-		.netns_swept = ts_nsset_ways(&nss),
 	};
-	struct nm_scope_counts c;
 
-	nm_scope_counts(&scope, &c);
-	in.netns_named = c.ns;
-	in.netns_over = c.ns_over + nss.over;
-
-	for (uint32_t i = 0; i < TS_CNT_MAX; i++)
-		in.counters[i] = counter(skel, i);
+	ts_collect_interval(&coll, &scope, &nss, &in);
 	ts_report_interval_row(&rep, &in, r);
-}
-
-/* What a report holds (ts_report_emit); for the textfile, the ACK flow table's fill. */
-static void emit_fill(struct nm_emit *e, struct tcpstall_bpf *skel, const struct ts_interval_row *ir)
-{
-	ts_report_emit(&rep, e, ir);
-	if (!nm_opts_prom(&env.o))
-		return;
-	e->map = (struct nm_emit_map){ .name = "acks", .entries = rep.acks_present,
-				       .max = env.max_flows,
-				       .evictions = counter(skel, TS_CNT_ACK_FLOWS_EVICTED),
-				       .direct = true, .untracked = st.acks_untracked };
 }
 
 /* ---- remedy: --fix=kick (lib/tcpstall_act.c makes it; the sweeps and the marks find its sockets) ---- */
@@ -278,21 +217,21 @@ static int fix_start(struct tcpstall_bpf *skel)
 static int report_step(void *p, struct nm_emit *e)
 {
 	static struct ts_interval_row ir;	/* the sinks read it after the step */
-	struct tcpstall_bpf *skel = p;
 
+	(void)p;
 	/* namespaces that came or went: before any row names them */
 	ts_nsset_follow(&nss, &scope, &rep);
 	ts_report_flows_start(&rep, nm_mono_ns());
-	collect_acks(skel);
+	ts_collect_acks(&coll, &rep);
 	ts_report_rank(&rep);
 	ts_act_take_stats(&act, &st.kick_report);
 	if (env.fix) {
-		size_t n = ts_report_fix_flows(&rep, st.acks);
+		size_t n = ts_report_fix_flows(&rep, coll.acks);
 
 		ts_act_fixes(&act, rep.fix, n);
 	}
-	interval_row(skel, &ir);
-	emit_fill(e, skel, &ir);
+	interval_row(&ir);
+	ts_collect_emit(&coll, &rep, e, &ir, nm_opts_prom(&env.o));
 	return 0;
 }
 
@@ -360,7 +299,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	/* ... and the kick timer's maps: a run without --fix=kick creates neither */
 	bpf_map__set_autocreate(skel->maps.kick_timers, env.fix & TS_FIX_KICK);
 	bpf_map__set_autocreate(skel->maps.kick_due, env.fix & TS_FIX_KICK);
-	declare_hooks(skel, hooks);
+	nm_hooks_declare(hooks, ts_hook_decls, TS_NR_HOOKS, skel->obj, ts_hooks_want(env.fix));
 }
 
 NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, TS_NR_HOOKS);
@@ -376,7 +315,7 @@ static int sweep_step(struct tcpstall_bpf *skel)
 	int ret;
 
 	if (st.episodes)
-		take_episodes(skel);
+		ts_collect_episodes(&coll, &rep);
 	ret = sweep(skel, full);
 	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "socket sweep: %s", strerror(-ret));
@@ -433,29 +372,16 @@ static int check(void)
 
 static int setup(void)
 {
+	int ret;
+
 	env.hz = nm_kconfig_long("CONFIG_HZ") > 0 ? nm_kconfig_long("CONFIG_HZ") : 0;
 	if (!env.hz)
 		nm_info(&env.o, "warning: CONFIG_HZ not found (/proc/config.gz, /boot/config-*): stall ages assume 250 Hz");
-	st.socks = nm_htab_new(sizeof(struct ts_key), sizeof(struct ts_sock), MAX_SOCKS);
-	rep.prev_acks = nm_htab_new(sizeof(uint64_t), sizeof(struct ts_prev_acks), env.max_flows);
-	if (!st.socks || !rep.prev_acks || ts_report_init(&rep))
+	/* the sockets the sweeps track: the report's, and --fix=kick's */
+	ret = ts_collect_report_init(&rep, &env, &scope);
+	st.socks = rep.socks;
+	if (ret)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
-	rep.socks = st.socks;
-	rep.threshold_ms = env.threshold_ms;
-	rep.storm = &env.storm;
-	rep.gone = ts_ns_went;
-	rep.gone_arg = &scope;
-	rep.hist = env.hist;
-	rep.all = env.all;
-	rep.top = env.top;
-	/* one --netns: its metrics as they always were; else each netns's, by name */
-	rep.per_ns = env.o.nnetns != 1;
-	rep.prom_netns = env.prom_netns;
-	rep.self_ino = env.o.netns_ino;
-	rep.ns_name = ts_ns_name;
-	rep.ns_arg = &scope;
-	/* the socket records' cgroup paths: a miss walks the cgroup2 tree, once an interval at most */
-	rep.cgroups = nm_cgpaths_open(&env.o, NULL, (uint64_t)(env.o.interval * 1e9));
 	/* before the load, with the privileges the names need: the scope's first scan */
 	if (nm_scope_from_opts_nodev(&scope, &env.o))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory for the netns registry");
@@ -468,9 +394,13 @@ static int start(void *p)
 	struct tcpstall_bpf *skel = p;
 	int ret;
 
-	st.acks = nm_map_mmap(skel->maps.acks, &st.acks_len);
-	if (!st.acks)
+	coll.acks = nm_map_mmap(skel->maps.acks, &coll.acks_len);
+	if (!coll.acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the ACK flow table: %s", strerror(errno));
+	coll.counters_fd = bpf_map__fd(skel->maps.counters);
+	coll.episodes_fd = bpf_map__fd(skel->maps.tsq_episodes);
+	coll.epoch = &skel->bss->epoch;
+	coll.max_flows = env.max_flows;
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = nm_hook_can(&run_hooks[TS_HOOK_RELEASE], TS_CAN_OWNED);
 	st.diag = nm_hook_can(&run_hooks[TS_HOOK_SWEEP], TS_CAN_DIAG);
@@ -514,8 +444,8 @@ static void free_run(void *skel)
 {
 	(void)skel;
 	bpf_link__destroy(st.fast_own);
-	if (st.acks)
-		munmap((void *)st.acks, st.acks_len);
+	if (coll.acks)
+		munmap((void *)coll.acks, coll.acks_len);
 	nm_htab_free(st.socks);
 	nm_htab_free(rep.prev_acks);
 	ts_report_free(&rep);
