@@ -101,17 +101,6 @@ static void take_sample(const struct ts_sample *smp, void *arg)
 				 .state = state, .now_ns = smp->now_ns, .nonagle = smp->nonagle, .s = s });
 }
 
-/* Rung 2's walks: the namespaces with a fresh tag mark only (lib/tcpstall_ns.h). */
-static bool ns_tagged_lately(unsigned long ino, void *arg)
-{
-	struct tcpstall_bpf *skel = arg;
-	__u64 key = ino;
-	__u32 mark;
-	bool marked = !bpf_map_lookup_elem(bpf_map__fd(skel->maps.ns_tagged), &key, &mark);
-
-	return ts_tag_fresh(marked, mark, skel->bss->tag_epoch);
-}
-
 /*
  * One sweep. The full one walks every TCP socket of each netns in scope
  * (its cost is the size of the established hash table, not the number of
@@ -121,12 +110,14 @@ static bool ns_tagged_lately(unsigned long ino, void *arg)
 static int sweep(struct tcpstall_bpf *skel, bool full)
 {
 	enum ts_walk w = ts_walk_of(full, st.fast != NULL, st.fast == st.fast_own, st.diag);
-	const struct ts_nsset_want tagged = { ns_tagged_lately, skel };
+	/* rung 2's walks: the namespaces with a fresh tag mark only */
+	struct ts_tags tags = { bpf_map__fd(skel->maps.ns_tagged), &skel->bss->tag_epoch };
+	const struct ts_nsset_want tagged = { ts_ns_tagged, &tags };
 	char err[256];
 	int ret;
 
 	st.sweep++;
-	skel->bss->tag_epoch = st.sweep / TS_TAG_EPOCH_SWEEPS + 1;
+	skel->bss->tag_epoch = ts_tag_epoch(st.sweep);
 	ret = ts_nsset_sweep(&nss, w, w == TS_WALK_FULL ? skel->links.ts_sweep : st.fast, &tagged,
 			     env.port, take_sample, NULL, err, sizeof(err));
 	if (ret && w == TS_WALK_DIAG)

@@ -244,6 +244,21 @@ bool ts_tag_fresh(bool marked, uint32_t mark, uint32_t epoch)
 	return marked && mark + TS_TAG_EPOCHS_KEPT >= epoch;
 }
 
+uint32_t ts_tag_epoch(uint64_t sweep)
+{
+	return sweep / TS_TAG_EPOCH_SWEEPS + 1;
+}
+
+bool ts_ns_tagged(unsigned long ino, void *arg)
+{
+	const struct ts_tags *t = arg;
+	__u64 key = ino;
+	__u32 mark;
+	bool marked = !bpf_map_lookup_elem(t->ns_tagged_fd, &key, &mark);
+
+	return ts_tag_fresh(marked, mark, *t->epoch);
+}
+
 /* Whether the sweep walks ns: every one, without a want. */
 static bool wanted(const struct ts_nsset_want *w, const struct ts_ns *ns)
 {

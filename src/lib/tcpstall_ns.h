@@ -137,6 +137,22 @@ int ts_nsset_iter_some(struct ts_nsset *s, int link_fd, const struct ts_nsset_wa
 bool ts_tag_fresh(bool marked, uint32_t mark, uint32_t epoch);
 
 /*
+ * The tag epoch of the sweep numbered sweep (from 1): it moves every
+ * TS_TAG_EPOCH_SWEEPS sweeps, so that a tagged socket marks its netns
+ * once an epoch, not once a packet. Never 0: that is no mark.
+ */
+uint32_t ts_tag_epoch(uint64_t sweep);
+
+/* Where ts_ns_tagged reads: the ns_tagged map, and the BPF side's tag epoch (its .bss). */
+struct ts_tags {
+	int ns_tagged_fd;
+	const uint32_t *epoch;
+};
+
+/* Rung 2's want (struct ts_nsset_want, arg a struct ts_tags): the netns has a fresh mark. */
+bool ts_ns_tagged(unsigned long ino, void *arg);
+
+/*
  * One sweep through sock_diag: each netns with a socket dumped. A dump
  * that fails in another netns (it is going) is counted, its socket
  * closed (reopened at the next sync); one in ours is returned with err.

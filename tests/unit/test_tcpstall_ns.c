@@ -532,6 +532,17 @@ static void test_tag_fresh(void **state)
 	assert_true(ts_tag_fresh(true, 9, 8));
 }
 
+static void test_tag_epoch(void **state)
+{
+	(void)state;
+	/* never 0, which is no mark */
+	assert_int_equal(ts_tag_epoch(0), 1);
+	assert_int_equal(ts_tag_epoch(1), 1);
+	assert_int_equal(ts_tag_epoch(TS_TAG_EPOCH_SWEEPS - 1), 1);
+	assert_int_equal(ts_tag_epoch(TS_TAG_EPOCH_SWEEPS), 2);
+	assert_int_equal(ts_tag_epoch(3 * TS_TAG_EPOCH_SWEEPS + 1), 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_sched_budget),
 		cmocka_unit_test(test_sched_reports),
 		cmocka_unit_test(test_tag_fresh),
+		cmocka_unit_test(test_tag_epoch),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
