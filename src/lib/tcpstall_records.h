@@ -81,6 +81,7 @@ struct ts_netns_row {
 	uint64_t hist_us[TS_NSTATES][NM_HIST_SLOTS];	/* ended stalls' durations */
 	double stall_seconds[TS_NSTATES];	/* ... their sums */
 	uint64_t ack_storm_flows;	/* this interval */
+	uint64_t cross_cpu_flows;	/* this interval */
 	uint64_t acks_sent, acks_owned, data_segments;	/* since start */
 };
 

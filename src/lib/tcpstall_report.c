@@ -429,6 +429,7 @@ static size_t one_ns_row(struct ts_report *r, struct ts_netns_row *row)
 		if (((struct ts_sock *)v)->stall_start_ns)
 			row->stalled_now[((struct ts_sock *)v)->cause]++;
 	row->ack_storm_flows = r->storms;
+	row->cross_cpu_flows = r->cross;
 	return 1;
 }
 
@@ -462,7 +463,7 @@ static void ns_now(struct ts_report *r)
 		struct ts_ns_stats *n = *(struct ts_ns_stats **)v;
 
 		memset(n->stalled_now, 0, sizeof(n->stalled_now));
-		n->storms = 0;
+		n->storms = n->cross = 0;
 	}
 	pos = 0;
 	while (nm_htab_next(r->socks, &pos, &k, &v)) {
@@ -476,8 +477,12 @@ static void ns_now(struct ts_report *r)
 	for (size_t i = 0; i < r->nflows; i++) {
 		struct ts_ns_stats *n;
 
-		if (r->flows[i].j.storm && (n = ns_stats(r, r->flows[i].key.netns)))
-			n->storms++;
+		const struct ts_flow *f = &r->flows[i];
+
+		if ((f->j.storm || f->place.cross_cpu) && (n = ns_stats(r, f->key.netns))) {
+			n->storms += f->j.storm;
+			n->cross += f->place.cross_cpu;
+		}
 	}
 }
 
@@ -503,6 +508,7 @@ size_t ts_report_ns_rows(struct ts_report *r)
 		ns_row_totals(row, &s->tot, s->acks_sent, s->acks_owned, s->data_segments);
 		memcpy(row->stalled_now, s->stalled_now, sizeof(row->stalled_now));
 		row->ack_storm_flows = s->storms;
+		row->cross_cpu_flows = s->cross;
 	}
 	/* the textfile's series in the same order each time (none: no array yet) */
 	if (n)

@@ -57,7 +57,7 @@ struct ts_ns_stats {
 	uint64_t acks_sent, acks_owned, data_segments;
 	/* a report's, made by ts_report_ns_rows */
 	uint64_t stalled_now[TS_NSTATES];
-	uint64_t storms;
+	uint64_t storms, cross;
 };
 
 /* namespaces with metrics of their own; those beyond count in no netns's */

@@ -227,6 +227,7 @@ static struct ts_netns_row netns_row(void)
 		.stalls = { [TS_RWND] = 1, [TS_CWND] = 13 }, .stalled_now = { [TS_RWND] = 1 },
 		.stall_seconds = { [TS_RWND] = 0.844243033, [TS_CWND] = 0.5 },
 		.acks_sent = 22500, .acks_owned = 7697, .data_segments = 22305, .ack_storm_flows = 1,
+		.cross_cpu_flows = 2,
 	};
 
 	r.hist_us[TS_RWND][19] = 1;
@@ -324,6 +325,9 @@ static void test_interval_metrics(void **state)
 	ADD("# HELP tcpstall_ack_storm_flows Flows in an ACK storm in the last interval\n"
 	    "# TYPE tcpstall_ack_storm_flows gauge\n"
 	    "tcpstall_ack_storm_flows 1\n"
+	    "# HELP tcpstall_cross_cpu_flows Flows whose softirq and application CPUs never met in the last interval\n"
+	    "# TYPE tcpstall_cross_cpu_flows gauge\n"
+	    "tcpstall_cross_cpu_flows 2\n"
 	    "# HELP tcpstall_acks_sent_total Pure ACKs transmitted by watched sockets\n"
 	    "# TYPE tcpstall_acks_sent_total counter\n"
 	    "tcpstall_acks_sent_total 22500\n"

@@ -195,7 +195,9 @@ static void test_interval(void **state)
 	assert_int_equal(ir.stalls_unlisted, 1);
 	/* one row, its label only where --prom-netns asks, the inode */
 	r.self_ino = 4026531840ULL;
+	r.cross = 2;
 	assert_int_equal(ts_report_ns_rows(&r), 1);
+	assert_int_equal(r.ns_rows[0].cross_cpu_flows, 2);
 	assert_false(r.ns_rows[0].labelled);
 	assert_string_equal(r.ns_rows[0].netns, "4026531840");
 	assert_int_equal(r.ns_rows[0].stalled_now[TS_TSQ_IDLE], 1);
@@ -678,12 +680,16 @@ static void test_per_netns_rows(void **state)
 	ts_report_sample(&r, &s, 2, &st);
 	ts_report_flows_start(&r, 1200);
 	assert_true(ts_report_acks(&r, slots, 2, 0));
+	/* 9's flow on crossed CPUs (ts_judge_placement's verdict, tested on its own) */
+	for (size_t i = 0; i < r.nflows; i++)
+		r.flows[i].place.cross_cpu = r.flows[i].key.netns == 9;
 	assert_int_equal(ts_report_ns_rows(&r), 2);
 	assert_string_equal(r.ns_rows[0].netns, "nm-ts-rcv");
 	assert_string_equal(r.ns_rows[1].netns, "ns9");
 	assert_true(r.ns_rows[0].labelled && r.ns_rows[1].labelled);
 	/* 7: the storm, its ACKs, a socket stalled now, no stall ended */
 	assert_int_equal(r.ns_rows[0].ack_storm_flows, 1);
+	assert_int_equal(r.ns_rows[0].cross_cpu_flows, 0);
 	assert_int_equal(r.ns_rows[0].acks_sent, 1000);
 	assert_int_equal(r.ns_rows[0].stalled_now[TS_RWND], 1);
 	assert_int_equal(r.ns_rows[0].stalls[TS_RWND], 0);
@@ -692,6 +698,7 @@ static void test_per_netns_rows(void **state)
 	assert_int_equal(r.ns_rows[1].stalled_now[TS_RWND], 0);
 	assert_int_equal(r.ns_rows[1].acks_sent, 50);
 	assert_int_equal(r.ns_rows[1].ack_storm_flows, 0);
+	assert_int_equal(r.ns_rows[1].cross_cpu_flows, 1);
 	/* the report's totals count both */
 	assert_int_equal(r.tot.stalls[TS_RWND], 1);
 	assert_int_equal(r.acks_sent, 1050);
