@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <microhttpd.h>
 #include "lib/caps.h"
 #include "lib/listen.h"
+#include "lib/worker.h"
 
 #define POLL_MS		100	/* how soon a stop request is seen */
 #define MAX_CONNS	32	/* scrapers are few; a flood gets no more */
@@ -224,7 +224,6 @@ static struct MHD_Daemon *daemon_start(struct nm_listen *l, unsigned int poll)
 
 int nm_listen_start(struct nm_listen *l, char *err, size_t len)
 {
-	sigset_t all, old;
 	int e;
 
 	/*
@@ -239,11 +238,7 @@ int nm_listen_start(struct nm_listen *l, char *err, size_t len)
 		snprintf(err, len, "libmicrohttpd refused to start");
 		return -EINVAL;
 	}
-	/* the thread inherits the mask: every signal stays with the main thread */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = pthread_create(&l->tid, NULL, serve, l);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = nm_thread_start(&l->tid, serve, l);
 	if (e) {
 		snprintf(err, len, "thread: %s", strerror(e));
 		return -e;

@@ -57,11 +57,22 @@ static void worker_priority(struct nm_worker *w)
 		snprintf(w->priority, sizeof(w->priority), "normal (SCHED_FIFO: %s)", strerror(err));
 }
 
+int nm_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int e;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(tid, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e;
+}
+
 struct nm_worker *nm_worker_start(int ring_fd, nm_worker_init_fn init, nm_worker_record_fn record,
 				  nm_worker_flush_fn flush, void *ctx, char *err, size_t len)
 {
 	struct nm_worker *w = calloc(1, sizeof(*w));
-	sigset_t all, old;
 	int e;
 
 	if (!w) {
@@ -78,11 +89,7 @@ struct nm_worker *nm_worker_start(int ring_fd, nm_worker_init_fn init, nm_worker
 	w->flush = flush;
 	w->ctx = ctx;
 	w->alive = true;
-	/* the thread inherits the mask: every signal stays with the main thread */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = pthread_create(&w->tid, NULL, worker_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = nm_thread_start(&w->tid, worker_main, w);
 	if (e) {
 		snprintf(err, len, "thread: %s", strerror(e));
 		ring_buffer__free(w->ring);

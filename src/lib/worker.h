@@ -13,8 +13,16 @@
 #ifndef NETMEDIC_WORKER_H
 #define NETMEDIC_WORKER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/*
+ * pthread_create with every signal blocked in the new thread (it inherits
+ * the mask): signals stay with the main thread, whose handler asks for the
+ * exit. The worker's and lib/listen.c's threads. 0 or an errno.
+ */
+int nm_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 struct nm_worker;
 
