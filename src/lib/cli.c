@@ -98,8 +98,8 @@ const struct nm_optdoc nm_common_docs[] = {
 	  "node_exporter's textfile directory holds regular files; give the real path.",
 	  NULL, NULL },
 	{ "listen", "Serve the metrics over HTTP: `GET /metrics` answers the text **--prom-file** "
-	  "would hold (the last report's, in the same format), as node_exporter and "
-	  "ebpf_exporter serve theirs; before the first report it answers 503. ADDR:PORT is "
+	  "would hold (the last report's, in the same format), as `node_exporter` and "
+	  "`ebpf_exporter` serve theirs; before the first report it answers 503. ADDR:PORT is "
 	  "numeric: `9435` or `:9435` (127.0.0.1, the host's own scraper), `0.0.0.0:9435`, "
 	  "`[::1]:9435`. The socket is bound at start, in {tool}'s own network namespace even "
 	  "with **--netns**; an address in use, or one not on this host, exits with status 1 "
