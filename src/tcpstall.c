@@ -80,12 +80,6 @@ static struct ts_collect coll;
 /* --fix carried out: the journals, the kick passes (lib/tcpstall_act.c) */
 static struct ts_act act = TS_ACT_INIT;
 
-/* The kicker thread takes the kick timer's requests as they come. */
-static bool kicker_on(void)
-{
-	return nm_worker_alive(act.kicker);
-}
-
 /* ---- sweep ---- */
 
 /* A swept socket: into the report, and --fix=kick's candidate. */
@@ -256,7 +250,7 @@ static int first_line(void *p, struct nm_first *l)
 		.senders_tagged_by = st.tag_source, .kick = st.kick,
 	};
 	if (st.kick) {
-		r.kick_at = ts_act_kick_at(kicker_on(), st.episodes);
+		r.kick_at = ts_act_kick_at(nm_worker_alive(act.kicker), st.episodes);
 		r.kicker = nm_worker_priority(act.kicker);
 	}
 	l->rec = &ts_start_rec;
@@ -313,8 +307,8 @@ static int sweep_step(struct tcpstall_bpf *skel)
 	/* the sweep's CPU time, not its wall time, counts for the budget */
 	cpu = ts_thread_cpu_ns() - c0;
 	ts_report_gone(&rep, st.sweep, nm_mono_ns());
-	/* without a kicker the loop kicks: the open episodes too */
-	pass_kicks = st.kick && !kicker_on();
+	/* without a kicker thread (the kick timer's) the loop kicks: the open episodes too */
+	pass_kicks = st.kick && !nm_worker_alive(act.kicker);
 	if (st.episodes && (full || pass_kicks))
 		walk_marks(skel, full, pass_kicks);
 	ts_act_kick_pass(&act);
@@ -323,7 +317,7 @@ static int sweep_step(struct tcpstall_bpf *skel)
 }
 
 /* Sweeps and reports, each when due (lib/tcpstall_ns.c's clock), until --count or a signal. */
-static int run(struct tcpstall_bpf *skel)
+static int loop(void *skel)
 {
 	ts_sched_start(&st.clock, nm_mono_ns());
 	while (!nm_exiting) {
@@ -420,11 +414,6 @@ static int start(void *p)
 	return ret;
 }
 
-static int loop(void *skel)
-{
-	return nm_exiting ? 0 : run(skel);
-}
-
 static int stop(void)
 {
 	ts_act_kicker_stop(&act);
@@ -446,23 +435,12 @@ static void free_run(void *skel)
 		close(act.fx.home_fd);
 }
 
-/* --list-fixes: kick's probe loads ts_kick alone */
-static int list_fixes(void)
-{
-	return ts_act_list_fixes(&env.o, &skel_ops);
-}
-
-/* --cleanup: a sockopt record is undone through ts_kick, opened alone */
-static int cleanup(void)
-{
-	return ts_act_cleanup(&env.o, &skel_ops);
-}
-
 static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run_hooks,
 	.fixes = ts_fixes, .nfixes = TS_NFIXES, .list_fixes = &env.list_fixes,
 	.signal_in_load_goes_on = true,
-	.caps = set_caps, .check = check, .cleanup = cleanup, .list = list_fixes,
+	/* --list-fixes: kick's probe loads ts_kick alone; --cleanup undoes a sockopt through it */
+	.caps = set_caps, .check = check, .cleanup = ts_act_cleanup, .list = ts_act_list_fixes,
 	.setup = setup, .start = start, .first = first_line, .report = report_step,
 	.after = after_report, .loop = loop, .stop = stop, .free = free_run,
 };

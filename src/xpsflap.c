@@ -253,8 +253,18 @@ static void give_back_slots(struct xpsflap_bpf *skel)
 	nreleasing = 0;
 }
 
-static void report(struct xpsflap_bpf *skel, struct xf_slot *tab, long max_flows, struct nm_emit *e)
+/* the run's rungs, --pin's state and the mapped flow table */
+static struct run {
+	struct nm_hook hooks[XF_NR_HOOKS];
+	struct xf_pin ps;
+	struct xf_slot *tab;
+	size_t tab_len;
+	long max_flows;
+} run;
+
+static int report_step(void *p, struct nm_emit *e)
 {
+	struct xpsflap_bpf *skel = p;
 	struct nm_scope_counts c;
 
 	/* namespaces that came or went, renamed devices: before any row names them */
@@ -265,32 +275,23 @@ static void report(struct xpsflap_bpf *skel, struct xf_slot *tab, long max_flows
 	forget_gone_devs(skel);
 	if (nm_opts_prom(&env.o))
 		read_dev_totals(skel);
-	if (read_flows(tab, max_flows, nm_opts_prom(&env.o)))
+	if (read_flows(run.tab, run.max_flows, nm_opts_prom(&env.o)))
 		nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory reading flows");
 	give_back_slots(skel);
 	xf_report_rank(&rep);
 	nm_scope_counts(&scope, &c);
-	xf_report_interval(&rep, &c, time(NULL), max_flows);
+	xf_report_interval(&rep, &c, time(NULL), run.max_flows);
 	xf_report_emit(&rep, e, nm_opts_prom(&env.o));
+	return 0;
 }
 
 /* After the sinks: the next picks count toward the next interval. */
-static void next_interval(struct xpsflap_bpf *skel)
+static void after_report(void *p)
 {
+	struct xpsflap_bpf *skel = p;
+
 	xf_report_next(&rep);
 	skel->bss->epoch = rep.epoch + 1;
-}
-
-/* --dev devices with one TX queue in use: the BPF side skips them, say why */
-static void note_one_queue_devs(void)
-{
-	for (int i = 0; i < env.o.ndevs; i++) {
-		int ntx = nm_dev_ntxq(env.o.devs[i]);
-
-		if (ntx >= 0 && ntx < 2)
-			nm_info(&env.o, "%s has %d TX queue: its flows cannot flap, and are not tracked",
-				env.o.devs[i], ntx);
-	}
 }
 
 /* ---- skeleton ---- */
@@ -327,14 +328,6 @@ static const struct nm_fix fixes[] = {
 };
 
 /* ---- the run's steps (lib/run.h) ---- */
-
-static struct run {
-	struct nm_hook hooks[XF_NR_HOOKS];
-	struct xf_pin ps;
-	struct xf_slot *tab;
-	size_t tab_len;
-	long max_flows;
-} run;
 
 /* --pin: a tc program and filter, xps_cpus in sysfs, undone with tc */
 static void set_caps(struct nm_opts *o)
@@ -410,23 +403,19 @@ static int first_line(void *p, struct nm_first *l)
 	return 0;
 }
 
+/* --dev devices with one TX queue in use: the BPF side skips them, say why */
 static int ready(void *p)
 {
 	(void)p;
-	note_one_queue_devs();
+	for (int i = 0; i < env.o.ndevs; i++) {
+		int ntx = nm_dev_ntxq(env.o.devs[i]);
+
+		if (ntx >= 0 && ntx < 2)
+			nm_info(&env.o, "%s has %d TX queue: its flows cannot flap, and are not tracked",
+				env.o.devs[i], ntx);
+	}
 	rep.since_ns = nm_mono_ns();
 	return 0;
-}
-
-static int report_step(void *p, struct nm_emit *e)
-{
-	report(p, run.tab, run.max_flows, e);
-	return 0;
-}
-
-static void after_report(void *p)
-{
-	next_interval(p);
 }
 
 static int stop(void)

@@ -73,9 +73,9 @@ static int before_load(const struct nm_tool *t)
 	if (t->check && (ret = t->check()))
 		return ret;
 	if (t->o->cleanup)
-		return done(t->cleanup ? t->cleanup() : nm_cleanup_main(t->o));
+		return done(t->cleanup ? t->cleanup(t->o, t->skel) : nm_cleanup_main(t->o));
 	if (*t->list_fixes && t->list)
-		return done(t->list());
+		return done(t->list(t->o, t->skel));
 	ret = nm_setup(t->o);
 	if (ret)
 		return ret;
@@ -145,8 +145,10 @@ static int run_loaded(const struct nm_tool *t, void *skel)
 		ret = first_line(t, skel);
 	if (!ret && t->ready)
 		ret = t->ready(skel);
-	if (!ret)
-		ret = t->loop ? t->loop(skel) : interval_loop(t, skel);
+	if (!ret && t->loop)
+		ret = nm_exiting ? 0 : t->loop(skel);
+	else if (!ret)
+		ret = interval_loop(t, skel);
 	stop = t->stop ? t->stop() : 0;
 	if (stop && ret <= 0)
 		ret = stop;

@@ -56,8 +56,10 @@ struct nm_tool {
 	 */
 	void (*caps)(struct nm_opts *o);	/* after the signals: o->caps from the options */
 	int (*check)(void);			/* usage checks answered before --print-caps, --cleanup */
-	int (*cleanup)(void);			/* --cleanup (NULL: nm_cleanup_main) */
-	int (*list)(void);			/* --list-fixes before nm_setup (NULL: after it, the table) */
+	/* --cleanup (NULL: nm_cleanup_main); o and skel are the tool's own */
+	int (*cleanup)(struct nm_opts *o, const struct nm_skel_ops *skel);
+	/* --list-fixes before nm_setup (NULL: after it, the table) */
+	int (*list)(struct nm_opts *o, const struct nm_skel_ops *skel);
 	int (*setup)(void);			/* after nm_setup, before the load: resolve, allocate */
 	int (*start)(void *skel);		/* after the load: map tables, read the rungs */
 	bool (*changes)(void);			/* whether there is a change ("change" stop point) */
@@ -74,7 +76,8 @@ struct nm_tool {
 	 */
 	int (*report)(void *skel, struct nm_emit *e);
 	void (*after)(void *skel);		/* after the sinks: remedies, the next interval's start */
-	int (*loop)(void *skel);		/* instead of the interval loop (tcpstall's sweeps) */
+	/* instead of the interval loop (tcpstall's sweeps); not run after a signal */
+	int (*loop)(void *skel);
 	int (*stop)(void);			/* undoes the changes: 0 or an exit code */
 	void (*free)(void *skel);		/* the tool's state, before the skeleton goes */
 };
