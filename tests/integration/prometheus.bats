@@ -59,23 +59,30 @@ now() { date +%s.%N; }
 # elapsed T0: seconds since T0, with 0.1 s precision
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# start_prometheus: node_exporter on $TEXTFILE, prometheus scraping it with the
-# rules; returns once the target is up and the rules are loaded. A port taken
-# between free_port and the bind: tried again with others.
+# start_prometheus [TARGET]: node_exporter on $TEXTFILE, prometheus scraping
+# it (job "node") with the rules; with TARGET (a CLI's --listen ADDR:PORT),
+# prometheus scraping that alone (job "netmedic"), no node_exporter. Returns
+# once the target is up and the rules are loaded. A port taken between
+# free_port and the bind: tried again with others.
 start_prometheus() {
-	local try i
+	local try i target=${1:-} job=node tgt
+	[ -z "$target" ] || job=netmedic
 	for try in 1 2 3; do
-		NE_PORT=$(free_port)
-		prometheus-node-exporter --web.listen-address="127.0.0.1:$NE_PORT" --collector.disable-defaults \
-			--collector.textfile --collector.textfile.directory="$TEXTFILE" >"$TMP/ne.log" 2>&1 &
-		NE_PID=$!
+		tgt=$target
+		if [ -z "$target" ]; then
+			NE_PORT=$(free_port)
+			prometheus-node-exporter --web.listen-address="127.0.0.1:$NE_PORT" --collector.disable-defaults \
+				--collector.textfile --collector.textfile.directory="$TEXTFILE" >"$TMP/ne.log" 2>&1 &
+			NE_PID=$!
+			tgt=127.0.0.1:$NE_PORT
+		fi
 		PROM_PORT=$(free_port)
 		cat >"$TMP/prometheus.yml" <<-EOF
 			global: {scrape_interval: ${SCRAPE}s, evaluation_interval: ${SCRAPE}s}
 			rule_files: ["$RULES"]
 			scrape_configs:
-			  - job_name: node
-			    static_configs: [{targets: ["127.0.0.1:$NE_PORT"]}]
+			  - job_name: $job
+			    static_configs: [{targets: ["$tgt"]}]
 		EOF
 		prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
 			--web.listen-address="127.0.0.1:$PROM_PORT" >"$TMP/prom.log" 2>&1 &
@@ -83,14 +90,15 @@ start_prometheus() {
 		PROM=http://127.0.0.1:$PROM_PORT
 		# the first scrape waits for service discovery's first update (~5 s)
 		for i in $(seq 1 150); do
-			kill -0 "$PROM_PID" 2>/dev/null && kill -0 "$NE_PID" 2>/dev/null || break
-			[ "$(query_value 'up{job="node"}')" = 1 ] && [ "$(rules_loaded)" -gt 0 ] && return 0
+			kill -0 "$PROM_PID" 2>/dev/null || break
+			[ -z "$NE_PID" ] || kill -0 "$NE_PID" 2>/dev/null || break
+			[ "$(query_value "up{job=\"$job\"}")" = 1 ] && [ "$(rules_loaded)" -gt 0 ] && return 0
 			sleep 0.1
 		done
 		echo "start_prometheus: try $try failed; prometheus' and node_exporter's logs:" >&2
-		tail -5 "$TMP/prom.log" "$TMP/ne.log" >&2
-		kill "$PROM_PID" "$NE_PID" 2>/dev/null
-		wait "$PROM_PID" "$NE_PID" 2>/dev/null
+		tail -5 "$TMP/prom.log" ${NE_PID:+"$TMP/ne.log"} >&2
+		kill "$PROM_PID" $NE_PID 2>/dev/null
+		wait "$PROM_PID" $NE_PID 2>/dev/null
 		PROM_PID='' NE_PID=''
 		rm -rf "$TMP/tsdb"
 	done
@@ -262,6 +270,33 @@ assert_none_of() {
 	assert_none_of NetmedicQdiscStuck
 	# the queue was still stopped: the alert is not a leftover
 	grep -qx 'qdiscstuck_queue_state{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"} 1' "$TEXTFILE/qdiscstuck.prom"
+}
+
+# The same pathology, scraped from qdiscstuck's own --listen: the rules hold
+# for a scrape with no node_exporter (job "netmedic", the tool's address as
+# instance), and the served text goes stale with no textfile in between.
+@test "prometheus: scraping qdiscstuck --listen alone, a driver-stopped queue fires NetmedicQdiscDriverStopped" {
+	local port t0 i
+	"$QS" up stopped
+	port=$(free_port)
+	start_tool "$TMP/qs.out" "$BIN/qdiscstuck" --netns nm-qs-a --dev qa -i 1 --listen "127.0.0.1:$port"
+	start_prometheus "127.0.0.1:$port"
+	wait_series 'qdiscstuck_queue_state{device="qa",job="netmedic"}' 15
+	"$QS" burst 1000
+	lab_exec qs-b ethtool -K qb gro off >/dev/null
+	# t0: the first scrape that holds it (a scrape is at most 1 s behind the report)
+	for i in $(seq 1 150); do
+		[ "$(query_value 'qdiscstuck_queue_state{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"}')" = 1 ] &&
+			{ t0=$(now); break; }
+		sleep 0.1
+	done
+	[ -n "$t0" ] || { echo "no driver_stopped scrape in 15 s" >&2; return 1; }
+	assert_fires NetmedicQdiscDriverStopped \
+		".device == \"qa\" and .netns == \"nm-qs-a\" and .queue == \"0\" and .instance == \"127.0.0.1:$port\"" "$t0"
+	echo "$FIRED" | jq -r .annotations.summary | grep -qF "in netns nm-qs-a on 127.0.0.1:$port"
+	assert_none_of NetmedicQdiscStuck
+	# nothing but the served text: no textfile was written
+	[ -z "$(ls "$TEXTFILE")" ]
 }
 
 @test "prometheus: negative control, a tbf-shaped backlog at 8 kbit fires nothing" {
