@@ -286,6 +286,14 @@ long nm_parse_names(const char *arg, const char *const *names, int n)
 	}
 }
 
+int nm_parse_name(const char *arg, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	return -1;
+}
+
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
 	struct nm_opts *o = state->input;

@@ -145,6 +145,8 @@ const char *nm_netns_usage(const struct nm_opts *o, char *buf, size_t len);
  * trailing comma) or an unknown name.
  */
 long nm_parse_names(const char *arg, const char *const *names, int n);
+/* One name of names (--sort=bytes): its index, or -1 for any other word. */
+int nm_parse_name(const char *arg, const char *const *names, int n);
 
 /*
  * Once everything is loaded and attached: keeps only what the rest of the

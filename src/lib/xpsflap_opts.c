@@ -5,7 +5,6 @@
  */
 #include <argp.h>
 #include <limits.h>
-#include <string.h>
 #include "detect/xpsflap_detect.h"
 #include "lib/fixes.h"
 #include "lib/xpsflap_opts.h"
@@ -43,15 +42,6 @@ static const struct argp_option options[] = {
 	{},
 };
 
-/* An enum xf_sort by its name; -1 for another. */
-static int parse_sort(const char *arg)
-{
-	for (int i = 0; i < XF_NR_SORTS; i++)
-		if (!strcmp(arg, xf_sort_names[i]))
-			return i;
-	return -1;
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct xf_env *e = state->input;
@@ -81,7 +71,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		e->all = true;
 		break;
 	case OPT_SORT:
-		if ((e->sort = parse_sort(arg)) < 0)
+		if ((e->sort = nm_parse_name(arg, xf_sort_names, XF_NR_SORTS)) < 0)
 			argp_error(state, "invalid --sort '%s': switches, risky, reordered, "
 				   "packets, bytes or queues", arg);
 		break;

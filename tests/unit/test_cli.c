@@ -52,6 +52,21 @@ static void test_parse_names(void **state)
 	assert_int_equal(nm_parse_names("Kick", names, 3), -1);
 }
 
+/* --sort's one word: its index, exactly as written; a list or a prefix is not one. */
+static void test_parse_name(void **state)
+{
+	const char *const names[] = { "qlen", "bytes", "ms" };
+
+	(void)state;
+	assert_int_equal(nm_parse_name("qlen", names, 3), 0);
+	assert_int_equal(nm_parse_name("ms", names, 3), 2);
+	assert_int_equal(nm_parse_name("m", names, 3), -1);
+	assert_int_equal(nm_parse_name("msx", names, 3), -1);
+	assert_int_equal(nm_parse_name("Bytes", names, 3), -1);
+	assert_int_equal(nm_parse_name("qlen,ms", names, 3), -1);
+	assert_int_equal(nm_parse_name("", names, 3), -1);
+}
+
 /* #16.10: libbpf advises 'ulimit -l' for any EPERM, which misleads on 5.11+. */
 static void test_libbpf_line_rewrite(void **state)
 {
@@ -167,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_table_size),
 		cmocka_unit_test(test_next_deadline),
 		cmocka_unit_test(test_parse_names),
+		cmocka_unit_test(test_parse_name),
 		cmocka_unit_test(test_libbpf_line_rewrite),
 		cmocka_unit_test(test_parse_values),
 		cmocka_unit_test(test_parse_netns),
