@@ -119,7 +119,7 @@ static int report(struct qdiscstuck_bpf *skel, struct qs_sweep *s, struct nm_emi
 		return NM_RUN_SKIP;
 	qs_sweep_rank(s);
 	s->ival.time = (uint64_t)time(NULL);
-	qs_sweep_rows(s, env.all, dev_name, ns_name);
+	qs_sweep_rows(s, dev_name, ns_name);
 	qs_sweep_emit(s, e);
 	return 0;
 }
@@ -214,6 +214,9 @@ static int setup(void)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	/* the remedies act in the netns the tool runs in */
 	run.s->self_ino = env.o.netns_ino;
+	run.s->all = env.all;
+	run.s->top = env.top;
+	run.s->sort = env.sort;
 	return 0;
 }
 

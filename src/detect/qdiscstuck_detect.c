@@ -19,6 +19,11 @@ const char *const qs_state_names[QS_NSTATES] = {
 	[QS_STUCK] = "stuck",
 };
 
+const char *const qs_sort_names[QS_NR_SORTS] = {
+	[QS_SORT_QLEN] = "qlen", [QS_SORT_BYTES] = "bytes", [QS_SORT_DEQ] = "deq",
+	[QS_SORT_MS] = "ms", [QS_SORT_DROPS] = "drops",
+};
+
 enum qs_state qs_state_worse(enum qs_state a, enum qs_state b)
 {
 	static const int rank[QS_NSTATES] = {

@@ -87,6 +87,22 @@ const char *qs_state_name(enum qs_state s);
 /* The names by state, for tables keyed by them (the records' state sets). */
 extern const char *const qs_state_names[QS_NSTATES];
 /*
+ * The keys --sort ranks the qdiscs of one state by, each most first:
+ * packets queued (QLEN), bytes queued (BYTES), packets dequeued per
+ * second (DEQ/S), time in the state (MS), packets dropped since the
+ * qdisc was made. Ties go by QS_SORT_QLEN's order: qlen, bytes, deq.
+ */
+enum qs_sort {
+	QS_SORT_QLEN,
+	QS_SORT_BYTES,
+	QS_SORT_DEQ,
+	QS_SORT_MS,
+	QS_SORT_DROPS,
+	QS_NR_SORTS,
+};
+extern const char *const qs_sort_names[QS_NR_SORTS];
+
+/*
  * The state a TX queue shows when its qdiscs (an mq child, an htb leaf and
  * its root) differ: the worse of a and b, stuck > driver_stopped > shaped
  * > ok > idle.

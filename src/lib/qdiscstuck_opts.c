@@ -4,12 +4,16 @@
  * values' checks, their defaults.
  */
 #include <argp.h>
+#include <limits.h>
 #include <net/if.h>
 #include "detect/qdiscstuck_detect.h"
 #include "lib/fixes.h"
 #include "lib/qdiscstuck_opts.h"
 
-enum { OPT_THRESHOLD = 0x2000, OPT_FIX, OPT_ALL, OPT_KICK, OPT_LOCK, OPT_LIST_FIXES };
+enum {
+	OPT_THRESHOLD = 0x2000, OPT_FIX, OPT_ALL, OPT_KICK, OPT_LOCK, OPT_LIST_FIXES, OPT_TOP,
+	OPT_SORT,
+};
 
 static const char doc[] =
 "qdiscstuck: packets sitting in a qdisc, and why.\n"
@@ -35,7 +39,10 @@ static const struct argp_option options[] = {
 	{ "kick", OPT_KICK, "DEV:QUEUE", 0, "Put one kick frame on that TX queue, report where it went, exit", 0 },
 	{ "lock", OPT_LOCK, "DEV:QUEUE", 0,
 	  "Replace the lockless qdisc of that TX queue by a locked FIFO while running (undone at exit)", 0 },
-	{ "all", OPT_ALL, NULL, 0, "Report idle qdiscs too", 0 },
+	{ "top", OPT_TOP, "N", 0, "Ok qdiscs shown besides the stuck, driver_stopped and shaped ones (default 20)", 0 },
+	{ "sort", OPT_SORT, "KEY", 0,
+	  "Rank the qdiscs of each state by qlen (default), bytes, deq, ms or drops", 0 },
+	{ "all", OPT_ALL, NULL, 0, "Show every qdisc: idle ones too, and every ok one", 0 },
 	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
 	{},
 };
@@ -53,6 +60,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	struct qs_env *e = state->input;
 	char dev[IF_NAMESIZE];
 	unsigned int q;
+	long v;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -82,6 +90,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_ALL:
 		e->all = true;
+		break;
+	case OPT_TOP:
+		/* into a long first: an int would wrap 4294967297 to 1 */
+		if (nm_parse_long(arg, 1, INT_MAX, &v))
+			argp_error(state, "invalid --top '%s': 1 to %d", arg, INT_MAX);
+		e->top = v;
+		break;
+	case OPT_SORT:
+		if ((e->sort = nm_parse_name(arg, qs_sort_names, QS_NR_SORTS)) < 0)
+			argp_error(state, "invalid --sort '%s': qlen, bytes, deq, ms or drops", arg);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -114,7 +132,22 @@ static const struct nm_optdoc docs[] = {
 	{ "kick", "Put one kick frame on that TX queue now, report where it went, exit.", NULL, NULL },
 	{ "lock", "Replace the lockless qdisc of that TX queue by a locked FIFO while running; "
 	  "restored at exit.", NULL, NULL },
-	{ "all", "Report idle qdiscs too (by default only those with a backlog or traffic).",
+	{ "top", "Ok qdiscs shown in each report besides the stuck, driver_stopped and shaped "
+	  "ones (default 20): the table and **--json** carry every qdisc in one of those states "
+	  "and the N first of the ok ones (**--sort**); the interval record counts the ok "
+	  "qdiscs left out (`qdiscs_not_shown`), and the summary line says `N not shown`. From "
+	  "1 to 2147483647.", NULL, NULL },
+	{ "sort", "What the qdiscs of each state are ranked by, most first: `qlen` (the "
+	  "default: packets queued, then bytes queued, then packets dequeued per second), "
+	  "`bytes` (bytes queued), `deq` (packets dequeued per second, DEQ/S), `ms` (time in "
+	  "the state, MS) or `drops` (packets the qdisc dropped since it was made). The states "
+	  "keep their order (stuck, driver_stopped, shaped, ok, idle), so **--top** keeps "
+	  "the N first ok ones by that key. Ties go by the default order, then by netns, "
+	  "ifindex, parent and handle: one order, report after report. Another word is a "
+	  "usage error (status 2).", NULL, NULL },
+	{ "all", "Show every qdisc, in the table and in **--json**: the idle ones too (by "
+	  "default only those with a backlog or traffic), and every ok one, not only the "
+	  "**--top** ones (`qdiscs_not_shown` is then 0). As **xpsflap --all**: every record.",
 	  NULL, NULL },
 	{ "list-fixes", "Probe each remedy on this kernel and print one line each, its lever and "
 	  "`allowed` or `not allowed:` with the reason; exit 0. `kick`: an AF_PACKET socket "

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qdiscstuck's options: its own (--threshold, --fix, --kick, --lock, --all,
- * --list-fixes) beside the common ones. The argp table is data a test can
+ * qdiscstuck's options: its own (--threshold, --fix, --kick, --lock, --top,
+ * --sort, --all, --list-fixes) beside the common ones. The argp table is data a test can
  * read as well as --help (docs/qdiscstuck.md OPTIONS).
  */
 #ifndef NETMEDIC_QDISCSTUCK_OPTS_H
@@ -15,7 +15,9 @@ struct qs_env {
 	struct nm_opts o;
 	long threshold_ms;
 	int fix;		/* QS_FIX_ bits */
-	bool all;
+	int top;		/* ok qdiscs shown (0: the report's default) */
+	int sort;		/* enum qs_sort: what the qdiscs of a state are ranked by */
+	bool all;		/* every qdisc, idle ones too, none cut by --top */
 	bool list_fixes;
 	const char *kick;	/* --kick DEV:QUEUE */
 	const char *lock;	/* --lock DEV:QUEUE */

@@ -36,6 +36,8 @@ static const struct nm_field interval_fields[] = {
 	{ .json = "", .type = NM_REC_U64_BY_NAME, .off = I(per_state), .names = qs_state_names,
 	  .nnames = QS_NSTATES, .help = "Qdiscs in each state at the last report",
 	  .prom = "qdiscstuck_qdiscs", .kind = NM_PROM_GAUGE, .label = "state" },
+	/* ok qdiscs beyond --top; no metric, as xpsflap's flows_not_shown: the states count them */
+	{ .json = "qdiscs_not_shown", .type = NM_REC_U64, .off = I(qdiscs_not_shown) },
 	/* the scope's bounds: namespaces dumped, and what did not fit or failed */
 	{ .json = "netns_swept", .type = NM_REC_U64, .off = I(netns_swept) },
 	{ .json = "netns_over", .type = NM_REC_U64, .off = I(netns_over) },

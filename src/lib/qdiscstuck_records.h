@@ -32,6 +32,7 @@ struct qs_interval_row {
 	uint64_t mono_ns;		/* the sweep's CLOCK_MONOTONIC */
 	uint64_t qdiscs;
 	uint64_t per_state[QS_NSTATES];
+	uint64_t qdiscs_not_shown;	/* ok qdiscs the table and JSON left out (--top) */
 	/* the namespaces dumped, and those not: over a cap, or failed */
 	uint64_t netns_swept, netns_over, netns_failed;
 	uint64_t devices_over;		/* devices not named (the scope's cap) */

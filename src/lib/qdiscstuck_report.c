@@ -203,7 +203,7 @@ void qs_sweep_judge(struct qs_sweep *s, uint64_t threshold)
 	prune_tracks(s);
 }
 
-/* Worst first: stuck, driver_stopped, then by backlog. */
+/* Worst first: stuck, driver_stopped, shaped, ok, idle; the untracked (mq roots) last. */
 static int rank_of(const struct qs_row *r)
 {
 	static const int rank[QS_NSTATES] = { [QS_STUCK] = 0, [QS_DRIVER_STOPPED] = 1,
@@ -212,24 +212,86 @@ static int rank_of(const struct qs_row *r)
 	return r->t ? rank[r->t->state] : 5;
 }
 
-static int cmp_rows(const void *a, const void *b)
+/* qsort order, most first */
+static int most(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int most_rate(double a, double b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* Two tracked rows by --sort's key k. */
+static int cmp_key(const struct qs_row *x, const struct qs_row *y, enum qs_sort k,
+		   uint64_t now_ns)
+{
+	switch (k) {
+	case QS_SORT_BYTES:
+		return most(x->nl.backlog, y->nl.backlog);
+	case QS_SORT_DEQ:
+		return most_rate(x->t->deq_rate, y->t->deq_rate);
+	case QS_SORT_MS:
+		return most(qs_state_ms(x->t, now_ns), qs_state_ms(y->t, now_ns));
+	case QS_SORT_DROPS:
+		return most(x->nl.drops, y->nl.drops);
+	default:
+		return most(x->nl.qlen, y->nl.qlen);
+	}
+}
+
+/* The last tie: where the qdisc is, unique in a sweep, so that equal rows keep one order. */
+static int cmp_place(const struct qs_row *x, const struct qs_row *y)
+{
+	if (x->netns != y->netns)
+		return x->netns < y->netns ? -1 : 1;
+	if (x->nl.ifindex != y->nl.ifindex)
+		return x->nl.ifindex < y->nl.ifindex ? -1 : 1;
+	if (x->nl.parent != y->nl.parent)
+		return x->nl.parent < y->nl.parent ? -1 : 1;
+	if (x->nl.handle != y->nl.handle)
+		return x->nl.handle < y->nl.handle ? -1 : 1;
+	return strcmp(x->nl.kind, y->nl.kind);
+}
+
+/* By state, then the sort key, then the default order (qlen, bytes, deq), then place. */
+static int cmp_rows(const void *a, const void *b, void *arg)
 {
 	const struct qs_row *x = a, *y = b;
+	const struct qs_sweep *s = arg;
+	int c = rank_of(x) - rank_of(y);
 
-	if (rank_of(x) != rank_of(y))
-		return rank_of(x) - rank_of(y);
-	return (int)y->nl.qlen - (int)x->nl.qlen;
+	if (c || !x->t)
+		return c ? c : cmp_place(x, y);
+	if ((c = cmp_key(x, y, s->sort, s->now_ns)))
+		return c;
+	for (enum qs_sort k = QS_SORT_QLEN; k <= QS_SORT_DEQ; k++)
+		if ((c = cmp_key(x, y, k, s->now_ns)))
+			return c;
+	return cmp_place(x, y);
 }
 
 void qs_sweep_rank(struct qs_sweep *s)
 {
 	if (s->n)
-		qsort(s->rows, s->n, sizeof(*s->rows), cmp_rows);
+		qsort_r(s->rows, s->n, sizeof(*s->rows), cmp_rows, s);
 }
 
 static bool shown(const struct qs_row *r, bool all)
 {
 	return r->t && (all || r->t->state != QS_IDLE || r->nl.qlen);
+}
+
+/* Stuck, driver_stopped and shaped qdiscs are always shown: --top cuts the others only. */
+static bool cut_by_top(const struct qs_row *r)
+{
+	return r->t->state == QS_OK || r->t->state == QS_IDLE;
+}
+
+static size_t top_of(const struct qs_sweep *s)
+{
+	return s->top ? s->top : QS_REPORT_TOP;
 }
 
 /* A queue's labels: "all" for a device-wide (root) qdisc. */
@@ -251,20 +313,30 @@ static void queue_row(struct qs_queue_row *q, const struct qs_devq *d, qs_dev_na
 	q->present = d->present;
 }
 
-void qs_sweep_rows(struct qs_sweep *s, bool all, qs_dev_name_fn dev, qs_ns_name_fn ns)
+/*
+ * The ranked rows put the ones --top cuts after those it does not, so
+ * the first top_of(s) of them are the top ones.
+ */
+void qs_sweep_rows(struct qs_sweep *s, qs_dev_name_fn dev, qs_ns_name_fn ns)
 {
 	char dn[IF_NAMESIZE + 8], nn[NM_NS_NAME];
+	size_t others = 0;
 
 	s->ival.mono_ns = s->now_ns;
 	s->ival.qdiscs = s->n;
 	for (int st = 0; st < QS_NSTATES; st++)
 		s->ival.per_state[st] = s->per_state[st];
+	s->ival.qdiscs_not_shown = 0;
 	s->nout = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct qs_row *r = &s->rows[i];
 
-		if (!shown(r, all))
+		if (!shown(r, s->all))
 			continue;
+		if (!s->all && cut_by_top(r) && others++ >= top_of(s)) {
+			s->ival.qdiscs_not_shown++;
+			continue;
+		}
 		qs_qdisc_row(&s->out[s->nout++], dev(r->netns, r->nl.ifindex, dn, sizeof(dn)),
 			     ns(r->netns, nn, sizeof(nn)), r->netns, &r->nl, r->t,
 			     r->have_bpf ? &r->bpf : NULL, r->txq, r->lockless, s->now_ns);
@@ -277,15 +349,20 @@ void qs_sweep_emit(const struct qs_sweep *s, struct nm_emit *e)
 {
 	const uint64_t *n = s->ival.per_state;
 	struct nm_emit_table *t = &e->table[0];
+	int len;
 
 	e->json[0] = NM_EMIT_ROWS(&qs_interval_rec, &s->ival, 1);
 	e->json[1] = NM_EMIT_ROWS(&qs_qdisc_rec, s->out, s->nout);
 	e->time = s->ival.time;
-	snprintf(t->heading, sizeof(t->heading),
-		 "qdiscs: %llu stuck, %llu driver_stopped, %llu shaped, %llu ok, %llu idle",
-		 (unsigned long long)n[QS_STUCK], (unsigned long long)n[QS_DRIVER_STOPPED],
-		 (unsigned long long)n[QS_SHAPED], (unsigned long long)n[QS_OK],
-		 (unsigned long long)n[QS_IDLE]);
+	len = snprintf(t->heading, sizeof(t->heading),
+		       "qdiscs: %llu stuck, %llu driver_stopped, %llu shaped, %llu ok, %llu idle",
+		       (unsigned long long)n[QS_STUCK], (unsigned long long)n[QS_DRIVER_STOPPED],
+		       (unsigned long long)n[QS_SHAPED], (unsigned long long)n[QS_OK],
+		       (unsigned long long)n[QS_IDLE]);
+	/* as xpsflap's: said only when --top left some out */
+	if (s->ival.qdiscs_not_shown && len > 0 && (size_t)len < sizeof(t->heading))
+		snprintf(t->heading + len, sizeof(t->heading) - len, ", %llu not shown",
+			 (unsigned long long)s->ival.qdiscs_not_shown);
 	t->rows = e->json[1];
 	e->prom[0] = e->json[0];
 	e->prom[1] = NM_EMIT_ROWS(&qs_queue_rec, s->qrows, s->ndq);

@@ -30,6 +30,8 @@
 
 /* qdiscs per sweep, histories, queues */
 #define QS_SWEEP_MAX	QS_MAX_QDISCS
+/* ok qdiscs shown besides the stuck, driver_stopped and shaped ones, when --top is not given */
+#define QS_REPORT_TOP	20
 /* TC_H_ROOT: a root qdisc's parent */
 #define QS_TC_H_ROOT	0xffffffffU
 
@@ -68,6 +70,10 @@ struct qs_devq {
 };
 
 struct qs_sweep {
+	/* the loader's, set once: what the rows show */
+	bool all;		/* --all: every tracked qdisc, idle ones too, none cut */
+	size_t top;		/* --top: ok ones shown (0: QS_REPORT_TOP) */
+	enum qs_sort sort;	/* --sort: the qdiscs of a state ranked by */
 	struct qs_row *rows;
 	size_t n;
 	struct qs_track_ent *tracks;
@@ -127,14 +133,22 @@ void qs_row_observe(const struct qs_row *r, uint64_t now_ns, struct qs_obs *o);
  * of qdiscs gone forgotten.
  */
 void qs_sweep_judge(struct qs_sweep *s, uint64_t threshold_ns);
-/* The rows worst first: stuck, driver_stopped, shaped, ok, idle, then by backlog. */
+/*
+ * The judged rows worst first: stuck, driver_stopped, shaped, ok, idle;
+ * within a state by the sort key, its ties by the default key's order
+ * (qlen, bytes, deq), theirs by netns, ifindex, parent and handle. The
+ * untracked rows (mq roots) last.
+ */
 void qs_sweep_rank(struct qs_sweep *s);
 
 /*
- * The rows the sinks read, from the judged sweep: the interval, the
- * qdiscs shown (all: idle ones too), every queue's.
+ * The rows the sinks read, from the ranked sweep: the interval, the
+ * qdiscs shown, every queue's. Shown: every stuck, driver_stopped and
+ * shaped qdisc, and the first top of the others with a backlog or
+ * traffic (ok); the interval counts those left out (qdiscs_not_shown).
+ * With all: every tracked qdisc, idle ones too, and none is left out.
  */
-void qs_sweep_rows(struct qs_sweep *s, bool all, qs_dev_name_fn dev, qs_ns_name_fn ns);
+void qs_sweep_rows(struct qs_sweep *s, qs_dev_name_fn dev, qs_ns_name_fn ns);
 /* What a report holds: the interval, the qdiscs shown; for the textfile every queue's metrics. */
 void qs_sweep_emit(const struct qs_sweep *s, struct nm_emit *e);
 /*

@@ -18,7 +18,7 @@ static void parse(struct qs_env *e, int argc, char **argv)
 	qs_opts_parse(e, argc, argv);
 }
 
-/* no option: the detector's threshold, no remedy, idle qdiscs hidden */
+/* no option: the detector's threshold, no remedy, idle qdiscs hidden, the default top and order */
 static void test_defaults(void **state)
 {
 	char *argv[] = { "qdiscstuck", NULL };
@@ -29,6 +29,8 @@ static void test_defaults(void **state)
 	assert_int_equal(e.threshold_ms, QS_THRESHOLD_MS_DEFAULT);
 	assert_int_equal(e.fix, 0);
 	assert_false(e.all || e.list_fixes);
+	assert_int_equal(e.top, 0);
+	assert_int_equal(e.sort, QS_SORT_QLEN);
 	assert_null(e.kick);
 	assert_null(e.lock);
 }
@@ -37,16 +39,18 @@ static void test_defaults(void **state)
 static void test_values(void **state)
 {
 	char *argv[] = { "qdiscstuck", "--threshold", "250", "--fix=lock,kick", "--lock", "eth0:3",
-			 "--all", "-c", "4", NULL };
+			 "--all", "-c", "4", "--top", "5", "--sort", "deq", NULL };
 	struct qs_env e;
 
 	(void)state;
-	parse(&e, 9, argv);
+	parse(&e, 13, argv);
 	assert_int_equal(e.threshold_ms, 250);
 	assert_int_equal(e.fix, QS_FIX_KICK | QS_FIX_LOCK);
 	assert_string_equal(e.lock, "eth0:3");
 	assert_true(e.all);
 	assert_int_equal(e.o.count, 4);
+	assert_int_equal(e.top, 5);
+	assert_int_equal(e.sort, QS_SORT_DEQ);
 }
 
 int main(void)

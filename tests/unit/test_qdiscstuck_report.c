@@ -175,10 +175,11 @@ static void test_rank_and_rows(void **state)
 	assert_string_equal(s->rows[2].nl.kind, "pfifo_fast");	/* idle */
 	assert_string_equal(s->rows[3].nl.kind, "mq");		/* not judged: last */
 
-	qs_sweep_rows(s, false, name, ns_name);
+	qs_sweep_rows(s, name, ns_name);
 	assert_int_equal(s->ival.qdiscs, 4);
 	assert_int_equal(s->nout, 2);		/* the idle child and the mq root are not shown */
-	qs_sweep_rows(s, true, name, ns_name);
+	s->all = true;
+	qs_sweep_rows(s, name, ns_name);
 	assert_int_equal(s->nout, 3);		/* all: the idle one too, never an untracked one */
 	assert_string_equal(s->qrows[0].device, "eth2");
 	assert_string_equal(s->qrows[0].queue, "0");
@@ -190,7 +191,8 @@ static void test_rank_and_rows(void **state)
 	s->per_state[QS_STUCK] = 1;
 	s->per_state[QS_OK] = 1;
 	s->per_state[QS_IDLE] = 1;
-	qs_sweep_rows(s, false, name, ns_name);
+	s->all = false;
+	qs_sweep_rows(s, name, ns_name);
 	qs_sweep_emit(s, &e);
 	assert_string_equal(e.table[0].heading, "qdiscs: 1 stuck, 0 driver_stopped, 0 shaped, 1 ok, 1 idle");
 	assert_int_equal(e.map.max, QS_MAX_QDISCS);
@@ -255,7 +257,8 @@ static void test_two_netns_same_ifindex(void **state)
 	assert_int_equal(s->dq[3].qlen, 9);
 	assert_int_equal(s->dq[1].qlen, 0);	/* the host's queue 1 keeps its own backlog */
 
-	qs_sweep_rows(s, true, name, ns_name);
+	s->all = true;
+	qs_sweep_rows(s, name, ns_name);
 	for (i = 0; i < s->nout; i++) {
 		if (strcmp(s->out[i].netns, "nm-pod"))
 			continue;
@@ -285,6 +288,231 @@ static void test_two_netns_same_ifindex(void **state)
 	qs_sweep_free(s);
 }
 
+/*
+ * n one-queue roots of the tool's netns, eth10 on, judged (each has its
+ * history) then made ok, row i dequeuing i + 1 packets a second.
+ */
+static void busy(struct qs_sweep *s, size_t n)
+{
+	s->n = 0;
+	s->now_ns = 1000000000ULL;
+	s->self_ino = NS_SELF;
+	for (size_t i = 0; i < n; i++) {
+		struct nm_qdisc_stats st = q(10 + i, 0, QS_TC_H_ROOT, "pfifo_fast", 0);
+		struct qs_row *r = qs_sweep_add(s, NS_SELF, &st);
+
+		assert_non_null(r);
+		r->txq = 0;
+	}
+	qs_sweep_judge(s, 10000000ULL);
+	for (size_t i = 0; i < n; i++) {
+		s->rows[i].t->state = QS_OK;
+		s->rows[i].t->deq_rate = i + 1;
+	}
+}
+
+static void sick(struct qs_row *r, enum qs_state st, uint32_t qlen)
+{
+	r->t->state = st;
+	r->nl.qlen = qlen;
+	r->nl.backlog = qlen * 100;
+}
+
+/* The devices of the rows shown, in their order, joined by spaces. */
+static const char *shown_devs(const struct qs_sweep *s)
+{
+	static char buf[512];
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < s->nout && off < sizeof(buf); i++)
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? " " : "", s->out[i].dev);
+	return buf;
+}
+
+static void rank_rows(struct qs_sweep *s)
+{
+	qs_sweep_rank(s);
+	qs_sweep_rows(s, name, ns_name);
+}
+
+/*
+ * #18: host-wide, every busy mq child was a row each interval. Now the
+ * stuck, driver_stopped and shaped ones always are, however many, and
+ * --top of the ok ones (the busiest first by default); the interval and
+ * the heading count the ok ones left out.
+ */
+static void test_top_cut(void **state)
+{
+	struct qs_sweep *s = qs_sweep_new();
+	struct nm_emit e = {};
+
+	(void)state;
+	assert_non_null(s);
+	s->top = 3;
+	busy(s, 8);
+	/* the last of the dump, and quieter than every ok one */
+	sick(&s->rows[5], QS_SHAPED, 4);
+	sick(&s->rows[6], QS_DRIVER_STOPPED, 700);
+	sick(&s->rows[7], QS_STUCK, 50);
+	s->rows[7].t->deq_rate = s->rows[6].t->deq_rate = s->rows[5].t->deq_rate = 0;
+	rank_rows(s);
+	/* ok ones: eth10..eth14 dequeue 1..5 a second; the top three are the busiest */
+	assert_string_equal(shown_devs(s), "eth17 eth16 eth15 eth14 eth13 eth12");
+	assert_int_equal(s->ival.qdiscs_not_shown, 2);
+	memset(s->per_state, 0, sizeof(s->per_state));
+	s->per_state[QS_OK] = 5;
+	s->per_state[QS_SHAPED] = s->per_state[QS_DRIVER_STOPPED] = s->per_state[QS_STUCK] = 1;
+	qs_sweep_rows(s, name, ns_name);
+	qs_sweep_emit(s, &e);
+	assert_string_equal(e.table[0].heading,
+			    "qdiscs: 1 stuck, 1 driver_stopped, 1 shaped, 5 ok, 0 idle, 2 not shown");
+	assert_int_equal(e.json[1].n, 6);	/* JSON carries the table's rows */
+
+	/* one: the three sick ones beyond it, all the same */
+	s->top = 1;
+	rank_rows(s);
+	assert_string_equal(shown_devs(s), "eth17 eth16 eth15 eth14");
+	assert_int_equal(s->ival.qdiscs_not_shown, 4);
+
+	/* as many as the ok ones: none left out, the heading as before */
+	s->top = 5;
+	rank_rows(s);
+	assert_int_equal(s->nout, 8);
+	assert_int_equal(s->ival.qdiscs_not_shown, 0);
+	memset(&e, 0, sizeof(e));
+	qs_sweep_emit(s, &e);
+	assert_null(strstr(e.table[0].heading, "not shown"));
+
+	/* no --top: QS_REPORT_TOP of them */
+	s->top = 0;
+	busy(s, QS_REPORT_TOP + 7);
+	rank_rows(s);
+	assert_int_equal(s->nout, QS_REPORT_TOP);
+	assert_int_equal(s->ival.qdiscs_not_shown, 7);
+	assert_int_equal(s->out[0].dequeue_rate, QS_REPORT_TOP + 7);
+	qs_sweep_free(s);
+}
+
+/*
+ * Each --sort key picks its own top one out of five ok qdiscs, each the
+ * most of one key: A queues the most packets, B the most bytes, C
+ * dequeues the fastest, D has been ok the longest, E dropped the most.
+ */
+static void test_sort_keys(void **state)
+{
+	static const char *const want[QS_NR_SORTS] = {
+		[QS_SORT_QLEN] = "eth10", [QS_SORT_BYTES] = "eth11", [QS_SORT_DEQ] = "eth12",
+		[QS_SORT_MS] = "eth13", [QS_SORT_DROPS] = "eth14",
+	};
+	static const struct { uint32_t qlen, backlog; double deq; uint64_t ms, drops; } v[] = {
+		{ 9, 100, 1, 10, 0 }, { 1, 900, 2, 20, 1 }, { 2, 200, 50, 5, 2 },
+		{ 0, 0, 3, 900, 3 }, { 0, 0, 0, 0, 70 },
+	};
+	struct qs_sweep *s = qs_sweep_new();
+
+	(void)state;
+	assert_non_null(s);
+	busy(s, 5);
+	for (size_t i = 0; i < 5; i++) {
+		s->rows[i].nl.qlen = v[i].qlen;
+		s->rows[i].nl.backlog = v[i].backlog;
+		s->rows[i].nl.drops = v[i].drops;
+		s->rows[i].t->deq_rate = v[i].deq;
+		s->rows[i].t->since_ns = s->now_ns - v[i].ms * 1000000;
+	}
+	s->top = 1;
+	for (int k = 0; k < QS_NR_SORTS; k++) {
+		s->sort = k;
+		rank_rows(s);
+		assert_string_equal(shown_devs(s), want[k]);
+		assert_int_equal(s->ival.qdiscs_not_shown, 4);
+	}
+	/* the default's whole order: qlen; D and E tie on it and on bytes, D dequeues more */
+	s->sort = QS_SORT_QLEN;
+	s->all = true;
+	rank_rows(s);
+	assert_string_equal(shown_devs(s), "eth10 eth12 eth11 eth13 eth14");
+	/* a key ranks within a state: a stuck qdisc with no drops stays ahead */
+	s->all = false;
+	s->sort = QS_SORT_DROPS;
+	sick(&s->rows[0], QS_STUCK, 3);
+	rank_rows(s);
+	assert_string_equal(shown_devs(s), "eth10 eth14");
+	assert_string_equal(qs_sort_names[QS_SORT_DEQ], "deq");
+	qs_sweep_free(s);
+}
+
+/*
+ * Equal on every key: by netns, ifindex, parent, handle, whatever the
+ * dump's order, so that the same qdiscs make the cut report after
+ * report. Equal on --sort's key: the default order decides first.
+ */
+static void test_ties(void **state)
+{
+	static const struct { unsigned long ns; unsigned int ifindex; uint32_t parent; } d[] = {
+		{ NS_POD, 2, QS_TC_H_ROOT }, { NS_SELF, 3, QS_TC_H_ROOT }, { NS_SELF, 2, 0x10002 },
+		{ NS_SELF, 2, 0x10001 },
+	};
+	struct qs_sweep *s = qs_sweep_new();
+
+	(void)state;
+	assert_non_null(s);
+	s->now_ns = 1000000000ULL;
+	for (size_t i = 0; i < 4; i++) {
+		struct nm_qdisc_stats st = q(d[i].ifindex, 0, d[i].parent, "pfifo_fast", 0);
+
+		assert_non_null(qs_sweep_add(s, d[i].ns, &st));
+	}
+	qs_sweep_judge(s, 10000000ULL);
+	for (size_t i = 0; i < 4; i++)
+		s->rows[i].t->state = QS_OK;
+	s->top = 3;
+	rank_rows(s);
+	assert_int_equal(s->rows[0].nl.parent, 0x10001);
+	assert_int_equal(s->rows[1].nl.parent, 0x10002);
+	assert_int_equal(s->rows[2].nl.ifindex, 3);
+	assert_int_equal(s->rows[3].netns, NS_POD);	/* the one cut */
+	assert_int_equal(s->ival.qdiscs_not_shown, 1);
+	assert_string_equal(shown_devs(s), "eth2 eth2 eth3");
+	/* ranked again, the same order */
+	rank_rows(s);
+	assert_int_equal(s->rows[0].nl.parent, 0x10001);
+	assert_int_equal(s->rows[3].netns, NS_POD);
+
+	/* --sort=ms, all ok as long: the pod's, dequeuing most, goes first */
+	s->sort = QS_SORT_MS;
+	s->rows[3].t->deq_rate = 9;
+	rank_rows(s);
+	assert_int_equal(s->rows[0].netns, NS_POD);
+	assert_int_equal(s->rows[1].nl.parent, 0x10001);
+	qs_sweep_free(s);
+}
+
+/* --all: idle ones too, and every ok one whatever --top says: none counted as not shown. */
+static void test_all(void **state)
+{
+	struct qs_sweep *s = qs_sweep_new();
+
+	(void)state;
+	assert_non_null(s);
+	busy(s, 7);
+	s->rows[0].t->state = s->rows[1].t->state = QS_IDLE;
+	s->top = 2;
+	rank_rows(s);
+	/* idle ones are not cut by --top, nor counted: they are not shown at all */
+	assert_string_equal(shown_devs(s), "eth16 eth15");
+	assert_int_equal(s->ival.qdiscs_not_shown, 3);
+	s->all = true;
+	rank_rows(s);
+	assert_int_equal(s->nout, 7);
+	assert_int_equal(s->ival.qdiscs_not_shown, 0);
+	/* ok first, then idle */
+	assert_string_equal(shown_devs(s), "eth16 eth15 eth14 eth13 eth12 eth11 eth10");
+	assert_int_equal(s->out[5].state, QS_IDLE);
+	qs_sweep_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +522,10 @@ int main(void)
 		cmocka_unit_test(test_rank_and_rows),
 		cmocka_unit_test(test_fix_rows),
 		cmocka_unit_test(test_two_netns_same_ifindex),
+		cmocka_unit_test(test_top_cut),
+		cmocka_unit_test(test_sort_keys),
+		cmocka_unit_test(test_ties),
+		cmocka_unit_test(test_all),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
