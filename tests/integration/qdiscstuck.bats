@@ -117,6 +117,43 @@ tc_sent() {
 	! grep -qE '"state":"(stuck|driver_stopped|shaped)"' "$TMP/out"
 }
 
+ival() { jq -c 'select(.type == "interval")' "$1"; }
+
+# #18: by default a report carries the sick qdiscs and the --top first of
+# the ok ones, and counts the rest; --all carries every qdisc.
+@test "qdiscstuck: more busy mq children than --top: the top written, the rest counted; --all writes all" {
+	"$QS" up busymq
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json --table -i 3 -c 1 --top 3
+	"$QS" flows 400
+	wait_bg
+	iv=$(ival "$TMP/out")
+	echo "$iv"
+	records "$TMP/out" true | jq -c '[.parent, .state, .qlen, .dequeue_rate]'
+	ok=$(echo "$iv" | jq .ok)
+	# the flows spread over the eight children by their hash: more busy than --top
+	[ "$ok" -ge 5 ]
+	! grep -qE '"state":"(stuck|driver_stopped|shaped)"' "$TMP/out"
+	[ "$(records "$TMP/out" true | wc -l)" = 3 ]
+	[ "$(records "$TMP/out" '.state == "ok"' | wc -l)" = 3 ]
+	[ "$(echo "$iv" | jq .qdiscs_not_shown)" = $((ok - 3)) ]
+	# the table: three rows, and the summary line says what it left out
+	cat "$TMP/out.err"
+	grep -q "qdiscs: 0 stuck, 0 driver_stopped, 0 shaped, $ok ok, [0-9]* idle, $((ok - 3)) not shown$" "$TMP/out.err"
+	[ "$(grep -c '^qa ' "$TMP/out.err")" = 3 ]
+
+	start_bg "$TMP/all" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 3 -c 1 --top 3 --all --sort deq
+	"$QS" flows 400
+	wait_bg
+	iv=$(ival "$TMP/all")
+	echo "$iv"
+	[ "$(echo "$iv" | jq .qdiscs_not_shown)" = 0 ]
+	[ "$(echo "$iv" | jq '.ok + .idle + .shaped + .driver_stopped + .stuck')" = 8 ]
+	[ "$(records "$TMP/all" true | wc -l)" = 8 ]
+	[ "$(echo "$iv" | jq .ok)" -ge 5 ]
+	# --sort deq: the ok ones by packets dequeued per second, most first
+	[ "$(jq -s 'map(select(.type == "qdisc" and .state == "ok") | .dequeue_rate) | . == (sort | reverse)' "$TMP/all")" = true ]
+}
+
 # Left out in the 6.1 guest: same, and it expects the host's mode="tp_btf" for
 # __qdisc_run
 # bats test_tags=vm:left-out

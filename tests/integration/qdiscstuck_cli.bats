@@ -30,6 +30,17 @@ teardown() {
 	done
 }
 
+@test "qdiscstuck: bad --sort or --top -> one line naming it, exit 2" {
+	run --separate-stderr "$BIN/qdiscstuck" --sort backlog -c 1
+	assert_failure 2
+	[[ $stderr == *"invalid --sort 'backlog': qlen, bytes, deq, ms or drops"* ]]
+	for a in 0 -1 abc 4294967297; do
+		run --separate-stderr "$BIN/qdiscstuck" --top "$a" -c 1
+		assert_failure 2
+		[[ $stderr == *"invalid --top '$a': 1 to 2147483647"* ]]
+	done
+}
+
 @test "qdiscstuck: --kick with --fix -> exit 2" {
 	run --separate-stderr "$BIN/qdiscstuck" --kick lo:0 --fix=kick
 	assert_failure 2

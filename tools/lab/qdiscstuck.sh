@@ -20,8 +20,12 @@
 #            the backlog is in the leaf, the timer in the root.
 #   busy     plain veth with a pfifo_fast root: `traffic SECONDS` is a healthy
 #            bulk TCP flow (iperf3), the ok control.
+#   busymq   qa with 8 TX queues, an mq root (handle 1:) and pfifo_fast
+#            children, XPS cleared: `flows N` spreads N one-datagram flows
+#            over the queues by their hash, so that more ok qdiscs than
+#            --top carry traffic (#18). The peer is not frozen.
 #
-# usage: qdiscstuck.sh up SCENARIO | burst N [CPU] [SIZE] | traffic SECONDS | show | down | env
+# usage: qdiscstuck.sh up SCENARIO | burst N [CPU] [SIZE] | flows N | traffic SECONDS | show | down | env
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -43,7 +47,8 @@ up() {
 	case $sc in
 	stopped|tbf|htb|busy) ;;
 	mq) q=2 ;;
-	*) lab_die "up: unknown scenario '$sc' (stopped, mq, tbf, htb, busy)" ;;
+	busymq) q=8 ;;
+	*) lab_die "up: unknown scenario '$sc' (stopped, mq, tbf, htb, busy, busymq)" ;;
 	esac
 	lab_ns $QS_NS_A
 	lab_ns $QS_NS_B
@@ -85,7 +90,23 @@ up() {
 	busy)
 		# a lockless root like most hosts have (veth itself defaults to noqueue)
 		lab_exec $QS_NS_A tc qdisc replace dev $QS_DEV root pfifo_fast ;;
+	busymq)
+		lab_exec $QS_NS_A tc qdisc replace dev $QS_DEV root handle 1: mq
+		for ((k = 0; k < q; k++)); do
+			lab_exec $QS_NS_A tc qdisc replace dev $QS_DEV parent 1:$((k + 1)) pfifo_fast
+			# no XPS: a socket's queue is its random tx hash's, not its CPU's
+			lab_xps $QS_NS_A $QS_DEV $k 0
+		done ;;
 	esac
+}
+
+# flows N: N UDP datagrams, each from a socket of its own (its own tx hash,
+# so its own pick of a TX queue); bounded by the timeout (10 s).
+flows() {
+	local n=${1:-100}
+	lab_exec $QS_NS_A timeout 10 bash -c \
+		"for ((i = 0; i < $n; i++)); do echo x >/dev/udp/$QS_DST/9; done" 2>/dev/null
+	return 0
 }
 
 # burst N [CPU] [SIZE]: N UDP datagrams of SIZE bytes (default 1), as fast
@@ -109,9 +130,10 @@ case ${1:-} in
 up) shift; up "$@" ;;
 down) lab_down qs- ;;
 burst) shift; burst "$@" ;;
+flows) shift; flows "$@" ;;
 traffic) lab_iperf $QS_NS_B $QS_DST $QS_NS_A "${2:-5}" ;;
 show) lab_exec $QS_NS_A tc -s qdisc show dev $QS_DEV ;;
 env) echo "QS_NS=$LAB_PREFIX$QS_NS_A QS_DEV=$QS_DEV QS_NS_B=$LAB_PREFIX$QS_NS_B QS_DST=$QS_DST" ;;
-*) echo "usage: $0 up stopped|mq|tbf|htb|busy | burst N [CPU] [SIZE] | traffic SECONDS | show | down | env" >&2
+*) echo "usage: $0 up stopped|mq|tbf|htb|busy|busymq | burst N [CPU] [SIZE] | flows N | traffic SECONDS | show | down | env" >&2
    exit 2 ;;
 esac
