@@ -294,6 +294,17 @@ int nm_parse_name(const char *arg, const char *const *names, int n)
 	return -1;
 }
 
+const char *nm_names_or(const char *const *names, int n, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? i == n - 1 ? " or " : ", " : "",
+				names[i]);
+	return buf;
+}
+
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
 	struct nm_opts *o = state->input;

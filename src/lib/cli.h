@@ -145,8 +145,13 @@ const char *nm_netns_usage(const struct nm_opts *o, char *buf, size_t len);
  * trailing comma) or an unknown name.
  */
 long nm_parse_names(const char *arg, const char *const *names, int n);
-/* One name of names (--sort=bytes): its index, or -1 for any other word. */
+/*
+ * One name of a choice (--sort packets): its index in names, or -1 for
+ * any other word. nm_names_or writes the choices for the usage error,
+ * "a, b or c", into buf and returns it, so that it names every one.
+ */
 int nm_parse_name(const char *arg, const char *const *names, int n);
+const char *nm_names_or(const char *const *names, int n, char *buf, size_t len);
 
 /*
  * Once everything is loaded and attached: keeps only what the rest of the

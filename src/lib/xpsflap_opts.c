@@ -45,6 +45,7 @@ static const struct argp_option options[] = {
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct xf_env *e = state->input;
+	char names[80];
 	long v;
 
 	switch (key) {
@@ -72,8 +73,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SORT:
 		if ((e->sort = nm_parse_name(arg, xf_sort_names, XF_NR_SORTS)) < 0)
-			argp_error(state, "invalid --sort '%s': switches, risky, reordered, "
-				   "packets, bytes or queues", arg);
+			argp_error(state, "invalid --sort '%s': %s", arg,
+				   nm_names_or(xf_sort_names, XF_NR_SORTS, names, sizeof(names)));
 		break;
 	case OPT_MIN_SWITCHES:
 		if (nm_parse_long(arg, 1, 1000000, &e->min_switches))

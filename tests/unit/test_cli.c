@@ -52,19 +52,25 @@ static void test_parse_names(void **state)
 	assert_int_equal(nm_parse_names("Kick", names, 3), -1);
 }
 
-/* --sort's one word: its index, exactly as written; a list or a prefix is not one. */
+/* One name of a choice (--sort), and the choices as its usage error lists them. */
 static void test_parse_name(void **state)
 {
-	const char *const names[] = { "qlen", "bytes", "ms" };
+	const char *const names[] = { "acks", "segs", "drops" };
+	char buf[32];
 
 	(void)state;
-	assert_int_equal(nm_parse_name("qlen", names, 3), 0);
-	assert_int_equal(nm_parse_name("ms", names, 3), 2);
-	assert_int_equal(nm_parse_name("m", names, 3), -1);
-	assert_int_equal(nm_parse_name("msx", names, 3), -1);
-	assert_int_equal(nm_parse_name("Bytes", names, 3), -1);
-	assert_int_equal(nm_parse_name("qlen,ms", names, 3), -1);
+	assert_int_equal(nm_parse_name("acks", names, 3), 0);
+	assert_int_equal(nm_parse_name("drops", names, 3), 2);
 	assert_int_equal(nm_parse_name("", names, 3), -1);
+	assert_int_equal(nm_parse_name("seg", names, 3), -1);
+	assert_int_equal(nm_parse_name("segsx", names, 3), -1);
+	assert_int_equal(nm_parse_name("segs,acks", names, 3), -1);
+	assert_int_equal(nm_parse_name("Acks", names, 3), -1);
+	assert_string_equal(nm_names_or(names, 3, buf, sizeof(buf)), "acks, segs or drops");
+	assert_string_equal(nm_names_or(names, 2, buf, sizeof(buf)), "acks or segs");
+	assert_string_equal(nm_names_or(names, 1, buf, sizeof(buf)), "acks");
+	/* cut, never past the buffer */
+	assert_string_equal(nm_names_or(names, 3, buf, 8), "acks, s");
 }
 
 /* #16.10: libbpf advises 'ulimit -l' for any EPERM, which misleads on 5.11+. */
