@@ -13,6 +13,7 @@ void ts_collect_settings(struct ts_report *rep, const struct ts_env *env)
 	rep->hist = env->hist;
 	rep->all = env->all;
 	rep->top = env->top;
+	rep->sort = env->sort;
 	/* one --netns: its metrics as they always were; else each netns's, by name */
 	rep->per_ns = env->o.nnetns != 1;
 	rep->prom_netns = env->prom_netns;

@@ -9,9 +9,10 @@
 #include "detect/tcpstall_plan.h"
 #include "lib/fixes.h"
 #include "lib/tcpstall_opts.h"
+#include "lib/tcpstall_report.h"
 
 enum { OPT_THRESHOLD = 0x2000, OPT_SWEEP, OPT_PORT, OPT_MAX_FLOWS, OPT_FIX, OPT_PROM_NETNS,
-       OPT_MIN_SEGS, OPT_LIST_FIXES, OPT_TOP, OPT_ALL };
+       OPT_MIN_SEGS, OPT_LIST_FIXES, OPT_TOP, OPT_ALL, OPT_SORT };
 
 static const char doc[] =
 "tcpstall: TCP sockets holding unsent data that send nothing, by cause, and ACK storms.\n"
@@ -44,6 +45,8 @@ static const struct argp_option options[] = {
 	{ "prom-netns", OPT_PROM_NETNS, NULL, 0, "Label the metrics with the netns inode (several instances, one textfile directory)", 0 },
 	{ "min-segs", OPT_MIN_SEGS, "N", 0, "Data segments per interval before a flow is judged (default 200)", 0 },
 	{ "top", OPT_TOP, "N", 0, "Table rows per part, and ACK flows in JSON beyond those in a storm or misplaced (default 10)", 0 },
+	{ "sort", OPT_SORT, "KEY", 0,
+	  "Rank ACK flows after the storms by acks (default), segs, ratio, owned or drops", 0 },
 	{ "all", OPT_ALL, NULL, 0, "Every tracked socket and every ACK flow, in JSON and the table", 0 },
 	{},
 };
@@ -61,6 +64,7 @@ static int parse_fix(const char *arg)
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct ts_env *e = state->input;
+	char names[80];
 	unsigned long v;
 	int fix;
 
@@ -97,6 +101,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (nm_parse_ulong(arg, 1, 1000000, &v))
 			argp_error(state, "invalid --top '%s': 1 to 1000000", arg);
 		e->top = v;
+		break;
+	case OPT_SORT:
+		if ((e->sort = nm_parse_name(arg, ts_sort_names, TS_NR_SORTS)) < 0)
+			argp_error(state, "invalid --sort '%s': %s", arg,
+				   nm_names_or(ts_sort_names, TS_NR_SORTS, names, sizeof(names)));
 		break;
 	case OPT_ALL:
 		e->all = true;
@@ -178,9 +187,18 @@ static const struct nm_optdoc docs[] = {
 	  NULL, NULL },
 	{ "top", "Rows in each part of the table (default 10), from 1 to 1000000; and the ACK "
 	  "flows that JSON carries besides those that matter: the flows in an ACK storm, on "
-	  "crossed CPUs or with softirq split over CPUs are always written, then the busiest "
-	  "others, worst first, up to *N* in all. The interval record counts the flows left "
-	  "out (`ack_flows_not_shown`). **--all** lifts the bound.", NULL, NULL },
+	  "crossed CPUs or with softirq split over CPUs are always written, then the others in "
+	  "the order of **--sort** (by default the most ACKs sent), up to *N* in all. The "
+	  "interval record counts the flows left out (`ack_flows_not_shown`). **--all** lifts "
+	  "the bound.", NULL, NULL },
+	{ "sort", "What the ACK flows are ranked by, most first, after the flows in an ACK storm, "
+	  "which always come first: `acks` (the default: pure ACKs sent), `segs` (data segments "
+	  "received), `ratio` (ACKs per segment, `acks_per_seg`), `owned` (`owned_ratio`) or "
+	  "`drops` (backlog drops). It orders the table's ACK rows and the `acks` records, and "
+	  "picks which flows make the **--top** *N*; the flows that matter are written whatever "
+	  "their rank. Ties go by ACKs sent, then by the flow. Another word is a usage error "
+	  "(status 2): `tcpstall: invalid --sort 'x': acks, segs, ratio, owned or drops`. The "
+	  "socket rows are not ranked.", NULL, NULL },
 	{ "all", "Write every record: every socket the sweeps track (by default only those "
 	  "stalled now or whose stall ended in the interval; the interval record counts the "
 	  "others in `sockets_not_shown`) and every flow with ACKs or data in the interval, in "

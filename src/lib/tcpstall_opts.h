@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tcpstall's options: its own (--threshold, --sweep, --port, --max-flows,
- * -H, --fix, --list-fixes, --prom-netns, --min-segs, --top, --all) beside the common
+ * -H, --fix, --list-fixes, --prom-netns, --min-segs, --top, --sort, --all) beside the common
  * ones. The argp table is data a test can read as well as --help
  * (docs/tcpstall.md OPTIONS).
  */
@@ -22,6 +22,7 @@ struct ts_env {
 	bool hist;
 	bool all;		/* --all: every record */
 	unsigned int top;	/* --top (0: the default) */
+	int sort;		/* --sort: enum ts_sort (lib/tcpstall_report.h) */
 	bool prom_netns;
 	unsigned int fix;	/* TS_FIX_ bits (detect/tcpstall_plan.h) */
 	bool list_fixes;

@@ -300,19 +300,78 @@ bool ts_report_acks(struct ts_report *r, const struct ts_acks *slots, uint32_t n
 	return true;
 }
 
-static int cmp_flows(const void *a, const void *b)
+const char *const ts_sort_names[TS_NR_SORTS] = {
+	[TS_SORT_ACKS] = "acks", [TS_SORT_SEGS] = "segs", [TS_SORT_RATIO] = "ratio",
+	[TS_SORT_OWNED] = "owned", [TS_SORT_DROPS] = "drops",
+};
+
+/* qsort order, most first */
+static int cmp_desc(double x, double y)
+{
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* f's value of key; a double holds the counts exactly up to 2^53 */
+static double sort_value(const struct ts_flow *f, enum ts_sort key)
+{
+	switch (key) {
+	case TS_SORT_SEGS:
+		return f->delta.segs_in;
+	case TS_SORT_RATIO:
+		return f->j.acks_per_seg;
+	case TS_SORT_OWNED:
+		return f->j.owned_ratio;
+	case TS_SORT_DROPS:
+		return f->delta.backlog_drops;
+	default:
+		return f->delta.acks_out;
+	}
+}
+
+/*
+ * The flows' own order, for ties: qsort is not stable, and two flows with
+ * equal counts must not change places from one report to the next.
+ */
+static int cmp_flow_keys(const struct ts_flow *x, const struct ts_flow *y)
+{
+	const struct ts_key *a = &x->key, *b = &y->key;
+	int c;
+
+	if (a->netns != b->netns)
+		return a->netns < b->netns ? -1 : 1;
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	if ((c = memcmp(a->laddr, b->laddr, sizeof(a->laddr))))
+		return c;
+	if (a->lport != b->lport)
+		return a->lport < b->lport ? -1 : 1;
+	if ((c = memcmp(a->raddr, b->raddr, sizeof(a->raddr))))
+		return c;
+	if (a->rport != b->rport)
+		return a->rport < b->rport ? -1 : 1;
+	/* one 4-tuple in two slots: a socket closed and its ports reused in the interval */
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+static int cmp_flows(const void *a, const void *b, void *key)
 {
 	const struct ts_flow *x = a, *y = b;
+	enum ts_sort k = *(const enum ts_sort *)key;
+	int c;
 
+	/* storms first whatever the key: the table's --top rows must not lose them */
 	if (x->j.storm != y->j.storm)
 		return y->j.storm - x->j.storm;
-	return x->delta.acks_out < y->delta.acks_out ? 1 : x->delta.acks_out > y->delta.acks_out ? -1 : 0;
+	c = cmp_desc(sort_value(x, k), sort_value(y, k));
+	if (!c)
+		c = cmp_desc(x->delta.acks_out, y->delta.acks_out);
+	return c ? c : cmp_flow_keys(x, y);
 }
 
 void ts_report_rank(struct ts_report *r)
 {
 	if (r->nflows)
-		qsort(r->flows, r->nflows, sizeof(*r->flows), cmp_flows);
+		qsort_r(r->flows, r->nflows, sizeof(*r->flows), cmp_flows, &r->sort);
 }
 
 bool ts_acks_read(const struct ts_acks *a, struct ts_acks *cur)

@@ -51,6 +51,22 @@ struct ts_flow {
 	struct ts_placement place;
 };
 
+/*
+ * The keys --sort ranks the ACK flows by, each most first, after the
+ * storms (which always come first): ACKs sent (the default), data
+ * segments, ACKs per segment, the owned ratio, backlog drops. Ties go by
+ * ACKs sent, then by the flow, so that each report's order is the same.
+ */
+enum ts_sort {
+	TS_SORT_ACKS,
+	TS_SORT_SEGS,
+	TS_SORT_RATIO,
+	TS_SORT_OWNED,
+	TS_SORT_DROPS,
+	TS_NR_SORTS,
+};
+extern const char *const ts_sort_names[TS_NR_SORTS];
+
 /* A netns's share of the metrics (ts_netns_row), kept while its netns is. */
 struct ts_ns_stats {
 	struct ts_totals tot;		/* its ended stalls, since the start */
@@ -84,6 +100,7 @@ struct ts_report {
 	 */
 	bool all;
 	size_t top;
+	enum ts_sort sort;		/* --sort: what the flows after the storms are ranked by */
 	/* whether a netns went (NULL: none ever): its ACK flows are not reported */
 	bool (*gone)(unsigned long ino, void *arg);
 	void *gone_arg;
@@ -178,7 +195,7 @@ bool ts_report_flow(struct ts_report *r, const struct ts_acks *cur, const struct
  * are forgotten. False when out of memory (the read stopped there).
  */
 bool ts_report_acks(struct ts_report *r, const struct ts_acks *slots, uint32_t n, uint32_t epoch);
-/* The flows worst first: storms, then by ACKs sent. */
+/* The flows worst first: storms, then by r->sort (ts_sort), ties as it says. */
 void ts_report_rank(struct ts_report *r);
 
 /* A flow worth a record whatever its rank: in a storm, on crossed CPUs, or softirq split. */

@@ -240,6 +240,36 @@ storm_run() {
 	[ "$(jq -s 'map(select(.type == "acks")) | length' "$TMP/b")" = "$(echo "$ir" | jq .ack_flows)" ]
 }
 
+# #18: --sort picks the key of the top N. The acks records come storms
+# first, then by that key, most first: here data segments, which on a bulk
+# receiver need not follow the ACKs it sent (ACKs are delayed, coalesced).
+@test "tcpstall --sort segs: the acks records by data segments after the storms; a bad key is refused" {
+	run --separate-stderr "$BIN/tcpstall" --sort bytes -c 1
+	assert_failure 2
+	assert_equal "${stderr_lines[0]}" "tcpstall: invalid --sort 'bytes': acks, segs, ratio, owned or drops"
+	[ "$(printf '%s\n' "$stderr" | grep -c invalid)" = 1 ]
+	"$TS" up --quickack off --defer 1
+	start_bg "$TMP/a" "$BIN/tcpstall" --netns $RCV --sort segs --top 4 --json -i 3 -c 1
+	"$TS" bulk 2 32
+	wait_bg
+	jq -sc 'map(select(.type == "acks"))' "$TMP/a" >"$TMP/rows"
+	jq -c '.[] | [.storm, .data_segs_in, .acks_out]' "$TMP/rows"
+	[ "$(jq length "$TMP/rows")" -ge 4 ]
+	# storms first, then data segments never rising
+	jq -e '[.[] | .storm] | . == (sort | reverse)' "$TMP/rows"
+	jq -e 'map(select(.storm | not) | .data_segs_in) | . == (sort | reverse)' "$TMP/rows"
+	# and the table's ACK rows in that order: SEGS (k, M: powers of 1000) never rising
+	start_bg "$TMP/t" "$BIN/tcpstall" --netns $RCV --sort segs --all -i 3 -c 1
+	"$TS" bulk 2 8
+	wait_bg
+	awk '/^ACKs in the last interval/ { on = 1; next } on && $1 == "-" {
+		v = $3; m = v ~ /k$/ ? 1e3 : v ~ /M$/ ? 1e6 : v ~ /G$/ ? 1e9 : 1; print v * m }' \
+		"$TMP/t" >"$TMP/segs"
+	cat "$TMP/segs"
+	[ "$(grep -c . "$TMP/segs")" -ge 4 ]
+	sort -g -r "$TMP/segs" | diff - "$TMP/segs"
+}
+
 @test "tcpstall: Prometheus textfile passes promtool" {
 	"$TS" up --quickack on --defer 0
 	mkdir "$TMP/prom"

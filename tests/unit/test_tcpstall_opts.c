@@ -8,6 +8,7 @@
 
 #include "detect/tcpstall_plan.h"
 #include "lib/tcpstall_opts.h"
+#include "lib/tcpstall_report.h"
 
 const char *argp_program_version = "tcpstall (netmedic) test";
 
@@ -37,6 +38,7 @@ static void test_defaults(void **state)
 	assert_int_equal(e.kick.gap_ns, kick.gap_ns);
 	assert_int_equal(e.kick.batch, kick.batch);
 	assert_false(e.hist || e.prom_netns || e.list_fixes || e.o.json);
+	assert_int_equal(e.sort, TS_SORT_ACKS);
 }
 
 /* every option reaches its field; --max-flows is rounded up to a power of two */
@@ -44,11 +46,11 @@ static void test_values(void **state)
 {
 	char *argv[] = { "tcpstall", "--threshold", "25", "--sweep", "5", "--port", "5201",
 			 "--max-flows", "1000", "-H", "--prom-netns", "--min-segs", "50",
-			 "--fix=kick,rfs", "--list-fixes", "--json", NULL };
+			 "--fix=kick,rfs", "--list-fixes", "--json", "--sort", "owned", NULL };
 	struct ts_env e;
 
 	(void)state;
-	parse(&e, 16, argv);
+	parse(&e, 18, argv);
 	assert_int_equal(e.threshold_ms, 25);
 	assert_int_equal(e.sweep_ms, 5);
 	assert_int_equal(e.port, 5201);
@@ -56,6 +58,7 @@ static void test_values(void **state)
 	assert_int_equal(e.storm.min_segs, 50);
 	assert_int_equal(e.fix, TS_FIX_KICK | TS_FIX_RFS);
 	assert_true(e.hist && e.prom_netns && e.list_fixes && e.o.json);
+	assert_int_equal(e.sort, TS_SORT_OWNED);
 }
 
 /* --fix alone: the storm's and tsq_idle's sysctls */

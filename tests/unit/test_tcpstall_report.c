@@ -106,6 +106,115 @@ static void test_flows_rank(void **state)
 	report_done(&r);
 }
 
+/*
+ * A quiet flow's counters for --sort: under min_segs (200) segments, so
+ * never a storm whatever its ratios.
+ */
+static struct ts_acks counted(uint16_t lport, uint64_t sk, uint64_t acks_out, uint64_t segs,
+			      uint64_t acks_owned, uint64_t segs_owned, uint64_t drops)
+{
+	struct ts_acks a = acks(lport, sk, acks_out, false);
+
+	a.segs_in = segs;
+	a.acks_owned = acks_owned;
+	a.segs_owned = segs_owned;
+	a.backlog_drops = drops;
+	return a;
+}
+
+/* The report's flows ranked by key, as their sk, into got. */
+static void rank_by(struct ts_report *r, enum ts_sort key, uint64_t *got)
+{
+	r->sort = key;
+	ts_report_rank(r);
+	for (size_t i = 0; i < r->nflows; i++)
+		got[i] = r->flows[i].sk;
+}
+
+/*
+ * #18: --sort. Each key ranks by its own field, most first, with the
+ * storm ahead of every other whatever the key (here it has no drops).
+ * The default key is today's order: storms, then ACKs sent.
+ */
+static void test_sort_keys(void **state)
+{
+	static struct ts_report r;
+	/* ratio: 0.4, 0.2, 2.0, 0.05; owned: 0.1, 0.4, 0.5, 0.9 */
+	struct ts_acks f[5] = {
+		counted(1, 1, 40, 100, 10, 100, 3), counted(2, 2, 30, 150, 20, 50, 0),
+		counted(3, 3, 20, 10, 5, 10, 1), counted(4, 4, 10, 199, 9, 10, 9),
+		acks(9, 9, 1000, true),
+	};
+	static const uint64_t want[TS_NR_SORTS][5] = {
+		[TS_SORT_ACKS] = { 9, 1, 2, 3, 4 }, [TS_SORT_SEGS] = { 9, 4, 2, 1, 3 },
+		[TS_SORT_RATIO] = { 9, 3, 1, 2, 4 }, [TS_SORT_OWNED] = { 9, 4, 3, 2, 1 },
+		[TS_SORT_DROPS] = { 9, 4, 1, 3, 2 },
+	};
+	uint64_t got[5];
+
+	(void)state;
+	report_init(&r);
+	assert_int_equal(TS_SORT_ACKS, 0);	/* a zeroed report ranks as it always did */
+	assert_string_equal(ts_sort_names[TS_SORT_ACKS], "acks");
+	assert_string_equal(ts_sort_names[TS_SORT_SEGS], "segs");
+	assert_string_equal(ts_sort_names[TS_SORT_RATIO], "ratio");
+	assert_string_equal(ts_sort_names[TS_SORT_OWNED], "owned");
+	assert_string_equal(ts_sort_names[TS_SORT_DROPS], "drops");
+	ts_report_flows_start(&r, 10);
+	for (uint32_t i = 0; i < 5; i++)
+		assert_true(ts_report_flow(&r, &f[i], &f[i], i, 0));
+	assert_int_equal(r.storms, 1);
+	assert_false(r.flows[3].j.storm);
+	for (int k = 0; k < TS_NR_SORTS; k++) {
+		rank_by(&r, k, got);
+		assert_memory_equal(got, want[k], sizeof(got));
+	}
+	/* back to the default from any order */
+	rank_by(&r, TS_SORT_ACKS, got);
+	assert_memory_equal(got, want[TS_SORT_ACKS], sizeof(got));
+	report_done(&r);
+}
+
+/*
+ * Ties are deterministic: equal keys go by ACKs sent, then by the flow
+ * (here its local port), then by slot, whatever order the flows came in.
+ */
+static void test_sort_ties(void **state)
+{
+	static struct ts_report r;
+	/* drops 5 each; 7 and 8 have the same ACKs and differ by port only */
+	struct ts_acks f[4] = {
+		counted(8, 80, 10, 100, 0, 0, 5), counted(6, 60, 20, 100, 0, 0, 5),
+		counted(7, 70, 10, 100, 0, 0, 5), counted(5, 50, 10, 100, 0, 0, 1),
+	};
+	static const int orders[3][4] = { { 0, 1, 2, 3 }, { 3, 2, 1, 0 }, { 2, 0, 3, 1 } };
+	static const uint64_t want_drops[4] = { 60, 70, 80, 50 }, want_acks[4] = { 60, 50, 70, 80 };
+	uint64_t got[4];
+
+	(void)state;
+	report_init(&r);
+	for (int o = 0; o < 3; o++) {
+		ts_report_flows_start(&r, 10 + o);
+		for (uint32_t i = 0; i < 4; i++) {
+			const struct ts_acks *a = &f[orders[o][i]];
+
+			assert_true(ts_report_flow(&r, a, a, i, 0));
+		}
+		rank_by(&r, TS_SORT_DROPS, got);
+		assert_memory_equal(got, want_drops, sizeof(got));
+		rank_by(&r, TS_SORT_ACKS, got);
+		assert_memory_equal(got, want_acks, sizeof(got));
+	}
+	/* one 4-tuple in two slots (the port reused in the interval): by slot */
+	ts_report_flows_start(&r, 20);
+	assert_true(ts_report_flow(&r, &f[2], &f[2], 9, 0));
+	assert_true(ts_report_flow(&r, &f[2], &f[2], 4, 0));
+	ts_report_rank(&r);
+	assert_int_equal(r.flows[0].slot, 4);
+	assert_int_equal(r.flows[1].slot, 9);
+	report_done(&r);
+}
+
 /* A free or busy slot holds no socket; a held one is copied. */
 static void test_acks_read(void **state)
 {
@@ -527,6 +636,64 @@ static void test_emit_what_matters(void **state)
 }
 
 /*
+ * --sort picks the top N, not what is shown besides it: under segs, with
+ * --top 2, the two flows with most segments, and the storm (first) and
+ * the misplaced flows (last by segments) whatever their rank.
+ */
+static void test_sort_what_matters(void **state)
+{
+	static struct ts_report r;
+	static struct ts_interval_row ir;
+	struct nm_emit e;
+	char *s;
+
+	(void)state;
+	report_init(&r);
+	r.top = 2;
+	ts_report_flows_start(&r, 10);
+	for (uint16_t i = 0; i < 6; i++) {
+		/* segments 10 .. 60 by port, ACKs the other way round */
+		struct ts_acks a = counted(10 + i, 100 + i, 60 - i, 10 * (i + 1), 0, 0, 0);
+
+		assert_true(ts_report_flow(&r, &a, &a, i, 0));
+	}
+	r.flows[0].place.cross_cpu = true;
+	r.flows[1].place.split_softirq = true;
+	{
+		struct ts_acks st = acks(30, 300, 1000, true);
+
+		st.segs_in = 200;
+		st.segs_owned = 200;
+		assert_true(ts_report_flow(&r, &st, &st, 6, 0));
+	}
+	r.sort = TS_SORT_SEGS;
+	ts_report_rank(&r);
+	/* the storm, then 105 (60 segments) down to 100 (10): the top 2 are the storm and 105 */
+	assert_int_equal(r.flows[0].sk, 300);
+	assert_int_equal(r.flows[1].sk, 105);
+	assert_int_equal(r.flows[2].sk, 104);
+	assert_int_equal(r.flows[5].sk, 101);
+	assert_int_equal(r.flows[6].sk, 100);
+	assert_true(ts_report_flow_shown(&r, 0) && ts_report_flow_shown(&r, 1));
+	assert_false(ts_report_flow_shown(&r, 2) || ts_report_flow_shown(&r, 3) ||
+		     ts_report_flow_shown(&r, 4));
+	assert_true(ts_report_flow_shown(&r, 5) && ts_report_flow_shown(&r, 6));
+	emit_counted(&r, &e, &ir);
+	assert_int_equal(json_count(&e, "acks"), 4);
+	assert_int_equal(ir.ack_flows, 7);
+	assert_int_equal(ir.ack_flows_not_shown, 3);
+	/* JSON in that order: the storm, then 15, then the misplaced 11 and 10 */
+	s = types_of(nm_emit_json, &e);
+	assert_non_null(strstr(s, "\"sport\":30,"));
+	assert_true(strstr(s, "\"sport\":30,") < strstr(s, "\"sport\":15,"));
+	assert_true(strstr(s, "\"sport\":15,") < strstr(s, "\"sport\":11,"));
+	assert_true(strstr(s, "\"sport\":11,") < strstr(s, "\"sport\":10,"));
+	assert_null(strstr(s, "\"sport\":14,"));
+	free(s);
+	report_done(&r);
+}
+
+/*
  * JSON: the interval, the ended stalls, the sockets worth a line (stalled
  * now or in the interval), each flow's ACKs with its placement when busy. The table:
  * the two parts, at most TS_REPORT_TOP rows each, and with -H one
@@ -808,6 +975,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ended),
 		cmocka_unit_test(test_flows_rank),
+		cmocka_unit_test(test_sort_keys),
+		cmocka_unit_test(test_sort_ties),
 		cmocka_unit_test(test_acks_read),
 		cmocka_unit_test(test_fix_flows),
 		cmocka_unit_test(test_interval),
@@ -818,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_emit),
 		cmocka_unit_test(test_emit_cgroup_paths),
 		cmocka_unit_test(test_emit_what_matters),
+		cmocka_unit_test(test_sort_what_matters),
 		cmocka_unit_test(test_per_netns_rows),
 		cmocka_unit_test(test_drop_netns),
 		cmocka_unit_test(test_drop_gone),
