@@ -58,6 +58,7 @@ static int parse_fix(const char *arg)
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct qs_env *e = state->input;
+	char names[80];
 	char dev[IF_NAMESIZE];
 	unsigned int q;
 	long v;
@@ -99,7 +100,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SORT:
 		if ((e->sort = nm_parse_name(arg, qs_sort_names, QS_NR_SORTS)) < 0)
-			argp_error(state, "invalid --sort '%s': qlen, bytes, deq, ms or drops", arg);
+			argp_error(state, "invalid --sort '%s': %s", arg,
+				   nm_names_or(qs_sort_names, QS_NR_SORTS, names, sizeof(names)));
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
