@@ -1,8 +1,12 @@
 # netmedic — see README.md. `make help` lists the targets.
 .DEFAULT_GOAL := all
 
+# netmedic's version, the one place it is set: the CLIs' --version and make deb's package
+VERSION := 0.1
 PREFIX ?= /usr/local
 DESTDIR ?=
+# where make install puts the systemd units (make deb: /lib/systemd/system, Debian 12's)
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -28,7 +32,8 @@ SANFLAGS :=
 endif
 
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) $(SANFLAGS)
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) $(SANFLAGS) \
+	-DNETMEDIC_VERSION='"$(VERSION)"'
 LDLIBS := -lbpf -lelf -lz -lmnl -lmicrohttpd -lm
 # -mcpu=v3: atomic fetch-and-add and compare-and-swap (kernels >= 5.12)
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
@@ -115,7 +120,7 @@ $(FUZZ_BUILD)/obj/lib/optdoc.o: FUZZ_CFLAGS += $(NM_TOOL_LIST)
 $(patsubst %,$(BUILD)/obj/%.o,$(TOOLS)): $(BUILD)/obj/%.o: $(BUILD)/%.skel.h
 
 $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%.o $(LIB_OBJS)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # the lab's TCP endpoints (tools/lab), not a CLI
 $(BUILD)/nm-tcp: tools/lab/nm-tcp.c
@@ -210,11 +215,12 @@ soak: deps
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/soak/run.sh
 
 install: all install-man
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(SYSTEMDUNITDIR)
 	install -m 0755 $(addprefix $(BUILD)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/sbin/
 	for t in $(TOOLS); do \
 		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' tools/systemd/$$t.service.in \
-			> $(DESTDIR)$(PREFIX)/lib/systemd/system/$$t.service || exit 1; \
+			> $(DESTDIR)$(SYSTEMDUNITDIR)/$$t.service || exit 1; \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$t.service || exit 1; \
 	done
 
 # The man pages, docs/NAME.md through lowdown (section 8). The page's first

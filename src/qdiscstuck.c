@@ -49,7 +49,7 @@ static struct qs_env env;
 /* the namespaces watched, and the names of them and their devices */
 static struct nm_scope scope;
 
-const char *argp_program_version = "qdiscstuck (netmedic) 0.1";
+const char *argp_program_version = "qdiscstuck (netmedic) " NETMEDIC_VERSION;
 const char *argp_program_bug_address = "the netmedic issue tracker";
 
 /* ---- hooks (the ladder: lib/qdiscstuck_hooks.c) ---- */

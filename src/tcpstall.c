@@ -50,7 +50,7 @@ static struct ts_env env;
 static struct nm_scope scope;
 static struct ts_nsset nss;
 
-const char *argp_program_version = "tcpstall (netmedic) 0.1";
+const char *argp_program_version = "tcpstall (netmedic) " NETMEDIC_VERSION;
 const char *argp_program_bug_address = "the netmedic issue tracker";
 
 /* the run's rungs, as the load chose them (the ladder: lib/tcpstall_hooks.c) */

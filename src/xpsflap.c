@@ -41,7 +41,7 @@ static struct xf_env env;
 /* the namespaces watched, and the names of them and their devices */
 static struct nm_scope scope;
 
-const char *argp_program_version = "xpsflap (netmedic) 0.1";
+const char *argp_program_version = "xpsflap (netmedic) " NETMEDIC_VERSION;
 const char *argp_program_bug_address = "the netmedic issue tracker";
 
 /* ---- hooks (the ladder: lib/xpsflap_hooks.c) ---- */
