@@ -59,7 +59,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 
 .PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest faults \
-	soak fuzz fuzz-bins install install-man docs clean FORCE
+	soak fuzz fuzz-bins install install-man deb docs clean FORCE
 
 all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
 
@@ -80,6 +80,7 @@ help:
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
 	@echo "make install PREFIX=/usr/local"
 	@echo "make install-man        the man pages only (docs/NAME.md through lowdown), into PREFIX"
+	@echo "make deb               deps + a Debian package: CLIs, man pages, units (disabled), rules (DEB_DIR: $(BUILD)/)"
 	@echo "make docs              rewrite the OPTIONS of docs/NAME.md and README's common options from the option tables"
 
 deps:
@@ -240,6 +241,18 @@ install-man:
 			-M title=$$(echo $$t | tr a-z A-Z) -M section=8 -M date=$$d -M source=netmedic \
 			-M "volume=System Manager's Manual" > $(DESTDIR)$(PREFIX)/share/man/man8/$$t.8 || exit 1; \
 	done
+
+# A Debian package (tools/deb/build.sh): the CLIs built apart, in
+# DEB_BUILD, with Debian's hardening flags (dpkg-buildflags), make install
+# into a staging tree with PREFIX=/usr, Depends from dpkg-shlibdeps, checked
+# by lintian (its overrides in tools/deb explain each tag left). Nothing
+# enables or starts a unit; the only maintainer scripts stop the units when
+# the package is removed and have systemd forget them (tools/deb).
+DEB_BUILD ?= build/deb
+DEB_DIR ?= $(BUILD)
+deb: deps
+	@[ "$(SANITIZE)" != 1 ] || { echo "make deb: not with SANITIZE=1 (the package's CLIs are built in $(DEB_BUILD))" >&2; exit 1; }
+	@VERSION=$(VERSION) DEB_BUILD=$(DEB_BUILD) DEB_DIR=$(DEB_DIR) tools/deb/build.sh
 
 clean:
 	rm -rf build
