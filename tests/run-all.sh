@@ -10,7 +10,9 @@
 # line (tests/as-nobody.sh), as a unit with DynamicUser would. Tests tagged
 # root are about root itself (what root keeps after attach, --list-fixes'
 # verdicts for root, a journal another user owns) and run in the first pass only,
-# as do those tagged prometheus (the end to end against a real Prometheus).
+# as do those tagged prometheus (the end to end against a real Prometheus)
+# and deb (make deb's package, installed and purged: it builds its own CLIs,
+# so one run is enough).
 # The Prometheus rules and dashboard are checked once, before the builds
 # (tools/prometheus/check.sh); the end-to-end run against a real
 # Prometheus is an integration test (prometheus.bats).
@@ -61,11 +63,12 @@ for b in "$@"; do
 	echo "== integration tests ($b)"
 	# the end to end against Prometheus (6 min) checks the rules on real
 	# parts: once, with the first build; the others' textfiles are checked
-	# by each tool's own tests (promtool check metrics)
+	# by each tool's own tests (promtool check metrics). The package (deb)
+	# too: make deb builds its CLIs itself, whatever the build directory.
 	if [ "$b" = "$(cd "$1" && pwd)" ]; then
 		NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 	else
-		BATS_FILTER_TAGS='!prometheus' NETMEDIC_BUILD=$b run "$here/run-integration.sh"
+		BATS_FILTER_TAGS='!prometheus,!deb' NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 		continue
 	fi
 	echo "== detection tests with every tp_btf program and the qdisc sampler refused (NETMEDIC_REFUSE=tp_btf/,qs_sample, $b)"
@@ -75,7 +78,7 @@ for b in "$@"; do
 	nb=$(as_nobody_build "$b") || { echo "integration: 0 passed, 1 failed"; f=$((f + 1)); continue; }
 	# the journals in a directory of nobody's, as a unit's RuntimeDirectory= (tools/systemd)
 	mkdir -m 0700 "$nb/run" && chown 65534:65534 "$nb/run"
-	NM_REAL_BUILD=$b BATS_FILTER_TAGS='!root,!prometheus' NETMEDIC_BUILD=$nb NETMEDIC_RUN_DIR=$nb/run \
+	NM_REAL_BUILD=$b BATS_FILTER_TAGS='!root,!prometheus,!deb' NETMEDIC_BUILD=$nb NETMEDIC_RUN_DIR=$nb/run \
 		run "$here/run-integration.sh"
 	rm -rf "$nb"
 done
