@@ -60,6 +60,85 @@ ino() { stat -L -c %i "/run/netns/$1"; }
 	[ "$(jq -s 'map(select(.type == "interval")) | last | .out_of_scope_skbs' "$TMP/out")" = 0 ]
 }
 
+# Issue #18: a device's name is kept current. Renamed while xpsflap runs
+# (down, renamed, up: RTM_NEWLINK in its netns; the bridge port and the XPS
+# maps stay), the device of the flapping flow is named anew from the next
+# report on, and never by its old name again.
+@test "xpsflap default run: a device renamed mid-run is named by its new name from the next report on" {
+	local off
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" --json --table -i 1
+	"$XF" traffic 3 >/dev/null
+	run flow "$TMP/out" xqm
+	echo "before: $output"
+	[ "$(echo "$output" | jq -r .netns)" = $MID ]
+	[ "$(echo "$output" | jq .switches)" -gt 0 ]
+	ip -n $MID link set xqm down
+	ip -n $MID link set xqm name xqr
+	ip -n $MID link set xqr up
+	off=$(stat -c %s "$TMP/out")
+	"$XF" traffic 3 >/dev/null
+	sleep 1.5
+	stop_bg TERM
+	# what was written after the rename, past the end of the report under way then
+	tail -c +$((off + 1)) "$TMP/out" | awk 'on; /"type":"interval"/ { on = 1 }' >"$TMP/after"
+	[ "$(grep -c '"type":"interval"' "$TMP/after")" -ge 3 ]
+	run flow "$TMP/after" xqr
+	echo "after: $output"
+	assert_success
+	[ "$(echo "$output" | jq -r .netns)" = $MID ]
+	[ "$(echo "$output" | jq .netns_ino)" = "$(ino $MID)" ]
+	[ "$(echo "$output" | jq .switches)" -gt 0 ]
+	[ "$(echo "$output" | jq .flapping)" = true ]
+	# never the old name again, nor none
+	[ -z "$(jq -c 'select(.type == "flow" and .dev == "xqm")' "$TMP/after")" ]
+	! jq -r 'select(.type == "flow") | .dev' "$TMP/after" | grep -E '^if[0-9]'
+	# the table says it too
+	grep -qE '^xqr +nm-xf-mid +[0-9,]+ ' "$TMP/out.err"
+}
+
+# lab_flows OUT: the flow records of the lab's three namespaces, one a line
+lab_flows() {
+	jq -c --argjson m "$(ino $MID)" --argjson r "$(ino $RCV)" --argjson s "$(ino $SND)" \
+		'select(.type == "flow" and (.netns_ino == $m or .netns_ino == $r or .netns_ino == $s))' "$1"
+}
+
+# The negative controls of xpsflap.bats, from a default run: host-wide,
+# nothing in the lab's namespaces is reported flapping.
+@test "xpsflap default run: negative control, one TX queue: no flow of the lab's namespaces tracked, none flapping" {
+	"$XF" up --queues 1
+	start_bg "$TMP/out" "$BIN/xpsflap" --json -i 7 -c 1
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	cat "$TMP/out.err"
+	jq -c 'select(.type == "interval")' "$TMP/out"
+	# the bulk flow's packets were seen, and left at once: a single queue cannot flap
+	[ "$(jq 'select(.type == "interval") | .one_queue_picks' "$TMP/out")" -gt 10000 ]
+	run lab_flows "$TMP/out"
+	assert_success
+	[ -z "$output" ]
+	[ -z "$(jq -c 'select(.type == "flow" and (.dev == "xqm" or .dev == "xq0"))' "$TMP/out")" ]
+}
+
+@test "xpsflap default run: negative control, two queues without XPS maps: the lab's flow is found, not flapping" {
+	"$XF" up --queues 2 --xps off
+	start_bg "$TMP/out" "$BIN/xpsflap" --json -i 7 -c 1
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	run flow "$TMP/out" xqm
+	assert_success
+	echo "$output"
+	[ "$(echo "$output" | jq -r .netns)" = $MID ]
+	[ "$(echo "$output" | jq .packets)" -gt 10000 ]
+	# as in xpsflap.bats: one rehash on an RTO is a move, not flapping
+	[ "$(echo "$output" | jq '.switches')" -le 2 ]
+	[ "$(echo "$output" | jq '.flapping')" = false ]
+	run lab_flows "$TMP/out"
+	assert_success
+	[ "$(echo "$output" | grep -c .)" -ge 1 ]
+	[ -z "$(echo "$output" | jq -c 'select(.flapping)')" ]
+}
+
 @test "xpsflap default run: the per-device metrics carry the netns name" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" "$BIN/xpsflap" -i 1 --prom-file "$TMP/xpsflap.prom"
