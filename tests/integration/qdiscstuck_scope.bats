@@ -10,6 +10,7 @@ QS=$LAB/qdiscstuck.sh
 NS=nm-qs-a
 GONE=nm-qs-gone
 OTHER=nm-qs-c
+MOVED=nm-qs-d
 
 setup() {
 	TMP=$(mktemp -d)
@@ -21,6 +22,7 @@ teardown() {
 	"$BIN/qdiscstuck" --cleanup >/dev/null 2>&1
 	ip netns del $GONE 2>/dev/null || true
 	ip netns del $OTHER 2>/dev/null || true
+	ip netns del $MOVED 2>/dev/null || true
 	"$QS" down
 	rm -rf "$TMP"
 }
@@ -38,6 +40,19 @@ tc_backlog() {
 queue_labels() { grep -o "^qdiscstuck_[a-z_]*{device=\"qa\",netns=\"$NS\",queue=\"[^\"]*\"" "$1" | sort -u; }
 # fds PID: the open file descriptors of PID
 fds() { ls "/proc/$1/fd" | wc -l; }
+# after OUT: what the run wrote past byte $off, from the end of the report
+# under way then (a report begun before a change may still show it undone)
+after() { tail -c +$((off + 1)) "$1" | awk 'on; /"type":"interval"/ { on = 1 }'; }
+# seen OUT JQ-FILTER: such a qdisc record is in OUT within 5 s
+seen() {
+	local i
+	for i in $(seq 50); do
+		records "$1" "$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "no record $2 in 5 s" >&2
+	return 1
+}
 
 # The issue's example: a child pfifo_fast under mq, in another netns than
 # qdiscstuck's, holding packets on a stopped queue. No --netns, no --dev.
@@ -99,6 +114,10 @@ fds() { ls "/proc/$1/fd" | wc -l; }
 	own=$(records "$TMP/own" '.dev == "qa" and .handle == "3e:"' | tail -1)
 	echo "--netns $NS: $own"
 	assert_equal "$(echo "$last" | jq .txq)" "$(echo "$own" | jq .txq)"
+	# and judges it as there: an alarm, the same one, on the same queue state
+	[[ $(echo "$last" | jq -r .state) =~ ^(stuck|driver_stopped)$ ]]
+	assert_equal "$(echo "$last" | jq -r .state)" "$(echo "$own" | jq -r .state)"
+	assert_equal "$(echo "$last" | jq .txq_state)" "$(echo "$own" | jq .txq_state)"
 	grep -qE '^qa +nm-qs-a +3e: +root +pfifo +0 ' "$TMP/own.err"
 	queue_labels "$TMP/own.prom" | tee "$TMP/own.labels"
 	[ -s "$TMP/own.labels" ]
@@ -133,6 +152,91 @@ fds() { ls "/proc/$1/fd" | wc -l; }
 	wait_bg
 	[ "$(records "$TMP/out" '.netns == "'$NS'" and .dev == "qa" and .state == "ok" and .dequeue_rate > 1000' | wc -l)" -ge 1 ]
 	! grep -qE '"state":"(stuck|driver_stopped|shaped)"' "$TMP/out"
+}
+
+@test "qdiscstuck default run: htb at 8 kbit: the leaf holding the backlog is shaped, in its netns, never stuck" {
+	local leaf
+	"$QS" up htb
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --json --table -i 0.5 -c 6
+	"$QS" burst 30 "" 1000
+	wait_bg
+	leaf=$(records "$TMP/out" '.netns == "'$NS'" and .handle == "20:"' | tail -1)
+	echo "$leaf"
+	[ "$(echo "$leaf" | jq -r .dev)" = qa ]
+	[ "$(echo "$leaf" | jq .netns_ino)" = "$(ino $NS)" ]
+	[ "$(echo "$leaf" | jq -r .parent)" = 1:10 ]
+	[ "$(echo "$leaf" | jq .qlen)" -gt 10 ]
+	[ "$(echo "$leaf" | jq -r .state)" = shaped ]
+	grep -qE '^qa +nm-qs-a +20: +1:10 +pfifo ' "$TMP/out.err"
+	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
+}
+
+# Issue #18: a device's name is kept current. Renamed while qdiscstuck runs
+# (down, renamed, up: RTM_NEWLINK in its netns; the tbf root stays), its
+# qdiscs' rows carry the new name from the next report on, never the old.
+@test "qdiscstuck default run: a device renamed mid-run: its rows carry the new name from the next report on" {
+	local off
+	"$QS" up tbf
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --json --table -i 0.5
+	"$QS" burst 30 "" 1000
+	seen "$TMP/out" '.netns == "'$NS'" and .dev == "qa" and .handle == "2:" and .state == "shaped"'
+	ip -n $NS link set qa down
+	ip -n $NS link set qa name qr
+	ip -n $NS link set qr up
+	# the down flushed qa's neighbours and its backlog: qb's entry again, so
+	# the second burst waits on no ARP
+	ip -n $NS neigh replace 198.18.2.2 dev qr nud permanent \
+		lladdr "$(lab_exec qs-b cat /sys/class/net/qb/address)"
+	off=$(stat -c %s "$TMP/out")
+	"$QS" burst 30 "" 1000
+	sleep 2
+	stop_bg TERM
+	after "$TMP/out" >"$TMP/after"
+	[ "$(grep -c '"type":"interval"' "$TMP/after")" -ge 3 ]
+	records "$TMP/after" '.netns == "'$NS'" and .handle == "2:"' | tail -1
+	[ "$(records "$TMP/after" '.netns == "'$NS'" and .dev == "qr" and .handle == "2:" and .qlen > 0 and .state == "shaped"' | wc -l)" -ge 3 ]
+	[ -z "$(records "$TMP/after" '.netns == "'$NS'" and .dev == "qa"')" ]
+	[ -z "$(records "$TMP/after" '.netns == "'$NS'" and (.dev | test("^if[0-9]"))')" ]
+	grep -qE '^qr +nm-qs-a +2: +root +tbf ' "$TMP/out.err"
+	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
+}
+
+# A device moved to another netns while qdiscstuck runs (RTM_DELLINK in the
+# old one, RTM_NEWLINK in the new, renamed on the way): its rows name the
+# netns it is in now and its name there; none is left in the old one. A
+# move shuts the device's qdiscs down: its new root is set there anew.
+@test "qdiscstuck default run: a device moved to another netns mid-run is reported there, by its name there" {
+	local off row
+	ip netns add $OTHER
+	ip -n $OTHER link add qm0 type veth peer name qm1
+	ip -n $OTHER link set qm0 up
+	ip -n $OTHER link set qm1 up
+	ip netns exec $OTHER tc qdisc replace dev qm0 root handle 7: tbf rate 8kbit burst 1600 limit 10000
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --json --all -i 0.3
+	seen "$TMP/out" '.netns == "'$OTHER'" and .dev == "qm0" and .handle == "7:"'
+	ip netns add $MOVED
+	ip -n $OTHER link set qm0 netns $MOVED name qn0
+	ip -n $MOVED link set qn0 up
+	ip netns exec $MOVED tc qdisc replace dev qn0 root handle 8: tbf rate 8kbit burst 1600 limit 10000
+	off=$(stat -c %s "$TMP/out")
+	seen "$TMP/out" '.netns == "'$MOVED'" and .dev == "qn0" and .handle == "8:"'
+	sleep 1
+	stop_bg TERM
+	after "$TMP/out" >"$TMP/after"
+	[ "$(grep -c '"type":"interval"' "$TMP/after")" -ge 3 ]
+	row=$(records "$TMP/after" '.dev == "qn0" and .handle == "8:"' | tail -1)
+	echo "$row"
+	[ "$(echo "$row" | jq -r .netns)" = $MOVED ]
+	[ "$(echo "$row" | jq .netns_ino)" = "$(ino $MOVED)" ]
+	[ "$(echo "$row" | jq -r .kind)" = tbf ]
+	# the old netns is still swept (its other end is there, by its name),
+	# the moved device is not in it, nor by its old name or none in either
+	records "$TMP/after" '.netns == "'$OTHER'" and .dev == "qm1"' | grep -q .
+	[ -z "$(records "$TMP/after" '.netns == "'$OTHER'" and .dev != "qm1" and .dev != "lo"')" ]
+	[ -z "$(records "$TMP/after" '(.netns == "'$OTHER'" or .netns == "'$MOVED'") and (.dev == "qm0" or .handle == "7:" or (.dev | test("^if[0-9]")))')" ]
+	# quietly: not a line on stderr
+	cat "$TMP/out.err"
+	[ ! -s "$TMP/out.err" ]
 }
 
 @test "qdiscstuck --netns A --netns B: those namespaces only; a qdisc in a netns outside is not reported" {
