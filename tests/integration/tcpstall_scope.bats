@@ -150,6 +150,50 @@ sender_in_cgroup() {
 	! grep -q tsq_idle <(jq -c 'select(.type == "socket")' "$TMP/b")
 }
 
+# tcpstall.bats's shaped sender, host-wide: --port 5201 keeps the sweep's
+# samples to the lab's iperf3 flows (the interval's samples are not kept
+# by netns), and --all prints the sender's socket record, which names its
+# netns, though it is not stalled.
+@test "tcpstall default run: a tbf-shaped sender is throttled with data below TCP, in its netns, never tsq_idle" {
+	local s
+	"$TS" up --quickack off --defer 1 --tbf 200mbit
+	start_bg "$TMP/out" "$BIN/tcpstall" --port 5201 --all --json -i 4 -c 1
+	"$TS" bulk 3
+	wait_bg
+	run jq -c 'select(.type == "interval")' "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq '.samples | add')" -ge 5 ]
+	[ "$(echo "$output" | jq '.samples.host_queue')" -gt 0 ]
+	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
+	s=$(jq -sc 'map(select(.type == "socket" and .saddr == "198.18.1.1" and .dport == 5201)) | max_by(.unsent + .packets_out)' "$TMP/out")
+	echo "sender: $s"
+	[ "$(echo "$s" | jq -r .netns)" = $SND ]
+	[ "$(echo "$s" | jq .netns_ino)" = "$(ino $SND)" ]
+	[ "$(echo "$s" | jq -r .comm)" = iperf3 ]
+	! grep -q tsq_idle <(jq -c 'select(.type == "socket")' "$TMP/out")
+}
+
+# tcpstall.bats's cross-CPU flow (RPS puts the receiver's softirq work on
+# CPU 0, the reader runs on CPU 1), host-wide: flagged in the receiver's
+# netns, and counted in that netns's series of the gauge only.
+@test "tcpstall default run: a cross-CPU flow is flagged in the receiver's netns and counted in its series" {
+	local want
+	"$TS" up --quickack off --defer 1 --rps 1
+	start_bg "$TMP/out" "$BIN/tcpstall" --port 5301 --json -i 1 -c 4 --prom-file "$TMP/ts.prom"
+	"$TS" read 4 >/dev/null
+	wait_bg
+	run jq -c 'select(.type == "placement" and .sport == 5301 and .saddr == "198.18.1.2")' "$TMP/out"
+	echo "$output"
+	echo "$output" | jq -c 'select(.cross_cpu and .softirq_cpus == [0] and .app_cpus == [1])' | grep -q .
+	[ -z "$(echo "$output" | jq -c 'select(.netns != "'$RCV'" or .netns_ino != '"$(ino $RCV)"')')" ]
+	grep '^tcpstall_cross_cpu_flows' "$TMP/ts.prom"
+	# the last report's: the JSON's count, in the receiver's netns's series
+	want=$(jq -s 'map(select(.type == "interval")) | last | .cross_cpu_flows' "$TMP/out")
+	[ "$want" -ge 1 ]
+	grep -qx "tcpstall_cross_cpu_flows{netns=\"$RCV\"} $want" "$TMP/ts.prom"
+	grep -qx "tcpstall_cross_cpu_flows{netns=\"$SND\"} 0" "$TMP/ts.prom"
+}
+
 # The stopped reader's flow: its sender in scope is found stalled; its
 # receiver, which keeps ACKing the data it got, is outside: never seen.
 @test "tcpstall --netns A --netns B: only those namespaces' flows; the receiver's outside is not seen" {
