@@ -40,6 +40,10 @@ enum {
 	OPT_LISTEN,
 };
 
+/* a number macro as a string: NM_STR(NM_MAX_NETNS) is "8" */
+#define NM_STR_(x)	#x
+#define NM_STR(x)	NM_STR_(x)
+
 /*
  * The common options, once for the tools that watch devices and once,
  * with --dev hidden (dev_flags), for one that watches none: it parses
@@ -56,7 +60,8 @@ enum {
 	  "Serve the metrics over HTTP at /metrics; PORT alone listens on 127.0.0.1", 1 },	\
 	{ "dev", OPT_DEV, "IFNAME", dev_flags, "Watch this device only (repeatable, up to 8)", 1 }, \
 	{ "netns", OPT_NETNS, "NAME|PATH|PID", 0,						\
-	  "Watch this network namespace (a name under /run/netns, a path, or a PID's); one is entered", 1 }, \
+	  "Watch this network namespace (a name under /run/netns, a path, or a PID's); repeatable, up to " \
+	  NM_STR(NM_MAX_NETNS) "; a single one is entered (the tool runs there)", 1 }, \
 	{ "hooks", OPT_HOOKS, "MODE", 0,							\
 	  "auto (default): best rung that attaches; fentry: fentry/fexit only; tracepoint: never fentry", 1 }, \
 	{ "list-hooks", OPT_LIST_HOOKS, NULL, 0, "Probe every hook rung on this kernel, print, exit", 1 }, \
