@@ -76,7 +76,9 @@ start_prometheus() {
 			NE_PID=$!
 			tgt=127.0.0.1:$NE_PORT
 		fi
+		# not the target's own port, which free_port sees only once it listens
 		PROM_PORT=$(free_port)
+		[ "127.0.0.1:$PROM_PORT" != "$tgt" ] || continue
 		cat >"$TMP/prometheus.yml" <<-EOF
 			global: {scrape_interval: ${SCRAPE}s, evaluation_interval: ${SCRAPE}s}
 			rule_files: ["$RULES"]
@@ -98,7 +100,8 @@ start_prometheus() {
 		echo "start_prometheus: try $try failed; prometheus' and node_exporter's logs:" >&2
 		tail -5 "$TMP/prom.log" ${NE_PID:+"$TMP/ne.log"} >&2
 		kill "$PROM_PID" $NE_PID 2>/dev/null
-		wait "$PROM_PID" $NE_PID 2>/dev/null
+		# their exit status is the failed try's: not the test's (set -e)
+		wait "$PROM_PID" $NE_PID 2>/dev/null || true
 		PROM_PID='' NE_PID=''
 		rm -rf "$TMP/tsdb"
 	done
