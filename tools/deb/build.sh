@@ -80,5 +80,7 @@ arch=$(dpkg --print-architecture)
 deb=$DEB_DIR/netmedic_${VERSION}_$arch.deb
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
 echo "deb: $deb"
-lintian --pedantic --display-info --fail-on error,warning,info,pedantic "$deb"
+# its scratch files (mldbm-elf-*) stay in DEB_BUILD, not in /tmp
+mkdir -p "$DEB_BUILD/tmp"
+TMPDIR=$DEB_BUILD/tmp lintian --pedantic --display-info --fail-on error,warning,info,pedantic "$deb"
 echo "deb: lintian: clean but for the overrides (tools/deb/lintian-overrides)"
