@@ -28,7 +28,8 @@ teardown() {
 acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 defer() { lab_exec ts-rcv sysctl -n net.ipv4.tcp_backlog_ack_defer; }
 
-# bulk_run OUT: tcpstall on the sender during a 3-s bulk flow; $output is
+# bulk_run OUT [CC]: tcpstall on the sender during a 3-s bulk flow (its
+# congestion control CC, the lab's cubic if not given); $output is
 # its interval record, and the sweep must have seen the sender working.
 # On a veth the ACKs come back in microseconds, so at a sweep's instant a
 # bulk sender often has nothing unsent and nothing in flight, and is not
@@ -36,7 +37,7 @@ defer() { lab_exec ts-rcv sysctl -n net.ipv4.tcp_backlog_ack_defer; }
 # over 20 runs. So at least 5.
 bulk_run() {
 	start_bg "$1" "$BIN/tcpstall" --netns $SND --json -i 4 -c 1
-	"$TS" bulk 3
+	"$TS" bulk 3 1 ${2:-cubic}
 	wait_bg
 	run jq -c 'select(.type == "interval")' "$1"
 	echo "$output"
@@ -156,6 +157,17 @@ storm_run() {
 	[ "$(echo "$output" | jq '.samples.host_queue')" -gt 0 ]
 	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
 	! grep -q tsq_idle <(jq -c 'select(.type == "socket")' "$TMP/out")
+}
+
+# BBR paces: tcp_write_xmit() waits for the pacing timer before the TSQ
+# check, and so does the classification, so behind the same shaper the
+# sender is mostly pacing (seen: 19 to 21 pacing samples against 2 to 6
+# host_queue over 4 runs; cubic: 7 to 12 against 9 to 15).
+@test "tcpstall: a BBR sender behind tbf is mostly pacing, never tsq_idle" {
+	"$TS" up --quickack off --defer 1 --tbf 200mbit
+	bulk_run "$TMP/out" bbr
+	[ "$(echo "$output" | jq '.samples.pacing > .samples.host_queue')" = true ]
+	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
 }
 
 @test "tcpstall: a reader that stops reading leaves the sender rwnd_limited" {

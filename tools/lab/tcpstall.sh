@@ -6,7 +6,9 @@
 # usage: tcpstall.sh up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps CPUMASK]
 #        tcpstall.sh storm SECONDS     slow reader (page faults while owning the
 #                                      socket lock) on CPU 1, sender on CPU 0
-#        tcpstall.sh bulk SECONDS [N]  iperf3 bulk flow (healthy); N flows (-P N)
+#        tcpstall.sh bulk SECONDS [N [CC]]
+#                                      iperf3 bulk flow (healthy); N flows (-P N),
+#                                      congestion control CC (default cubic)
 #        tcpstall.sh rwnd SECONDS      the reader stops reading after 0.5 s
 #        tcpstall.sh hold SECONDS FILE like rwnd; the sender writes its socket's
 #                                      TCP_NODELAY to FILE every 100 ms
@@ -15,6 +17,9 @@
 # The ACK storm (LAB.md): the receiver's route back to the sender carries
 # quickack 1 and tcp_backlog_ack_defer is 0, so every segment processed
 # from the backlog is ACKed on its own while the reader owns the socket.
+# The bulk flow names its congestion control rather than take the host's
+# default, which a new netns inherits: with bbr (some hosts' default) the
+# sender paces itself and rarely fills the tbf shaper.
 set -u
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -81,7 +86,7 @@ storm) run "${2:-4}" --chunk 1048576 --dontneed ;;
 rwnd) run "${2:-4}" --stop-ms 500 ;;
 hold) run "${2:-4}" --stop-ms 500 -- --nodelay-file "${3:?hold SECONDS FILE}" ;;
 read) run "${2:-4}" ;;
-bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" -P "${3:-1}" >/dev/null ;;
+bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" -P "${3:-1}" -C "${4:-cubic}" >/dev/null ;;
 env) echo "TS_NS_RCV=$LAB_PREFIX$TS_RCV TS_NS_SND=$LAB_PREFIX$TS_SND TS_PORT=$TS_PORT" ;;
-*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S [N] | rwnd S | hold S FILE | read S | down" >&2; exit 2 ;;
+*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S [N [CC]] | rwnd S | hold S FILE | read S | down" >&2; exit 2 ;;
 esac
