@@ -214,9 +214,9 @@ static int setup(void)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	/* the remedies act in the netns the tool runs in */
 	run.s->self_ino = env.o.netns_ino;
-	run.s->all = env.all;
-	run.s->top = env.top;
-	run.s->sort = env.sort;
+	run.s->all = env.view.all;
+	run.s->top = env.view.top;
+	run.s->sort = env.view.sort;
 	return 0;
 }
 

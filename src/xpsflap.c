@@ -345,9 +345,9 @@ static int setup(void)
 {
 	/* field by field: the report is too big for a compound literal's copy on the stack */
 	rep.min_switches = env.min_switches;
-	rep.top = env.top;
-	rep.all = env.all;
-	rep.sort = env.sort;
+	rep.top = env.view.top;
+	rep.all = env.view.all;
+	rep.sort = env.view.sort;
 	rep.dev_name = dev_name;
 	rep.ns_name = ns_name;
 	rep.names = &scope;

@@ -40,10 +40,6 @@ enum {
 	OPT_LISTEN,
 };
 
-/* a number macro as a string: NM_STR(NM_MAX_NETNS) is "8" */
-#define NM_STR_(x)	#x
-#define NM_STR(x)	NM_STR_(x)
-
 /*
  * The common options, once for the tools that watch devices and once,
  * with --dev hidden (dev_flags), for one that watches none: it parses
@@ -308,6 +304,31 @@ const char *nm_names_or(const char *const *names, int n, char *buf, size_t len)
 		off += snprintf(buf + off, len - off, "%s%s", i ? i == n - 1 ? " or " : ", " : "",
 				names[i]);
 	return buf;
+}
+
+error_t nm_view_arg(int key, const char *arg, struct argp_state *state,
+		    const struct nm_view_spec *s, struct nm_view *v)
+{
+	char names[128];
+	long n;
+
+	switch (key) {
+	case NM_OPT_TOP:
+		/* into a long first: an int would wrap 4294967297 to 1 */
+		if (nm_parse_long(arg, 1, s->top_max, &n))
+			argp_error(state, "invalid --top '%s': 1 to %ld", arg, s->top_max);
+		v->top = n;
+		return 0;
+	case NM_OPT_SORT:
+		if ((v->sort = nm_parse_name(arg, s->sort_names, s->nsorts)) < 0)
+			argp_error(state, "invalid --sort '%s': %s", arg,
+				   nm_names_or(s->sort_names, s->nsorts, names, sizeof(names)));
+		return 0;
+	case NM_OPT_ALL:
+		v->all = true;
+		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
 }
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)

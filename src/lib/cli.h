@@ -153,6 +153,43 @@ long nm_parse_names(const char *arg, const char *const *names, int n);
 int nm_parse_name(const char *arg, const char *const *names, int n);
 const char *nm_names_or(const char *const *names, int n, char *buf, size_t len);
 
+/* a number macro as a string: NM_STR(NM_MAX_NETNS) is "8" */
+#define NM_STR_(x)	#x
+#define NM_STR(x)	NM_STR_(x)
+
+/*
+ * What a report shows, an option group of every tool: --top N, --sort KEY
+ * and --all. The help texts, the keys' words and --top's bound are the
+ * tool's (struct nm_view_spec); parsing them and their usage errors are
+ * this one.
+ */
+struct nm_view {
+	unsigned int top;	/* --top (0: the tool's default) */
+	int sort;		/* --sort: an index into the spec's words (0: the default) */
+	bool all;		/* --all: every record, none cut by --top */
+};
+
+struct nm_view_spec {
+	long top_max;
+	const char *const *sort_names;
+	int nsorts;
+};
+
+enum { NM_OPT_TOP = 0x1800, NM_OPT_SORT, NM_OPT_ALL };
+
+#define NM_VIEW_OPTIONS(top_doc, sort_doc, all_doc)		\
+	{ "top", NM_OPT_TOP, "N", 0, top_doc, 0 },		\
+	{ "sort", NM_OPT_SORT, "KEY", 0, sort_doc, 0 },		\
+	{ "all", NM_OPT_ALL, NULL, 0, all_doc, 0 }
+
+/*
+ * A tool's parser calls this first: 0 when key is one of the group's
+ * (parsed into v; a bad value is the usage error, which exits), else
+ * ARGP_ERR_UNKNOWN.
+ */
+error_t nm_view_arg(int key, const char *arg, struct argp_state *state,
+		    const struct nm_view_spec *s, struct nm_view *v);
+
 /*
  * Once everything is loaded and attached: keeps only what the rest of the
  * run needs (nm_caps_keep), sets no_new_privs, and says what it kept with

@@ -9,10 +9,10 @@
 #include "detect/qdiscstuck_detect.h"
 #include "lib/fixes.h"
 #include "lib/qdiscstuck_opts.h"
+#include "lib/qdiscstuck_report.h"
 
 enum {
-	OPT_THRESHOLD = 0x2000, OPT_FIX, OPT_ALL, OPT_KICK, OPT_LOCK, OPT_LIST_FIXES, OPT_TOP,
-	OPT_SORT,
+	OPT_THRESHOLD = 0x2000, OPT_FIX, OPT_KICK, OPT_LOCK, OPT_LIST_FIXES,
 };
 
 static const char doc[] =
@@ -39,10 +39,10 @@ static const struct argp_option options[] = {
 	{ "kick", OPT_KICK, "DEV:QUEUE", 0, "Put one kick frame on that TX queue, report where it went, exit", 0 },
 	{ "lock", OPT_LOCK, "DEV:QUEUE", 0,
 	  "Replace the lockless qdisc of that TX queue by a locked FIFO while running (undone at exit)", 0 },
-	{ "top", OPT_TOP, "N", 0, "Ok qdiscs shown besides the stuck, driver_stopped and shaped ones (default 20)", 0 },
-	{ "sort", OPT_SORT, "KEY", 0,
-	  "Rank the qdiscs of each state by qlen (default), bytes, deq, ms or drops", 0 },
-	{ "all", OPT_ALL, NULL, 0, "Show every qdisc: idle ones too, and every ok one", 0 },
+	NM_VIEW_OPTIONS("Ok qdiscs shown besides the stuck, driver_stopped and shaped ones (default "
+			NM_STR(QS_REPORT_TOP) ")",
+			"Rank the qdiscs of each state by qlen (default), bytes, deq, ms or drops",
+			"Show every qdisc: idle ones too, and every ok one"),
 	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
 	{},
 };
@@ -57,12 +57,13 @@ static int parse_fix(const char *arg)
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	static const struct nm_view_spec view = { INT_MAX, qs_sort_names, QS_NR_SORTS };
 	struct qs_env *e = state->input;
-	char names[80];
 	char dev[IF_NAMESIZE];
 	unsigned int q;
-	long v;
 
+	if (nm_view_arg(key, arg, state, &view, &e->view) != ARGP_ERR_UNKNOWN)
+		return 0;
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &e->o;
@@ -88,20 +89,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LIST_FIXES:
 		e->list_fixes = true;
-		break;
-	case OPT_ALL:
-		e->all = true;
-		break;
-	case OPT_TOP:
-		/* into a long first: an int would wrap 4294967297 to 1 */
-		if (nm_parse_long(arg, 1, INT_MAX, &v))
-			argp_error(state, "invalid --top '%s': 1 to %d", arg, INT_MAX);
-		e->top = v;
-		break;
-	case OPT_SORT:
-		if ((e->sort = nm_parse_name(arg, qs_sort_names, QS_NR_SORTS)) < 0)
-			argp_error(state, "invalid --sort '%s': %s", arg,
-				   nm_names_or(qs_sort_names, QS_NR_SORTS, names, sizeof(names)));
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);

@@ -15,9 +15,7 @@ struct qs_env {
 	struct nm_opts o;
 	long threshold_ms;
 	int fix;		/* QS_FIX_ bits */
-	int top;		/* ok qdiscs shown (0: the report's default) */
-	int sort;		/* enum qs_sort: what the qdiscs of a state are ranked by */
-	bool all;		/* every qdisc, idle ones too, none cut by --top */
+	struct nm_view view;	/* --top: ok qdiscs shown; --sort: enum qs_sort; --all: idle ones too */
 	bool list_fixes;
 	const char *kick;	/* --kick DEV:QUEUE */
 	const char *lock;	/* --lock DEV:QUEUE */

@@ -11,9 +11,9 @@ void ts_collect_settings(struct ts_report *rep, const struct ts_env *env)
 	rep->threshold_ms = env->threshold_ms;
 	rep->storm = &env->storm;
 	rep->hist = env->hist;
-	rep->all = env->all;
-	rep->top = env->top;
-	rep->sort = env->sort;
+	rep->all = env->view.all;
+	rep->top = env->view.top;
+	rep->sort = env->view.sort;
 	/* one --netns: its metrics as they always were; else each netns's, by name */
 	rep->per_ns = env->o.nnetns != 1;
 	rep->prom_netns = env->prom_netns;

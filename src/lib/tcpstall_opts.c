@@ -12,7 +12,7 @@
 #include "lib/tcpstall_report.h"
 
 enum { OPT_THRESHOLD = 0x2000, OPT_SWEEP, OPT_PORT, OPT_MAX_FLOWS, OPT_FIX, OPT_PROM_NETNS,
-       OPT_MIN_SEGS, OPT_LIST_FIXES, OPT_TOP, OPT_ALL, OPT_SORT };
+       OPT_MIN_SEGS, OPT_LIST_FIXES };
 
 static const char doc[] =
 "tcpstall: TCP sockets holding unsent data that send nothing, by cause, and ACK storms.\n"
@@ -44,10 +44,10 @@ static const struct argp_option options[] = {
 	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
 	{ "prom-netns", OPT_PROM_NETNS, NULL, 0, "Label the metrics with the netns inode (several instances, one textfile directory)", 0 },
 	{ "min-segs", OPT_MIN_SEGS, "N", 0, "Data segments per interval before a flow is judged (default 200)", 0 },
-	{ "top", OPT_TOP, "N", 0, "Table rows per part, and ACK flows in JSON beyond those in a storm or misplaced (default 10)", 0 },
-	{ "sort", OPT_SORT, "KEY", 0,
-	  "Rank ACK flows after the storms by acks (default), segs, ratio, owned or drops", 0 },
-	{ "all", OPT_ALL, NULL, 0, "Every tracked socket and every ACK flow, in JSON and the table", 0 },
+	NM_VIEW_OPTIONS("Table rows per part, and ACK flows in JSON beyond those in a storm or "
+			"misplaced (default " NM_STR(TS_REPORT_TOP) ")",
+			"Rank ACK flows after the storms by acks (default), segs, ratio, owned or drops",
+			"Every tracked socket and every ACK flow, in JSON and the table"),
 	{},
 };
 
@@ -63,11 +63,13 @@ static int parse_fix(const char *arg)
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	static const struct nm_view_spec view = { 1000000, ts_sort_names, TS_NR_SORTS };
 	struct ts_env *e = state->input;
-	char names[80];
 	unsigned long v;
 	int fix;
 
+	if (nm_view_arg(key, arg, state, &view, &e->view) != ARGP_ERR_UNKNOWN)
+		return 0;
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &e->o;
@@ -96,19 +98,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (nm_parse_ulong(arg, 1, 1000000000, &v))
 			argp_error(state, "invalid --min-segs '%s'", arg);
 		e->storm.min_segs = v;
-		break;
-	case OPT_TOP:
-		if (nm_parse_ulong(arg, 1, 1000000, &v))
-			argp_error(state, "invalid --top '%s': 1 to 1000000", arg);
-		e->top = v;
-		break;
-	case OPT_SORT:
-		if ((e->sort = nm_parse_name(arg, ts_sort_names, TS_NR_SORTS)) < 0)
-			argp_error(state, "invalid --sort '%s': %s", arg,
-				   nm_names_or(ts_sort_names, TS_NR_SORTS, names, sizeof(names)));
-		break;
-	case OPT_ALL:
-		e->all = true;
 		break;
 	case 'H':
 		e->hist = true;

@@ -20,9 +20,7 @@ struct ts_env {
 	unsigned int port;
 	long max_flows;		/* slots: a power of two once parsed */
 	bool hist;
-	bool all;		/* --all: every record */
-	unsigned int top;	/* --top (0: the default) */
-	int sort;		/* --sort: enum ts_sort (lib/tcpstall_report.h) */
+	struct nm_view view;	/* --sort: enum ts_sort (lib/tcpstall_report.h) */
 	bool prom_netns;
 	unsigned int fix;	/* TS_FIX_ bits (detect/tcpstall_plan.h) */
 	bool list_fixes;

@@ -8,10 +8,10 @@
 #include "detect/xpsflap_detect.h"
 #include "lib/fixes.h"
 #include "lib/xpsflap_opts.h"
+#include "lib/xpsflap_report.h"
 
 enum {
-	OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_TOP, OPT_MIN_SWITCHES, OPT_LIST_FIXES, OPT_ALL,
-	OPT_SORT,
+	OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_MIN_SWITCHES, OPT_LIST_FIXES,
 };
 
 static const char doc[] =
@@ -32,10 +32,9 @@ static const struct argp_option options[] = {
 	{ "pin", OPT_PIN, NULL, 0,
 	  "Remedy: keep each flow on one queue of the --dev devices while running (undone at exit)", 0 },
 	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "Flow table slots, rounded up to a power of two (default 65536)", 0 },
-	{ "top", OPT_TOP, "N", 0, "Flows shown besides the flapping ones (default 20)", 0 },
-	{ "sort", OPT_SORT, "KEY", 0,
-	  "Rank flows by switches (default), risky, reordered, packets, bytes or queues", 0 },
-	{ "all", OPT_ALL, NULL, 0, "Show every active flow", 0 },
+	NM_VIEW_OPTIONS("Flows shown besides the flapping ones (default " NM_STR(XF_REPORT_TOP) ")",
+			"Rank flows by switches (default), risky, reordered, packets, bytes or queues",
+			"Show every active flow"),
 	{ "min-switches", OPT_MIN_SWITCHES, "N", 0,
 	  "Queue switches in one interval that make a flow flapping (default 2)", 0 },
 	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
@@ -44,10 +43,11 @@ static const struct argp_option options[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	static const struct nm_view_spec view = { INT_MAX, xf_sort_names, XF_NR_SORTS };
 	struct xf_env *e = state->input;
-	char names[80];
-	long v;
 
+	if (nm_view_arg(key, arg, state, &view, &e->view) != ARGP_ERR_UNKNOWN)
+		return 0;
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &e->o;
@@ -61,20 +61,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_FLOWS:
 		if (nm_parse_long(arg, 64, 16777216, &e->max_flows))
 			argp_error(state, "invalid --max-flows '%s': 64 to 16777216", arg);
-		break;
-	case OPT_TOP:
-		/* into a long first: an int would wrap 4294967297 to 1 */
-		if (nm_parse_long(arg, 1, INT_MAX, &v))
-			argp_error(state, "invalid --top '%s': 1 to %d", arg, INT_MAX);
-		e->top = v;
-		break;
-	case OPT_ALL:
-		e->all = true;
-		break;
-	case OPT_SORT:
-		if ((e->sort = nm_parse_name(arg, xf_sort_names, XF_NR_SORTS)) < 0)
-			argp_error(state, "invalid --sort '%s': %s", arg,
-				   nm_names_or(xf_sort_names, XF_NR_SORTS, names, sizeof(names)));
 		break;
 	case OPT_MIN_SWITCHES:
 		if (nm_parse_long(arg, 1, 1000000, &e->min_switches))

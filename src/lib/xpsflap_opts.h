@@ -17,9 +17,7 @@ struct xf_env {
 	bool list_fixes;
 	long max_flows;		/* slots: a power of two once parsed */
 	long min_switches;
-	int top;
-	bool all;		/* every active flow, not only the flapping and the top ones */
-	int sort;		/* enum xf_sort: what the top ones are ranked by */
+	struct nm_view view;	/* --all: every active flow; --sort: enum xf_sort */
 };
 
 /* The command line into e, defaults first; a usage error exits with status 2 (argp). */

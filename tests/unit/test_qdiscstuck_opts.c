@@ -28,9 +28,9 @@ static void test_defaults(void **state)
 	parse(&e, 1, argv);
 	assert_int_equal(e.threshold_ms, QS_THRESHOLD_MS_DEFAULT);
 	assert_int_equal(e.fix, 0);
-	assert_false(e.all || e.list_fixes);
-	assert_int_equal(e.top, 0);
-	assert_int_equal(e.sort, QS_SORT_QLEN);
+	assert_false(e.view.all || e.list_fixes);
+	assert_int_equal(e.view.top, 0);
+	assert_int_equal(e.view.sort, QS_SORT_QLEN);
 	assert_null(e.kick);
 	assert_null(e.lock);
 }
@@ -47,10 +47,10 @@ static void test_values(void **state)
 	assert_int_equal(e.threshold_ms, 250);
 	assert_int_equal(e.fix, QS_FIX_KICK | QS_FIX_LOCK);
 	assert_string_equal(e.lock, "eth0:3");
-	assert_true(e.all);
+	assert_true(e.view.all);
 	assert_int_equal(e.o.count, 4);
-	assert_int_equal(e.top, 5);
-	assert_int_equal(e.sort, QS_SORT_DEQ);
+	assert_int_equal(e.view.top, 5);
+	assert_int_equal(e.view.sort, QS_SORT_DEQ);
 }
 
 int main(void)

@@ -16,7 +16,7 @@
 
 static void test_settings(void **state)
 {
-	struct ts_env env = { .threshold_ms = 200, .hist = true, .all = true, .top = 3,
+	struct ts_env env = { .threshold_ms = 200, .hist = true, .view = { .top = 3, .all = true },
 			      .prom_netns = true };
 	struct ts_report rep;
 

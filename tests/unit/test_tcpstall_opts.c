@@ -38,7 +38,7 @@ static void test_defaults(void **state)
 	assert_int_equal(e.kick.gap_ns, kick.gap_ns);
 	assert_int_equal(e.kick.batch, kick.batch);
 	assert_false(e.hist || e.prom_netns || e.list_fixes || e.o.json);
-	assert_int_equal(e.sort, TS_SORT_ACKS);
+	assert_int_equal(e.view.sort, TS_SORT_ACKS);
 }
 
 /* every option reaches its field; --max-flows is rounded up to a power of two */
@@ -58,7 +58,7 @@ static void test_values(void **state)
 	assert_int_equal(e.storm.min_segs, 50);
 	assert_int_equal(e.fix, TS_FIX_KICK | TS_FIX_RFS);
 	assert_true(e.hist && e.prom_netns && e.list_fixes && e.o.json);
-	assert_int_equal(e.sort, TS_SORT_OWNED);
+	assert_int_equal(e.view.sort, TS_SORT_OWNED);
 }
 
 /* --fix alone: the storm's and tsq_idle's sysctls */

@@ -27,9 +27,9 @@ static void test_defaults(void **state)
 	parse(&e, 1, argv);
 	assert_int_equal(e.max_flows, 65536);
 	assert_int_equal(e.min_switches, XF_MIN_SWITCHES_DEFAULT);
-	assert_int_equal(e.top, 0);
-	assert_int_equal(e.sort, XF_SORT_SWITCHES);
-	assert_false(e.pin || e.list_fixes || e.o.json || e.all);
+	assert_int_equal(e.view.top, 0);
+	assert_int_equal(e.view.sort, XF_SORT_SWITCHES);
+	assert_false(e.pin || e.list_fixes || e.o.json || e.view.all);
 }
 
 /* --max-flows is rounded up to a power of two; the common options reach e->o */
@@ -43,10 +43,10 @@ static void test_values(void **state)
 	(void)state;
 	parse(&e, 15, argv);
 	assert_int_equal(e.max_flows, 128);
-	assert_int_equal(e.top, 5);
+	assert_int_equal(e.view.top, 5);
 	assert_int_equal(e.min_switches, 3);
-	assert_true(e.pin && e.list_fixes && e.o.json && e.all);
-	assert_int_equal(e.sort, XF_SORT_REORDERED);
+	assert_true(e.pin && e.list_fixes && e.o.json && e.view.all);
+	assert_int_equal(e.view.sort, XF_SORT_REORDERED);
 	assert_int_equal(e.o.ndevs, 1);
 	assert_string_equal(e.o.devs[0], "eth9");
 }
