@@ -19,7 +19,7 @@ load helpers
 # lock another apt holds
 APT_OPTS=(-y -q --no-install-recommends -o Dir::Etc::SourceList=/dev/null
 	-o Dir::Etc::SourceParts=/nonexistent -o APT::Sandbox::User=root -o DPkg::Lock::Timeout=300)
-UNITS="tcpstall.service qdiscstuck.service xpsflap.service"
+UNITS=$(nm_tools | sed "s/$/.service/")
 export DEBIAN_FRONTEND=noninteractive
 
 # the package's state in dpkg's database: installed, config-files, ... or
@@ -53,6 +53,16 @@ teardown_file() {
 		apt-get purge "${APT_OPTS[@]}" netmedic >/dev/null 2>&1
 	fi
 	rm -rf "$DEB_TMP"
+}
+
+# unit_traces: what enabling or starting a unit of the package leaves: the
+# runtime directory, wants/ links, deb-systemd-helper's enable state
+unit_traces() {
+	local u
+	{
+		ls -d /run/netmedic-unit /var/lib/systemd/deb-systemd-helper-enabled/*netmedic*
+		for u in $UNITS; do ls -d /etc/systemd/system/*.wants/"$u"; done
+	} 2>/dev/null || true
 }
 
 deb_file() {
@@ -106,8 +116,7 @@ deb_file() {
 	dpkg-deb -c "$deb" | awk '{ print $6 }' | sed -e 's|^\./|/|' -e 's|/$||' | grep . |
 		while read -r p; do [ -e "$p" ] || [ -L "$p" ] || echo "$p"; done >"$DEB_TMP/own"
 	grep -qx /usr/sbin/tcpstall "$DEB_TMP/own"
-	before=$(ls -d /run/netmedic-unit /etc/systemd/system/*.wants/{tcpstall,qdiscstuck,xpsflap}.service \
-		/var/lib/systemd/deb-systemd-helper-enabled/*netmedic* 2>/dev/null || true)
+	before=$(unit_traces)
 	touch "$DEB_TMP/installed"
 	run apt-get install "${APT_OPTS[@]}" "$deb"
 	echo "$output"
@@ -135,8 +144,7 @@ deb_file() {
 		run ls /etc/systemd/system/*.wants/"$u" /etc/systemd/system/"$u"
 		assert_failure
 	done
-	assert_equal "$(ls -d /run/netmedic-unit /etc/systemd/system/*.wants/{tcpstall,qdiscstuck,xpsflap}.service \
-		/var/lib/systemd/deb-systemd-helper-enabled/*netmedic* 2>/dev/null || true)" "$before"
+	assert_equal "$(unit_traces)" "$before"
 	if [ -d /run/systemd/system ]; then
 		for u in $UNITS; do
 			run systemctl is-enabled "$u"

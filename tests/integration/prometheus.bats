@@ -39,7 +39,7 @@ teardown() {
 	[ -z "$TRAFFIC_PID" ] || { kill -TERM -- -"$TRAFFIC_PID" 2>/dev/null; wait "$TRAFFIC_PID" 2>/dev/null; }
 	[ -z "$PROM_PID" ] || { kill "$PROM_PID" 2>/dev/null; wait "$PROM_PID" 2>/dev/null; }
 	[ -z "$NE_PID" ] || { kill "$NE_PID" 2>/dev/null; wait "$NE_PID" 2>/dev/null; }
-	for t in qdiscstuck tcpstall xpsflap; do "$BIN/$t" --cleanup >/dev/null 2>&1; done
+	for t in $(nm_tools); do "$BIN/$t" --cleanup >/dev/null 2>&1; done
 	"$QS" down
 	"$TS" down
 	"$XF" down

@@ -27,6 +27,11 @@ for t in promtool jq; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=SCRIPTDIR/../tools.sh
+. "$root/tools/tools.sh"
+# the CLIs' names, as alternatives of an ERE and of a sed BRE: a|b, a\|b
+tools_re=$(nm_tools | paste -sd'|')
+tools_sed=${tools_re//|/\\|}
 
 if out=$(promtool check rules "$rules" 2>&1); then ok "promtool check rules"; else echo "$out"; nok "promtool check rules"; fi
 if out=$(cd "$here" && promtool test rules "$tests" 2>&1); then ok "promtool test rules"; else echo "$out"; nok "promtool test rules"; fi
@@ -62,7 +67,7 @@ done
 
 # the metric names the CLIs write
 {
-	sed -n 's/.*\.prom = "\(\(tcpstall\|qdiscstuck\|xpsflap\)_[a-z0-9_]*\)".*/\1/p' "$root"/src/lib/*_records.c
+	sed -n 's/.*\.prom = "\(\('"$tools_sed"'\)_[a-z0-9_]*\)".*/\1/p' "$root"/src/lib/*_records.c
 	grep -o '"netmedic_[a-z0-9_]*"' "$root/src/lib/selfstats.c" | tr -d '"'
 	# histograms' series
 	sed -n 's/.*\.prom = "\([a-z0-9_]*\)", *\.kind = NM_PROM_HISTOGRAM.*/\1/p' "$root"/src/lib/*_records.c
@@ -77,7 +82,7 @@ fi
 jq -r '.. | objects | select(has("expr")) | .expr' "$dash" >"$tmp/exprs"
 for src in "$rules" "$tmp/exprs"; do
 	name=$([ "$src" = "$rules" ] && echo "the rules" || echo "the dashboard")
-	grep -v '^ *#' "$src" | grep -oE '(^|[^A-Za-z0-9_:])(tcpstall|qdiscstuck|xpsflap|netmedic|node_textfile)_[A-Za-z0-9_]+' |
+	grep -v '^ *#' "$src" | grep -oE '(^|[^A-Za-z0-9_:])('"$tools_re"'|netmedic|node_textfile)_[A-Za-z0-9_]+' |
 		sed 's/^[^a-z]//' | sort -u >"$tmp/used"
 	unknown=$(comm -23 "$tmp/used" "$tmp/known")
 	if [ -z "$unknown" ] && [ -s "$tmp/used" ]; then
