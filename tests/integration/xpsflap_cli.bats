@@ -269,8 +269,10 @@ xf_ival() { jq -c 'select(.type == "interval")' "$1"; }
 @test "xpsflap: more active flows than --top: the flapping ones and the top written, the rest counted; --all writes all" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --json -i 7 -c 1 --top 2
-	# 30 UDP flows (a new socket, so a new source port, for each datagram) beside the bulk flow
-	lab_exec xf-snd bash -c 'for i in $(seq 30); do echo x >/dev/udp/198.18.0.2/7777; done'
+	# 30 UDP flows beside the bulk flow: one datagram to each of 30 ports
+	# (each from a new socket; its ephemeral source port may repeat, the
+	# destination port does not)
+	lab_exec xf-snd bash -c 'for i in $(seq 30); do echo x >/dev/udp/198.18.0.2/$((7000 + i)); done'
 	"$XF" traffic 4 >/dev/null
 	wait_bg
 	flows=$(xf_flows "$TMP/out")
@@ -288,8 +290,7 @@ xf_ival() { jq -c 'select(.type == "interval")' "$1"; }
 	[ "$(echo "$ival" | jq .flows_not_shown)" -ge 28 ]
 
 	start_bg "$TMP/all" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --json -i 2 -c 1 --top 2 --all
-	# 40 datagrams for 30 flows: an ephemeral source port may come twice (one flow)
-	lab_exec xf-snd bash -c 'for i in $(seq 40); do echo x >/dev/udp/198.18.0.2/7777; done'
+	lab_exec xf-snd bash -c 'for i in $(seq 30); do echo x >/dev/udp/198.18.0.2/$((7000 + i)); done'
 	wait_bg
 	ival=$(xf_ival "$TMP/all")
 	echo "$ival"
