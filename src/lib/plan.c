@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/grow.h"
 #include "lib/plan.h"
 
 int nm_sysctl_path(const char *root, const char *name, char *buf, size_t len)
@@ -59,15 +60,8 @@ int nm_plan_add(struct nm_plan *p, const struct nm_action *a)
 	for (size_t i = 0; i < p->n; i++)
 		if (same(&p->a[i], a))
 			return 1;
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 8;
-		struct nm_action *na = realloc(p->a, cap * sizeof(*na));
-
-		if (!na)
-			return -ENOMEM;
-		p->a = na;
-		p->cap = cap;
-	}
+	if (nm_grow(&p->a, &p->cap, p->n, sizeof(*p->a), 8))
+		return -ENOMEM;
 	p->a[p->n++] = *a;
 	return 0;
 }

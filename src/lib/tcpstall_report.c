@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "lib/grow.h"
 #include "lib/tcpstall_act.h"
 #include "lib/tcpstall_report.h"
 
@@ -213,15 +214,8 @@ bool ts_report_flow(struct ts_report *r, const struct ts_acks *cur, const struct
 {
 	struct ts_flow *f;
 
-	if (r->nflows == r->capflows) {
-		size_t cap = r->capflows ? r->capflows * 2 : 256;
-		void *p = realloc(r->flows, cap * sizeof(*r->flows));
-
-		if (!p)
-			return false;
-		r->flows = p;
-		r->capflows = cap;
-	}
+	if (nm_grow(&r->flows, &r->capflows, r->nflows, sizeof(*r->flows), 256))
+		return false;
 	f = &r->flows[r->nflows++];
 	f->key = cur->key;
 	f->sk = cur->sk;
@@ -244,13 +238,8 @@ static void prune_prev_acks(struct ts_report *r)
 	while (nm_htab_next(r->prev_acks, &pos, &k, &v)) {
 		if (((struct ts_prev_acks *)v)->report == r->reports)
 			continue;
-		if (n == cap) {
-			void *p = realloc(gone, (cap = cap ? cap * 2 : 256) * sizeof(*gone));
-
-			if (!p)
-				break;
-			gone = p;
-		}
+		if (nm_grow(&gone, &cap, n, sizeof(*gone), 256))
+			break;
 		gone[n++] = *(uint64_t *)k;
 	}
 	for (size_t i = 0; i < n; i++)

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include "netmedic/xpsflap.h"
 #include "detect/xpsflap_plan.h"
+#include "lib/grow.h"
 #include "lib/netns.h"
 #include "lib/plan.h"
 #include "lib/sysfs.h"
@@ -36,7 +37,7 @@ static int read_queues(const struct nm_opts *o, const char *dev, struct xf_pin_q
 		       size_t *n)
 {
 	char dir[256], path[512];
-	struct xf_pin_queue *q = NULL, *nq;
+	struct xf_pin_queue *q = NULL;
 	struct dirent *de;
 	size_t cap = 0;
 	DIR *d;
@@ -49,15 +50,10 @@ static int read_queues(const struct nm_opts *o, const char *dev, struct xf_pin_q
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, "tx-", 3))
 			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 16;
-			nq = realloc(q, cap * sizeof(*q));
-			if (!nq) {
-				closedir(d);
-				free(q);
-				return nm_err(o, NM_EXIT_RUNTIME, "--pin %s: out of memory", dev);
-			}
-			q = nq;
+		if (nm_grow(&q, &cap, *n, sizeof(*q), 16)) {
+			closedir(d);
+			free(q);
+			return nm_err(o, NM_EXIT_RUNTIME, "--pin %s: out of memory", dev);
 		}
 		memset(&q[*n], 0, sizeof(q[*n]));
 		snprintf(q[*n].name, sizeof(q[*n].name), "%s", de->d_name);

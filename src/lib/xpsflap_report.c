@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/grow.h"
 #include "lib/xpsflap_report.h"
 
 void xf_report_start(struct xf_report *r, uint64_t now_ns, uint32_t epoch)
@@ -14,15 +15,8 @@ void xf_report_start(struct xf_report *r, uint64_t now_ns, uint32_t epoch)
 
 struct xf_entry *xf_report_add(struct xf_report *r)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		void *p = realloc(r->e, cap * sizeof(*r->e));
-
-		if (!p)
-			return NULL;
-		r->e = p;
-		r->cap = cap;
-	}
+	if (nm_grow(&r->e, &r->cap, r->n, sizeof(*r->e), 1024))
+		return NULL;
 	memset(&r->e[r->n], 0, sizeof(r->e[0]));
 	return &r->e[r->n++];
 }
