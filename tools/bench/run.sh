@@ -19,6 +19,11 @@
 #      into a bridge netns with an mq root and its children, and each CLI
 #      that takes a scope run with no --netns: CPU and wall time per
 #      report, CPU, RSS and fds, beside the same run on the host alone.
+#   5. Cost at a fixed load (load): iperf3 -b NMB_LOAD_RATE over the
+#      xpsflap lab path, TSO off and on, in rotating rounds: no tool, each
+#      CLI alone, the three CLIs, empty programs on their hooks and the
+#      three bpftrace scripts; the host's CPU time from /proc/stat, as
+#      extra CPU per GB and ns per packet over no tool.
 #
 # Run by `make bench` (NETMEDIC_BUILD = absolute build dir). Needs root.
 # Every namespace it makes starts with LAB_PREFIX (default nmb-) and is
@@ -28,10 +33,12 @@
 # window), NMB_PAIRS (8: rounds of the throughput A/B/C/D), NMB_TSO_ROUNDS
 # (6: rounds of A/B/D with TSO on), NMB_AB_SECS (8: seconds per iperf3
 # run), NMB_SOCKS ("0 10000 50000"), NMB_QDISCS (1000),
-# NMB_FLOWS (100000), NMB_HW_NS (200), NMB_DOC (docs/PERFORMANCE.md; "-"
+# NMB_FLOWS (100000), NMB_HW_NS (200), NMB_LOAD_RATE (1G), NMB_LOAD_SECS
+# (8), NMB_LOAD_ROUNDS (4), NMB_DOC (docs/PERFORMANCE.md; "-"
 # writes no doc, and the plot into build/bench/out), NMB_PHASES ("cost ab
-# scale hostwide": the phases to run; a run of some of them prints their
-# sections that stand alone, hostwide's, into build/bench/out-partial,
+# scale hostwide load": the phases to run; a run of some of them prints
+# their sections that stand alone, hostwide's and load's, into
+# build/bench/out-partial,
 # and writes no doc, whose tables need every phase).
 set -u
 export LC_ALL=C
@@ -55,7 +62,10 @@ SOCKS=${NMB_SOCKS:-0 10000 50000}
 NQDISCS=${NMB_QDISCS:-1000}
 NFLOWS=${NMB_FLOWS:-100000}
 HW_NS=${NMB_HW_NS:-200}
-ALL_PHASES="cost ab scale hostwide"
+LOAD_RATE=${NMB_LOAD_RATE:-1G}
+LOAD_SECS=${NMB_LOAD_SECS:-8}
+LOAD_ROUNDS=${NMB_LOAD_ROUNDS:-4}
+ALL_PHASES="cost ab scale hostwide load"
 PHASES=${NMB_PHASES:-$ALL_PHASES}
 DOC=${NMB_DOC:-$ROOT/docs/PERFORMANCE.md}
 # the plot goes beside the doc (its link is relative); with no doc, into $OUT
@@ -127,7 +137,7 @@ trap 'exit 130' INT TERM
 # bpftrace finds tracepoints through tracefs, which a fresh machine of this
 # kind does not mount (the CLIs need none: tp_btf and raw_tp); mounted for
 # the run, unmounted at exit
-if want cost && ! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
+if { want cost || want load; } && ! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
 	mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs on /sys/kernel/tracing (bpftrace needs it)"
 	TRACEFS_MOUNTED=1
 fi
@@ -432,7 +442,7 @@ TSO_A=$(awk '$2 == "A" {print $3}' "$OUT/abt.tsv" | median)
 TSO_B=$(awk '$2 == "B" {print $3}' "$OUT/abt.tsv" | median)
 AB_IDLE=$(median <"$OUT/ab-idle.txt")
 TSO_IDLE=$(median <"$OUT/abt-idle.txt")
-for t in xpsflap tcpstall qdiscstuck; do
+for t in $(nm_tools); do
 	eval "LAB_CPU_$t=\$(awk -v t=$t '\$1 == t {print \$2}' \"\$OUT/ab-clis.tsv\" | median)"
 	eval "LAB_RSS_$t=\$(awk -v t=$t '\$1 == t {print \$3}' \"\$OUT/ab-clis.tsv\" | median)"
 done
@@ -634,13 +644,94 @@ if want hostwide; then
 	hw_down
 fi
 
+# =====================================================================
+# 5. Cost at a fixed load: the host's CPU time at one offered rate
+# =====================================================================
+# idle_jiffies: the time all CPUs spent idle, in iowait or stolen by
+# another guest, in ticks. A tickless kernel keeps idle time exact (it is
+# measured when a CPU goes idle and wakes), while user, system and softirq
+# are sampled at ticks: on this VM they missed most of a forwarded flow's
+# softirq time (5 to 141 ticks for the same 3-s run). So the busy time is
+# what is not idle: CPUs x wall time - idle.
+idle_jiffies() { awk '/^cpu / {print $5 + $6 + $9; exit}' /proc/stat; }
+# dev_counter NS DEV COUNTER: a device's statistics counter, read in its netns
+dev_counter() { ip netns exec "$LAB_PREFIX$1" cat "/sys/class/net/$2/statistics/$3" 2>/dev/null || echo 0; }
+# load_attach ARM: what ARM runs beside the flow, started and attached;
+# its pids in LOAD_PIDS. N: nothing. X, S, Q: xpsflap, tcpstall or
+# qdiscstuck alone; C: the three; each as its unit runs it (every netns,
+# --json), at -i 1. E: empty tp_btf programs on the hooks the three CLIs
+# attach (floor.bpf.o). T: the three bpftrace scripts of section 1.
+load_attach() {
+	local t p tools
+	LOAD_PIDS=""
+	case $1 in
+	N) return 0 ;;
+	X) set -- xpsflap ;;
+	S) set -- tcpstall ;;
+	Q) set -- qdiscstuck ;;
+	C) mapfile -t tools < <(nm_tools); set -- "${tools[@]}" ;;
+	E)
+		start load-floor "$BB/nmb-load" "$BB/floor.bpf.o" 600; LOAD_PIDS=$LASTPID
+		wait_for "$OUT/load-floor.out" '^ready' "$LASTPID" || die "load: the floor programs did not attach"
+		return 0 ;;
+	T)
+		for t in xpsflap tcpstall qdiscstuck; do
+			start "load-bt-$t" bpftrace "$ROOT/tools/bench/$t.bt"; p=$LASTPID
+			LOAD_PIDS="$LOAD_PIDS $p"
+			wait_for "$OUT/load-bt-$t.out" '^Attaching' "$p" || die "load: $t.bt did not attach"
+		done
+		return 0 ;;
+	esac
+	for t in "$@"; do
+		start "load-$t" "$BUILD/$t" --json -i 1; p=$LASTPID
+		LOAD_PIDS="$LOAD_PIDS $p"
+		wait_for "$OUT/load-$t.out" '"type":"start"' "$p" || die "load: $t did not start"
+	done
+}
+# load_run TSO ROUND ARM: one LOAD_SECS iperf3 run at LOAD_RATE with ARM
+# attached (started before, stopped after the run): a line "TSO ROUND ARM
+# busy_s wall_s bytes packets" into $OUT/load.tsv, the bytes and packets
+# xqm sent (the forwarding device: with TSO off a packet is a segment,
+# with TSO on a GSO skb, the unit the per-packet hooks fire on)
+load_run() {
+	local i0 i1 t0 t1 y0 y1 k0 k1
+	load_attach "$3"
+	sleep 1	# the CLIs' first sweeps and reports are not the load's
+	y0=$(dev_counter xf-mid xqm tx_bytes) k0=$(dev_counter xf-mid xqm tx_packets)
+	i0=$(idle_jiffies) t0=$(now_s)
+	"$LAB/xpsflap.sh" traffic "$LOAD_SECS" -b "$LOAD_RATE" >/dev/null 2>&1 ||
+		log "load: the iperf3 run of round $2, arm $3 (TSO $1) failed"
+	i1=$(idle_jiffies) t1=$(now_s)
+	y1=$(dev_counter xf-mid xqm tx_bytes) k1=$(dev_counter xf-mid xqm tx_packets)
+	# shellcheck disable=SC2086 # a list of pids
+	[ -z "$LOAD_PIDS" ] || stop $LOAD_PIDS
+	awk -v tso="$1" -v r="$2" -v a="$3" -v i=$((i1 - i0)) -v k="$CLK" -v c="$NCPU" -v t0="$t0" \
+		-v t1="$t1" -v y=$((y1 - y0)) -v n=$((k1 - k0)) \
+		'BEGIN {print tso, r, a, c * (t1 - t0) - i / k, t1 - t0, y, n}' >>"$OUT/load.tsv"
+}
+LOAD_ARMS="N X S Q C E T"
+if want load; then
+	: >"$OUT/load.tsv"
+	for tso in off on; do
+		log "load: TSO $tso at xqm, iperf3 -b $LOAD_RATE for ${LOAD_SECS}s, $LOAD_ROUNDS rounds of arms $LOAD_ARMS, the order rotating"
+		"$LAB/xpsflap.sh" up --tso "$tso" >/dev/null || die "xpsflap lab up --tso $tso failed"
+		read -r -a arms <<<"$LOAD_ARMS"
+		for i in $(seq "$LOAD_ROUNDS"); do
+			for j in $(seq 0 $((${#arms[@]} - 1))); do
+				load_run "$tso" "$i" "${arms[(i - 1 + j) % ${#arms[@]}]}"
+			done
+		done
+		"$LAB/xpsflap.sh" down
+	done
+fi
+
 RUN_S=$(($(date +%s) - T0))	# the measuring run's length, for a report redone later
 declare -p RUN_S AB_A AB_B AB_C AB_RATIO AB_MIN AB_MAX AC_RATIO AC_MIN AC_MAX BC_RATIO AD_RATIO AD_MIN AD_MAX AB_IDLE \
 	TB_RATIO TB_MIN TB_MAX TD_RATIO TD_MIN TD_MAX TSO_A TSO_B TSO_IDLE LAB_CPU_xpsflap LAB_RSS_xpsflap LAB_CPU_tcpstall \
 	LAB_RSS_tcpstall LAB_CPU_qdiscstuck LAB_RSS_qdiscstuck QD_COUNT QD1_CPU QD1_RSS QD_SEEN QDF_IV \
 	QDF_CPU QDF_RSS QD_MS QD0_MS npairs XF_RSS0 XF_RSS1 XF_HWM XF_CPU XF_SENT XF_ROUNDS XF_EVICT \
 	XF_TRACKED XF_ACTIVE XF_RSS_MID XF_RSS_END XF_LINES XF_JSON_MB HW_TOOLS HW_BEFORE HW_UP_S HW_QDISCS \
-	DATE T0 >"$OUT/vars.sh" 2>/dev/null
+	LOAD_RATE LOAD_SECS LOAD_ROUNDS DATE T0 >"$OUT/vars.sh" 2>/dev/null
 else
 	. "$OUT/vars.sh"
 fi
@@ -669,6 +760,86 @@ $(awk '{printf "| %s | %s | %s | %d | %.1f | %.1f | %d | %.2f | %.1f |\n", $1, (
 	$3, $4, $5, $6 / 1024, $7, $8, $9}' "$OUT/hw.tsv")
 EOF
 }
+# load_stats TSO ARM: over the rounds, the arm's figures beside no tool (N)
+# of the same round, each as "median min max": Gbit/s, extra CPU ms per s,
+# extra CPU ms per GB, extra ns per packet; nan where no round has them
+load_stats() {
+	awk -v tso="$1" -v arm="$2" '
+		$1 == tso { busy[$2, $3] = $4; wall[$2, $3] = $5; by[$2, $3] = $6; pk[$2, $3] = $7; n = $2 > n ? $2 : n }
+		function med(a, m,   i, j, t) {
+			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		}
+		function out(a, m,   i, lo, hi) {
+			if (!m) return "nan nan nan"
+			lo = hi = a[1]
+			for (i = 2; i <= m; i++) { lo = a[i] < lo ? a[i] : lo; hi = a[i] > hi ? a[i] : hi }
+			return med(a, m) " " lo " " hi
+		}
+		END {
+			for (r = 1; r <= n; r++) {
+				if (!((r, arm) in busy) || !((r, "N") in busy) || by[r, arm] <= 0 || pk[r, arm] <= 0) continue
+				m++
+				# busy CPU seconds per second of the run, over N of the same round
+				x = busy[r, arm] / wall[r, arm] - busy[r, "N"] / wall[r, "N"]
+				g[m] = by[r, arm] * 8 / wall[r, arm] / 1e9
+				e[m] = x * 1000
+				c[m] = x * wall[r, arm] * 1000 / (by[r, arm] / 1e9)
+				p[m] = x * wall[r, arm] * 1e9 / pk[r, arm]
+			}
+			print out(g, m), out(e, m), out(c, m), out(p, m)
+		}' "$OUT/load.tsv"
+}
+# load_report: the fixed-load section (stands alone: a run of that phase only prints it)
+load_report() {
+	local tso arm name
+	cat <<EOF
+## 4. Cost at a fixed load
+
+How: the xpsflap lab path (one TCP flow, forwarded through the bridge and xqm's two queues), iperf3 at a
+fixed offered rate below the path's capacity, \`-b $LOAD_RATE\` for ${LOAD_SECS} s, with TSO off at xqm (every segment
+a packet) and on (veth's default: one GSO skb of up to 64 KiB). Each run has one arm attached, started
+before and stopped after it: N no tool; X xpsflap, S tcpstall, Q qdiscstuck alone; C the three; each as
+its unit runs it (every network namespace, \`--json -i 1\`); E empty \`tp_btf\` programs on the hooks the
+three attach, as many times (tools/bench/floor.bpf.c: the floor any tool on these hooks pays); T the
+three bpftrace scripts of section 1 at once (what a user would run for the same questions). $LOAD_ROUNDS rounds
+of the seven, the order rotating. The figure is the host's busy CPU time per second of the run (every
+CPU's time that was not idle, iowait or stolen, from /proc/stat: a tickless kernel keeps those exact,
+while its user, system and softirq times are sampled at ticks and, on this VM, missed most of the
+flow's softirq time), minus that of the N run of the same round: everything the arm adds, in the
+kernel's hooks and in its processes. Per GB: that
+over the GB xqm sent; per packet: over the packets xqm sent (tx_packets: segments with TSO off, GSO
+skbs with TSO on). Medians of the rounds, with their range (min to max); a figure below 0 is this VM's
+noise (the arm cost less than the run to run spread). bpf_stats off.
+
+There is no agent yet (issue #19: one process for the three detectors, one program per tracepoint): its
+arm, and its two targets (no more extra CPU than the cheapest CLI alone; its own work above E at most
+0.2x the bpftrace scripts' above N), wait for it.
+
+EOF
+	for tso in off on; do
+		echo "**TSO $tso at xqm.**"
+		echo
+		echo "| arm | Gbit/s | extra CPU, ms per s | extra CPU per GB, ms | extra ns per packet |"
+		echo "|---|---:|---:|---:|---:|"
+		for arm in X S Q C E T; do
+			case $arm in
+			X) name="X: xpsflap alone" ;;
+			S) name="S: tcpstall alone" ;;
+			Q) name="Q: qdiscstuck alone" ;;
+			C) name="C: the three CLIs" ;;
+			E) name="E: empty programs (floor)" ;;
+			T) name="T: the three bpftrace scripts" ;;
+			esac
+			load_stats "$tso" "$arm" | awk -v n="$name" '
+				function f(v, d) { return v == "nan" ? "n/a" : sprintf("%.*f", d, v) }
+				{ printf "| %s | %s | %s (%s to %s) | %s (%s to %s) | %s (%s to %s) |\n", n, f($1, 2),
+					f($4, 1), f($5, 1), f($6, 1), f($7, 1), f($8, 1), f($9, 1), f($10, 0), f($11, 0), f($12, 0) }'
+		done
+		echo
+	done
+	echo "The raw runs: \`build/bench/out/load.tsv\` (TSO, round, arm, busy CPU s, wall s, bytes, packets)."
+}
 if ! all_phases; then
 	{
 		echo "# netmedic bench: phases $PHASES only"
@@ -677,6 +848,7 @@ if ! all_phases; then
 		echo "phase writes docs/PERFORMANCE.md; this one wrote no doc. Raw data in \`$OUT/\`."
 		echo
 		want hostwide && hw_report
+		want load && load_report
 		for p in cost ab scale; do
 			want "$p" && echo "Phase $p ran; its sections need every phase (a full run prints them)."
 		done
@@ -898,7 +1070,7 @@ both include its clock reads. They do not hang on one flow's timing, as the thro
 | CLI | programs' time, ms per s | % of one CPU | empty programs for the same events, ms per s |
 |---|---:|---:|---:|
 EOF
-	for ph in xpsflap tcpstall qdiscstuck; do
+	for ph in $(nm_tools); do
 		awk -v ph="$ph" -v secs="$SECS" '
 			$1 == ph && $2 == "empty_tp_btf" {empty[$3] = $6}
 			$1 == ph && $2 == "netmedic" {n++; hook[n] = $3; ev[n] = $5; ns[n] = $6}
@@ -1043,6 +1215,8 @@ EOF
 | qdiscstuck | lab (B runs) | $(fmt "$LAB_CPU_qdiscstuck" 1) | $(awk -v r="$LAB_RSS_qdiscstuck" 'BEGIN {printf "%.1f", r / 1024}') |
 | qdiscstuck | $QD_COUNT qdiscs, -i 1 | $(fmt "$QD1_CPU" 1) | $(awk -v r="$QD1_RSS" 'BEGIN {printf "%.1f", r / 1024}') |
 $(awk -v n="$HW_NS" '$2 != "alone" {printf "| %s | no --netns, %d namespaces, -i 1 | %.1f | %.1f |\n", $1, n, $5, $6 / 1024}' "$OUT/hw.tsv")
+
+$(load_report)
 
 Whole run: ${RUN_S:-$(($(date +%s) - T0))} s.
 EOF

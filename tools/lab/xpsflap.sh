@@ -16,7 +16,7 @@
 # that queue then stalls. The xpsflap tests do not use it; it reproduces
 # qdiscstuck's driver_stopped state.
 #
-# usage: xpsflap.sh up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS | down
+# usage: xpsflap.sh up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS [IPERF3 OPTIONS] | down
 #        xpsflap.sh env     (names for scripts: XF_NS, XF_DEV, ...)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -65,7 +65,8 @@ up() {
 case ${1:-} in
 up) shift; up "$@" ;;
 down) lab_down xf- ;;
-traffic) lab_iperf $XF_NS_RCV $XF_DST $XF_NS_SND "${2:-5}" ;;
+# traffic SECONDS [IPERF3 OPTIONS...]: the flow, with the client's extra options (-b RATE)
+traffic) shift; lab_iperf $XF_NS_RCV $XF_DST $XF_NS_SND "${1:-5}" "${@:2}" ;;
 env) echo "XF_NS=$LAB_PREFIX$XF_NS_MID XF_DEV=$XF_DEV XF_NS_RCV=$LAB_PREFIX$XF_NS_RCV XF_NS_SND=$LAB_PREFIX$XF_NS_SND" ;;
-*) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS | down | env" >&2; exit 2 ;;
+*) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS [IPERF3 OPTIONS] | down | env" >&2; exit 2 ;;
 esac
