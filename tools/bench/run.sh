@@ -657,30 +657,28 @@ idle_jiffies() { awk '/^cpu / {print $5 + $6 + $9; exit}' /proc/stat; }
 # dev_counter NS DEV COUNTER: a device's statistics counter, read in its netns
 dev_counter() { ip netns exec "$LAB_PREFIX$1" cat "/sys/class/net/$2/statistics/$3" 2>/dev/null || echo 0; }
 # load_attach ARM: what ARM runs beside the flow, started and attached;
-# its pids in LOAD_PIDS. N: nothing. X, S, Q: xpsflap, tcpstall or
-# qdiscstuck alone; C: the three; each as its unit runs it (every netns,
-# --json), at -i 1. E: empty tp_btf programs on the hooks the three CLIs
-# attach (floor.bpf.o). T: the three bpftrace scripts of section 1.
+# its pids in LOAD_PIDS. N: nothing. A CLI's name: that CLI alone; C:
+# every CLI; each as its unit runs it (every netns, --json), at -i 1. E:
+# empty tp_btf programs on the hooks the CLIs attach (floor.bpf.o). T:
+# each CLI's bpftrace script of section 1, at once.
 load_attach() {
 	local t p tools
 	LOAD_PIDS=""
 	case $1 in
 	N) return 0 ;;
-	X) set -- xpsflap ;;
-	S) set -- tcpstall ;;
-	Q) set -- qdiscstuck ;;
 	C) mapfile -t tools < <(nm_tools); set -- "${tools[@]}" ;;
 	E)
 		start load-floor "$BB/nmb-load" "$BB/floor.bpf.o" 600; LOAD_PIDS=$LASTPID
 		wait_for "$OUT/load-floor.out" '^ready' "$LASTPID" || die "load: the floor programs did not attach"
 		return 0 ;;
 	T)
-		for t in xpsflap tcpstall qdiscstuck; do
+		for t in $(nm_tools); do
 			start "load-bt-$t" bpftrace "$ROOT/tools/bench/$t.bt"; p=$LASTPID
 			LOAD_PIDS="$LOAD_PIDS $p"
 			wait_for "$OUT/load-bt-$t.out" '^Attaching' "$p" || die "load: $t.bt did not attach"
 		done
 		return 0 ;;
+	*) set -- "$1" ;;
 	esac
 	for t in "$@"; do
 		start "load-$t" "$BUILD/$t" --json -i 1; p=$LASTPID
@@ -709,7 +707,7 @@ load_run() {
 		-v t1="$t1" -v y=$((y1 - y0)) -v n=$((k1 - k0)) \
 		'BEGIN {print tso, r, a, c * (t1 - t0) - i / k, t1 - t0, y, n}' >>"$OUT/load.tsv"
 }
-LOAD_ARMS="N X S Q C E T"
+LOAD_ARMS="N $(nm_tools | paste -sd ' ') C E T"
 if want load; then
 	: >"$OUT/load.tsv"
 	for tso in off on; do
@@ -731,7 +729,7 @@ declare -p RUN_S AB_A AB_B AB_C AB_RATIO AB_MIN AB_MAX AC_RATIO AC_MIN AC_MAX BC
 	LAB_RSS_tcpstall LAB_CPU_qdiscstuck LAB_RSS_qdiscstuck QD_COUNT QD1_CPU QD1_RSS QD_SEEN QDF_IV \
 	QDF_CPU QDF_RSS QD_MS QD0_MS npairs XF_RSS0 XF_RSS1 XF_HWM XF_CPU XF_SENT XF_ROUNDS XF_EVICT \
 	XF_TRACKED XF_ACTIVE XF_RSS_MID XF_RSS_END XF_LINES XF_JSON_MB HW_TOOLS HW_BEFORE HW_UP_S HW_QDISCS \
-	LOAD_RATE LOAD_SECS LOAD_ROUNDS DATE T0 >"$OUT/vars.sh" 2>/dev/null
+	LOAD_RATE LOAD_SECS LOAD_ROUNDS REV DATE T0 >"$OUT/vars.sh" 2>/dev/null
 else
 	. "$OUT/vars.sh"
 fi
@@ -799,11 +797,11 @@ load_report() {
 How: the xpsflap lab path (one TCP flow, forwarded through the bridge and xqm's two queues), iperf3 at a
 fixed offered rate below the path's capacity, \`-b $LOAD_RATE\` for ${LOAD_SECS} s, with TSO off at xqm (every segment
 a packet) and on (veth's default: one GSO skb of up to 64 KiB). Each run has one arm attached, started
-before and stopped after it: N no tool; X xpsflap, S tcpstall, Q qdiscstuck alone; C the three; each as
+before and stopped after it: N no tool; each CLI alone; C the three; each as
 its unit runs it (every network namespace, \`--json -i 1\`); E empty \`tp_btf\` programs on the hooks the
 three attach, as many times (tools/bench/floor.bpf.c: the floor any tool on these hooks pays); T the
 three bpftrace scripts of section 1 at once (what a user would run for the same questions). $LOAD_ROUNDS rounds
-of the seven, the order rotating. The figure is the host's busy CPU time per second of the run (every
+of the arms, the order rotating. The figure is the host's busy CPU time per second of the run (every
 CPU's time that was not idle, iowait or stolen, from /proc/stat: a tickless kernel keeps those exact,
 while its user, system and softirq times are sampled at ticks and, on this VM, missed most of the
 flow's softirq time), minus that of the N run of the same round: everything the arm adds, in the
@@ -822,14 +820,12 @@ EOF
 		echo
 		echo "| arm | Gbit/s | extra CPU, ms per s | extra CPU per GB, ms | extra ns per packet |"
 		echo "|---|---:|---:|---:|---:|"
-		for arm in X S Q C E T; do
+		for arm in $(nm_tools) C E T; do
 			case $arm in
-			X) name="X: xpsflap alone" ;;
-			S) name="S: tcpstall alone" ;;
-			Q) name="Q: qdiscstuck alone" ;;
 			C) name="C: the three CLIs" ;;
 			E) name="E: empty programs (floor)" ;;
 			T) name="T: the three bpftrace scripts" ;;
+			*) name="$arm alone" ;;
 			esac
 			load_stats "$tso" "$arm" | awk -v n="$name" '
 				function f(v, d) { return v == "nan" ? "n/a" : sprintf("%.*f", d, v) }
