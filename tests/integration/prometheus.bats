@@ -90,16 +90,20 @@ start_prometheus() {
 			--web.listen-address="127.0.0.1:$PROM_PORT" >"$TMP/prom.log" 2>&1 &
 		PROM_PID=$!
 		PROM=http://127.0.0.1:$PROM_PORT
-		# the first scrape waits for service discovery's first update (~5 s)
-		for i in $(seq 1 150); do
+		# the first scrape waits for service discovery's first update (~5 s;
+		# more on a loaded 2-CPU machine)
+		for i in $(seq 1 300); do
 			kill -0 "$PROM_PID" 2>/dev/null || break
 			[ -z "$NE_PID" ] || kill -0 "$NE_PID" 2>/dev/null || break
 			[ "$(query_value "up{job=\"$job\"}")" = 1 ] && [ "$(rules_loaded)" -gt 0 ] && return 0
 			sleep 0.1
 		done
 		echo "start_prometheus: try $try failed; prometheus' and node_exporter's logs:" >&2
-		tail -5 "$TMP/prom.log" ${NE_PID:+"$TMP/ne.log"} >&2
-		kill "$PROM_PID" $NE_PID 2>/dev/null
+		# -n: the obsolete -5 is refused with two files, which ended the
+		# function here (set -e) before its next try
+		tail -n 5 "$TMP/prom.log" ${NE_PID:+"$TMP/ne.log"} >&2 || true
+		# either may be gone already (that may be why the try failed)
+		kill "$PROM_PID" $NE_PID 2>/dev/null || true
 		# their exit status is the failed try's: not the test's (set -e)
 		wait "$PROM_PID" $NE_PID 2>/dev/null || true
 		PROM_PID='' NE_PID=''
