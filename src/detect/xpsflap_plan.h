@@ -4,8 +4,8 @@
  * (its TX queues and their XPS maps, whether the pin program loaded), the
  * plan that lib/plan.c's executor carries out: each XPS map cleared (a
  * sysfs file, journaled), then the clsact qdisc and the tc egress filter
- * that choose the queue (made through libbpf, undone by tc commands that
- * are journaled first).
+ * that choose the queue (nm_plan_tc_bpf: made by the executor through
+ * libbpf, undone by tc commands that are journaled first).
  */
 #ifndef NETMEDIC_XPSFLAP_PLAN_H
 #define NETMEDIC_XPSFLAP_PLAN_H
@@ -28,19 +28,7 @@ struct xf_pin_dev {
 	int ntxq;		/* nm_dev_ntxq */
 	const struct xf_pin_queue *q;	/* the tx-N entries, in directory order */
 	size_t nq;
-	bool have_prog;		/* the pin program loaded (its rung was not refused) */
-};
-
-/* A call's words: what it makes, on which device. */
-enum xf_pin_call {
-	XF_PIN_CLSACT,		/* the pin map's entry and the clsact qdisc (found there: 1) */
-	XF_PIN_FILTER,		/* the tc egress filter running the pin program */
-};
-
-struct xf_pin_target {
-	enum xf_pin_call what;
-	char dev[32];
-	unsigned int ifindex, ntx;
+	int prog_fd;		/* the pin program; < 0: its rung was refused */
 };
 
 /*
@@ -50,8 +38,5 @@ struct xf_pin_target {
  * leaves the device's later ones, as the loader did. 0 or -errno.
  */
 int xf_pin_plan(const struct xf_pin_dev *d, struct nm_plan *p);
-
-/* A call of the plan read back. 0, or -EINVAL. */
-int xf_pin_target(const struct nm_action *a, struct xf_pin_target *t);
 
 #endif

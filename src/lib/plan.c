@@ -7,12 +7,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
+#include "lib/cli.h"
 #include "lib/grow.h"
 #include "lib/plan.h"
 
@@ -152,6 +155,83 @@ int nm_plan_call(struct nm_plan *p, unsigned int remedy, const char *tag, const 
 	    (err = put(a.val, sizeof(a.val), val)))
 		return err;
 	return nm_plan_add(p, &a);
+}
+
+int nm_plan_tc_bpf(struct nm_plan *p, unsigned int remedy, const char *tag, const char *dev,
+		   unsigned int ifindex, bool ingress, unsigned int pref, unsigned int handle, int prog_fd)
+{
+	const char *dir = ingress ? "ingress" : "egress";
+	char ifs[16], prefs[16], handles[16];
+	const char *clsact[] = { "clsact", dev, ifs, NULL };
+	const char *filter[] = { "filter", dev, ifs, dir, prefs, handles, NULL };
+	const char *del_qdisc[] = { "tc", "qdisc", "del", "dev", dev, "clsact", NULL };
+	const char *del_filter[] = { "tc", "filter", "del", "dev", dev, dir, "pref", prefs,
+				     "handle", handles, "bpf", NULL };
+	struct nm_action a = { .kind = NM_ACT_TC_CLSACT, .flags = NM_ACT_REQUIRED, .remedy = remedy,
+			       .tag = tag };
+	int ret;
+
+	if (prog_fd < 0)
+		return -EBADF;
+	snprintf(ifs, sizeof(ifs), "%u", ifindex);
+	snprintf(prefs, sizeof(prefs), "%u", pref);
+	snprintf(handles, sizeof(handles), "0x%x", handle);
+	if ((ret = join(a.target, sizeof(a.target), clsact)) ||
+	    (ret = join(a.undo, sizeof(a.undo), del_qdisc)))
+		return ret;
+	ret = nm_plan_add(p, &a);
+	if (ret < 0)
+		return ret;
+	a.kind = NM_ACT_TC_FILTER;
+	if ((ret = join(a.target, sizeof(a.target), filter)) ||
+	    (ret = join(a.undo, sizeof(a.undo), del_filter)))
+		return ret;
+	memcpy(a.data, &prog_fd, sizeof(prog_fd));
+	return nm_plan_add(p, &a);
+}
+
+/* "0x5f", as nm_plan_tc_bpf writes a handle. 0, or -EINVAL. */
+static int hex_of(const char *s, unsigned int *v)
+{
+	unsigned long n;
+	char *end;
+
+	if (strncmp(s, "0x", 2) || !s[2])
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(s + 2, &end, 16);
+	if (errno || *end || n > UINT_MAX)
+		return -EINVAL;
+	*v = n;
+	return 0;
+}
+
+int nm_tc_target(const struct nm_action *a, struct nm_tc_target *t)
+{
+	char words[sizeof(a->target)];
+	const char *w[8];
+	int n;
+
+	memset(t, 0, sizeof(*t));
+	t->prog_fd = -1;
+	snprintf(words, sizeof(words), "%s", a->target);
+	n = nm_plan_argv(words, w, 8);
+	if (a->kind == NM_ACT_TC_CLSACT) {
+		if (n != 3 || strcmp(w[0], "clsact"))
+			return -EINVAL;
+	} else if (a->kind == NM_ACT_TC_FILTER) {
+		if (n != 6 || strcmp(w[0], "filter") || (strcmp(w[3], "egress") && strcmp(w[3], "ingress")) ||
+		    nm_parse_uint(w[4], &t->pref) || hex_of(w[5], &t->handle))
+			return -EINVAL;
+		t->ingress = !strcmp(w[3], "ingress");
+		memcpy(&t->prog_fd, a->data, sizeof(t->prog_fd));
+	} else {
+		return -EINVAL;
+	}
+	if (snprintf(t->dev, sizeof(t->dev), "%s", w[1]) >= (int)sizeof(t->dev) ||
+	    nm_parse_uint(w[2], &t->ifindex) || !t->ifindex)
+		return -EINVAL;
+	return 0;
 }
 
 int nm_plan_record(struct nm_plan *p, unsigned int remedy, const char *tag, const char *kind,
@@ -310,27 +390,62 @@ out:
 	return ret;
 }
 
+int nm_exec_tc(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
+{
+	struct nm_tc_target t;
+	int ret;
+
+	(void)x;
+	if (nm_tc_target(a, &t)) {
+		snprintf(err, len, "not a tc action: %s", a->target);
+		return -EINVAL;
+	}
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t.ifindex,
+		    .attach_point = t.ingress ? BPF_TC_INGRESS : BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, tco, .handle = t.handle, .priority = t.pref, .prog_fd = t.prog_fd);
+	if (a->kind == NM_ACT_TC_FILTER) {
+		ret = bpf_tc_attach(&hook, &tco);
+		if (ret)
+			snprintf(err, len, "tc %s filter: %s", t.ingress ? "ingress" : "egress", strerror(-ret));
+		return ret;
+	}
+	/* either direction's hook makes the one clsact qdisc that holds both */
+	ret = bpf_tc_hook_create(&hook);
+	if (ret == -EEXIST)
+		return 1;
+	if (ret)
+		snprintf(err, len, "clsact: %s", strerror(-ret));
+	return ret;
+}
+
+/* Whether a's change is made by a call (the tool's, or the executor's tc maker), not by make(). */
+static bool by_call(const struct nm_action *a)
+{
+	return a->kind == NM_ACT_CALL || a->kind == NM_ACT_TC_CLSACT || a->kind == NM_ACT_TC_FILTER;
+}
+
 /* A call's change: its undo (when it has one) journaled first, taken back when the call fails. */
 static int call(struct nm_exec *x, struct nm_journal *j, struct nm_action *a, char *err, size_t len)
 {
+	nm_exec_call_fn fn = a->kind == NM_ACT_CALL ? x->call : x->tc ? x->tc : nm_exec_tc;
 	const char *undo_argv[NM_PLAN_WORDS];
 	struct nm_journal_mark m;
 	char undo[640];
 	int ret;
 
-	if (!x->call) {
+	if (!fn) {
 		snprintf(err, len, "nothing here makes that change");
 		return -ENOSYS;
 	}
 	if (!*a->undo)
-		return x->call(x, a, err, len);
+		return fn(x, a, err, len);
 	snprintf(undo, sizeof(undo), "%s", a->undo);
 	nm_plan_argv(undo, undo_argv, NM_PLAN_WORDS);
 	nm_journal_mark(j, &m);
 	ret = nm_journal_ahead(j, undo_argv, err, len);
 	if (ret)
 		return ret;
-	ret = x->call(x, a, err, len);
+	ret = fn(x, a, err, len);
 	/* a failed call changed nothing, nor one with nothing to do: no undo for them */
 	if (ret && nm_journal_rewind(j, &m))
 		say(x, true, "%s%scannot take back the journal record of a change not made: its undo runs at exit",
@@ -341,7 +456,7 @@ static int call(struct nm_exec *x, struct nm_journal *j, struct nm_action *a, ch
 /* A note, and a call without an undo, are never journaled. */
 static bool journaled(const struct nm_action *a)
 {
-	return a->kind != NM_ACT_NOTE && (a->kind != NM_ACT_CALL || *a->undo);
+	return a->kind != NM_ACT_NOTE && (!by_call(a) || *a->undo);
 }
 
 static int exec_here(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
@@ -358,7 +473,7 @@ static int exec_here(struct nm_exec *x, struct nm_action *a, char *err, size_t l
 		snprintf(err, len, "no journal open");
 		return -EBADF;
 	}
-	return a->kind == NM_ACT_CALL ? call(x, x->j, a, err, len) : make(x, x->j, a, err, len);
+	return by_call(a) ? call(x, x->j, a, err, len) : make(x, x->j, a, err, len);
 }
 
 static int exec_one(struct nm_exec *x, struct nm_action *a)
@@ -376,7 +491,7 @@ static int exec_one(struct nm_exec *x, struct nm_action *a)
 	} else {
 		ret = exec_here(x, a, err, sizeof(err));
 		/* a call's line says its outcome, made or not (a kick that missed) */
-		if (ret < 0 && a->kind == NM_ACT_CALL && *a->line)
+		if (ret < 0 && by_call(a) && *a->line)
 			say(x, false, "%s", a->line);
 		if (ret < 0 && *err)
 			say(x, true, "%s%s%s", a->tag ? a->tag : "", a->tag ? ": " : "", err);
@@ -387,7 +502,7 @@ static int exec_one(struct nm_exec *x, struct nm_action *a)
 			say(x, false, "%s", a->line);
 		return 0;
 	}
-	if (!ret && (a->kind != NM_ACT_CALL || *a->line)) {
+	if (!ret && (!by_call(a) || *a->line)) {
 		nm_action_line(a, line, sizeof(line));
 		say(x, false, "%s", line);
 	}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * plan.h - remedies as data. A tool's policy is a pure function that
- * returns a plan, a list of actions (a sysctl, a file, a command, a call
- * the tool makes, or a note that says why nothing is done); one executor
+ * returns a plan, a list of actions (a sysctl, a file, a command, a tc
+ * BPF filter and its clsact qdisc, a call the tool makes, or a note that
+ * says why nothing is done); one executor
  * journals each action (lib/journal.h) before it makes it, and the
  * journal's undo puts it back.
  * The plan is what the unit tests look at; the executor is the only code
@@ -11,6 +12,7 @@
 #ifndef NETMEDIC_LIB_PLAN_H
 #define NETMEDIC_LIB_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include "lib/journal.h"
@@ -33,6 +35,8 @@ enum nm_act_kind {
 	NM_ACT_CMD,		/* target and undo: argv words, tab-separated */
 	NM_ACT_CALL,		/* made by the tool's call (libbpf, a frame): target its words */
 	NM_ACT_RECORD,		/* made in a batch by the tool's nm_exec.batch: target a journal record's fields */
+	NM_ACT_TC_CLSACT,	/* the clsact qdisc on a device: target "clsact DEV IFINDEX" */
+	NM_ACT_TC_FILTER,	/* a tc BPF filter: target "filter DEV IFINDEX DIR PREF HANDLE", data the prog fd */
 };
 
 /* Made from the initial netns, in a journal of its own (a global sysctl). */
@@ -101,6 +105,30 @@ int nm_plan_call(struct nm_plan *p, unsigned int remedy, const char *tag, const 
  */
 int nm_plan_record(struct nm_plan *p, unsigned int remedy, const char *tag, const char *kind,
 		   const char *const *fields, const char *what, const void *data, size_t len);
+/*
+ * A tc BPF program on dev's egress (or ingress): two actions, the clsact
+ * qdisc (made when absent; one found there is not deleted again) and the
+ * filter with pref and handle that runs prog_fd (direct action). Each is
+ * undone by a tc command journaled before it is made, so that --cleanup
+ * undoes it after a crash; the executor makes them through libbpf. Both
+ * are NM_ACT_REQUIRED: no filter without its qdisc, and nothing of the
+ * remedy after a filter that failed. The filter's line, when the plan
+ * wants one, is nm_plan_line's. 0, 1 (the filter was planned already),
+ * -errno.
+ */
+int nm_plan_tc_bpf(struct nm_plan *p, unsigned int remedy, const char *tag, const char *dev,
+		   unsigned int ifindex, bool ingress, unsigned int pref, unsigned int handle, int prog_fd);
+
+/* A tc action of the plan read back: what the executor makes. 0, or -EINVAL. */
+struct nm_tc_target {
+	char dev[32];
+	unsigned int ifindex;
+	bool ingress;		/* the filter's: egress or ingress */
+	unsigned int pref, handle;
+	int prog_fd;		/* the filter's */
+};
+int nm_tc_target(const struct nm_action *a, struct nm_tc_target *t);
+
 /* Sets the line (nm_action.line) of the action a builder has just added (it returned 0). 0, -ENAMETOOLONG, -EINVAL on an empty plan. */
 int nm_plan_line(struct nm_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drops the actions from the n-th on (a policy taking back what it began). */
@@ -154,10 +182,18 @@ struct nm_exec {
 	nm_exec_call_fn call;		/* NM_ACT_CALL */
 	nm_exec_batch_fn batch;		/* NM_ACT_RECORD */
 	nm_exec_open_fn open;		/* NULL: the caller opened j */
+	nm_exec_call_fn tc;		/* NM_ACT_TC_*: NULL, libbpf's (nm_exec_tc); tests set their own */
 	void *arg;			/* the tool's, for call and open */
 	const char *restoring;		/* undo's first line (NULL: "fix: restoring"; "": none) */
 	const char *unrestored;		/* its error (NULL: "fix: not fully restored (see above)"; "": none) */
 };
+
+/*
+ * The executor's own maker of NM_ACT_TC_CLSACT and NM_ACT_TC_FILTER,
+ * through libbpf: 0 made, 1 the clsact qdisc was there already, -errno
+ * with err.
+ */
+int nm_exec_tc(struct nm_exec *x, struct nm_action *a, char *err, size_t len);
 
 /*
  * Makes the plan, in order: a note is logged, a change is journaled, made

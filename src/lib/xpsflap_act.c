@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "netmedic/xpsflap.h"
 #include "detect/xpsflap_plan.h"
 #include "lib/grow.h"
@@ -66,54 +65,14 @@ static int read_queues(const struct nm_opts *o, const char *dev, struct xf_pin_q
 	return 0;
 }
 
-/*
- * The executor's calls (x->arg: the pin state): the clsact qdisc on dev's
- * egress, the pin map's entry first (1: a clsact was there already, and
- * is not deleted again), or the tc filter that runs the pin program.
- * Their undo, a tc command, is journaled before; --cleanup runs it after
- * a crash.
- */
-static int pin_call(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
-{
-	const struct xf_pin *ps = x->arg;
-	struct xf_pin_target t;
-	int ret;
-
-	if (xf_pin_target(a, &t)) {
-		snprintf(err, len, "not a pin: %s", a->target);
-		return -EINVAL;
-	}
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t.ifindex, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, tco, .handle = XF_PIN_TC_HANDLE, .priority = XF_PIN_TC_PRIO,
-		    .prog_fd = ps->prog_fd);
-	if (t.what == XF_PIN_FILTER) {
-		ret = bpf_tc_attach(&hook, &tco);
-		if (ret)
-			snprintf(err, len, "tc egress filter: %s", strerror(-ret));
-		return ret;
-	}
-	if (bpf_map_update_elem(ps->devs_fd, &t.ifindex, &t.ntx, BPF_ANY)) {
-		ret = -errno;
-		snprintf(err, len, "pin map: %s", strerror(-ret));
-		return ret;
-	}
-	ret = bpf_tc_hook_create(&hook);
-	if (ret == -EEXIST)
-		return 1;
-	if (ret)
-		snprintf(err, len, "clsact: %s", strerror(-ret));
-	return ret;
-}
-
 /* What --pin changes on device i: read, planned (xf_pin_plan), made in its journal. */
 static int pin_dev(struct xf_pin *ps, int i)
 {
 	const struct nm_opts *o = ps->o;
 	const char *dev = o->devs[i];
 	struct xf_pin_dev d = { .dev = dev, .tag = ps->tag[i], .ifindex = o->ifindex[i],
-				.ntxq = nm_dev_ntxq(dev), .have_prog = ps->prog_fd >= 0 };
-	struct nm_exec x = { .tool = TOOL, .log = stderr, .j = ps->j[i], .home_fd = -1,
-			     .call = pin_call, .arg = ps };
+				.ntxq = nm_dev_ntxq(dev), .prog_fd = ps->prog_fd };
+	struct nm_exec x = { .tool = TOOL, .log = stderr, .j = ps->j[i], .home_fd = -1 };
 	struct xf_pin_queue *q = NULL;
 	struct nm_plan p = {};
 	int ret;
@@ -124,6 +83,16 @@ static int pin_dev(struct xf_pin *ps, int i)
 	if (d.ntxq >= 2 && (ret = read_queues(o, dev, &q, &d.nq)))
 		return ret;
 	d.q = q;
+	/*
+	 * The pin program's own state, not a change to the system: how many
+	 * queues it chooses among on this device, set before its filter runs.
+	 */
+	if (d.ntxq >= 2 && d.prog_fd >= 0 &&
+	    bpf_map_update_elem(ps->devs_fd, &d.ifindex, &(__u32){ d.nq }, BPF_ANY)) {
+		ret = nm_err(o, NM_EXIT_RUNTIME, "%s: pin map: %s", ps->tag[i], strerror(errno));
+		free(q);
+		return ret;
+	}
 	ret = xf_pin_plan(&d, &p);
 	if (ret)
 		ret = nm_err(o, NM_EXIT_RUNTIME, "--pin %s: %s", dev, strerror(-ret));

@@ -2,8 +2,9 @@
 /*
  * xpsflap's act step: --pin carried out. Each --dev device is read (its TX
  * queues and their XPS maps), planned (xf_pin_plan, pure) and made by the
- * one executor in a journal of its own; the executor's calls add the pin
- * map's entry, the clsact qdisc and the tc egress filter through libbpf.
+ * one executor in a journal of its own, which also adds the clsact qdisc
+ * and the tc egress filter (through libbpf). The pin map's entry, the pin
+ * program's own state, is set here before.
  * Everything is undone at exit, or by `xpsflap --cleanup` after a crash.
  */
 #ifndef NETMEDIC_XPSFLAP_ACT_H

@@ -176,6 +176,92 @@ static void test_call_and_line(void **state)
 	nm_plan_free(&p);
 }
 
+/* A tc BPF program's two actions: the clsact qdisc, then the filter, each with its tc undo. */
+static void test_tc_bpf(void **state)
+{
+	struct nm_tc_target t;
+	struct nm_plan p = {};
+	int fd;
+
+	(void)state;
+	assert_int_equal(nm_plan_tc_bpf(&p, 3, "--pin eth0", "eth0", 7, false, 49374, 0x5f, 9), 0);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.a[0].kind, NM_ACT_TC_CLSACT);
+	assert_int_equal(p.a[1].kind, NM_ACT_TC_FILTER);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(p.a[i].remedy, 3);
+		assert_true(p.a[i].flags & NM_ACT_REQUIRED);
+		assert_string_equal(p.a[i].tag, "--pin eth0");
+	}
+	assert_string_equal(p.a[0].target, "clsact\teth0\t7");
+	assert_string_equal(p.a[0].undo, "tc\tqdisc\tdel\tdev\teth0\tclsact");
+	assert_string_equal(p.a[1].target, "filter\teth0\t7\tegress\t49374\t0x5f");
+	assert_string_equal(p.a[1].undo, "tc\tfilter\tdel\tdev\teth0\tegress\tpref\t49374\thandle\t0x5f\tbpf");
+	memcpy(&fd, p.a[1].data, sizeof(fd));
+	assert_int_equal(fd, 9);
+	/* read back: what the executor makes */
+	assert_int_equal(nm_tc_target(&p.a[0], &t), 0);
+	assert_string_equal(t.dev, "eth0");
+	assert_int_equal(t.ifindex, 7);
+	assert_int_equal(t.prog_fd, -1);
+	assert_int_equal(nm_tc_target(&p.a[1], &t), 0);
+	assert_false(t.ingress);
+	assert_int_equal(t.pref, 49374);
+	assert_int_equal(t.handle, 0x5f);
+	assert_int_equal(t.prog_fd, 9);
+	/* asked twice: planned once */
+	assert_int_equal(nm_plan_tc_bpf(&p, 3, "--pin eth0", "eth0", 7, false, 49374, 0x5f, 9), 1);
+	assert_int_equal(p.n, 2);
+	/* ingress: the same qdisc (not planned again), another filter */
+	assert_int_equal(nm_plan_tc_bpf(&p, 3, "x", "eth0", 7, true, 1, 0xffffffffu, 4), 0);
+	assert_int_equal(p.n, 3);
+	assert_int_equal(nm_tc_target(&p.a[2], &t), 0);
+	assert_true(t.ingress);
+	assert_int_equal(t.handle, 0xffffffffu);
+	assert_string_equal(p.a[2].undo, "tc\tfilter\tdel\tdev\teth0\tingress\tpref\t1\thandle\t0xffffffff\tbpf");
+	/* no program, no filter; a name with a tab would split the words */
+	assert_int_equal(nm_plan_tc_bpf(&p, 3, "x", "eth1", 8, false, 1, 1, -1), -EBADF);
+	assert_int_equal(nm_plan_tc_bpf(&p, 3, "x", "a\tb", 8, false, 1, 1, 4), -EINVAL);
+	assert_int_equal(p.n, 3);
+	nm_plan_free(&p);
+}
+
+/* nm_tc_target refuses what nm_plan_tc_bpf would not write. */
+static void test_tc_target_bad(void **state)
+{
+	static const char *const bad_filters[] = {
+		"filter\teth0\t7\tegress\t1",		/* a word short */
+		"filter\teth0\t7\tegress\t1\t0x5f\tx",	/* one too many */
+		"filter\teth0\t7\tsideways\t1\t0x5f",	/* no such direction */
+		"filter\teth0\t7\tegress\tx\t0x5f",	/* pref */
+		"filter\teth0\t7\tegress\t1\t5f",		/* handle without 0x */
+		"filter\teth0\t7\tegress\t1\t0x",
+		"filter\teth0\t7\tegress\t1\t0x5g",
+		"filter\teth0\t7\tegress\t1\t0x100000000",
+		"filter\teth0\t0\tegress\t1\t0x5f",	/* ifindex 0 */
+		"clsact\teth0\t7\tegress\t1\t0x5f",	/* not a filter's word */
+	};
+	struct nm_action a = { .kind = NM_ACT_TC_FILTER };
+	struct nm_tc_target t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_filters) / sizeof(*bad_filters); i++) {
+		snprintf(a.target, sizeof(a.target), "%s", bad_filters[i]);
+		if (nm_tc_target(&a, &t) != -EINVAL)
+			fail_msg("accepted: %s", bad_filters[i]);
+	}
+	a.kind = NM_ACT_TC_CLSACT;
+	snprintf(a.target, sizeof(a.target), "clsact\teth0");
+	assert_int_equal(nm_tc_target(&a, &t), -EINVAL);
+	snprintf(a.target, sizeof(a.target), "filter\teth0\t7");
+	assert_int_equal(nm_tc_target(&a, &t), -EINVAL);
+	snprintf(a.target, sizeof(a.target), "clsact\teth0\t7");
+	assert_int_equal(nm_tc_target(&a, &t), 0);
+	/* another kind's words are not a tc action */
+	a.kind = NM_ACT_CALL;
+	assert_int_equal(nm_tc_target(&a, &t), -EINVAL);
+}
+
 static void test_argv(void **state)
 {
 	char words[] = "ip\troute\treplace\t1.2.3.4";
@@ -483,6 +569,86 @@ static void test_exec_calls(void **state)
 	nm_plan_free(&p);
 }
 
+/* What the executor's tc maker saw: a stand-in for libbpf's, as x->tc. */
+struct tcs {
+	int clsact, filter;
+	int clsact_ret, filter_ret;
+	int prog_fd;
+	size_t records;		/* the journal's records when the filter was made */
+};
+
+static int tc_fn(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
+{
+	struct tcs *c = x->arg;
+	struct nm_tc_target t;
+
+	assert_int_equal(nm_tc_target(a, &t), 0);
+	if (a->kind == NM_ACT_TC_CLSACT) {
+		c->clsact++;
+		return c->clsact_ret;
+	}
+	c->filter++;
+	c->prog_fd = t.prog_fd;
+	c->records = nm_journal_count(x->j);
+	if (c->filter_ret < 0)
+		snprintf(err, len, "tc egress filter: %s", strerror(-c->filter_ret));
+	return c->filter_ret;
+}
+
+/*
+ * tc actions: each undo journaled before the change; a clsact found there
+ * leaves no record; a filter that fails takes its record back and stops
+ * its remedy (required), and the filter's line is said once it is made.
+ */
+static void test_exec_tc(void **state)
+{
+	struct fixture *fx = *state;
+	struct tcs c = { .clsact_ret = 0 };
+	char err[256], *log;
+	struct nm_exec x = { .tool = "nmtest", .home_fd = -1, .tc = tc_fn, .arg = &c };
+	struct nm_journal_mark empty;
+	struct nm_plan p = {};
+
+	x.log = fopen(fx->log, "w");
+	assert_non_null(x.log);
+	assert_int_equal(nm_journal_open(&x.j, "nmtest", "6", NULL, err, sizeof(err)), 0);
+	nm_journal_mark(x.j, &empty);
+	nm_plan_tc_bpf(&p, 1, "--pin eth0", "eth0", 7, false, 49374, 0x5f, 11);
+	nm_plan_line(&p, "pin: eth0: filtered");
+	assert_int_equal(nm_exec_plan(&x, &p), 0);
+	assert_int_equal(c.clsact, 1);
+	assert_int_equal(c.filter, 1);
+	assert_int_equal(c.prog_fd, 11);
+	/* the filter's undo was in the journal before the filter was made */
+	assert_int_equal(c.records, 2);
+	assert_int_equal(nm_journal_count(x.j), 2);
+
+	/* a clsact there already: not deleted again; the filter fails: no record, its remedy stops */
+	nm_plan_free(&p);
+	p = (struct nm_plan){};
+	c = (struct tcs){ .clsact_ret = 1, .filter_ret = -EPERM };
+	nm_plan_tc_bpf(&p, 2, "--pin eth1", "eth1", 8, false, 49374, 0x5f, 12);
+	nm_plan_note(&p, 2, "pin", "after the filter");
+	assert_int_equal(nm_exec_plan(&x, &p), 1);
+	assert_int_equal(p.a[0].err, 0);
+	assert_int_equal(p.a[1].err, -EPERM);
+	assert_int_equal(p.a[2].err, -ECANCELED);
+	assert_int_equal(c.records, 3);
+	assert_int_equal(nm_journal_count(x.j), 2);
+	fclose(x.log);
+	x.log = NULL;
+	log = get(fx->log);
+	assert_non_null(strstr(log, "nmtest: pin: eth0: filtered\n"
+				    "nmtest: error: --pin eth1: tc egress filter: Operation not permitted\n"));
+	assert_null(strstr(log, "after the filter"));
+	/* the records are the first plan's: dropped, never run (their tc would act on this host) */
+	assert_int_equal(nm_journal_rewind(x.j, &empty), 0);
+	assert_int_equal(nm_journal_count(x.j), 0);
+	assert_int_equal(nm_journal_undo(x.j, NULL), 0);
+	x.j = NULL;
+	nm_plan_free(&p);
+}
+
 /* The tool's undo lines: none when it says "", and no journal opened when the open fails. */
 static void test_exec_open_fails(void **state)
 {
@@ -687,9 +853,12 @@ int main(void)
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_call_and_line),
+		cmocka_unit_test(test_tc_bpf),
+		cmocka_unit_test(test_tc_target_bad),
 		cmocka_unit_test_setup_teardown(test_exec_and_undo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_calls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_tc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_open_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_then_cleanup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_batch, setup, teardown),

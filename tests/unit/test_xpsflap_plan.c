@@ -2,8 +2,8 @@
 /*
  * Unit tests for xpsflap's --pin policy (src/detect/xpsflap_plan.c): the
  * XPS maps it clears and those it leaves (empty, unreadable), the count,
- * the device with one queue, the refused program, and the clsact and
- * filter calls with the tc commands that undo them.
+ * the device with one queue, the refused program, and the clsact qdisc
+ * and tc filter (nm_plan_tc_bpf) with the tc commands that undo them.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "netmedic/xpsflap.h"
 #include "detect/xpsflap_plan.h"
 
 static const struct xf_pin_queue four[] = {
@@ -26,7 +27,7 @@ static const struct xf_pin_queue four[] = {
 static struct xf_pin_dev dev(const struct xf_pin_queue *q, size_t n, bool prog)
 {
 	return (struct xf_pin_dev){ .dev = "veth-a", .tag = "--pin veth-a", .ifindex = 7,
-				    .ntxq = (int)n, .q = q, .nq = n, .have_prog = prog };
+				    .ntxq = (int)n, .q = q, .nq = n, .prog_fd = prog ? 9 : -1 };
 }
 
 static void line_is(const struct nm_action *a, const char *want)
@@ -40,7 +41,7 @@ static void line_is(const struct nm_action *a, const char *want)
 static void test_pin(void **state)
 {
 	struct xf_pin_dev d = dev(four, 4, true);
-	struct xf_pin_target t;
+	struct nm_tc_target t;
 	struct nm_plan p = {};
 
 	(void)state;
@@ -60,22 +61,25 @@ static void test_pin(void **state)
 	line_is(&p.a[0], "pin: veth-a tx-1 xps_cpus 00000002 -> 0");
 	line_is(&p.a[2], "pin: veth-a: 2 XPS map(s) cleared");
 	/* then the clsact qdisc and the filter, their undo journaled first */
-	assert_int_equal(p.a[3].kind, NM_ACT_CALL);
+	assert_int_equal(p.a[3].kind, NM_ACT_TC_CLSACT);
 	assert_true(p.a[3].flags & NM_ACT_REQUIRED);
 	assert_string_equal(p.a[3].tag, "--pin veth-a");
 	assert_string_equal(p.a[3].undo, "tc\tqdisc\tdel\tdev\tveth-a\tclsact");
-	assert_int_equal(xf_pin_target(&p.a[3], &t), 0);
-	assert_int_equal(t.what, XF_PIN_CLSACT);
+	assert_int_equal(nm_tc_target(&p.a[3], &t), 0);
 	assert_string_equal(t.dev, "veth-a");
 	assert_int_equal(t.ifindex, 7);
-	assert_int_equal(t.ntx, 4);
 	/* a clsact found there makes no line */
 	assert_string_equal(p.a[3].line, "");
-	assert_int_equal(p.a[4].kind, NM_ACT_CALL);
+	assert_int_equal(p.a[4].kind, NM_ACT_TC_FILTER);
 	assert_true(p.a[4].flags & NM_ACT_REQUIRED);
 	assert_string_equal(p.a[4].undo, "tc\tfilter\tdel\tdev\tveth-a\tegress\tpref\t49374\thandle\t0x5f\tbpf");
-	assert_int_equal(xf_pin_target(&p.a[4], &t), 0);
-	assert_int_equal(t.what, XF_PIN_FILTER);
+	/* the filter runs the pin program, on egress, with the pin's pref and handle */
+	assert_int_equal(nm_tc_target(&p.a[4], &t), 0);
+	assert_false(t.ingress);
+	assert_int_equal(t.ifindex, 7);
+	assert_int_equal(t.pref, XF_PIN_TC_PRIO);
+	assert_int_equal(t.handle, XF_PIN_TC_HANDLE);
+	assert_int_equal(t.prog_fd, 9);
 	line_is(&p.a[4], "pin: veth-a: tc egress filter pref 49374 handle 0x5f chooses the queue from the 5-tuple");
 	/* one remedy: a failure leaves the device's later changes */
 	for (size_t i = 1; i < p.n; i++)
@@ -93,8 +97,8 @@ static void test_pin_no_maps(void **state)
 	assert_int_equal(xf_pin_plan(&d, &p), 0);
 	assert_int_equal(p.n, 3);
 	line_is(&p.a[0], "pin: veth-a: 0 XPS map(s) cleared");
-	assert_int_equal(p.a[1].kind, NM_ACT_CALL);
-	assert_int_equal(p.a[2].kind, NM_ACT_CALL);
+	assert_int_equal(p.a[1].kind, NM_ACT_TC_CLSACT);
+	assert_int_equal(p.a[2].kind, NM_ACT_TC_FILTER);
 	nm_plan_free(&p);
 }
 
@@ -123,31 +127,8 @@ static void test_pin_not(void **state)
 	assert_int_equal(p.a[1].kind, NM_ACT_FILE);
 	line_is(&p.a[3], "pin: veth-a: no tc program here: the kernel's flow hash picks each flow's queue");
 	for (size_t i = 0; i < p.n; i++)
-		assert_int_not_equal(p.a[i].kind, NM_ACT_CALL);
+		assert_true(p.a[i].kind == NM_ACT_FILE || p.a[i].kind == NM_ACT_NOTE);
 	nm_plan_free(&p);
-}
-
-static void test_pin_target(void **state)
-{
-	struct nm_action a = { .kind = NM_ACT_CALL };
-	struct xf_pin_target t;
-
-	(void)state;
-	snprintf(a.target, sizeof(a.target), "filter\teth0\t3\t8");
-	assert_int_equal(xf_pin_target(&a, &t), 0);
-	assert_int_equal(t.what, XF_PIN_FILTER);
-	assert_int_equal(t.ntx, 8);
-	snprintf(a.target, sizeof(a.target), "kick\teth0\t3\t8");
-	assert_int_equal(xf_pin_target(&a, &t), -EINVAL);
-	snprintf(a.target, sizeof(a.target), "clsact\teth0\t3");
-	assert_int_equal(xf_pin_target(&a, &t), -EINVAL);
-	snprintf(a.target, sizeof(a.target), "clsact\teth0\t3\t8\t9");
-	assert_int_equal(xf_pin_target(&a, &t), -EINVAL);
-	snprintf(a.target, sizeof(a.target), "clsact\teth0\tx\t8");
-	assert_int_equal(xf_pin_target(&a, &t), -EINVAL);
-	a.kind = NM_ACT_CMD;
-	snprintf(a.target, sizeof(a.target), "clsact\teth0\t3\t8");
-	assert_int_equal(xf_pin_target(&a, &t), -EINVAL);
 }
 
 int main(void)
@@ -156,7 +137,6 @@ int main(void)
 		cmocka_unit_test(test_pin),
 		cmocka_unit_test(test_pin_no_maps),
 		cmocka_unit_test(test_pin_not),
-		cmocka_unit_test(test_pin_target),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
