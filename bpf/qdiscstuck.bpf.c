@@ -402,4 +402,114 @@ int qs_sample(void *ctx)
 	return 0;
 }
 
+/* ---- the seed: BPF_PROG_TEST_RUN by userspace once, after the attach ---- */
+
+/*
+ * Why: a qdisc gets its entry at its first event, so one whose backlog
+ * froze before the start (a queue the driver stopped, nothing enqueued
+ * since) has none, and the sampler cannot read its TX queue's state: it
+ * would be judged as if its queue could send. The seed walks every
+ * netns's devices and each one's TX queues once, and makes the entry of
+ * the qdisc each queue runs as its first event would (qd_get: the same
+ * key and scope, nothing dated), so the first sweep samples it.
+ *
+ * The walk starts at the caller's netns and follows net->list round to
+ * it; the list's head (net_namespace_list) is no netns and is passed over
+ * by the check that its "dev_base_head" is a list. Probe reads only, each
+ * loop bounded (bpf_loop), under the RCU read lock that test-run holds.
+ */
+#define QS_SEED_NETS	65536
+#define QS_SEED_DEVS	65536
+#define QS_SEED_TXQS	4096
+
+struct seed_ctx {
+	struct list_head *start;	/* the netns list: where the walk began */
+	struct list_head *pos;		/* its node reached */
+	struct list_head *dev_head;	/* the netns's device list */
+	struct list_head *dev_pos;
+	__u64 txq_base;			/* the device's array of TX queues */
+	__u32 ntxq;
+	__u32 seeded;
+};
+
+static long seed_txq(__u32 i, struct seed_ctx *c)
+{
+	struct netdev_queue *txq;
+	struct qs_qdisc *v;
+
+	if (i >= c->ntxq)
+		return 1;
+	txq = (struct netdev_queue *)(c->txq_base + (__u64)i * bpf_core_type_size(struct netdev_queue));
+	v = qd_get(BPF_CORE_READ(txq, qdisc_sleeping));
+	/* a queue the qdisc ran on before wins: the seed only fills a gap */
+	if (v && !v->txq) {
+		note_txq(v, txq);
+		c->seeded++;
+	}
+	return 0;
+}
+
+/* (the context's own fields are read into locals first: CO-RE relocates only kernel types) */
+static long seed_dev(__u32 i, struct seed_ctx *c)
+{
+	struct list_head *pos = c->dev_pos, *next = BPF_CORE_READ(pos, next);
+	struct net_device *dev;
+
+	if (!next || next == c->dev_head)
+		return 1;
+	c->dev_pos = next;
+	dev = (void *)next - bpf_core_field_offset(struct net_device, dev_list);
+	c->txq_base = addr_of(BPF_CORE_READ(dev, _tx));
+	c->ntxq = BPF_CORE_READ(dev, real_num_tx_queues);
+	if (c->txq_base && c->ntxq)
+		bpf_loop(QS_SEED_TXQS, seed_txq, c, 0);
+	return 0;
+}
+
+/* A netns's devices: none when node is the list's head, which is no netns. */
+static __always_inline void seed_net(struct list_head *node, struct seed_ctx *c)
+{
+	struct net *net = (void *)node - bpf_core_field_offset(struct net, list);
+	struct list_head *head = &net->dev_base_head;
+	struct list_head *first = BPF_CORE_READ(net, dev_base_head.next);
+
+	if (!first || BPF_CORE_READ(first, prev) != head)
+		return;
+	c->dev_head = head;
+	c->dev_pos = head;
+	bpf_loop(QS_SEED_DEVS, seed_dev, c, 0);
+}
+
+static long seed_netns(__u32 i, struct seed_ctx *c)
+{
+	struct list_head *pos = c->pos, *next = BPF_CORE_READ(pos, next);
+
+	if (!next || next == c->start)
+		return 1;
+	c->pos = next;
+	seed_net(next, c);
+	return 0;
+}
+
+SEC("raw_tp")
+int qs_seed(void *ctx)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct net *net = BPF_CORE_READ(task, nsproxy, net_ns);
+	struct seed_ctx c = {};
+	__u32 idx = QS_CNT_SEEDED;
+	__u64 *n;
+
+	if (!net)
+		return 0;
+	c.start = &net->list;
+	c.pos = c.start;
+	seed_net(c.start, &c);
+	bpf_loop(QS_SEED_NETS, seed_netns, &c, 0);
+	n = bpf_map_lookup_elem(&counters, &idx);
+	if (n)
+		*n = c.seeded;
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -61,12 +61,17 @@ static void declare_hooks(struct qdiscstuck_bpf *skel, struct nm_hook *hooks)
 
 /* ---- the sweep (lib/qdiscstuck_collect.c collects and joins it) ---- */
 
-/* Runs the sampler: every tracked qdisc's scheduling state, now. */
-static int run_sampler(struct qdiscstuck_bpf *skel)
+/* Runs a program made to be test-run: the sampler, every tracked qdisc's scheduling state now, or the seed. */
+static int test_run(struct bpf_program *prog)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, ro);
 
-	return bpf_prog_test_run_opts(bpf_program__fd(skel->progs.qs_sample), &ro) ? -errno : 0;
+	return bpf_prog_test_run_opts(bpf_program__fd(prog), &ro) ? -errno : 0;
+}
+
+static int run_sampler(struct qdiscstuck_bpf *skel)
+{
+	return test_run(skel->progs.qs_sample);
 }
 
 static void sample(struct qdiscstuck_bpf *skel)
@@ -142,23 +147,34 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
 			  skel->rodata->targ_ifindex);
 	nm_set_scope_filter(&env.o, &skel->rodata->targ_nscope, skel->rodata->targ_scope);
-	/* the sampler is run by test-run, never attached */
+	/* the sampler and the seed are run by test-run, never attached */
 	bpf_program__set_autoattach(skel->progs.qs_sample, false);
+	bpf_program__set_autoattach(skel->progs.qs_seed, false);
 	declare_hooks(skel, hooks);
 }
 
-/* The sampler is run by test-run, never attached: its first run is its test. */
+/*
+ * The sampler and the seed are run by test-run, never attached: a first
+ * run is the test of each. The seed's is its only one, once the event
+ * programs are attached: a qdisc it misses has an event by then.
+ */
 static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **failed,
 		       const char **stage)
 {
 	struct qdiscstuck_bpf *skel = p;
-	int err;
+	struct bpf_program *prog = NULL;
+	int err = 0;
 
-	if (!nm_hook_can(&hooks[QS_HOOK_SAMPLE], QS_CAN_SAMPLE))
-		return 0;
-	err = run_sampler(skel);
+	if (nm_hook_can(&hooks[QS_HOOK_SAMPLE], QS_CAN_SAMPLE)) {
+		prog = skel->progs.qs_sample;
+		err = test_run(prog);
+	}
+	if (!err && nm_hook_can(&hooks[QS_HOOK_SEED], QS_CAN_SEED)) {
+		prog = skel->progs.qs_seed;
+		err = test_run(prog);
+	}
 	if (err) {
-		*failed = skel->progs.qs_sample;
+		*failed = prog;
 		*stage = "run";
 	}
 	return err;

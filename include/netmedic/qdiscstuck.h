@@ -104,6 +104,7 @@ enum qs_counter {
 	QS_CNT_QDISC_UPDATE_FAIL,
 	QS_CNT_DESTROYED,	/* qdisc entries removed at qdisc_destroy */
 	QS_CNT_SAMPLED,		/* entries the last sampler run read */
+	QS_CNT_SEEDED,		/* entries the seed made (qdiscs with no event before it) */
 	QS_CNT_MAX,
 };
 

@@ -35,6 +35,14 @@ const struct nm_hook_decl qs_hook_decls[QS_NR_HOOKS] = {
 		{ .progs = { "qs_sample" }, .can = QS_CAN_SAMPLE },
 		{ .lost = "scheduling state is not sampled: judged by events alone" },
 	} },
+	/*
+	 * once, after the attach: every queue's qdisc gets its entry, so that
+	 * one whose backlog froze before the start is sampled too
+	 */
+	[QS_HOOK_SEED] = { "seed", 0, {
+		{ .progs = { "qs_seed" }, .can = QS_CAN_SEED },
+		{ .lost = "a qdisc with no event since the start has no TX queue state: a stopped queue's frozen backlog is judged stuck" },
+	} },
 };
 
 /* every program of qdiscstuck.bpf.o sits on a rung above */

@@ -107,10 +107,10 @@ teardown() {
 @test "qdiscstuck: the first line names the kernel and the hook rungs; JSON too" {
 	run "$BIN/qdiscstuck" -c 1 -i 0.2
 	assert_success
-	assert_line --index 0 --regexp "^qdiscstuck: kernel $(uname -r), hooks __qdisc_run=[a-z_]+/[a-z_]+ qdisc_enqueue=[a-z_]+/qdisc_enqueue qdisc_reset=[a-z_]+/qdisc_reset kick_queue=[a-z_]+/net_dev_queue sampler=raw_tp,"
+	assert_line --index 0 --regexp "^qdiscstuck: kernel $(uname -r), hooks __qdisc_run=[a-z_]+/[a-z_]+ qdisc_enqueue=[a-z_]+/qdisc_enqueue qdisc_reset=[a-z_]+/qdisc_reset kick_queue=[a-z_]+/net_dev_queue sampler=raw_tp seed=raw_tp,"
 	run "$BIN/qdiscstuck" -c 1 -i 0.2 --json
 	assert_success
-	echo "${lines[0]}" | jq -e '.type == "start" and (.hooks | length == 5) and .threshold_ms == 100 and .lost == {}'
+	echo "${lines[0]}" | jq -e '.type == "start" and (.hooks | length == 6) and .threshold_ms == 100 and .lost == {}'
 }
 
 @test "qdiscstuck: --hooks=fentry attaches __qdisc_run's fentry where allowed, else says why" {

@@ -237,6 +237,8 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 	"$LAB/qdiscstuck.sh" burst 1000
 	wait_bg
 	head -1 "$TMP/out" | jq -e '.hooks.__qdisc_run == "fentry/__qdisc_run"'
+	# the seed passes 6.1's verifier too (its one run is its check)
+	head -1 "$TMP/out" | jq -e '.hooks.seed == "raw_tp" and .lost == {}'
 	jq -c 'select(.type == "qdisc" and .handle == "3e:")' "$TMP/out" | tail -2
 	lab_exec qs-a tc -s qdisc show dev qa
 	# the burst went out: 1000 datagrams, less the odd write refused by an
