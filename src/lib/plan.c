@@ -18,6 +18,7 @@
 #include "lib/cli.h"
 #include "lib/grow.h"
 #include "lib/plan.h"
+#include "lib/tcundo.h"
 
 int nm_sysctl_path(const char *root, const char *name, char *buf, size_t len)
 {
@@ -164,9 +165,9 @@ int nm_plan_tc_bpf(struct nm_plan *p, unsigned int remedy, const char *tag, cons
 	char ifs[16], prefs[16], handles[16];
 	const char *clsact[] = { "clsact", dev, ifs, NULL };
 	const char *filter[] = { "filter", dev, ifs, dir, prefs, handles, NULL };
-	const char *del_qdisc[] = { "tc", "qdisc", "del", "dev", dev, "clsact", NULL };
-	const char *del_filter[] = { "tc", "filter", "del", "dev", dev, dir, "pref", prefs,
-				     "handle", handles, "bpf", NULL };
+	/* their undo records (lib/tcundo.h): the kind, then the fields */
+	const char *del_qdisc[] = { NM_TC_CLSACT_KIND, dev, ifs, NULL };
+	const char *del_filter[] = { NM_TC_FILTER_KIND, dev, ifs, dir, prefs, handles, NULL };
 	struct nm_action a = { .kind = NM_ACT_TC_CLSACT, .flags = NM_ACT_REQUIRED, .remedy = remedy,
 			       .tag = tag };
 	int ret;
@@ -442,9 +443,15 @@ static int call(struct nm_exec *x, struct nm_journal *j, struct nm_action *a, ch
 	snprintf(undo, sizeof(undo), "%s", a->undo);
 	nm_plan_argv(undo, undo_argv, NM_PLAN_WORDS);
 	nm_journal_mark(j, &m);
-	ret = nm_journal_ahead(j, undo_argv, err, len);
+	/* a tc action's undo is a record (its kind first), a call's a command */
+	if (a->kind == NM_ACT_CALL)
+		ret = nm_journal_ahead(j, undo_argv, err, len);
+	else
+		ret = nm_journal_add(j, undo_argv[0], undo_argv + 1, err, len);
 	if (ret)
 		return ret;
+	/* a test aid: a crash between the record and the change */
+	nm_test_stop("ahead");
 	ret = fn(x, a, err, len);
 	/* a failed call changed nothing, nor one with nothing to do: no undo for them */
 	if (ret && nm_journal_rewind(j, &m))

@@ -35,7 +35,7 @@ enum nm_act_kind {
 	NM_ACT_CMD,		/* target and undo: argv words, tab-separated */
 	NM_ACT_CALL,		/* made by the tool's call (libbpf, a frame): target its words */
 	NM_ACT_RECORD,		/* made in a batch by the tool's nm_exec.batch: target a journal record's fields */
-	NM_ACT_TC_CLSACT,	/* the clsact qdisc on a device: target "clsact DEV IFINDEX" */
+	NM_ACT_TC_CLSACT,	/* the clsact qdisc on a device: target "clsact DEV IFINDEX"; undo its record */
 	NM_ACT_TC_FILTER,	/* a tc BPF filter: target "filter DEV IFINDEX DIR PREF HANDLE", data the prog fd */
 };
 
@@ -54,7 +54,7 @@ struct nm_action {
 	unsigned int remedy;	/* the tool's word for the remedy it serves (a --fix bit) */
 	const char *tag;	/* its lines' prefix: "fix", "fix rfs" */
 	char target[640];
-	char undo[640];		/* NM_ACT_CMD: the undo's argv */
+	char undo[640];		/* NM_ACT_CMD, NM_ACT_CALL: the undo's argv; NM_ACT_TC_*: its record */
 	char what[640];		/* the log's name for it ("" : target); a note: its line */
 	char line[640];		/* the tool's line once made, instead of "fix: ..." ("": that) */
 	char old[64];		/* the value before: the executor sets it from the file */
@@ -109,8 +109,10 @@ int nm_plan_record(struct nm_plan *p, unsigned int remedy, const char *tag, cons
  * A tc BPF program on dev's egress (or ingress): two actions, the clsact
  * qdisc (made when absent; one found there is not deleted again) and the
  * filter with pref and handle that runs prog_fd (direct action). Each is
- * undone by a tc command journaled before it is made, so that --cleanup
- * undoes it after a crash; the executor makes them through libbpf. Both
+ * undone by a record journaled before it is made (lib/tcundo.h: a crash
+ * in between leaves a record whose undo finds nothing to remove), so that
+ * --cleanup undoes it after a crash; the executor makes them through
+ * libbpf. Both
  * are NM_ACT_REQUIRED: no filter without its qdisc, and nothing of the
  * remedy after a filter that failed. The filter's line, when the plan
  * wants one, is nm_plan_line's. 0, 1 (the filter was planned already),

@@ -5,6 +5,7 @@
  */
 #include <unistd.h>
 #include "lib/run.h"
+#include "lib/tcundo.h"
 #include "lib/selfstats.h"
 
 void nm_ticker_init(struct nm_ticker *k, double interval, long count, bool grid)
@@ -68,6 +69,11 @@ static int before_load(const struct nm_tool *t)
 	int ret;
 
 	nm_install_signals();	/* before anything is changed */
+	/* the undo of tc records, at exit and in --cleanup, for every tool's journals */
+	if (nm_tc_undo_register()) {
+		fprintf(stderr, "%s: error: cannot register the undo of tc records\n", t->o->tool);
+		return NM_EXIT_RUNTIME;
+	}
 	if (t->caps)
 		t->caps(t->o);
 	if (t->check && (ret = t->check()))

@@ -203,6 +203,31 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
 }
 
+# The soak's kill -9 once fell between the journal's record of the clsact
+# qdisc and its creation: the record's `tc qdisc del` then failed at every
+# --cleanup ("Invalid handle"), which kept the journal and refused every
+# later --pin. Stopped by NETMEDIC_TEST_STOP=ahead right after that record,
+# and killed there: --cleanup finds no clsact, says so, and restores the rest.
+@test "xpsflap --pin: killed between a tc record and its change, --cleanup still restores all" {
+	"$XF" up --queues 2 --xps on
+	rc=$(signal_at ahead KILL "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1)
+	assert_equal "$rc" 137
+	# the XPS maps were cleared, the clsact qdisc never made
+	assert_equal "$(xps 0)" 0
+	! lab_exec xf-mid tc qdisc show dev $DEV | grep -q clsact
+	run "$BIN/xpsflap" --cleanup
+	assert_success
+	assert_output --partial "the clsact qdisc of $DEV: not there, nothing to remove"
+	assert_output --partial "1 journal(s) undone"
+	assert_equal "$(xps 0)" 1
+	assert_equal "$(xps 1)" 2
+	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
+	# and the next --pin runs
+	run "$BIN/xpsflap" --netns $NS --dev $DEV --pin -c 1 -i 1
+	assert_success
+	assert_equal "$(xps 0)" 1
+}
+
 @test "xpsflap --pin: a second instance on the same device is refused, nothing changed" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1

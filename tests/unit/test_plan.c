@@ -21,6 +21,7 @@
 
 #include "lib/journal.h"
 #include "lib/plan.h"
+#include "lib/tcundo.h"
 
 static void test_sysctl_path(void **state)
 {
@@ -176,7 +177,7 @@ static void test_call_and_line(void **state)
 	nm_plan_free(&p);
 }
 
-/* A tc BPF program's two actions: the clsact qdisc, then the filter, each with its tc undo. */
+/* A tc BPF program's two actions: the clsact qdisc, then the filter, each with its undo record. */
 static void test_tc_bpf(void **state)
 {
 	struct nm_tc_target t;
@@ -194,9 +195,9 @@ static void test_tc_bpf(void **state)
 		assert_string_equal(p.a[i].tag, "--pin eth0");
 	}
 	assert_string_equal(p.a[0].target, "clsact\teth0\t7");
-	assert_string_equal(p.a[0].undo, "tc\tqdisc\tdel\tdev\teth0\tclsact");
+	assert_string_equal(p.a[0].undo, "tc_clsact\teth0\t7");
 	assert_string_equal(p.a[1].target, "filter\teth0\t7\tegress\t49374\t0x5f");
-	assert_string_equal(p.a[1].undo, "tc\tfilter\tdel\tdev\teth0\tegress\tpref\t49374\thandle\t0x5f\tbpf");
+	assert_string_equal(p.a[1].undo, "tc_filter\teth0\t7\tegress\t49374\t0x5f");
 	memcpy(&fd, p.a[1].data, sizeof(fd));
 	assert_int_equal(fd, 9);
 	/* read back: what the executor makes */
@@ -218,7 +219,7 @@ static void test_tc_bpf(void **state)
 	assert_int_equal(nm_tc_target(&p.a[2], &t), 0);
 	assert_true(t.ingress);
 	assert_int_equal(t.handle, 0xffffffffu);
-	assert_string_equal(p.a[2].undo, "tc\tfilter\tdel\tdev\teth0\tingress\tpref\t1\thandle\t0xffffffff\tbpf");
+	assert_string_equal(p.a[2].undo, "tc_filter\teth0\t7\tingress\t1\t0xffffffff");
 	/* no program, no filter; a name with a tab would split the words */
 	assert_int_equal(nm_plan_tc_bpf(&p, 3, "x", "eth1", 8, false, 1, 1, -1), -EBADF);
 	assert_int_equal(nm_plan_tc_bpf(&p, 3, "x", "a\tb", 8, false, 1, 1, 4), -EINVAL);
@@ -622,6 +623,11 @@ static void test_exec_tc(void **state)
 	/* the filter's undo was in the journal before the filter was made */
 	assert_int_equal(c.records, 2);
 	assert_int_equal(nm_journal_count(x.j), 2);
+	/* as records of the tc kinds, which look before they delete (tcundo.c) */
+	snprintf(err, sizeof(err), "%s/nmtest-6.journal", fx->run);
+	log = get(err);
+	assert_non_null(log);
+	assert_non_null(strstr(log, "\ntc_clsact\teth0\t7\ntc_filter\teth0\t7\tegress\t49374\t0x5f\n"));
 
 	/* a clsact there already: not deleted again; the filter fails: no record, its remedy stops */
 	nm_plan_free(&p);
@@ -647,6 +653,63 @@ static void test_exec_tc(void **state)
 	assert_int_equal(nm_journal_undo(x.j, NULL), 0);
 	x.j = NULL;
 	nm_plan_free(&p);
+}
+
+/* The undo of a tc record deletes only what is there; what is gone is restored already. */
+static void test_tc_undo_step(void **state)
+{
+	(void)state;
+	for (int filter = 0; filter < 2; filter++) {
+		assert_int_equal(nm_tc_undo_step(filter, false, true, true), NM_TC_UNDO_DEV_GONE);
+		assert_int_equal(nm_tc_undo_step(filter, false, false, false), NM_TC_UNDO_DEV_GONE);
+		assert_int_equal(nm_tc_undo_step(filter, true, false, false), NM_TC_UNDO_NO_CLSACT);
+		assert_int_equal(nm_tc_undo_step(filter, true, false, true), NM_TC_UNDO_NO_CLSACT);
+		assert_int_equal(nm_tc_undo_step(filter, true, true, true), NM_TC_UNDO_DELETE);
+	}
+	assert_int_equal(nm_tc_undo_step(true, true, true, false), NM_TC_UNDO_NO_FILTER);
+	/* a clsact record does not ask for a filter */
+	assert_int_equal(nm_tc_undo_step(false, true, true, false), NM_TC_UNDO_DELETE);
+}
+
+/*
+ * A crash between a tc record and its change (the soak's kill -9) leaves a
+ * record of a change never made: its undo, on a device not there, says so
+ * and succeeds, and a record that does not parse fails and is kept.
+ */
+static void test_tc_undo_gone(void **state)
+{
+	struct fixture *fx = *state;
+	const char *clsact[] = { "nm-gone0", "4000000", NULL };
+	const char *filter[] = { "nm-gone0", "4000000", "egress", "49374", "0x5f", NULL };
+	const char *bad[] = { "nm-gone0", "x", NULL };
+	struct nm_journal *j = NULL;
+	char err[256], *log;
+	FILE *f;
+
+	assert_int_equal(nm_tc_undo_register(), 0);
+	assert_int_equal(nm_journal_open(&j, "nmtest", "7", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, NM_TC_CLSACT_KIND, clsact, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, NM_TC_FILTER_KIND, filter, err, sizeof(err)), 0);
+	f = fopen(fx->log, "w");
+	assert_non_null(f);
+	assert_int_equal(nm_journal_undo(j, f), 0);
+	fclose(f);
+	log = get(fx->log);
+	assert_non_null(strstr(log, "tc egress filter pref 49374 handle 0x5f of nm-gone0: gone with its device"));
+	assert_non_null(strstr(log, "the clsact qdisc of nm-gone0: gone with its device"));
+
+	j = NULL;
+	assert_int_equal(nm_journal_open(&j, "nmtest", "8", NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, NM_TC_CLSACT_KIND, bad, err, sizeof(err)), 0);
+	f = fopen(fx->log, "w");
+	assert_non_null(f);
+	assert_int_not_equal(nm_journal_undo(j, f), 0);
+	fclose(f);
+	log = get(fx->log);
+	assert_non_null(strstr(log, "not a tc_clsact record"));
+	/* kept for --cleanup */
+	snprintf(err, sizeof(err), "%s/nmtest-8.journal", fx->run);
+	assert_int_equal(access(err, F_OK), 0);
 }
 
 /* The tool's undo lines: none when it says "", and no journal opened when the open fails. */
@@ -855,6 +918,8 @@ int main(void)
 		cmocka_unit_test(test_call_and_line),
 		cmocka_unit_test(test_tc_bpf),
 		cmocka_unit_test(test_tc_target_bad),
+		cmocka_unit_test(test_tc_undo_step),
+		cmocka_unit_test_setup_teardown(test_tc_undo_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_and_undo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_calls, setup, teardown),

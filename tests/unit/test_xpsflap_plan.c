@@ -64,7 +64,7 @@ static void test_pin(void **state)
 	assert_int_equal(p.a[3].kind, NM_ACT_TC_CLSACT);
 	assert_true(p.a[3].flags & NM_ACT_REQUIRED);
 	assert_string_equal(p.a[3].tag, "--pin veth-a");
-	assert_string_equal(p.a[3].undo, "tc\tqdisc\tdel\tdev\tveth-a\tclsact");
+	assert_string_equal(p.a[3].undo, "tc_clsact\tveth-a\t7");
 	assert_int_equal(nm_tc_target(&p.a[3], &t), 0);
 	assert_string_equal(t.dev, "veth-a");
 	assert_int_equal(t.ifindex, 7);
@@ -72,7 +72,7 @@ static void test_pin(void **state)
 	assert_string_equal(p.a[3].line, "");
 	assert_int_equal(p.a[4].kind, NM_ACT_TC_FILTER);
 	assert_true(p.a[4].flags & NM_ACT_REQUIRED);
-	assert_string_equal(p.a[4].undo, "tc\tfilter\tdel\tdev\tveth-a\tegress\tpref\t49374\thandle\t0x5f\tbpf");
+	assert_string_equal(p.a[4].undo, "tc_filter\tveth-a\t7\tegress\t49374\t0x5f");
 	/* the filter runs the pin program, on egress, with the pin's pref and handle */
 	assert_int_equal(nm_tc_target(&p.a[4], &t), 0);
 	assert_false(t.ingress);
