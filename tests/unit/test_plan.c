@@ -671,6 +671,25 @@ static void test_tc_undo_step(void **state)
 	assert_int_equal(nm_tc_undo_step(false, true, true, false), NM_TC_UNDO_DELETE);
 }
 
+/* A journal of one tc record of kind and fields, undone: its status; the log's text in *log. */
+static int undo_record(struct fixture *fx, const char *key, const char *kind, const char *const *fields,
+		       char **log)
+{
+	struct nm_journal *j = NULL;
+	char err[256];
+	FILE *f;
+	int ret;
+
+	assert_int_equal(nm_journal_open(&j, "nmtest", key, NULL, err, sizeof(err)), 0);
+	assert_int_equal(nm_journal_add(j, kind, fields, err, sizeof(err)), 0);
+	f = fopen(fx->log, "w");
+	assert_non_null(f);
+	ret = nm_journal_undo(j, f);
+	fclose(f);
+	*log = get(fx->log);
+	return ret;
+}
+
 /*
  * A crash between a tc record and its change (the soak's kill -9) leaves a
  * record of a change never made: its undo, on a device not there, says so
@@ -682,34 +701,18 @@ static void test_tc_undo_gone(void **state)
 	const char *clsact[] = { "nm-gone0", "4000000", NULL };
 	const char *filter[] = { "nm-gone0", "4000000", "egress", "49374", "0x5f", NULL };
 	const char *bad[] = { "nm-gone0", "x", NULL };
-	struct nm_journal *j = NULL;
-	char err[256], *log;
-	FILE *f;
+	char path[256], *log;
 
 	assert_int_equal(nm_tc_undo_register(), 0);
-	assert_int_equal(nm_journal_open(&j, "nmtest", "7", NULL, err, sizeof(err)), 0);
-	assert_int_equal(nm_journal_add(j, NM_TC_CLSACT_KIND, clsact, err, sizeof(err)), 0);
-	assert_int_equal(nm_journal_add(j, NM_TC_FILTER_KIND, filter, err, sizeof(err)), 0);
-	f = fopen(fx->log, "w");
-	assert_non_null(f);
-	assert_int_equal(nm_journal_undo(j, f), 0);
-	fclose(f);
-	log = get(fx->log);
+	assert_int_equal(undo_record(fx, "7", NM_TC_FILTER_KIND, filter, &log), 0);
 	assert_non_null(strstr(log, "tc egress filter pref 49374 handle 0x5f of nm-gone0: gone with its device"));
+	assert_int_equal(undo_record(fx, "8", NM_TC_CLSACT_KIND, clsact, &log), 0);
 	assert_non_null(strstr(log, "the clsact qdisc of nm-gone0: gone with its device"));
-
-	j = NULL;
-	assert_int_equal(nm_journal_open(&j, "nmtest", "8", NULL, err, sizeof(err)), 0);
-	assert_int_equal(nm_journal_add(j, NM_TC_CLSACT_KIND, bad, err, sizeof(err)), 0);
-	f = fopen(fx->log, "w");
-	assert_non_null(f);
-	assert_int_not_equal(nm_journal_undo(j, f), 0);
-	fclose(f);
-	log = get(fx->log);
+	assert_int_not_equal(undo_record(fx, "9", NM_TC_CLSACT_KIND, bad, &log), 0);
 	assert_non_null(strstr(log, "not a tc_clsact record"));
 	/* kept for --cleanup */
-	snprintf(err, sizeof(err), "%s/nmtest-8.journal", fx->run);
-	assert_int_equal(access(err, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/nmtest-9.journal", fx->run);
+	assert_int_equal(access(path, F_OK), 0);
 }
 
 /* The tool's undo lines: none when it says "", and no journal opened when the open fails. */
