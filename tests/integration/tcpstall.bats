@@ -375,7 +375,11 @@ hold_bg() {
 
 @test "tcpstall --fix=kick: a stalled sender that is not tsq_idle is never kicked" {
 	"$TS" up --quickack off
-	hold_bg 4
+	# the held flow outlasts tcpstall's load and its 1.5-s interval: in the
+	# 6.1 guest (TCG) the load alone can take seconds. With a flow of 4 s
+	# the run once had no socket record at all: the flow had most likely
+	# ended before the interval's sweep
+	hold_bg 6
 	run "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick --json -i 1.5 -c 1
 	assert_success
 	wait $HOLD_PID
