@@ -175,12 +175,16 @@ static ssize_t dump_recv(struct mnl_socket *nl, void *buf, size_t len)
 	}
 }
 
-int nm_rtnl_qdisc_dump_on(struct mnl_socket *nl, unsigned int ifindex, nm_qdisc_cb cb, void *arg,
-			  char *err, size_t errlen)
+/*
+ * One dump of type (RTM_GETQDISC, RTM_GETTFILTER) for ifindex (0: all) and
+ * parent, each whole message of the reply to msg. 0, or -errno with err.
+ */
+static int rtnl_dump(struct mnl_socket *nl, int type, unsigned int ifindex, uint32_t parent,
+		     mnl_cb_t msg, void *data, char *err, size_t errlen)
 {
 	static char buf[NM_RTNL_DUMP_BUF];
-	struct dump_ctx c = { .ifindex = ifindex, .cb = cb, .arg = arg };
 	unsigned int seq = (unsigned int)time(NULL) ^ ++nm_rtnl_seq, portid;
+	const char *what = type == RTM_GETQDISC ? "RTM_GETQDISC" : "RTM_GETTFILTER";
 	struct nlmsghdr *nlh;
 	struct tcmsg *tcm;
 	ssize_t n;
@@ -188,15 +192,18 @@ int nm_rtnl_qdisc_dump_on(struct mnl_socket *nl, unsigned int ifindex, nm_qdisc_
 
 	portid = mnl_socket_get_portid(nl);
 	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_GETQDISC;
+	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = seq;
 	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
 	tcm->tcm_family = AF_UNSPEC;
-	mnl_attr_put(nlh, TCA_DUMP_INVISIBLE, 0, NULL);
+	tcm->tcm_ifindex = type == RTM_GETQDISC ? 0 : ifindex;
+	tcm->tcm_parent = parent;
+	if (type == RTM_GETQDISC)
+		mnl_attr_put(nlh, TCA_DUMP_INVISIBLE, 0, NULL);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "RTM_GETQDISC: %s", strerror(errno));
+		snprintf(err, errlen, "%s: %s", what, strerror(errno));
 		return ret;
 	}
 	/*
@@ -208,17 +215,45 @@ int nm_rtnl_qdisc_dump_on(struct mnl_socket *nl, unsigned int ifindex, nm_qdisc_
 		n = dump_recv(nl, buf, sizeof(buf));
 		if (n < 0) {
 			ret = -errno;
-			snprintf(err, errlen, "RTM_GETQDISC dump: %s", strerror(errno));
+			snprintf(err, errlen, "%s dump: %s", what, strerror(errno));
 			return ret;
 		}
-		ret = nm_nl_run(buf, n, seq, portid, dump_msg, &c);
+		ret = nm_nl_run(buf, n, seq, portid, msg, data);
 	}
 	if (ret < 0) {
 		ret = errno ? -errno : -EIO;
-		snprintf(err, errlen, "RTM_GETQDISC dump: %s", strerror(-ret));
+		snprintf(err, errlen, "%s dump: %s", what, strerror(-ret));
 		return ret;
 	}
-	return c.ret;
+	return 0;
+}
+
+int nm_rtnl_qdisc_dump_on(struct mnl_socket *nl, unsigned int ifindex, nm_qdisc_cb cb, void *arg,
+			  char *err, size_t errlen)
+{
+	struct dump_ctx c = { .ifindex = ifindex, .cb = cb, .arg = arg };
+	int ret = rtnl_dump(nl, RTM_GETQDISC, 0, 0, dump_msg, &c, err, errlen);
+
+	return ret ? ret : c.ret;
+}
+
+static int count_filter(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type == RTM_NEWTFILTER)
+		++*(int *)data;
+	return MNL_CB_OK;
+}
+
+int nm_rtnl_filter_count(unsigned int ifindex, uint32_t parent, char *err, size_t errlen)
+{
+	struct mnl_socket *nl = nm_rtnl_open_in(NULL, 0, err, errlen);
+	int n = 0, ret;
+
+	if (!nl)
+		return -errno;
+	ret = rtnl_dump(nl, RTM_GETTFILTER, ifindex, parent, count_filter, &n, err, errlen);
+	mnl_socket_close(nl);
+	return ret ? ret : n;
 }
 
 static const char *bus_name(int bus)

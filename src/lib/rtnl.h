@@ -56,6 +56,13 @@ typedef int (*nm_qdisc_cb)(const struct nm_qdisc_stats *q, void *arg);
 int nm_rtnl_qdisc_dump(unsigned int ifindex, nm_qdisc_cb cb, void *arg, char *err, size_t errlen);
 
 /*
+ * The tc filters of ifindex under parent (a qdisc's handle, or a clsact
+ * direction: TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS)) in the current
+ * netns, from an RTM_GETTFILTER dump. Their number, or -errno with err.
+ */
+int nm_rtnl_filter_count(unsigned int ifindex, uint32_t parent, char *err, size_t errlen);
+
+/*
  * A netlink socket of bus (NETLINK_ROUTE, NETLINK_SOCK_DIAG) inside the
  * netns at ns_path (NULL: this thread's), bound to groups, with flags
  * (SOCK_NONBLOCK or 0; always close-on-exec). NULL with a one-line

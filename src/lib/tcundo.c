@@ -7,20 +7,21 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/pkt_sched.h>
 #include <bpf/libbpf.h>
 #include "lib/plan.h"
 #include "lib/rtnl.h"
 #include "lib/tcundo.h"
 
-enum nm_tc_undo_step nm_tc_undo_step(bool filter, bool dev, bool clsact, bool found)
+enum nm_tc_undo_step nm_tc_undo_step(bool filter, bool dev, bool clsact, bool found, bool busy)
 {
 	if (!dev)
 		return NM_TC_UNDO_DEV_GONE;
 	if (!clsact)
 		return NM_TC_UNDO_NO_CLSACT;
-	if (filter && !found)
-		return NM_TC_UNDO_NO_FILTER;
-	return NM_TC_UNDO_DELETE;
+	if (filter)
+		return found ? NM_TC_UNDO_DELETE : NM_TC_UNDO_NO_FILTER;
+	return busy ? NM_TC_UNDO_IN_USE : NM_TC_UNDO_DELETE;
 }
 
 /* A record's fields read back as the action they undo (nm_tc_target). 0, or -EINVAL. */
@@ -44,14 +45,32 @@ static int is_clsact(const struct nm_qdisc_stats *q, void *arg)
 	return !strcmp(q->kind, "clsact");
 }
 
+/* The filters on the clsact of t's device, both directions: their number, or -errno with msg. */
+static int clsact_filters(const struct nm_tc_target *t, char *msg, size_t len)
+{
+	const unsigned int dirs[] = { TC_H_MIN_INGRESS, TC_H_MIN_EGRESS };
+	char err[256];
+	int n = 0, ret;
+
+	for (int i = 0; i < 2; i++) {
+		ret = nm_rtnl_filter_count(t->ifindex, TC_H_MAKE(TC_H_CLSACT, dirs[i]), err, sizeof(err));
+		if (ret < 0) {
+			snprintf(msg, len, "%s: tc filters: %s", t->dev, err);
+			return ret;
+		}
+		n += ret;
+	}
+	return n;
+}
+
 /* What is there now, for nm_tc_undo_step. 0, or -errno with msg. */
 static int look(const struct nm_tc_target *t, bool filter, bool *dev, bool *clsact, bool *found,
-		char *msg, size_t len)
+		bool *busy, char *msg, size_t len)
 {
 	char name[IF_NAMESIZE], err[256];
 	int ret;
 
-	*dev = *clsact = *found = false;
+	*dev = *clsact = *found = *busy = false;
 	if (!if_indextoname(t->ifindex, name)) {
 		if (errno == ENXIO || errno == ENODEV)
 			return 0;
@@ -66,8 +85,13 @@ static int look(const struct nm_tc_target *t, bool filter, bool *dev, bool *clsa
 		return ret;
 	}
 	*clsact = ret == 1;
-	if (!filter || !*clsact)
+	if (!*clsact)
 		return 0;
+	if (!filter) {
+		ret = clsact_filters(t, msg, len);
+		*busy = ret > 0;
+		return ret < 0 ? ret : 0;
+	}
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t->ifindex,
 		    .attach_point = t->ingress ? BPF_TC_INGRESS : BPF_TC_EGRESS);
 	LIBBPF_OPTS(bpf_tc_opts, q, .handle = t->handle, .priority = t->pref);
@@ -84,7 +108,7 @@ static int undo_tc(const char *const *f, int nf, char *msg, size_t len, bool fil
 {
 	const char *dir;
 	struct nm_tc_target t;
-	bool dev, clsact, found;
+	bool dev, clsact, found, busy;
 	char what[128];
 	int ret;
 
@@ -97,10 +121,10 @@ static int undo_tc(const char *const *f, int nf, char *msg, size_t len, bool fil
 		snprintf(what, sizeof(what), "tc %s filter pref %u handle 0x%x of %s", dir, t.pref, t.handle, t.dev);
 	else
 		snprintf(what, sizeof(what), "the clsact qdisc of %s", t.dev);
-	ret = look(&t, filter, &dev, &clsact, &found, msg, len);
+	ret = look(&t, filter, &dev, &clsact, &found, &busy, msg, len);
 	if (ret)
 		return ret;
-	switch (nm_tc_undo_step(filter, dev, clsact, found)) {
+	switch (nm_tc_undo_step(filter, dev, clsact, found, busy)) {
 	case NM_TC_UNDO_DEV_GONE:
 		snprintf(msg, len, "%s: gone with its device", what);
 		return 0;
@@ -109,6 +133,9 @@ static int undo_tc(const char *const *f, int nf, char *msg, size_t len, bool fil
 		return 0;
 	case NM_TC_UNDO_NO_FILTER:
 		snprintf(msg, len, "%s: not there, nothing to remove", what);
+		return 0;
+	case NM_TC_UNDO_IN_USE:
+		snprintf(msg, len, "%s: left in place: it holds tc filters netmedic did not make", what);
 		return 0;
 	case NM_TC_UNDO_DELETE:
 		break;

@@ -25,15 +25,18 @@ enum nm_tc_undo_step {
 	NM_TC_UNDO_DEV_GONE,	/* the device is gone, and its qdiscs and filters with it */
 	NM_TC_UNDO_NO_CLSACT,	/* no clsact qdisc: nothing of it, nor its filters, is left */
 	NM_TC_UNDO_NO_FILTER,	/* the filter is gone already */
+	NM_TC_UNDO_IN_USE,	/* the clsact holds filters (not ours: ours went first): leave it */
 	NM_TC_UNDO_DELETE,	/* there: delete it */
 };
 
 /*
  * The step for a record of the clsact qdisc (filter false) or of a filter
- * (filter true), given whether the device, a clsact qdisc on it and (for
- * a filter) the filter are there.
+ * (filter true), given whether the device and a clsact qdisc on it are
+ * there, for a filter whether it is, and for the clsact whether it holds
+ * any filter (busy). A clsact that netmedic made can since hold another
+ * program's filters (a CNI's): deleting it would delete them.
  */
-enum nm_tc_undo_step nm_tc_undo_step(bool filter, bool dev, bool clsact, bool found);
+enum nm_tc_undo_step nm_tc_undo_step(bool filter, bool dev, bool clsact, bool found, bool busy);
 
 /*
  * Registers the executors of both record kinds (lib/journal.h), for the

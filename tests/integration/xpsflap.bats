@@ -163,6 +163,23 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	! lab_exec xf-mid tc qdisc show dev $DEV | grep -q clsact
 }
 
+# The clsact qdisc --pin made can meanwhile hold another program's filters
+# (a CNI's): at exit only the pin's filter goes, the clsact stays with them.
+@test "xpsflap --pin: a clsact holding a filter it did not make is left in place" {
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
+	[[ $(tc_egress) == *xf_pin_tc* ]]
+	lab_exec xf-mid tc filter add dev $DEV ingress pref 7 u32 match u32 0 0 flowid 1:1
+	stop_bg TERM
+	grep -F "the clsact qdisc of $DEV: left in place: it holds tc filters netmedic did not make" "$TMP/out.err"
+	assert_equal "$(tc_egress)" ""
+	lab_exec xf-mid tc filter show dev $DEV ingress | grep -q 'pref 7 u32'
+	lab_exec xf-mid tc qdisc show dev $DEV | grep -q clsact
+	assert_equal "$(xps 0)" 1
+	assert_equal "$(xps 1)" 2
+	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
+}
+
 # Handlers come before any change: a signal at any moment of the start ends
 # the run with everything restored, SIGINT too when it was inherited
 # ignored, as by a script's background job (docs/xpsflap.md). Stopped by

@@ -660,15 +660,20 @@ static void test_tc_undo_step(void **state)
 {
 	(void)state;
 	for (int filter = 0; filter < 2; filter++) {
-		assert_int_equal(nm_tc_undo_step(filter, false, true, true), NM_TC_UNDO_DEV_GONE);
-		assert_int_equal(nm_tc_undo_step(filter, false, false, false), NM_TC_UNDO_DEV_GONE);
-		assert_int_equal(nm_tc_undo_step(filter, true, false, false), NM_TC_UNDO_NO_CLSACT);
-		assert_int_equal(nm_tc_undo_step(filter, true, false, true), NM_TC_UNDO_NO_CLSACT);
-		assert_int_equal(nm_tc_undo_step(filter, true, true, true), NM_TC_UNDO_DELETE);
+		for (int busy = 0; busy < 2; busy++) {
+			assert_int_equal(nm_tc_undo_step(filter, false, true, true, busy), NM_TC_UNDO_DEV_GONE);
+			assert_int_equal(nm_tc_undo_step(filter, false, false, false, busy), NM_TC_UNDO_DEV_GONE);
+			assert_int_equal(nm_tc_undo_step(filter, true, false, false, busy), NM_TC_UNDO_NO_CLSACT);
+			assert_int_equal(nm_tc_undo_step(filter, true, false, true, busy), NM_TC_UNDO_NO_CLSACT);
+		}
 	}
-	assert_int_equal(nm_tc_undo_step(true, true, true, false), NM_TC_UNDO_NO_FILTER);
-	/* a clsact record does not ask for a filter */
-	assert_int_equal(nm_tc_undo_step(false, true, true, false), NM_TC_UNDO_DELETE);
+	/* a filter: deleted when there, whatever else the clsact holds */
+	assert_int_equal(nm_tc_undo_step(true, true, true, true, false), NM_TC_UNDO_DELETE);
+	assert_int_equal(nm_tc_undo_step(true, true, true, true, true), NM_TC_UNDO_DELETE);
+	assert_int_equal(nm_tc_undo_step(true, true, true, false, false), NM_TC_UNDO_NO_FILTER);
+	/* the clsact: deleted when empty, left when it holds another's filters */
+	assert_int_equal(nm_tc_undo_step(false, true, true, false, false), NM_TC_UNDO_DELETE);
+	assert_int_equal(nm_tc_undo_step(false, true, true, false, true), NM_TC_UNDO_IN_USE);
 }
 
 /* A journal of one tc record of kind and fields, undone: its status; the log's text in *log. */
