@@ -15,9 +15,9 @@
 # that refuses is a failure, not a tool left out.
 #
 # NM_CHURN_CYCLES sets the number (make test's nobody and ASan passes:
-# 200; tests/run-all.sh says why). The file takes about 5.5 minutes on the
-# 2-CPU host with 1,000 (6.18.44-fc-v1252; the setup, churn included, about
-# 4 of them).
+# 200; tests/run-all.sh says why). The file takes about 3.5 minutes on the
+# 2-CPU host with 1,000 (6.18.44-fc-v1252; the setup, churn included,
+# nearly all of it), 70 s with 200.
 #
 # Left out in the 6.1 guest: 1,000 namespace cycles, each a handful of
 # forks (ip, tc, bash), would take many minutes under TCG, past the guest
