@@ -141,6 +141,15 @@ static enum qs_state classify(struct qs_track *t, const struct qs_obs *o, bool m
 		 */
 		if (!o->wd_expires_ns && o->have_events && o->last_was_null)
 			return QS_SHAPED;
+		/*
+		 * No dequeue of it seen yet (met by the seed, holding a backlog
+		 * from before the start): a slow shaper's next one waits for its
+		 * timer, 1.5 s a packet at 8 kbit, and is the first event there
+		 * is to judge by. Presumed shaped until then, as after an empty
+		 * one: stuck needs a dequeue that gave a packet, then silence.
+		 */
+		if (!o->wd_expires_ns && !o->deq_seen)
+			return QS_SHAPED;
 		if (age < threshold_ns)
 			return QS_SHAPED;
 	}

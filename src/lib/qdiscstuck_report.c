@@ -150,6 +150,7 @@ void qs_row_observe(const struct qs_row *r, uint64_t now, struct qs_obs *o)
 	o->last_deq_ns = r->own_bpf ? r->bpf.last_deq_ns : 0;
 	o->last_enq_ns = r->own_bpf ? r->bpf.last_enq_ns : 0;
 	o->last_was_null = r->bpf.last_was_null;
+	o->deq_seen = r->bpf.last_deq_ns || r->bpf.last_was_null;
 	o->null_txq_state = r->bpf.null_txq_state;
 	o->wd_expires_ns = r->bpf.wd_expires_ns;
 	o->sampled = r->bpf.sample_ns != 0;

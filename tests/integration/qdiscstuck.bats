@@ -95,6 +95,20 @@ tc_sent() {
 	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
 }
 
+# A backlog from before the start: the seed meets the tbf before its next
+# dequeue, which waits for its timer (1 s a packet at 8 kbit). A slow
+# shaper is not a stuck one: shaped from the first report.
+@test "qdiscstuck: tbf at 8 kbit holding a backlog before the start is shaped, never stuck" {
+	"$QS" up tbf
+	"$QS" burst 30 "" 1000
+	[ "$(tc_backlog root)" -gt 10 ]
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.2 -c 15
+	wait_bg
+	records "$TMP/out" '.handle == "2:"' | head -3
+	[ "$(records "$TMP/out" '.handle == "2:" and .qlen > 0 and .state == "shaped"' | wc -l)" -ge 5 ]
+	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
+}
+
 @test "qdiscstuck: htb at 8 kbit: the leaf holding the backlog is shaped, never stuck" {
 	"$QS" up htb
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6

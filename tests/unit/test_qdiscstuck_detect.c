@@ -41,6 +41,7 @@ static struct qs_obs obs(const struct rec *r, bool shaper)
 		.packets = r->packets, .shaper = shaper, .have_events = true,
 		.last_deq_ns = r->last_deq_ms ? T0 + r->last_deq_ms * MS : 0,
 		.last_was_null = r->last_was_null, .null_txq_state = r->txq_state,
+		.deq_seen = r->last_deq_ms || r->last_was_null,
 		.sampled = true, .q_state = r->q_state, .running = r->running,
 		.txq_state = r->txq_state,
 		.wd_expires_ns = r->wd_expires_ms ? T0 + r->wd_expires_ms * MS : 0,
@@ -253,6 +254,47 @@ static void test_shaper_with_overdue_watchdog_is_stuck(void **state)
 
 	replay(recs, 4, true, &t);
 	assert_int_equal(t.entered[QS_STUCK], 1);
+}
+
+/*
+ * tbf at 8 kbit holding a backlog from before the start, met by the seed
+ * (an entry, no dequeue yet) on a rung without the watchdog in view: its
+ * next dequeue waits for its timer. Shaped until then, not stuck after
+ * the threshold; judged by its dequeues from the first one on.
+ */
+static void test_shaper_before_its_first_dequeue_is_shaped(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 20, .packets = 10, .want = QS_SHAPED },
+		{ .at_ms = 300, .qlen = 20, .packets = 10, .want = QS_SHAPED },
+		{ .at_ms = 1400, .qlen = 20, .packets = 10, .want = QS_SHAPED },
+		/* the timer fired: a packet left, the next attempt gave nothing */
+		{ .at_ms = 1600, .qlen = 19, .packets = 11, .last_deq_ms = 1500, .last_was_null = 1,
+		  .want = QS_SHAPED },
+		/* a packet given, then silence past the threshold: judged as ever */
+		{ .at_ms = 3200, .qlen = 18, .packets = 12, .last_deq_ms = 3000, .want = QS_STUCK },
+	};
+	struct qs_track t;
+
+	replay(recs, 5, true, &t);
+	assert_int_equal(t.entered[QS_STUCK], 1);
+}
+
+/*
+ * A lockless pfifo_fast met by the seed with a backlog and no dequeue:
+ * no timer will run it. Stuck after the threshold, as before.
+ */
+static void test_non_shaper_before_its_first_dequeue_is_stuck(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 20, .packets = 10, .want = QS_OK },
+		{ .at_ms = 300, .qlen = 20, .packets = 10, .want = QS_STUCK },
+	};
+	struct qs_track t;
+
+	replay(recs, 2, false, &t);
 }
 
 /* The same backlog on a non-shaper with no progress is stuck. */
@@ -604,6 +646,8 @@ int main(void)
 		cmocka_unit_test(test_shaper_is_shaped_never_stuck),
 		cmocka_unit_test(test_shaper_with_watchdog_due_is_shaped),
 		cmocka_unit_test(test_shaper_with_overdue_watchdog_is_stuck),
+		cmocka_unit_test(test_shaper_before_its_first_dequeue_is_shaped),
+		cmocka_unit_test(test_non_shaper_before_its_first_dequeue_is_stuck),
 		cmocka_unit_test(test_no_progress_without_shaper_is_stuck),
 		cmocka_unit_test(test_busy_flow_is_ok),
 		cmocka_unit_test(test_without_events_judged_by_counters),

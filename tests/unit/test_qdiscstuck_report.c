@@ -108,9 +108,17 @@ static void test_observe(void **state)
 	qs_row_observe(&r, 100, &o);
 	assert_true(o.have_events && o.sampled);
 	assert_int_equal(o.last_deq_ns, 0);	/* the runner's record, not its own */
+	assert_true(o.deq_seen);		/* but the runner ran: it is no first sight */
 	r.own_bpf = true;
 	qs_row_observe(&r, 100, &o);
 	assert_int_equal(o.last_deq_ns, 7);
+	/* an entry the seed made: no dequeue of it yet */
+	r.bpf.last_deq_ns = 0;
+	qs_row_observe(&r, 100, &o);
+	assert_false(o.deq_seen);
+	r.bpf.last_was_null = 1;
+	qs_row_observe(&r, 100, &o);
+	assert_true(o.deq_seen);
 }
 
 /*
