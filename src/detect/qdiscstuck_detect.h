@@ -38,12 +38,12 @@ struct qs_obs {
 	uint64_t last_deq_ns;		/* 0: none seen */
 	uint64_t last_enq_ns;		/* an enqueue (qdisc_enqueue rung); 0: none seen */
 	bool last_was_null;		/* its last dequeue attempt gave nothing */
+	uint32_t null_txq_state;	/* txq->state at that empty dequeue */
 	/*
 	 * A dequeue of the qdisc the TX queue runs, since its entry was
 	 * made: false for one met by the seed, until its first run
 	 */
 	bool deq_seen;
-	uint32_t null_txq_state;	/* txq->state at that empty dequeue */
 	/*
 	 * The watchdog of that qdisc (fentry rung): when it was last asked to
 	 * fire, on the same clock as now_ns. 0: not seen (the tracepoint
