@@ -416,11 +416,21 @@ hold_bg() {
 	[[ $stderr == *"fix: kick: pushed the pending data of 198.18.1.1:"*">198.18.1.2:5301 (TCP_NODELAY 1, then back to 0)"* ]]
 	grep -qE '^tcpstall_kicks_total\{result="done"\} [1-9][0-9]*$' "$prom"
 	grep -qx 'tcpstall_kicks_total{result="failed"} 0' "$prom"
-	# each interval kicked the stalled socket: its age at the kicks is there, in both sinks
+	# a kick of a stalled socket carries the stall's age, in both sinks. The
+	# test aid also kicks sockets with unsent data that are in no stall (no
+	# age), and on a loaded machine one interval may have had only those.
+	printf '%s\n' "$output" | jq -c 'select(.type == "interval") | [.kick_age_max_ms, .kick_age_mean_ms]'
 	printf '%s\n' "$output" | jq -se 'map(select(.type == "interval")) | length == 2 and
-		all(.kick_age_max_ms > 0 and .kick_age_mean_ms > 0 and .kick_age_mean_ms <= .kick_age_max_ms)'
-	grep -qE '^tcpstall_kick_age_max_seconds [0-9.e+-]+$' "$prom"
-	! grep -qx 'tcpstall_kick_age_max_seconds 0' "$prom"
+		any(.kick_age_max_ms > 0) and
+		all(.kick_age_mean_ms >= 0 and .kick_age_mean_ms <= .kick_age_max_ms and
+		    ((.kick_age_max_ms > 0) == (.kick_age_mean_ms > 0)))'
+	# the textfile holds the last interval's figure
+	last=$(printf '%s\n' "$output" | jq -s 'map(select(.type == "interval")) | last | .kick_age_max_ms')
+	gauge=$(sed -n 's/^tcpstall_kick_age_max_seconds \([0-9.e+-]*\)$/\1/p' "$prom")
+	echo "last interval: $last ms, gauge: $gauge s"
+	[ -n "$gauge" ]
+	# JSON carries 6 significant digits
+	awk -v g="$gauge" -v l="$last" 'BEGIN { d = g * 1000 - l; t = l * 1e-5 + 0.001; exit !(d <= t && d >= -t) }'
 	promtool check metrics <"$prom"
 	# every record was dropped: there is nothing for --cleanup
 	run "$BIN/tcpstall" --cleanup
