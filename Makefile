@@ -18,7 +18,8 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VMLINUX_H ?= bpf/vmlinux/$(ARCH)/vmlinux.h
 
 # every src/NAME.c is a CLI with bpf/NAME.bpf.c beside it; the scripts and
-# tests make runs take the list from here (tools/tools.sh: nm_tools)
+# tests make runs take the list from here (tools/tools.sh: nm_tools).
+# bpf/netmedic.bpf.c is the agent's object: every tool's NAME.bpf.h at once.
 TOOLS := $(basename $(notdir $(wildcard src/*.c)))
 export NETMEDIC_TOOLS := $(TOOLS)
 
@@ -61,7 +62,7 @@ FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 .PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest faults \
 	soak fuzz fuzz-bins install install-man deb docs clean FORCE
 
-all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
+all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/netmedic.bpf.o $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
 
 help:
 	@echo "make deps              install the Debian packages netmedic needs (one list: tools/deps.txt)"
@@ -103,7 +104,7 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
 	$(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
 
-bpf-objs: $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS))
+bpf-objs: $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS) netmedic)
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@

@@ -11,22 +11,32 @@
 #include <bpf/bpf_helpers.h>
 #include "netmedic/common.h"
 
-/* Defines the tool's `counters` map with n slots and count(idx). */
-#define NM_COUNTERS(n)							\
+/*
+ * Defines the tool's counters map, PFX_counters with n slots, and
+ * PFX_count(idx): prefixed, since the agent's object holds every tool's.
+ */
+#define NM_COUNTERS(PFX, n)						\
 	struct {							\
 		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);		\
 		__uint(max_entries, n);					\
 		__type(key, __u32);					\
 		__type(value, __u64);					\
-	} counters SEC(".maps");					\
+	} PFX##_counters SEC(".maps");					\
 									\
-	static __always_inline void count(__u32 idx)			\
+	static __always_inline void PFX##_count(__u32 idx)		\
 	{								\
-		__u64 *v = bpf_map_lookup_elem(&counters, &idx);	\
+		__u64 *v = bpf_map_lookup_elem(&PFX##_counters, &idx);	\
 									\
 		if (v)							\
 			*v += 1;					\
 	}
+
+/* Sets bit in *mask, atomically, and only when unset (no locked op per event). */
+static __always_inline void nm_set_bits(__u64 *mask, __u64 bit)
+{
+	if (!(*mask & bit))
+		__sync_fetch_and_or(mask, bit);
+}
 
 /* --dev: set by the loader (nm_set_dev_filter); none means every device */
 const volatile __u32 targ_ndevs = 0;

@@ -242,7 +242,7 @@ static int start(void *p)
 
 	run.qa.txqs_fd = bpf_map__fd(skel->maps.txqs);
 	col.qdiscs_fd = bpf_map__fd(skel->maps.qdiscs);
-	col.counters_fd = bpf_map__fd(skel->maps.counters);
+	col.counters_fd = bpf_map__fd(skel->maps.qs_counters);
 	return 0;
 }
 

@@ -268,7 +268,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 
 	bpf_map__set_max_entries(skel->maps.acks, env.max_flows);
 	bpf_map__set_max_entries(skel->maps.ack_index, env.max_flows);
-	skel->rodata->targ_flow_mask = env.max_flows - 1;
+	skel->rodata->ts_flow_mask = env.max_flows - 1;
 	/* a map iterator needs its map: attached by hand, in skel_attach */
 	bpf_program__set_autoattach(skel->progs.ts_sweep_tagged, false);
 	skel->rodata->targ_port = env.port;
@@ -382,9 +382,9 @@ static int start(void *p)
 	coll.acks = nm_map_mmap(skel->maps.acks, &coll.acks_len);
 	if (!coll.acks)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "cannot map the ACK flow table: %s", strerror(errno));
-	coll.counters_fd = bpf_map__fd(skel->maps.counters);
+	coll.counters_fd = bpf_map__fd(skel->maps.ts_counters);
 	coll.episodes_fd = bpf_map__fd(skel->maps.tsq_episodes);
-	coll.epoch = &skel->bss->epoch;
+	coll.epoch = &skel->bss->ts_epoch;
 	coll.max_flows = env.max_flows;
 	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
 	skel->bss->release_rung = nm_hook_can(&run_hooks[TS_HOOK_RELEASE], TS_CAN_OWNED);

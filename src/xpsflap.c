@@ -269,8 +269,8 @@ static int report_step(void *p, struct nm_emit *e)
 
 	/* namespaces that came or went, renamed devices: before any row names them */
 	nm_scope_refresh(&scope);
-	xf_report_start(&rep, nm_mono_ns(), skel->bss->epoch);
-	read_counters(bpf_map__fd(skel->maps.counters));
+	xf_report_start(&rep, nm_mono_ns(), skel->bss->xf_epoch);
+	read_counters(bpf_map__fd(skel->maps.xf_counters));
 	note_slots_full();
 	forget_gone_devs(skel);
 	if (nm_opts_prom(&env.o))
@@ -291,7 +291,7 @@ static void after_report(void *p)
 	struct xpsflap_bpf *skel = p;
 
 	xf_report_next(&rep);
-	skel->bss->epoch = rep.epoch + 1;
+	skel->bss->xf_epoch = rep.epoch + 1;
 }
 
 /* ---- skeleton ---- */
@@ -302,7 +302,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 
 	bpf_map__set_max_entries(skel->maps.flows, env.max_flows);
 	bpf_map__set_max_entries(skel->maps.hidx, env.max_flows);
-	skel->rodata->targ_flow_mask = env.max_flows - 1;
+	skel->rodata->xf_flow_mask = env.max_flows - 1;
 	nm_set_dev_filter(&env.o, &skel->rodata->targ_ndevs, skel->rodata->targ_netns,
 			  skel->rodata->targ_ifindex);
 	nm_set_scope_filter(&env.o, &skel->rodata->targ_nscope, skel->rodata->targ_scope);

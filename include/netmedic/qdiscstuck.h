@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qdiscstuck: map keys and values shared by bpf/qdiscstuck.bpf.c and
+ * qdiscstuck: map keys and values shared by bpf/qdiscstuck.bpf.h and
  * src/qdiscstuck.c.
  *
  * The BPF side keeps one entry per qdisc that runs (the qdisc attached to a

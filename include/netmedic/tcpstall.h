@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tcpstall: records shared by bpf/tcpstall.bpf.c and src/tcpstall.c.
+ * tcpstall: records shared by bpf/tcpstall.bpf.h and src/tcpstall.c.
  *
  * Two parts: a periodic iter/tcp sweep that emits one ts_sample per socket
  * with unsent data (classified in userspace, src/detect/tcpstall_detect.c),
@@ -151,7 +151,7 @@ struct ts_tag {
 /*
  * --fix=kick: userspace names tsq_idle sockets in the kicks map, and the
  * ts_kick iterator (iter/tcp) pushes each one's pending frames by setting
- * TCP_NODELAY to 1 and back to its old value (bpf/tcpstall.bpf.c).
+ * TCP_NODELAY to 1 and back to its old value (bpf/tcpstall.bpf.h).
  */
 #define TS_KICK_BATCH		16	/* sockets one kick pass can name: the map's size */
 
