@@ -8,6 +8,9 @@
  * sees it (EPERM, 0 instructions processed), by name. Prints one line per
  * object; exit 1 if any program failed the verifier.
  *
+ * nm-verify --only PROG[,PROG...] OBJ...: those programs only (the rest of
+ * the object is still created: its maps, and the programs' subprograms).
+ *
  * nm-verify --list OBJ...: "OBJ PROGRAM SECTION", one line per program.
  */
 #include <errno.h>
@@ -84,7 +87,8 @@ static int list(int argc, char **argv)
  * kernel's policy refuses programs). 0, 1 (a verifier failure) or -1 (a
  * policy refusal added to skip: try again).
  */
-static int load(const char *path, bool fentry, char *skip, size_t len, int *n, int *nskip)
+static int load(const char *path, const char *only, bool fentry, char *skip, size_t len,
+		int *n, int *nskip)
 {
 	struct bpf_object *obj = bpf_object__open(path);
 	struct bpf_program *p;
@@ -98,7 +102,9 @@ static int load(const char *path, bool fentry, char *skip, size_t len, int *n, i
 		enum bpf_attach_type t = bpf_program__expected_attach_type(p);
 
 		snprintf(me, sizeof(me), ",%s,", bpf_program__name(p));
-		if (!fentry && (t == BPF_TRACE_FENTRY || t == BPF_TRACE_FEXIT)) {
+		if (only && !strstr(only, me)) {
+			bpf_program__set_autoload(p, false);
+		} else if (!fentry && (t == BPF_TRACE_FENTRY || t == BPF_TRACE_FEXIT)) {
 			bpf_program__set_autoload(p, false);
 			(*nskip)++;
 		} else if (strstr(skip, me)) {
@@ -124,18 +130,29 @@ static int load(const char *path, bool fentry, char *skip, size_t len, int *n, i
 
 int main(int argc, char **argv)
 {
+	char only[512] = "";
 	bool fentry;
-	int failed = 0;
+	int failed = 0, first = 1;
 
 	libbpf_set_print(print);
 	if (argc > 1 && !strcmp(argv[1], "--list"))
 		return list(argc, argv);
+	if (argc > 2 && !strcmp(argv[1], "--only")) {
+		/* ",a,b," so that each name is matched whole */
+		if (strlen(argv[2]) + 3 > sizeof(only)) {
+			fprintf(stderr, "nm-verify: --only: the list is too long\n");
+			return 2;
+		}
+		snprintf(only, sizeof(only), ",%s,", argv[2]);
+		first = 3;
+	}
 	fentry = fentry_allowed();
-	for (int i = 1; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		char skip[512] = ",";
 		int n = 0, nskip = 0, ret;
 
-		while ((ret = load(argv[i], fentry, skip, sizeof(skip), &n, &nskip)) < 0)
+		while ((ret = load(argv[i], only[0] ? only : NULL, fentry, skip, sizeof(skip), &n,
+				   &nskip)) < 0)
 			;
 		skip[strlen(skip) - 1] = 0;
 		printf("%s: %d programs %s, %d fentry/fexit %s%s%s%s\n", argv[i], n,

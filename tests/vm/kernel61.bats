@@ -71,6 +71,16 @@ rung1_chosen() {
 	echo "${lines[0]}" | jq -e '.hooks.__qdisc_run == "fentry/__qdisc_run"'
 }
 
+# The agent's one net_dev_queue program runs all three detectors' handlers:
+# a longer program than any CLI's, for 6.1's older verifier. Its rung 1
+# needs bpf_rdonly_cast (6.2+), so 6.1 takes rung 2 or 3.
+@test "6.1: the agent's net_dev_queue program for every detector passes 6.1's verifier (rungs 2, 3)" {
+	run "$BIN/nm-verify" --only nm_queue_tp_read,nm_queue_raw "$BIN/netmedic.bpf.o"
+	echo "$output"
+	assert_success
+	assert_line --regexp 'netmedic\.bpf\.o: 2 programs loaded,'
+}
+
 # 6.1 has no sock_send_length: without another tag a sender reaches the
 # fast sweep only when a full sweep (1 s apart) finds it with data to send,
 # and under TCG the iperf3 sender is often between writes (one guest run in
