@@ -93,6 +93,24 @@ batch_up() {
 	HELD=()
 	((nheld)) && HELD=("${PIDS[@]: -$nheld}")
 	NAMED=("${named[@]}")
+	held_in
+}
+
+# held_in: waits until each holder is in its own netns. unshare(CLONE_NEWNET)
+# can wait long behind the namespaces the previous batch left to the
+# kernel's cleanup: a holder still in the host's netns when batch_down
+# read its inode once gave the host's, and the test took the tools' true
+# name of the netns it entered next for a wrong one (CI, 2026-12-04).
+held_in() {
+	local p i w host
+	host=$(stat -L -c %i /proc/self/ns/net)
+	for p in "${HELD[@]}"; do
+		for ((w = 0; w < 200; w++)); do
+			i=$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null) || break
+			[ "$i" != "$host" ] && break
+			sleep 0.05
+		done
+	done
 }
 
 # batch_down: the batch's processes ended, the holders' inodes recorded
