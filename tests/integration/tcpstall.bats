@@ -160,11 +160,15 @@ storm_run() {
 }
 
 # BBR paces: tcp_write_xmit() waits for the pacing timer before the TSQ
-# check, and so does the classification, so behind the same shaper the
-# sender is mostly pacing (seen: 19 to 21 pacing samples against 2 to 6
-# host_queue over 4 runs; cubic: 7 to 12 against 9 to 15).
+# check, and so does the classification, so behind a shaper that is the
+# path's bottleneck the sender is mostly pacing. 50 mbit, not the 200 of
+# the test above: the 6.1 guest (TCG) cannot carry 200 mbit, so there its
+# CPU, not tbf, was the bottleneck and host_queue won half the runs (52 to
+# 71 pacing samples against 63 to 88 host_queue). At 50 mbit, seen over 3
+# runs: 88 to 130 against 14 to 32 in the guest, 90 to 168 against 4 to
+# 18 on the host.
 @test "tcpstall: a BBR sender behind tbf is mostly pacing, never tsq_idle" {
-	"$TS" up --quickack off --defer 1 --tbf 200mbit
+	"$TS" up --quickack off --defer 1 --tbf 50mbit
 	bulk_run "$TMP/out" bbr
 	[ "$(echo "$output" | jq '.samples.pacing > .samples.host_queue')" = true ]
 	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
