@@ -5,14 +5,18 @@
 # tp_btf program and qdiscstuck's sampler refused (NETMEDIC_REFUSE,
 # docs/KERNELS.md): each detection must hold on the raw_tp rungs a kernel
 # without tp_btf would leave, and on qdisc events without the sampler.
-# Then the whole integration suite once more as nobody: every CLI the tests
-# run holds exactly the capabilities its --print-caps names for that command
-# line (tests/as-nobody.sh), as a unit with DynamicUser would. Tests tagged
-# root are about root itself (what root keeps after attach, --list-fixes'
-# verdicts for root, a journal another user owns) and run in the first pass only,
-# as do those tagged prometheus (the end to end against a real Prometheus)
-# and deb (make deb's package, installed and purged: it builds its own CLIs,
-# so one run is enough).
+# With the other builds (the sanitized one), the integration suite runs as
+# nobody: every CLI the tests run holds exactly the capabilities its
+# --print-caps names for that command line (tests/as-nobody.sh), as a unit
+# with DynamicUser would, and ASan, UBSan and LSan watch it there (LSan
+# works as nobody with ambient capabilities, after the tools drop theirs).
+# One pass for both: a plain pass as nobody and a sanitized pass as root
+# took 12 and 13 minutes of CI's 90. Tests tagged root are about root
+# itself (what root keeps after attach, --list-fixes' verdicts for root, a
+# journal another user owns): they run as root, in a short pass after. Those
+# tagged prometheus (the end to end against a real Prometheus) and deb (make
+# deb's package, installed and purged: it builds its own CLIs) run once,
+# with the first build.
 # The Prometheus rules and dashboard are checked once, before the builds
 # (tools/prometheus/check.sh); the end-to-end run against a real
 # Prometheus is an integration test (prometheus.bats).
@@ -53,7 +57,7 @@ as_nobody_build() {
 	echo "$d"
 }
 # The namespace churn (scope_churn.bats) runs 1,000 cycles in the first
-# pass, about 3.5 minutes; the nobody and ASan passes look for what
+# pass, about 3.5 minutes; the sanitized pass as nobody looks for what
 # differs there (an error line as nobody, a sanitizer report or a leak at
 # exit), which 200 cycles show as well: an fd leaked a netns would still be
 # 200 fds. The RSS bound (8 MiB) tells a per-netns leak over 1,000 cycles,
@@ -67,21 +71,18 @@ for b in "$@"; do
 	b=$(cd "$b" && pwd) || { echo "no build directory $b"; f=$((f + 1)); continue; }
 	echo "== unit tests ($b)"
 	run "$here/run-unit.sh" "$b"/tests/test_*
-	echo "== integration tests ($b)"
 	# the end to end against Prometheus (6 min) checks the rules on real
 	# parts: once, with the first build; the others' textfiles are checked
 	# by each tool's own tests (promtool check metrics). The package (deb)
 	# too: make deb builds its CLIs itself, whatever the build directory.
 	if [ "$b" = "$(cd "$1" && pwd)" ]; then
+		echo "== integration tests ($b)"
 		NETMEDIC_BUILD=$b run "$here/run-integration.sh"
-	else
-		BATS_FILTER_TAGS='!prometheus,!deb' NM_CHURN_CYCLES=$CHURN_AGAIN NETMEDIC_BUILD=$b \
-			run "$here/run-integration.sh"
+		echo "== detection tests with every tp_btf program and the qdisc sampler refused (NETMEDIC_REFUSE=tp_btf/,qs_sample, $b)"
+		NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILES=$(for t in $(nm_tools); do printf '%s.bats ' "$t"; done) \
+			NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 		continue
 	fi
-	echo "== detection tests with every tp_btf program and the qdisc sampler refused (NETMEDIC_REFUSE=tp_btf/,qs_sample, $b)"
-	NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILES=$(for t in $(nm_tools); do printf '%s.bats ' "$t"; done) \
-		NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 	echo "== integration tests as nobody, with the capabilities each command line asks for ($b)"
 	nb=$(as_nobody_build "$b") || { echo "integration: 0 passed, 1 failed"; f=$((f + 1)); continue; }
 	# the journals in a directory of nobody's, as a unit's RuntimeDirectory= (tools/systemd)
@@ -89,6 +90,8 @@ for b in "$@"; do
 	NM_REAL_BUILD=$b BATS_FILTER_TAGS='!root,!prometheus,!deb' NETMEDIC_BUILD=$nb NETMEDIC_RUN_DIR=$nb/run \
 		NM_CHURN_CYCLES=$CHURN_AGAIN run "$here/run-integration.sh"
 	rm -rf "$nb"
+	echo "== integration tests about root, as root ($b)"
+	BATS_FILTER_TAGS='root,!prometheus,!deb' NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 done
 if [ -n "${NETMEDIC_FUZZ:-}" ]; then
 	echo "== fuzz harnesses, 20 s each"
