@@ -148,8 +148,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS) $(wildcard tests/unit/*
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DNM_SRCDIR='"$(CURDIR)"' $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
-# test_hooks_tables and test_hooks open the built BPF objects (never load them)
-$(BUILD)/tests/test_hooks_tables $(BUILD)/tests/test_hooks: | $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS))
+# test_hooks_tables and test_hooks open the built BPF objects, the agent's too (never load them)
+$(BUILD)/tests/test_hooks_tables $(BUILD)/tests/test_hooks: | $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS) netmedic)
 
 test-bins: $(UNIT_BINS)
 

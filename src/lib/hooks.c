@@ -419,13 +419,27 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 		return -1;
 	}
 	nm_hook_explain_loss(h);
-	/* off for every rung, then on for the chosen one: rungs may share a program */
-	for (int i = 0; i < h->nrungs; i++)
-		for (int j = 0; j < NM_RUNG_PROGS && h->rungs[i].progs[j]; j++)
-			bpf_program__set_autoload(h->rungs[i].progs[j], false);
-	for (int j = 0; j < NM_RUNG_PROGS && h->rungs[h->chosen].progs[j]; j++)
-		bpf_program__set_autoload(h->rungs[h->chosen].progs[j], true);
 	return 0;
+}
+
+/*
+ * Off for every rung of every hook, then on for each chosen one: rungs,
+ * and in the agent hooks, may share a program (its net_dev_queue program
+ * serves a hook of each detector), which loads when any of them chose it.
+ */
+static void set_autoload(struct nm_hook *hooks, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (int i = 0; hooks[k].name && i < hooks[k].nrungs; i++)
+			for (int j = 0; j < NM_RUNG_PROGS && hooks[k].rungs[i].progs[j]; j++)
+				bpf_program__set_autoload(hooks[k].rungs[i].progs[j], false);
+	for (int k = 0; k < n; k++) {
+		const struct nm_hook *h = &hooks[k];
+
+		for (int j = 0; h->name && h->chosen >= 0 && j < NM_RUNG_PROGS &&
+				h->rungs[h->chosen].progs[j]; j++)
+			bpf_program__set_autoload(h->rungs[h->chosen].progs[j], true);
+	}
 }
 
 const char *nm_btf_strerror(int e)
@@ -455,6 +469,8 @@ int nm_hooks_choose(struct nm_hook *hooks, int n, enum nm_hook_mode mode,
 		if (hooks[i].name)
 			ret = choose_one(btf, &hooks[i], mode, rf, err, errlen);
 	btf__free(btf);
+	if (!ret)
+		set_autoload(hooks, n);
 	return ret;
 }
 

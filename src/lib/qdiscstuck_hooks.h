@@ -9,6 +9,7 @@
 #ifndef NETMEDIC_QDISCSTUCK_HOOKS_H
 #define NETMEDIC_QDISCSTUCK_HOOKS_H
 
+#include "lib/agent.h"
 #include "lib/hooks.h"
 
 enum { QS_HOOK_RUN, QS_HOOK_ENQ, QS_HOOK_RESET, QS_HOOK_KICK, QS_HOOK_SAMPLE, QS_HOOK_SEED, QS_NR_HOOKS };
@@ -20,5 +21,7 @@ enum { QS_HOOK_RUN, QS_HOOK_ENQ, QS_HOOK_RESET, QS_HOOK_KICK, QS_HOOK_SAMPLE, QS
 extern const struct nm_hook_decl qs_hook_decls[QS_NR_HOOKS];
 /* The object's programs on no rung: NULL-terminated. qdiscstuck has none. */
 extern const char *const qs_hook_companions[];
+/* Its programs on net_dev_queue, whose rungs the agent shares (lib/agent.h); NULL-ended. */
+extern const struct nm_shared_prog qs_shared_progs[];
 
 #endif

@@ -11,6 +11,7 @@
 #define NETMEDIC_TCPSTALL_HOOKS_H
 
 #include <stdbool.h>
+#include "lib/agent.h"
 #include "lib/hooks.h"
 
 enum {
@@ -41,6 +42,8 @@ extern const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS];
  * need, loaded with them): NULL-terminated. tcpstall has none.
  */
 extern const char *const ts_hook_companions[];
+/* Its programs on net_dev_queue, whose rungs the agent shares (lib/agent.h); NULL-ended. */
+extern const struct nm_shared_prog ts_shared_progs[];
 
 /* The runs --fix's mask wants (nm_hooks_declare's want). */
 unsigned int ts_hooks_want(unsigned int fix);

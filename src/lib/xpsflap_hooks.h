@@ -8,6 +8,7 @@
 #ifndef NETMEDIC_XPSFLAP_HOOKS_H
 #define NETMEDIC_XPSFLAP_HOOKS_H
 
+#include "lib/agent.h"
 #include "lib/hooks.h"
 
 enum { XF_HOOK_PICK, XF_HOOK_XMIT, XF_HOOK_PIN, XF_NR_HOOKS };
@@ -18,5 +19,7 @@ enum { XF_HOOK_PICK, XF_HOOK_XMIT, XF_HOOK_PIN, XF_NR_HOOKS };
 extern const struct nm_hook_decl xf_hook_decls[XF_NR_HOOKS];
 /* The object's programs on no rung: NULL-terminated. xpsflap has none. */
 extern const char *const xf_hook_companions[];
+/* Its programs on net_dev_queue, whose rungs the agent shares (lib/agent.h); NULL-ended. */
+extern const struct nm_shared_prog xf_shared_progs[];
 
 #endif

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <bpf/libbpf.h>
 
+#include "lib/agent.h"
 #include "lib/hooks.h"
 #include "lib/qdiscstuck_hooks.h"
 #include "lib/tcpstall_hooks.h"
@@ -141,6 +142,40 @@ static void test_xpsflap(void **state)
 	check_tool("xpsflap", xf_hook_decls, XF_NR_HOOKS, xf_hook_companions);
 }
 
+/*
+ * The agent's object (build/netmedic.bpf.o) against every detector's table
+ * as the agent rewrites it (lib/agent.h): each name there is a program of
+ * the object, and each program of the object is on a rung of one of them.
+ */
+static void test_agent(void **state)
+{
+	struct nm_hook_decl ts[TS_NR_HOOKS], qs[QS_NR_HOOKS], xf[XF_NR_HOOKS];
+	struct bpf_object *obj = open_obj("netmedic");
+	struct bpf_program *prog;
+	int bad = 0;
+
+	(void)state;
+	/* each detector has exactly one hook on net_dev_queue */
+	assert_int_equal(nm_agent_decls(ts_hook_decls, TS_NR_HOOKS, ts_shared_progs, ts), 1);
+	assert_int_equal(nm_agent_decls(qs_hook_decls, QS_NR_HOOKS, qs_shared_progs, qs), 1);
+	assert_int_equal(nm_agent_decls(xf_hook_decls, XF_NR_HOOKS, xf_shared_progs, xf), 1);
+	assert_int_equal(missing("netmedic", ts, TS_NR_HOOKS, obj), 0);
+	assert_int_equal(missing("netmedic", qs, QS_NR_HOOKS, obj), 0);
+	assert_int_equal(missing("netmedic", xf, XF_NR_HOOKS, obj), 0);
+	bpf_object__for_each_program(prog, obj) {
+		const char *name = bpf_program__name(prog);
+
+		if (named(name, ts, TS_NR_HOOKS, ts_hook_companions) ||
+		    named(name, qs, QS_NR_HOOKS, qs_hook_companions) ||
+		    named(name, xf, XF_NR_HOOKS, xf_hook_companions))
+			continue;
+		print_message("netmedic: %s is on no detector's rung\n", name);
+		bad++;
+	}
+	assert_int_equal(bad, 0);
+	bpf_object__close(obj);
+}
+
 /* The checks themselves: a misspelled name and a program left off a rung are caught. */
 static void test_checks_catch(void **state)
 {
@@ -167,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_tcpstall),
 		cmocka_unit_test(test_qdiscstuck),
 		cmocka_unit_test(test_xpsflap),
+		cmocka_unit_test(test_agent),
 		cmocka_unit_test(test_checks_catch),
 	};
 
