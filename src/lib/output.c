@@ -174,34 +174,70 @@ void nm_json_end(struct nm_json *j)
 
 /* ---------------------------------------------------------- Prometheus */
 
-struct nm_prom {
+/*
+ * Each family's lines go to a stream of its own, joined in the order the
+ * families came when the text is taken: a family given again later (the
+ * agent's self metrics, one set per detector) gets its samples beside its
+ * first ones, as the format requires ("all lines for a given metric must
+ * be provided as one single group"). p->f is the current family's stream,
+ * the preamble's before the first family.
+ */
+struct prom_family {
+	char *name;
 	FILE *f;
 	char *buf;
 	size_t len;
-	char **families;	/* names already given HELP/TYPE */
+};
+
+struct nm_prom {
+	FILE *f;		/* where lines go now */
+	struct prom_family pre;	/* lines before any family */
+	struct prom_family *families;
 	int nfamilies;
 	int capfamilies;
+	char *text;		/* the families joined (nm_prom_join) */
+	size_t len;
 	bool oom;		/* remembered so write_atomic can refuse */
 };
 
+static int fam_open(struct prom_family *fam)
+{
+	fam->buf = NULL;
+	fam->len = 0;
+	fam->f = open_memstream(&fam->buf, &fam->len);
+	return fam->f ? 0 : -errno;
+}
+
+static void fam_close(struct prom_family *fam)
+{
+	if (fam->f)
+		fclose(fam->f);
+	free(fam->buf);
+	free(fam->name);
+	*fam = (struct prom_family){};
+}
+
 static int prom_open(struct nm_prom *p)
 {
-	p->buf = NULL;
-	p->len = 0;
-	p->f = open_memstream(&p->buf, &p->len);
-	return p->f ? 0 : -errno;
+	int ret = fam_open(&p->pre);
+
+	p->f = p->pre.f;
+	return ret;
 }
 
 static void prom_forget_families(struct nm_prom *p)
 {
-	int i;
-
-	for (i = 0; i < p->nfamilies; i++)
-		free(p->families[i]);
+	for (int i = 0; i < p->nfamilies; i++)
+		fam_close(&p->families[i]);
 	free(p->families);
 	p->families = NULL;
 	p->nfamilies = 0;
 	p->capfamilies = 0;
+	fam_close(&p->pre);
+	free(p->text);
+	p->text = NULL;
+	p->len = 0;
+	p->f = NULL;
 }
 
 struct nm_prom *nm_prom_new(void)
@@ -221,32 +257,32 @@ void nm_prom_free(struct nm_prom *p)
 {
 	if (!p)
 		return;
-	if (p->f)
-		fclose(p->f);
-	free(p->buf);
 	prom_forget_families(p);
 	free(p);
 }
 
 int nm_prom_reset(struct nm_prom *p)
 {
-	if (p->f)
-		fclose(p->f);
-	free(p->buf);
 	prom_forget_families(p);
 	p->oom = false;
 	return prom_open(p);
 }
 
-/* Returns true if the family was not seen before (and remembers it). */
+/*
+ * Makes name's stream the current one. Returns true if the family was not
+ * seen before (and remembers it); on allocation failure, false with oom
+ * set and the preamble's stream current (the text is refused then).
+ */
 static bool prom_family_new(struct nm_prom *p, const char *name)
 {
-	char **n;
+	struct prom_family *n;
 	int i;
 
 	for (i = 0; i < p->nfamilies; i++)
-		if (!strcmp(p->families[i], name))
+		if (!strcmp(p->families[i].name, name)) {
+			p->f = p->families[i].f;
 			return false;
+		}
 	if (p->nfamilies == p->capfamilies) {
 		int cap = p->capfamilies ? 2 * p->capfamilies : 16;
 
@@ -256,15 +292,42 @@ static bool prom_family_new(struct nm_prom *p, const char *name)
 		p->families = n;
 		p->capfamilies = cap;
 	}
-	p->families[p->nfamilies] = strdup(name);
-	if (!p->families[p->nfamilies])
+	n = &p->families[p->nfamilies];
+	*n = (struct prom_family){ .name = strdup(name) };
+	if (!n->name || fam_open(n)) {
+		fam_close(n);
 		goto oom;
+	}
 	p->nfamilies++;
+	p->f = n->f;
 	return true;
 oom:
 	/* Emitting it twice would make the whole file unparseable later. */
 	p->oom = true;
+	p->f = p->pre.f;
 	return false;
+}
+
+/* The families' streams joined into p->text; false when a stream failed or memory ran out. */
+static bool prom_join(struct nm_prom *p)
+{
+	FILE *out;
+	bool ok = !p->oom;
+
+	free(p->text);
+	p->text = NULL;
+	p->len = 0;
+	out = open_memstream(&p->text, &p->len);
+	if (!out)
+		return false;
+	for (int i = -1; i < p->nfamilies && ok; i++) {
+		struct prom_family *fam = i < 0 ? &p->pre : &p->families[i];
+
+		ok = !fflush(fam->f) && !ferror(fam->f) && fwrite(fam->buf, 1, fam->len, out) == fam->len;
+	}
+	if (fclose(out))
+		ok = false;
+	return ok;
 }
 
 /* HELP text escapes only backslash and newline; label values also '"'. */
@@ -553,10 +616,10 @@ static int fsync_dir(const char *dir)
 
 const char *nm_prom_text(struct nm_prom *p, size_t *len)
 {
-	if (fflush(p->f) || ferror(p->f) || p->oom)
+	if (!prom_join(p))
 		return NULL;
 	*len = p->len;
-	return p->buf;
+	return p->text;
 }
 
 int nm_prom_write_atomic(struct nm_prom *p, const char *path, char *err,
@@ -566,7 +629,7 @@ int nm_prom_write_atomic(struct nm_prom *p, const char *path, char *err,
 	const char *base;
 	int fd, ret;
 
-	if (fflush(p->f) || ferror(p->f) || p->oom) {
+	if (!prom_join(p)) {
 		nm_set_err(err, errlen, 0, "out of memory building %s", path);
 		return -ENOMEM;
 	}
@@ -577,7 +640,7 @@ int nm_prom_write_atomic(struct nm_prom *p, const char *path, char *err,
 	if (fd < 0)
 		return fd;
 
-	ret = write_all(fd, p->buf, p->len);
+	ret = write_all(fd, p->text, p->len);
 	if (ret) {
 		nm_set_err(err, errlen, 0, "cannot write %s: %s", tmp, strerror(-ret));
 		goto fail_close;

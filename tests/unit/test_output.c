@@ -375,6 +375,37 @@ static void test_prom_family_once(void **state)
 	nm_prom_free(p);
 }
 
+/*
+ * A family given again after others (the agent: each detector's self
+ * metrics in turn) gets its samples beside its first ones: the format
+ * wants each family's lines in one group.
+ */
+static void test_prom_family_again_grouped(void **state)
+{
+	struct nm_prom *p = nm_prom_new();
+	const char *a[] = { "tool", "a", NULL }, *b[] = { "tool", "b", NULL };
+
+	assert_non_null(p);
+	nm_prom_family(p, "nm_hook_info", "gauge", "Hooks.");
+	nm_prom_sample(p, "nm_hook_info", a, 1);
+	nm_prom_family(p, "nm_runs_total", "counter", "Runs.");
+	nm_prom_sample(p, "nm_runs_total", a, 5);
+	nm_prom_family(p, "nm_hook_info", "gauge", "Hooks.");
+	nm_prom_sample(p, "nm_hook_info", b, 1);
+	nm_prom_family(p, "nm_runs_total", "counter", "Runs.");
+	nm_prom_sample(p, "nm_runs_total", b, 7);
+	assert_prom(*state, p,
+		    "# HELP nm_hook_info Hooks.\n"
+		    "# TYPE nm_hook_info gauge\n"
+		    "nm_hook_info{tool=\"a\"} 1\n"
+		    "nm_hook_info{tool=\"b\"} 1\n"
+		    "# HELP nm_runs_total Runs.\n"
+		    "# TYPE nm_runs_total counter\n"
+		    "nm_runs_total{tool=\"a\"} 5\n"
+		    "nm_runs_total{tool=\"b\"} 7\n");
+	nm_prom_free(p);
+}
+
 static void test_prom_help_escaping(void **state)
 {
 	struct nm_prom *p = nm_prom_new();
@@ -752,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_json_end_flushes),
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tmpdir_setup, tmpdir_teardown)
 		T(test_prom_family_once),
+		T(test_prom_family_again_grouped),
 		T(test_prom_help_escaping),
 		T(test_prom_labels),
 		T(test_prom_values),
