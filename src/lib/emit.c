@@ -21,6 +21,11 @@ static const void *next_row(const struct nm_emit_rows *s, size_t *pos, const str
 
 void nm_emit_json(FILE *f, const struct nm_emit *e)
 {
+	nm_emit_json_tool(f, e, NULL);
+}
+
+void nm_emit_json_tool(FILE *f, const struct nm_emit *e, const char *tool)
+{
 	const struct nm_record *rec;
 	const void *row;
 
@@ -30,7 +35,7 @@ void nm_emit_json(FILE *f, const struct nm_emit *e)
 		if (!e->json[i].rec)
 			continue;
 		while ((row = next_row(&e->json[i], &pos, &rec)))
-			nm_rec_json(f, rec, row);
+			nm_rec_json_tool(f, rec, row, tool);
 	}
 }
 

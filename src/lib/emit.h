@@ -127,6 +127,8 @@ void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_e
 
 /* The sinks alone (nm_emit calls them; tests too). */
 void nm_emit_json(FILE *f, const struct nm_emit *e);
+/* ... each line with "tool":tool (the agent's stream; nm_rec_json_tool) */
+void nm_emit_json_tool(FILE *f, const struct nm_emit *e, const char *tool);
 void nm_emit_table(FILE *f, const struct nm_emit *e);
 /* The textfile's content; with self, the self metrics after the records'. */
 void nm_emit_prom(struct nm_prom *p, const struct nm_emit *e, const struct nm_emit_self *self);

@@ -142,11 +142,26 @@ static void json_field(struct nm_json *j, const struct nm_field *f, const void *
 	}
 }
 
+static bool has_json_key(const struct nm_record *r, const char *key)
+{
+	for (int i = 0; i < r->nfields; i++)
+		if (r->fields[i].json && !strcmp(r->fields[i].json, key))
+			return true;
+	return false;
+}
+
 void nm_rec_json(FILE *f, const struct nm_record *r, const void *row)
+{
+	nm_rec_json_tool(f, r, row, NULL);
+}
+
+void nm_rec_json_tool(FILE *f, const struct nm_record *r, const void *row, const char *tool)
 {
 	struct nm_json j;
 
 	nm_json_begin(&j, f, r->type);
+	if (tool && !has_json_key(r, "tool"))
+		nm_json_str(&j, "tool", tool);
 	for (int i = 0; i < r->nfields; i++)
 		if (r->fields[i].json)
 			json_field(&j, &r->fields[i], row);

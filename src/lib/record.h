@@ -128,6 +128,11 @@ struct nm_record {
 
 /* One JSON line: {"type":TYPE, then every field with a key, in table order}. */
 void nm_rec_json(FILE *f, const struct nm_record *r, const void *row);
+/*
+ * The same with "tool":tool after "type" (the agent's one stream for its
+ * detectors), unless the record has a field of that key (the start record).
+ */
+void nm_rec_json_tool(FILE *f, const struct nm_record *r, const void *row, const char *tool);
 /* The column headers, then a row: cells by .colno, one space apart. */
 void nm_rec_table_header(FILE *f, const struct nm_record *r);
 void nm_rec_table_row(FILE *f, const struct nm_record *r, const void *row);

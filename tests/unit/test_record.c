@@ -87,6 +87,30 @@ static void test_json_of_a_row(void **state)
 	free(got);
 }
 
+/* The agent's stream: "tool" after "type", but never twice (a record with its own tool field). */
+static void test_json_tool(void **state)
+{
+	static const struct nm_field own[] = {
+		{ .json = "tool", .type = NM_REC_STRP, .off = R(note) },
+	};
+	static const struct nm_record with_tool = NM_RECORD("start", own);
+	struct capture c;
+	char *got;
+
+	(void)state;
+	cap_open(&c);
+	nm_rec_json_tool(c.f, &rec, &rows[1], "xpsflap");
+	nm_rec_json_tool(c.f, &with_tool, &rows[0], "xpsflap");
+	nm_rec_json_tool(c.f, &with_tool, &rows[0], NULL);
+	got = cap_close(&c);
+	assert_string_equal(got,
+		"{\"type\":\"t\",\"tool\":\"xpsflap\",\"dev\":\"eth0\",\"queue\":1,\"note\":null,\"packets\":7,"
+		"\"delta\":2,\"ratio\":null,\"ok\":false,\"cpus\":[],\"ids\":[],\"obj\":{\"q\":1}}\n"
+		"{\"type\":\"start\",\"tool\":\"a\\\"b\"}\n"
+		"{\"type\":\"start\",\"tool\":\"a\\\"b\"}\n");
+	free(got);
+}
+
 static void test_json_escapes_strings(void **state)
 {
 	struct capture c;
@@ -522,6 +546,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_of_a_row),
+		cmocka_unit_test(test_json_tool),
 		cmocka_unit_test(test_json_escapes_strings),
 		cmocka_unit_test(test_json_fixed_time),
 		cmocka_unit_test(test_table_header_and_rows),
