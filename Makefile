@@ -62,7 +62,7 @@ FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 .PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest faults \
 	soak fuzz fuzz-bins install install-man deb docs clean FORCE
 
-all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/netmedic.bpf.o $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
+all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/netmedic $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
 
 help:
 	@echo "make deps              install the Debian packages netmedic needs (one list: tools/deps.txt)"
@@ -122,6 +122,17 @@ $(FUZZ_BUILD)/obj/lib/optdoc.o: FUZZ_CFLAGS += $(NM_TOOL_LIST)
 $(patsubst %,$(BUILD)/obj/%.o,$(TOOLS)): $(BUILD)/obj/%.o: $(BUILD)/%.skel.h
 
 $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%.o $(LIB_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# The agent (src/agent/netmedic.c): every tool's loader built again with
+# -DNM_AGENT, bound to the agent's skeleton (src/agent/bind.h), as one of
+# its detectors.
+AGENT_DET_OBJS := $(patsubst %,$(BUILD)/obj/det/%.o,$(TOOLS))
+$(BUILD)/obj/det/%.o: src/%.c $(LIB_HDRS) $(wildcard src/agent/*.h) $(BUILD)/netmedic.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DNM_AGENT -c $< -o $@
+$(BUILD)/obj/agent/netmedic.o: $(BUILD)/netmedic.skel.h $(wildcard src/agent/*.h)
+$(BUILD)/netmedic: $(BUILD)/obj/agent/netmedic.o $(AGENT_DET_OBJS) $(LIB_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # the lab's TCP endpoints (tools/lab), not a CLI

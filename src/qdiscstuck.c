@@ -25,7 +25,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "netmedic/qdiscstuck.h"
-#include "qdiscstuck.skel.h"
 #include "detect/qdiscstuck_detect.h"
 #include "detect/qdiscstuck_plan.h"
 #include "lib/cli.h"
@@ -40,6 +39,11 @@
 #include "lib/run.h"
 #include "lib/scope.h"
 #include "lib/skel.h"
+#ifdef NM_AGENT
+#include "agent/bind.h"		/* a detector of the agent: its skeleton and ladder */
+#else
+#include "qdiscstuck.skel.h"
+#endif
 
 #define TOOL		"qdiscstuck"
 
@@ -48,9 +52,6 @@ enum { FIX_KICK = QS_FIX_KICK, FIX_LOCK = QS_FIX_LOCK };
 static struct qs_env env;
 /* the namespaces watched, and the names of them and their devices */
 static struct nm_scope scope;
-
-const char *argp_program_version = "qdiscstuck (netmedic) " NETMEDIC_VERSION;
-const char *argp_program_bug_address = "the netmedic issue tracker";
 
 /* ---- hooks (the ladder: lib/qdiscstuck_hooks.c) ---- */
 
@@ -343,11 +344,12 @@ static const struct nm_tool tool = {
 	.free = free_run,
 };
 
-int main(int argc, char **argv)
+/* the command line into env (the agent: its defaults) */
+static void parse(int argc, char **argv)
 {
 	qs_act_init(&run.qa, &env.o);
-	/* --lock undoes its replace with tc; a journal may run nothing else */
-	nm_journal_allow_cmd("tc");
 	qs_opts_parse(&env, argc, argv);
-	return nm_run(&tool);
 }
+
+/* --lock undoes its replace with tc; a journal may run nothing else */
+NM_MAIN(qdiscstuck, parse, "tc");

@@ -23,7 +23,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "netmedic/tcpstall.h"
-#include "tcpstall.skel.h"
 #include "detect/tcpstall_detect.h"
 #include "detect/tcpstall_plan.h"
 #include "lib/cli.h"
@@ -42,6 +41,11 @@
 #include "lib/tcpstall_records.h"
 #include "lib/tcpstall_report.h"
 #include "lib/worker.h"
+#ifdef NM_AGENT
+#include "agent/bind.h"		/* a detector of the agent: its skeleton and ladder */
+#else
+#include "tcpstall.skel.h"
+#endif
 
 #define TOOL		"tcpstall"
 
@@ -49,9 +53,6 @@ static struct ts_env env;
 /* the namespaces watched and their names; the full sweep's way into each */
 static struct nm_scope scope;
 static struct ts_nsset nss;
-
-const char *argp_program_version = "tcpstall (netmedic) " NETMEDIC_VERSION;
-const char *argp_program_bug_address = "the netmedic issue tracker";
 
 /* the run's rungs, as the load chose them (the ladder: lib/tcpstall_hooks.c) */
 static struct nm_hook run_hooks[TS_NR_HOOKS];
@@ -445,10 +446,11 @@ static const struct nm_tool tool = {
 	.after = after_report, .loop = loop, .stop = stop, .free = free_run,
 };
 
-int main(int argc, char **argv)
+/* the command line into env (the agent: its defaults) */
+static void parse(int argc, char **argv)
 {
-	/* --fix=routes undoes its route replaces with ip; a journal may run nothing else */
-	nm_journal_allow_cmd("ip");
 	ts_opts_parse(&env, argc, argv);
-	return nm_run(&tool);
 }
+
+/* --fix=routes undoes its route replaces with ip; a journal may run nothing else */
+NM_MAIN(tcpstall, parse, "ip");

@@ -19,7 +19,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "netmedic/xpsflap.h"
-#include "xpsflap.skel.h"
 #include "detect/xpsflap_detect.h"
 #include "lib/cli.h"
 #include "lib/emit.h"
@@ -34,15 +33,17 @@
 #include "lib/xpsflap_opts.h"
 #include "lib/xpsflap_records.h"
 #include "lib/xpsflap_report.h"
+#ifdef NM_AGENT
+#include "agent/bind.h"		/* a detector of the agent: its skeleton and ladder */
+#else
+#include "xpsflap.skel.h"
+#endif
 
 #define TOOL		"xpsflap"
 
 static struct xf_env env;
 /* the namespaces watched, and the names of them and their devices */
 static struct nm_scope scope;
-
-const char *argp_program_version = "xpsflap (netmedic) " NETMEDIC_VERSION;
-const char *argp_program_bug_address = "the netmedic issue tracker";
 
 /* ---- hooks (the ladder: lib/xpsflap_hooks.c) ---- */
 
@@ -445,11 +446,12 @@ static const struct nm_tool tool = {
 	.report = report_step, .after = after_report, .stop = stop, .free = free_run,
 };
 
-int main(int argc, char **argv)
+/* the command line into env (the agent: its defaults) */
+static void parse(int argc, char **argv)
 {
-	/* --pin undoes its tc changes with tc; a journal may run nothing else */
-	nm_journal_allow_cmd("tc");
 	xf_opts_parse(&env, argc, argv);
 	run.max_flows = env.max_flows;
-	return nm_run(&tool);
 }
+
+/* --pin undoes its tc changes with tc; a journal may run nothing else */
+NM_MAIN(xpsflap, parse, "tc");

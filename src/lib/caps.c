@@ -381,3 +381,16 @@ int nm_caps_drop(uint64_t keep, uint64_t ambient, char *err, size_t len)
 	}
 	return 0;
 }
+
+void nm_caps_run_merge(struct nm_caps_run *into, const struct nm_caps_run *from)
+{
+#define OR(f)	(into->f = into->f || from->f)
+	OR(load); OR(netns); OR(netns_proc); OR(remedy); OR(remedy_sysfs); OR(remedy_setns);
+	OR(remedy_exec); OR(raw); OR(net_prog); OR(bpf_stats); OR(names); OR(names_ptrace);
+	OR(names_setns); OR(module_btf); OR(cleanup); OR(cleanup_bpf); OR(cleanup_sysfs);
+	OR(prom_dac); OR(listen_low); OR(journal); OR(journal_dac); OR(no_cap_bpf);
+	OR(bpf_cmds_need_cap);
+#undef OR
+	if (!into->remedy_opt)
+		into->remedy_opt = from->remedy_opt;
+}

@@ -73,6 +73,12 @@ struct nm_cap_need {
 
 #define NM_CAPS_MAX_NEEDS 16
 
+/*
+ * Adds what from asks for to into (the agent: each detector's part of one
+ * run). A field either asks for is asked for; remedy_opt is the first given.
+ */
+void nm_caps_run_merge(struct nm_caps_run *into, const struct nm_caps_run *from);
+
 /* The capabilities the run needs, each with what needs it; their number. */
 int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int max);
 

@@ -83,6 +83,8 @@ void nm_emit_prom(struct nm_prom *p, const struct nm_emit *e, const struct nm_em
 		return;
 	if (self->obj)
 		nm_self_prom(p, self->tool, self->obj, self->hooks, self->nhooks);
+	else if (self->hooks)	/* the agent's detector: its object's programs are the agent's */
+		nm_self_prom_hooks(p, self->tool, self->hooks, self->nhooks);
 	if (!m->name)
 		return;
 	nm_self_prom_map(p, self->tool, m->name, m->entries, m->max, m->evictions);
@@ -111,16 +113,22 @@ static void write_prom(const struct nm_opts *o, const struct nm_emit *e,
 		       const struct nm_emit_self *self)
 {
 	struct nm_prom *p = nm_prom_new();
-	char err[256];
 
 	if (!p)
 		return;
 	nm_emit_prom(p, e, self);
+	nm_emit_prom_out(o, p);
+	nm_prom_free(p);
+}
+
+void nm_emit_prom_out(const struct nm_opts *o, struct nm_prom *p)
+{
+	char err[256];
+
 	if (o->prom_file && nm_prom_write_atomic(p, o->prom_file, err, sizeof(err)))
 		nm_err(o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
 	if (o->http)
 		publish(o, p);
-	nm_prom_free(p);
 }
 
 void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_emit_self *self)

@@ -85,7 +85,11 @@ struct nm_emit {
 	struct nm_emit_map map;
 };
 
-/* What the self metrics name: the tool, its loaded object and its hooks (none: obj NULL). */
+/*
+ * What the self metrics name: the tool, its loaded object and its hooks
+ * (none: obj and hooks NULL; the agent's detectors: obj NULL, the agent
+ * names its object's programs once).
+ */
 struct nm_emit_self {
 	const char *tool;
 	const struct bpf_object *obj;
@@ -124,6 +128,9 @@ const char *nm_emit_devices(const struct nm_opts *o, char *buf, size_t len);
 
 /* One report to the sinks o asks for; a textfile not written is said, and the run goes on. */
 void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_emit_self *self);
+
+/* A textfile's content to --prom-file and the --listen server (the agent's, of every detector). */
+void nm_emit_prom_out(const struct nm_opts *o, struct nm_prom *p);
 
 /* The sinks alone (nm_emit calls them; tests too). */
 void nm_emit_json(FILE *f, const struct nm_emit *e);

@@ -192,7 +192,8 @@ struct prom_family {
 struct nm_prom {
 	FILE *f;		/* where lines go now */
 	struct prom_family pre;	/* lines before any family */
-	struct prom_family *families;
+	/* each on its own: a memstream keeps the addresses of its buf and len */
+	struct prom_family **families;
 	int nfamilies;
 	int capfamilies;
 	char *text;		/* the families joined (nm_prom_join) */
@@ -227,8 +228,10 @@ static int prom_open(struct nm_prom *p)
 
 static void prom_forget_families(struct nm_prom *p)
 {
-	for (int i = 0; i < p->nfamilies; i++)
-		fam_close(&p->families[i]);
+	for (int i = 0; i < p->nfamilies; i++) {
+		fam_close(p->families[i]);
+		free(p->families[i]);
+	}
 	free(p->families);
 	p->families = NULL;
 	p->nfamilies = 0;
@@ -275,30 +278,33 @@ int nm_prom_reset(struct nm_prom *p)
  */
 static bool prom_family_new(struct nm_prom *p, const char *name)
 {
-	struct prom_family *n;
+	struct prom_family **a, *n;
 	int i;
 
 	for (i = 0; i < p->nfamilies; i++)
-		if (!strcmp(p->families[i].name, name)) {
-			p->f = p->families[i].f;
+		if (!strcmp(p->families[i]->name, name)) {
+			p->f = p->families[i]->f;
 			return false;
 		}
 	if (p->nfamilies == p->capfamilies) {
 		int cap = p->capfamilies ? 2 * p->capfamilies : 16;
 
-		n = realloc(p->families, cap * sizeof(*n));
-		if (!n)
+		a = realloc(p->families, cap * sizeof(*a));
+		if (!a)
 			goto oom;
-		p->families = n;
+		p->families = a;
 		p->capfamilies = cap;
 	}
-	n = &p->families[p->nfamilies];
-	*n = (struct prom_family){ .name = strdup(name) };
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		goto oom;
+	n->name = strdup(name);
 	if (!n->name || fam_open(n)) {
 		fam_close(n);
+		free(n);
 		goto oom;
 	}
-	p->nfamilies++;
+	p->families[p->nfamilies++] = n;
 	p->f = n->f;
 	return true;
 oom:
@@ -321,7 +327,7 @@ static bool prom_join(struct nm_prom *p)
 	if (!out)
 		return false;
 	for (int i = -1; i < p->nfamilies && ok; i++) {
-		struct prom_family *fam = i < 0 ? &p->pre : &p->families[i];
+		struct prom_family *fam = i < 0 ? &p->pre : p->families[i];
 
 		ok = !fflush(fam->f) && !ferror(fam->f) && fwrite(fam->buf, 1, fam->len, out) == fam->len;
 	}

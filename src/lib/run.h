@@ -84,6 +84,23 @@ struct nm_tool {
 
 /* The whole run, after argp_parse: its exit code. */
 int nm_run(const struct nm_tool *t);
+
+/*
+ * A CLI's main, after its struct nm_tool tool: argp's version line, the
+ * one command its journals may run to undo (lib/journal.h), the command
+ * line into the tool's state by PARSE(argc, argv), then nm_run. Built for
+ * the agent (-DNM_AGENT), the same line makes the tool's detector
+ * instead (src/agent/bind.h).
+ */
+#define NM_MAIN(NAME, PARSE, UNDO_CMD)							\
+	const char *argp_program_version = #NAME " (netmedic) " NETMEDIC_VERSION;	\
+	const char *argp_program_bug_address = "the netmedic issue tracker";		\
+	int main(int argc, char **argv)							\
+	{										\
+		nm_journal_allow_cmd(UNDO_CMD);						\
+		PARSE(argc, argv);							\
+		return nm_run(&tool);							\
+	}
 /*
  * One report: the report step, the sinks, the after step; what the
  * interval loop runs, and a tool's own loop when a report is due. The

@@ -50,8 +50,12 @@ static void prom_refused(struct nm_prom *p, const char *tool, const struct nm_ho
 void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *obj,
 		  const struct nm_hook *hooks, int n)
 {
-	struct bpf_program *prog;
+	nm_self_prom_hooks(p, tool, hooks, n);
+	nm_self_prom_progs(p, tool, obj);
+}
 
+void nm_self_prom_hooks(struct nm_prom *p, const char *tool, const struct nm_hook *hooks, int n)
+{
 	nm_prom_family(p, "netmedic_hook_info", "gauge",
 		       "Hook rung attached for each logical hook (value 1)");
 	for (int i = 0; i < n; i++) {
@@ -64,6 +68,12 @@ void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *
 	}
 	prom_features(p, tool, hooks, n);
 	prom_refused(p, tool, hooks, n);
+}
+
+void nm_self_prom_progs(struct nm_prom *p, const char *tool, const struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
 	/* two passes keep each family's samples together, as the format requires */
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 0)

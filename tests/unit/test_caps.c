@@ -301,10 +301,44 @@ static void test_names(void **state)
 	assert_int_equal(strlen(b), 7);
 }
 
+/*
+ * The agent's run asks for what any detector's asks for: every flag of
+ * one side is in the merge (a flag added to the struct and not to the
+ * merge fails here), none is made up, the first remedy named stays.
+ */
+static void test_merge(void **state)
+{
+	const size_t from = offsetof(struct nm_caps_run, load);
+	const size_t to = offsetof(struct nm_caps_run, bpf_cmds_need_cap) + sizeof(bool);
+	struct nm_caps_run a = {}, b = {}, m = {};
+
+	(void)state;
+	memset((char *)&b + from, 1, to - from);
+	b.remedy_opt = "--pin";
+	nm_caps_run_merge(&m, &b);
+	for (size_t i = from; i < to; i++)
+		assert_int_equal(((char *)&m)[i], ((char *)&b)[i]);
+	assert_string_equal(m.remedy_opt, "--pin");
+	/* nothing asked: nothing merged */
+	memset(&m, 0, sizeof(m));
+	nm_caps_run_merge(&m, &a);
+	for (size_t i = from; i < to; i++)
+		assert_int_equal(((char *)&m)[i], 0);
+	/* one flag each side: both; the remedy named first stays */
+	a.names = true;
+	a.remedy_opt = "--fix";
+	b = (struct nm_caps_run){ .raw = true, .remedy_opt = "--kick" };
+	nm_caps_run_merge(&m, &a);
+	nm_caps_run_merge(&m, &b);
+	assert_true(m.names && m.raw && !m.remedy);
+	assert_string_equal(m.remedy_opt, "--fix");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_observe),
+		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_netns),
 		cmocka_unit_test(test_remedies),
 		cmocka_unit_test(test_stats_prom),

@@ -406,6 +406,33 @@ static void test_prom_family_again_grouped(void **state)
 	nm_prom_free(p);
 }
 
+/* More families than the first allocation holds: each keeps its lines (ASan, valgrind). */
+static void test_prom_many_families(void **state)
+{
+	struct nm_prom *p = nm_prom_new();
+	char name[32], want[64];
+	const char *text;
+	size_t len;
+
+	(void)state;
+	assert_non_null(p);
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "nm_f%d", i);
+		nm_prom_family(p, name, "gauge", "F.");
+		nm_prom_sample(p, name, NULL, i);
+	}
+	nm_prom_family(p, "nm_f0", "gauge", "F.");
+	nm_prom_sample(p, "nm_f0", NULL, 100);
+	text = nm_prom_text(p, &len);
+	assert_non_null(text);
+	assert_int_equal(strlen(text), len);
+	assert_non_null(strstr(text, "# TYPE nm_f0 gauge\nnm_f0 0\nnm_f0 100\n# HELP nm_f1 F.\n"));
+	snprintf(want, sizeof(want), "# TYPE nm_f39 gauge\nnm_f39 39\n");
+	assert_non_null(strstr(text, want));
+	assert_int_equal(strcmp(text + len - strlen(want), want), 0);
+	nm_prom_free(p);
+}
+
 static void test_prom_help_escaping(void **state)
 {
 	struct nm_prom *p = nm_prom_new();
@@ -784,6 +811,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tmpdir_setup, tmpdir_teardown)
 		T(test_prom_family_once),
 		T(test_prom_family_again_grouped),
+		T(test_prom_many_families),
 		T(test_prom_help_escaping),
 		T(test_prom_labels),
 		T(test_prom_values),

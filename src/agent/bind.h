@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bind.h - the last include of a tool's loader (src/NAME.c) built with
+ * -DNM_AGENT, in place of its skeleton: the agent's skeleton, whose maps,
+ * programs and variables have the same names as each tool's
+ * (bpf/netmedic.bpf.c includes every bpf/NAME.bpf.h), so that the
+ * loader's code binds to it as it is; the ladder the agent made for its
+ * object (lib/agent.h) in place of the tool's; and NM_MAIN making the
+ * tool's detector (agent/detector.h) where the CLI has its main.
+ */
+#ifndef NETMEDIC_AGENT_BIND_H
+#define NETMEDIC_AGENT_BIND_H
+
+#include "netmedic.skel.h"
+#include "agent/detector.h"
+#include "lib/hooks.h"
+
+/* each tool's skeleton type is the agent's */
+#define tcpstall_bpf		netmedic_bpf
+#define qdiscstuck_bpf		netmedic_bpf
+#define xpsflap_bpf		netmedic_bpf
+
+/* each tool's ladder, as the agent rewrote it before the load (nm_agent_decls) */
+extern struct nm_hook_decl ts_agent_decls[], qs_agent_decls[], xf_agent_decls[];
+#define ts_hook_decls		ts_agent_decls
+#define qs_hook_decls		qs_agent_decls
+#define xf_hook_decls		xf_agent_decls
+
+/* the skeleton's open and destroy are the agent's, once for every detector */
+#undef NM_SKEL_OPS
+#define NM_SKEL_OPS(NAME, PREPARE, ATTACH, NHOOKS)					\
+	static const struct nm_skel_ops skel_ops = {				\
+		.open = nm_agent_open,						\
+		.destroy = nm_agent_destroy,					\
+		.prepare = PREPARE,						\
+		.attach = ATTACH,						\
+		.nhooks = NHOOKS,						\
+	}
+
+/* a report due in the detector's own loop (tcpstall's sweeps) is every detector's */
+#define nm_run_report(t, skel)	nm_agent_report(skel)
+
+/* the detector: its steps, its skel_ops, its options' defaults (PARSE with no argument) */
+#undef NM_MAIN
+#define NM_MAIN(NAME, PARSE, UNDO_CMD)							\
+	static void NAME##_defaults(void)						\
+	{										\
+		static char name[] = #NAME;						\
+		char *argv[] = { name, NULL };						\
+											\
+		PARSE(1, argv);								\
+	}										\
+	const struct nm_detector NAME##_detector = {					\
+		.name = #NAME, .tool = &tool, .ops = &skel_ops,				\
+		.defaults = NAME##_defaults,						\
+	}
+
+#endif /* NETMEDIC_AGENT_BIND_H */
