@@ -22,6 +22,11 @@ VMLINUX_H ?= bpf/vmlinux/$(ARCH)/vmlinux.h
 # bpf/netmedic.bpf.c is the agent's object: every tool's NAME.bpf.h at once.
 TOOLS := $(basename $(notdir $(wildcard src/*.c)))
 export NETMEDIC_TOOLS := $(TOOLS)
+# the agent (src/agent): the CLIs' detectors in one process; installed, packaged
+# and given a unit and a man page as they are (tools.sh: nm_programs)
+AGENT := netmedic
+export NETMEDIC_AGENT := $(AGENT)
+PROGRAMS := $(TOOLS) $(AGENT)
 
 # SANITIZE=1 builds userspace with ASan+UBSan into its own directory.
 ifeq ($(SANITIZE),1)
@@ -62,7 +67,7 @@ FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 .PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest faults \
 	soak fuzz fuzz-bins install install-man deb docs clean FORCE
 
-all: $(addprefix $(BUILD)/,$(TOOLS)) $(BUILD)/netmedic $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
+all: $(addprefix $(BUILD)/,$(PROGRAMS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
 
 help:
 	@echo "make deps              install the Debian packages netmedic needs (one list: tools/deps.txt)"
@@ -131,8 +136,8 @@ AGENT_DET_OBJS := $(patsubst %,$(BUILD)/obj/det/%.o,$(TOOLS))
 $(BUILD)/obj/det/%.o: src/%.c $(LIB_HDRS) $(wildcard src/agent/*.h) $(BUILD)/netmedic.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DNM_AGENT -c $< -o $@
-$(BUILD)/obj/agent/netmedic.o: $(BUILD)/netmedic.skel.h $(wildcard src/agent/*.h)
-$(BUILD)/netmedic: $(BUILD)/obj/agent/netmedic.o $(AGENT_DET_OBJS) $(LIB_OBJS)
+$(BUILD)/obj/agent/$(AGENT).o: $(BUILD)/netmedic.skel.h $(wildcard src/agent/*.h)
+$(BUILD)/$(AGENT): $(BUILD)/obj/agent/$(AGENT).o $(AGENT_DET_OBJS) $(LIB_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # the lab's TCP endpoints (tools/lab), not a CLI
@@ -229,8 +234,8 @@ soak: deps
 
 install: all install-man
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(SYSTEMDUNITDIR)
-	install -m 0755 $(addprefix $(BUILD)/,$(TOOLS)) $(DESTDIR)$(PREFIX)/sbin/
-	for t in $(TOOLS); do \
+	install -m 0755 $(addprefix $(BUILD)/,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/sbin/
+	for t in $(PROGRAMS); do \
 		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' tools/systemd/$$t.service.in \
 			> $(DESTDIR)$(SYSTEMDUNITDIR)/$$t.service || exit 1; \
 		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$t.service || exit 1; \
@@ -243,7 +248,7 @@ install: all install-man
 # Needs no build: tests/integration/man.bats installs the pages alone.
 install-man:
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
-	for t in $(TOOLS); do \
+	for t in $(PROGRAMS); do \
 		d=; \
 		[ -z "$$SOURCE_DATE_EPOCH" ] || d=$$(date -u -d "@$$SOURCE_DATE_EPOCH" +%F); \
 		[ -n "$$d" ] || d=$$(git log -1 --format=%cd --date=short -- docs/$$t.md 2>/dev/null); \

@@ -15,6 +15,12 @@ nm_tools() {
 		echo "${f%.c}"
 	done
 }
+# nm_programs: what is installed, packaged and given a unit and a man page:
+# the CLIs and the agent (the Makefile's AGENT, NETMEDIC_AGENT)
+nm_programs() {
+	nm_tools
+	echo "${NETMEDIC_AGENT:-netmedic}"
+}
 # nm_scope_tools BUILD NS_A NS_B: the CLIs that take a scope (watch more
 # than one netns, lib/scope.h), one a line: those that accept two --netns,
 # asked with two real namespaces (lib/cli refuses a second one for a tool

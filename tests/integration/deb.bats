@@ -19,7 +19,7 @@ load helpers
 # lock another apt holds
 APT_OPTS=(-y -q --no-install-recommends -o Dir::Etc::SourceList=/dev/null
 	-o Dir::Etc::SourceParts=/nonexistent -o APT::Sandbox::User=root -o DPkg::Lock::Timeout=300)
-UNITS=$(nm_tools | sed "s/$/.service/")
+UNITS=$(nm_programs | sed "s/$/.service/")
 export DEBIAN_FRONTEND=noninteractive
 
 # the package's state in dpkg's database: installed, config-files, ... or
@@ -97,7 +97,7 @@ deb_file() {
 	depends=$(dpkg-deb -f "$deb" Depends)
 	echo "Depends: $depends"
 	dpkg-deb -x "$deb" "$DEB_TMP/x"
-	for t in $(nm_tools); do
+	for t in $(nm_programs); do
 		for lib in $(readelf -d "$DEB_TMP/x/usr/sbin/$t" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 			pkg=$(dpkg -S "*/$lib" 2>/dev/null | sed -n '1s/:.*//p')
 			[ -n "$pkg" ] || { echo "$t: no package holds $lib"; false; }
@@ -122,7 +122,7 @@ deb_file() {
 	echo "$output"
 	assert_success
 	assert_equal "$(pkg_state)" installed
-	for t in $(nm_tools); do
+	for t in $(nm_programs); do
 		run "/usr/sbin/$t" --version
 		assert_success
 		assert_output --regexp "^$t \(netmedic\) $(dpkg-query -W -f='${Version}' netmedic | sed 's/\./\\./g')$"

@@ -51,15 +51,15 @@ fenced() {
 	awk '/^ *```/ { f = !f; next } f' "$ROOT/docs/$2.md" | grep -oF -- "$1" | wc -l
 }
 
-@test "man pages: make install-man writes each tool's page, section 8" {
+@test "man pages: make install-man writes each tool's page and the agent's, section 8" {
 	local n=0 t
-	for t in $(nm_tools); do
+	for t in $(nm_programs); do
 		[ -s "$(page "$t")" ]
 		run grep -c "^\.TH \"${t^^}\" \"8\" \"[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\" \"netmedic\"" "$(page "$t")"
 		assert_output 1
 		n=$((n + 1))
 	done
-	[ "$n" -ge 3 ]
+	[ "$n" -ge 4 ]
 }
 
 # Line breaking and adjusting depend on the terminal's width: at 80
@@ -67,7 +67,7 @@ fenced() {
 # lowdown's tbl tables are. Every other warning is the page's fault.
 @test "man pages: groff renders each without a warning, man -l too" {
 	local t
-	for t in $(nm_tools); do
+	for t in $(nm_programs); do
 		run groff -t -man -Tutf8 -ww -Wbreak -z "$(page "$t")"
 		assert_success
 		printf '%s\n' "$output" | grep -v -e 'around line [0-9]*:$' -e 'table wider than line width' \
@@ -82,7 +82,7 @@ fenced() {
 
 @test "man pages: no Markdown left: **, \`, \\* and \\_ only where the doc's code has them" {
 	local t s out
-	for t in $(nm_tools); do
+	for t in $(nm_programs); do
 		out=$(MANWIDTH=80 man -l "$(page "$t")" 2>/dev/null)
 		for s in '**' '`' '\*' '\_'; do
 			assert_equal "$t $s $(printf '%s\n' "$out" | grep -oF -- "$s" | wc -l)" \
@@ -93,7 +93,7 @@ fenced() {
 
 @test "man pages: each holds its doc's NAME and SYNOPSIS" {
 	local t out want line
-	for t in $(nm_tools); do
+	for t in $(nm_programs); do
 		out=$(text "$t")
 		want=$(doc_section "$t" NAME | plain)
 		[ -n "$want" ]
@@ -120,7 +120,7 @@ squeeze_lines() {
 # paragraph of its text follows it, word for word.
 @test "man pages: each holds its doc's OPTIONS, every term and its text" {
 	local t out opts n term desc
-	for t in $(nm_tools); do
+	for t in $(nm_programs); do
 		out=$(text "$t")
 		opts=$(section "$out" OPTIONS | squeeze_lines)
 		n=0

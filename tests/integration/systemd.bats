@@ -5,8 +5,8 @@
 
 load helpers
 
-# a unit per CLI
-UNITS=$(nm_tools)
+# a unit per CLI, and the agent's
+UNITS="$(nm_tools) netmedic"
 
 setup() {
 	TMP=$(mktemp -d)
@@ -63,7 +63,9 @@ unit_value() {
 		echo "$stderr"
 		assert_success
 		[[ $stderr == *"$u: caps: kept cap_dac_override (--prom-file); no_new_privs"* ]]
-		# written after the drop: CAP_DAC_OVERRIDE was kept for it
-		grep -q "^netmedic_hook_info{tool=\"$u\"" "$TMP/textfile/$u.prom"
+		# written after the drop: CAP_DAC_OVERRIDE was kept for it (the agent's
+		# hooks are its detectors', its object's programs its own)
+		[ $u = netmedic ] && f=netmedic_bpf_prog_runs_total || f=netmedic_hook_info
+		grep -q "^$f{tool=\"$u\"" "$TMP/textfile/$u.prom"
 	done
 }

@@ -20,7 +20,7 @@ fi
 export SOURCE_DATE_EPOCH
 # shellcheck source=SCRIPTDIR/../tools.sh
 . tools/tools.sh
-units=$(for t in $(nm_tools); do printf '%s.service ' "$t"; done)
+units=$(for t in $(nm_programs); do printf '%s.service ' "$t"; done)
 
 mkdir -p "$DEB_BUILD" "$DEB_DIR"
 DEB_BUILD=$(cd "$DEB_BUILD" && pwd)
@@ -36,7 +36,7 @@ eval "$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=sh)"
 CFLAGS="$CFLAGS $CPPFLAGS" make --no-print-directory -s BUILD="$DEB_BUILD" SANITIZE= all
 CFLAGS="$CFLAGS $CPPFLAGS" make --no-print-directory -s BUILD="$DEB_BUILD" SANITIZE= \
 	DESTDIR="$root" PREFIX=/usr SYSTEMDUNITDIR=/lib/systemd/system install >/dev/null
-for t in $(nm_tools); do
+for t in $(nm_programs); do
 	strip --remove-section=.comment --remove-section=.note "$root/usr/sbin/$t"
 done
 gzip -9n "$root"/usr/share/man/man8/*.8
@@ -71,7 +71,7 @@ chmod 0644 "$root/DEBIAN/md5sums"
 
 # Depends from the libraries the CLIs link; control from debian/control
 bins=()
-for t in $(nm_tools); do bins+=("$root/usr/sbin/$t"); done
+for t in $(nm_programs); do bins+=("$root/usr/sbin/$t"); done
 (cd "$src" && dpkg-shlibdeps -Tdebian/substvars "${bins[@]}" &&
 	dpkg-gencontrol -pnetmedic -P"$root" -Tdebian/substvars -fdebian/files)
 find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +

@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# The agent, netmedic (src/agent/netmedic.c; docs/FLEET.md): the three
+# detectors in one process on one BPF object. A default run finds each
+# tool's lab pathology as its CLI does, each record with its "tool"; one
+# program on net_dev_queue serves every detector (read from the process's
+# own BPF file descriptors, not from what it says); --detect runs only
+# those named; the one textfile holds every detector's metrics and passes
+# promtool.
+load helpers
+
+TS=$LAB/tcpstall.sh
+QS=$LAB/qdiscstuck.sh
+XF=$LAB/xpsflap.sh
+
+setup() {
+	TMP=$(mktemp -d)
+	BG_PID=
+}
+
+teardown() {
+	stop_bg KILL
+	"$TS" down
+	"$QS" down
+	"$XF" down
+	rm -rf "$TMP"
+}
+
+# progs PID: the names of the BPF programs PID holds open, one per line
+# (its fds' fdinfo names each program's id; bpftool names the id)
+progs() {
+	local fd id
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd")" = "anon_inode:bpf-prog" ] || continue
+		id=$(awk '$1 == "prog_id:" { print $2 }' "/proc/$1/fdinfo/${fd##*/}")
+		bpftool prog show id "$id" -j | jq -r .name
+	done | sort
+}
+
+# running PID: PID's first report is written (its start records are)
+started() {
+	local i
+	for i in $(seq 100); do
+		[ "$(jq -s 'map(select(.type == "interval")) | length' "$2")" -ge 1 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "netmedic default run: the ACK storm is found by its tcpstall detector, named, its tool said" {
+	"$TS" up --quickack on --defer 0
+	start_bg "$TMP/out" "$BIN/netmedic" --json -i 4 -c 1
+	"$TS" storm 3 >/dev/null
+	wait_bg
+	# every detector started and reported
+	[ "$(jq -r 'select(.type == "start") | .tool' "$TMP/out" | sort | paste -sd,)" = qdiscstuck,tcpstall,xpsflap ]
+	[ "$(jq -r 'select(.type == "interval") | .tool' "$TMP/out" | sort | paste -sd,)" = qdiscstuck,tcpstall,xpsflap ]
+	# every line names its detector
+	[ "$(jq -s 'map(select(.tool == null)) | length' "$TMP/out")" = 0 ]
+	run jq -c 'select(.type == "acks" and .sport == 5301 and .saddr == "198.18.1.2")' "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq -r .tool)" = tcpstall ]
+	[ "$(echo "$output" | jq .storm)" = true ]
+	[ "$(echo "$output" | jq -r .netns)" = nm-ts-rcv ]
+	[ "$(echo "$output" | jq '.causes | index("quickack_route") != null')" = true ]
+}
+
+@test "netmedic default run: the stopped child of mq is driver_stopped by its qdiscstuck detector, named" {
+	"$QS" up mq
+	start_bg "$TMP/out" "$BIN/netmedic" --json -i 0.5 -c 6
+	"$QS" burst 1000 1
+	wait_bg
+	last=$(jq -c 'select(.type == "qdisc" and .netns == "nm-qs-a" and .parent == "1:2")' "$TMP/out" | tail -1)
+	echo "$last"
+	[ "$(echo "$last" | jq -r .tool)" = qdiscstuck ]
+	[ "$(echo "$last" | jq -r .dev)" = qa ]
+	[ "$(echo "$last" | jq -r .state)" = driver_stopped ]
+	[ "$(echo "$last" | jq .qlen)" -ge 500 ]
+	! grep -q '"state":"stuck"' "$TMP/out"
+}
+
+@test "netmedic default run: the flapping flow is found by its xpsflap detector, in its netns, by its device" {
+	start_bg "$TMP/out" "$BIN/netmedic" --json -i 1 -c 14
+	"$XF" up --queues 2 --xps on
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	run jq -sc 'map(select(.type == "flow" and .proto == "tcp" and .dev == "xqm" and
+		(.dport == 5201 or .sport == 5201))) | max_by(.packets)' "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq -r .tool)" = xpsflap ]
+	[ "$(echo "$output" | jq -r .netns)" = nm-xf-mid ]
+	[ "$(echo "$output" | jq .switches)" -gt 0 ]
+	[ "$(echo "$output" | jq .flapping)" = true ]
+}
+
+# The CLIs' negative controls (tcpstall_scope.bats, xpsflap_scope.bats), from a default run.
+@test "netmedic default run: negative controls stay clean (ACKs deferred: no storm; one TX queue: no flapping)" {
+	"$TS" up --quickack on --defer 1
+	start_bg "$TMP/a" "$BIN/netmedic" --json -i 4 -c 1
+	"$TS" storm 3 >/dev/null
+	wait_bg
+	run jq -c 'select(.type == "acks" and .sport == 5301 and .saddr == "198.18.1.2")' "$TMP/a"
+	echo "defer=1: $output"
+	[ "$(echo "$output" | jq '.tool == "tcpstall" and .storm == false and .segs_owned > 0')" = true ]
+	[ "$(jq -s 'map(select(.type == "acks" and .storm)) | length' "$TMP/a")" = 0 ]
+	"$XF" up --queues 1
+	start_bg "$TMP/b" "$BIN/netmedic" --json -i 7 -c 1
+	"$XF" traffic 4 >/dev/null
+	wait_bg
+	jq -c 'select(.type == "interval" and .tool == "xpsflap")' "$TMP/b"
+	[ "$(jq 'select(.type == "interval" and .tool == "xpsflap") | .one_queue_picks' "$TMP/b")" -gt 10000 ]
+	[ -z "$(jq -c 'select(.type == "flow" and (.dev == "xqm" or .dev == "xq0"))' "$TMP/b")" ]
+	[ "$(jq 'select(.type == "interval" and .tool == "xpsflap") | .flows_flapping' "$TMP/b")" = 0 ]
+}
+
+# The point of one process: one program on net_dev_queue for every
+# detector that takes it, where the three CLIs attach three.
+@test "netmedic: one program on net_dev_queue for the three detectors; none of the CLIs' own there" {
+	start_bg "$TMP/out" "$BIN/netmedic" --json -i 1 -c 4
+	started "$BG_PID" "$TMP/out"
+	run progs "$BG_PID"
+	echo "$output"
+	[ "$(echo "$output" | grep -c '^nm_queue_')" = 1 ]
+	! echo "$output" | grep -E '^(ts_queue|qs_queue|xf_pick)_'
+	# each detector's own hooks are there too
+	echo "$output" | grep -q '^ts_sweep$'
+	echo "$output" | grep -q '^qs_dequeue_'
+	echo "$output" | grep -q '^xf_xmit_'
+	wait_bg
+	# each detector says its net_dev_queue hook is on that program's rung
+	for t in tcpstall qdiscstuck xpsflap; do
+		jq -e --arg t $t 'select(.type == "start" and .tool == $t) |
+			[.hooks[]] | index("tp_btf/net_dev_queue") != null' "$TMP/out"
+	done
+}
+
+@test "netmedic --detect=xpsflap: only that detector's programs and records" {
+	start_bg "$TMP/out" "$BIN/netmedic" --detect=xpsflap --json -i 1 -c 3
+	started "$BG_PID" "$TMP/out"
+	run progs "$BG_PID"
+	echo "$output"
+	[ -n "$output" ]
+	! echo "$output" | grep -vE '^(xf_|nm_queue_)'
+	wait_bg
+	[ "$(jq -r .tool "$TMP/out" | sort -u | paste -sd,)" = xpsflap ]
+}
+
+@test "netmedic --prom-file: one textfile of every detector's metrics, valid for promtool" {
+	mkdir "$TMP/prom"
+	run "$BIN/netmedic" -i 0.5 -c 2 --prom-file "$TMP/prom/netmedic.prom"
+	assert_success
+	promtool check metrics <"$TMP/prom/netmedic.prom"
+	grep -q '^tcpstall_' "$TMP/prom/netmedic.prom"
+	grep -q '^qdiscstuck_' "$TMP/prom/netmedic.prom"
+	grep -q '^xpsflap_' "$TMP/prom/netmedic.prom"
+	# the self metrics: each detector's hooks, the one object's programs
+	for t in tcpstall qdiscstuck xpsflap; do
+		grep -q "^netmedic_hook_info{tool=\"$t\"," "$TMP/prom/netmedic.prom"
+	done
+	grep -q '^netmedic_bpf_prog_runs_total{tool="netmedic",program="nm_queue_tp' "$TMP/prom/netmedic.prom"
+	# each family once
+	[ "$(grep -c '^# TYPE netmedic_hook_info ' "$TMP/prom/netmedic.prom")" = 1 ]
+}
+
+@test "netmedic: a bad --detect names it and the detectors there are, exit 2" {
+	run "$BIN/netmedic" --detect=tcpstall,bogus -c 1
+	[ "$status" = 2 ]
+	echo "$output"
+	echo "$output" | grep -q "invalid --detect 'tcpstall,bogus'"
+	run "$BIN/netmedic" --detect= -c 1
+	[ "$status" = 2 ]
+}
