@@ -658,7 +658,8 @@ idle_jiffies() { awk '/^cpu / {print $5 + $6 + $9; exit}' /proc/stat; }
 dev_counter() { ip netns exec "$LAB_PREFIX$1" cat "/sys/class/net/$2/statistics/$3" 2>/dev/null || echo 0; }
 # load_attach ARM: what ARM runs beside the flow, started and attached;
 # its pids in LOAD_PIDS. N: nothing. A CLI's name: that CLI alone; C:
-# every CLI; each as its unit runs it (every netns, --json), at -i 1. E:
+# every CLI; each as its unit runs it (every netns, --json), at -i 1. A:
+# the agent with the three detectors, the same way. E:
 # empty tp_btf programs on the hooks the CLIs attach (floor.bpf.o). T:
 # each CLI's bpftrace script of section 1, at once.
 load_attach() {
@@ -667,6 +668,7 @@ load_attach() {
 	case $1 in
 	N) return 0 ;;
 	C) mapfile -t tools < <(nm_tools); set -- "${tools[@]}" ;;
+	A) set -- "${NETMEDIC_AGENT:-netmedic}" ;;
 	E)
 		start load-floor "$BB/nmb-load" "$BB/floor.bpf.o" 600; LOAD_PIDS=$LASTPID
 		wait_for "$OUT/load-floor.out" '^ready' "$LASTPID" || die "load: the floor programs did not attach"
@@ -707,7 +709,7 @@ load_run() {
 		-v t1="$t1" -v y=$((y1 - y0)) -v n=$((k1 - k0)) \
 		'BEGIN {print tso, r, a, c * (t1 - t0) - i / k, t1 - t0, y, n}' >>"$OUT/load.tsv"
 }
-LOAD_ARMS="N $(nm_tools | paste -sd ' ') C E T"
+LOAD_ARMS="N $(nm_tools | paste -sd ' ') C A E T"
 if want load; then
 	: >"$OUT/load.tsv"
 	for tso in off on; do
@@ -788,6 +790,28 @@ load_stats() {
 			print out(g, m), out(e, m), out(c, m), out(p, m)
 		}' "$OUT/load.tsv"
 }
+# load_targets TSO: the agent's two targets, each with its figures and verdict
+load_targets() {
+	local a e t cheap=nan c name= arm
+	a=$(load_stats "$1" A | awk '{print $7}')
+	e=$(load_stats "$1" E | awk '{print $7}')
+	t=$(load_stats "$1" T | awk '{print $7}')
+	for arm in $(nm_tools); do
+		c=$(load_stats "$1" "$arm" | awk '{print $7}')
+		if [ -z "$name" ] || awk -v c="$c" -v m="$cheap" 'BEGIN {exit !(c != "nan" && (m == "nan" || c < m))}'; then
+			cheap=$c name=$arm
+		fi
+	done
+	awk -v a="$a" -v e="$e" -v t="$t" -v c="$cheap" -v n="$name" 'BEGIN {
+		v1 = (a == "nan" || c == "nan") ? "not measured" : (a <= c ? "met" : "missed")
+		printf "- Target 1, A no more than the cheapest CLI alone (%s): A %s ms per GB, %s %s: %s.\n", n,
+			a == "nan" ? "n/a" : sprintf("%.1f", a), n, c == "nan" ? "n/a" : sprintf("%.1f", c), v1
+		v2 = (a == "nan" || e == "nan" || t == "nan") ? "not measured" : \
+			(t <= 0 ? "not readable (T costs nothing above N here)" : ((a - e) <= 0.2 * t ? "met" : "missed"))
+		printf "- Target 2, A above E at most 0.2x T: A - E = %s ms per GB, 0.2x T = %s: %s.\n",
+			(a == "nan" || e == "nan") ? "n/a" : sprintf("%.1f", a - e), t == "nan" ? "n/a" : sprintf("%.1f", 0.2 * t), v2
+	}'
+}
 # load_report: the fixed-load section (stands alone: a run of that phase only prints it)
 load_report() {
 	local tso arm name
@@ -810,9 +834,10 @@ over the GB xqm sent; per packet: over the packets xqm sent (tx_packets: segment
 skbs with TSO on). Medians of the rounds, with their range (min to max); a figure below 0 is this VM's
 noise (the arm cost less than the run to run spread). bpf_stats off.
 
-There is no agent yet (issue #19: one process for the three detectors, one program per tracepoint): its
-arm, and its two targets (no more extra CPU than the cheapest CLI alone; its own work above E at most
-0.2x the bpftrace scripts' above N), wait for it.
+A is the agent, \`netmedic --json -i 1\`: the three detectors in one process, one program on
+net_dev_queue for the three. Its targets (issue #19), per TSO setting, on the medians of extra CPU per
+GB: A at most the cheapest CLI alone; A's own work above E at most 0.2x T's above N (T's figure is
+already above N).
 
 EOF
 	for tso in off on; do
@@ -820,9 +845,10 @@ EOF
 		echo
 		echo "| arm | Gbit/s | extra CPU, ms per s | extra CPU per GB, ms | extra ns per packet |"
 		echo "|---|---:|---:|---:|---:|"
-		for arm in $(nm_tools) C E T; do
+		for arm in $(nm_tools) C A E T; do
 			case $arm in
 			C) name="C: the three CLIs" ;;
+			A) name="A: the agent (netmedic)" ;;
 			E) name="E: empty programs (floor)" ;;
 			T) name="T: the three bpftrace scripts" ;;
 			*) name="$arm alone" ;;
@@ -832,6 +858,8 @@ EOF
 				{ printf "| %s | %s | %s (%s to %s) | %s (%s to %s) | %s (%s to %s) |\n", n, f($1, 2),
 					f($4, 1), f($5, 1), f($6, 1), f($7, 1), f($8, 1), f($9, 1), f($10, 0), f($11, 0), f($12, 0) }'
 		done
+		echo
+		load_targets "$tso"
 		echo
 	done
 	echo "The raw runs: \`build/bench/out/load.tsv\` (TSO, round, arm, busy CPU s, wall s, bytes, packets)."
