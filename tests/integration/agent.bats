@@ -126,10 +126,11 @@ started() {
 	echo "$output" | grep -q '^qs_dequeue_'
 	echo "$output" | grep -q '^xf_xmit_'
 	wait_bg
+	jq -c 'select(.type == "start") | {tool, hooks}' "$TMP/out"
 	# each detector says its net_dev_queue hook is on that program's rung
 	for t in tcpstall qdiscstuck xpsflap; do
-		jq -e --arg t $t 'select(.type == "start" and .tool == $t) |
-			[.hooks[]] | index("tp_btf/net_dev_queue") != null' "$TMP/out"
+		jq -se --arg t $t 'map(select(.type == "start" and .tool == $t)) | length == 1 and
+			(.[0].hooks | [.[]] | index("tp_btf/net_dev_queue") != null)' "$TMP/out"
 	done
 }
 
