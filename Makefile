@@ -136,7 +136,16 @@ AGENT_DET_OBJS := $(patsubst %,$(BUILD)/obj/det/%.o,$(TOOLS))
 $(BUILD)/obj/det/%.o: src/%.c $(LIB_HDRS) $(wildcard src/agent/*.h) $(BUILD)/netmedic.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DNM_AGENT -c $< -o $@
-$(BUILD)/obj/agent/$(AGENT).o: $(BUILD)/netmedic.skel.h $(wildcard src/agent/*.h)
+$(BUILD)/obj/agent/$(AGENT).o: $(BUILD)/netmedic.skel.h $(BUILD)/agent_maps.h $(wildcard src/agent/*.h)
+# each tool's maps, by name, from its own skeleton: the agent shrinks those of
+# a detector it does not run (their programs are not loaded; the shared
+# net_dev_queue program still refers to them)
+$(BUILD)/agent_maps.h: $(patsubst %,$(BUILD)/%.skel.h,$(TOOLS))
+	@for t in $(TOOLS); do \
+		printf '#define NM_AGENT_MAPS_%s' "$$t"; \
+		sed -n 's/^\t\tstruct bpf_map \*\([a-z0-9_]*\);$$/ "\1",/p' $(BUILD)/$$t.skel.h | tr -d '\n'; \
+		echo; \
+	done >$@.tmp && mv $@.tmp $@
 $(BUILD)/$(AGENT): $(BUILD)/obj/agent/$(AGENT).o $(AGENT_DET_OBJS) $(LIB_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 

@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
+#include "agent_maps.h"
 #include "agent/detector.h"
 #include "lib/agent.h"
 #include "lib/cli.h"
@@ -58,15 +60,19 @@ static struct det {
 	const struct nm_shared_prog *shared;
 	struct nm_hook_decl *agent_decls;
 	size_t queue_flag;		/* offsetof(rodata, nm_queue_X) */
+	const char *const *maps;	/* its maps, by name (build/agent_maps.h) */
 	bool on;			/* --detect */
 	int first_hook;			/* its hooks in the agent's array */
 } dets[] = {
 	{ .d = &tcpstall_detector, .decls = ts_hook_decls, .shared = ts_shared_progs,
-	  .agent_decls = ts_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_ts) },
+	  .agent_decls = ts_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_ts),
+	  .maps = (const char *const []){ NM_AGENT_MAPS_tcpstall NULL } },
 	{ .d = &qdiscstuck_detector, .decls = qs_hook_decls, .shared = qs_shared_progs,
-	  .agent_decls = qs_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_qs) },
+	  .agent_decls = qs_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_qs),
+	  .maps = (const char *const []){ NM_AGENT_MAPS_qdiscstuck NULL } },
 	{ .d = &xpsflap_detector, .decls = xf_hook_decls, .shared = xf_shared_progs,
-	  .agent_decls = xf_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_xf) },
+	  .agent_decls = xf_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_xf),
+	  .maps = (const char *const []){ NM_AGENT_MAPS_xpsflap NULL } },
 };
 
 #define NDETS		((int)(sizeof(dets) / sizeof(dets[0])))
@@ -175,6 +181,37 @@ void nm_agent_destroy(void *skel)
 }
 
 /*
+ * A map of a detector not run, at its least: none of its programs load,
+ * but the shared net_dev_queue program refers to its maps (behind a flag
+ * that stays off), so they are created. Sizes as each type allows: a ring
+ * buffer one page; storage maps have none. The tool's own tables would
+ * take tens of MiB (xpsflap's flows and tcpstall's ACK flows: 16 MiB each
+ * at the defaults).
+ */
+static void shrink_map(struct bpf_map *m)
+{
+	if (!m || bpf_map__is_internal(m))
+		return;
+	switch (bpf_map__type(m)) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_QUEUE:
+	case BPF_MAP_TYPE_STACK:
+		bpf_map__set_max_entries(m, 1);
+		break;
+	case BPF_MAP_TYPE_RINGBUF:
+		bpf_map__set_max_entries(m, sysconf(_SC_PAGESIZE));
+		break;
+	default:
+		break;
+	}
+}
+
+/*
  * Every program off, then each detector's prepare: its rungs declared
  * (its ladder as the agent rewrote it) in its part of the agent's hooks;
  * the choice turns on the chosen rungs' programs. A detector not run
@@ -186,6 +223,9 @@ static void prepare(void *skel, struct nm_hook *h)
 
 	bpf_object__for_each_program(p, nm_skel_obj(skel))
 		bpf_program__set_autoload(p, false);
+	for (int i = 0; i < NDETS; i++)
+		for (const char *const *m = dets[i].maps; !dets[i].on && *m; m++)
+			shrink_map(bpf_object__find_map_by_name(nm_skel_obj(skel), *m));
 	for_each_det(x)
 		x->d->ops->prepare(skel, h + x->first_hook);
 }

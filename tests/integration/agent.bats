@@ -36,6 +36,17 @@ progs() {
 	done | sort
 }
 
+# memlock_kib PID: the kernel's memlock of the BPF maps PID holds open, KiB
+memlock_kib() {
+	local fd t=0 m
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd")" = "anon_inode:bpf-map" ] || continue
+		m=$(awk '$1 == "memlock:" { print $2 }' "/proc/$1/fdinfo/${fd##*/}")
+		t=$((t + m))
+	done
+	echo $((t / 1024))
+}
+
 # running PID: PID's first report is written (its start records are)
 started() {
 	local i
@@ -143,6 +154,30 @@ started() {
 	! echo "$output" | grep -vE '^(xf_|nm_queue_)'
 	wait_bg
 	[ "$(jq -r .tool "$TMP/out" | sort -u | paste -sd,)" = xpsflap ]
+}
+
+# The shared program refers to every detector's maps, so they are made
+# even for a detector not run: at their least, not at the tool's sizes
+# (tcpstall's and xpsflap's flow tables are 16 MiB each by default).
+@test "netmedic --detect=qdiscstuck: the detectors not run hold no table memory; as much as the CLI" {
+	start_bg "$TMP/cli" "$BIN/qdiscstuck" --json -i 1 -c 3
+	started "$BG_PID" "$TMP/cli"
+	cli=$(memlock_kib "$BG_PID")
+	wait_bg
+	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --json -i 1 -c 3
+	started "$BG_PID" "$TMP/out"
+	agent=$(memlock_kib "$BG_PID")
+	wait_bg
+	echo "memlock KiB: qdiscstuck $cli, netmedic --detect=qdiscstuck $agent"
+	[ "$cli" -gt 0 ]
+	[ "$agent" -le $((cli + 1024)) ]
+	# all three: about the three CLIs' sum, which the agent's tables are
+	start_bg "$TMP/all" "$BIN/netmedic" --json -i 1 -c 3
+	started "$BG_PID" "$TMP/all"
+	all=$(memlock_kib "$BG_PID")
+	wait_bg
+	echo "all three: $all"
+	[ "$all" -gt $((agent + 16 * 1024)) ]
 }
 
 @test "netmedic --prom-file: one textfile of every detector's metrics, valid for promtool" {
