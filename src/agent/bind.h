@@ -40,19 +40,11 @@ extern struct nm_hook_decl ts_agent_decls[], qs_agent_decls[], xf_agent_decls[];
 /* a report due in the detector's own loop (tcpstall's sweeps) is every detector's */
 #define nm_run_report(t, skel)	nm_agent_report(skel)
 
-/* the detector: its steps, its skel_ops, its options' defaults (PARSE with no argument) */
+/* the detector: its steps, its skel_ops, its command line's parser */
 #undef NM_MAIN
 #define NM_MAIN(NAME, PARSE, UNDO_CMD)							\
-	static void NAME##_defaults(void)						\
-	{										\
-		static char name[] = #NAME;						\
-		char *argv[] = { name, NULL };						\
-											\
-		PARSE(1, argv);								\
-	}										\
 	const struct nm_detector NAME##_detector = {					\
-		.name = #NAME, .tool = &tool, .ops = &skel_ops,				\
-		.defaults = NAME##_defaults,						\
+		.name = #NAME, .tool = &tool, .ops = &skel_ops, .parse = PARSE,		\
 	}
 
 #endif /* NETMEDIC_AGENT_BIND_H */

@@ -19,8 +19,11 @@ struct nm_detector {
 	const char *name;
 	const struct nm_tool *tool;		/* its steps, options (tool->o) and rungs (tool->hooks) */
 	const struct nm_skel_ops *ops;		/* its prepare and attach; open and destroy are the agent's */
-	/* its options' defaults, as its CLI's with no argument */
-	void (*defaults)(void);
+	/*
+	 * Its CLI's command line into its state, argv[0] its name: with no
+	 * argument its defaults, else its own options (netmedic --opts).
+	 */
+	void (*parse)(int argc, char **argv);
 };
 
 extern const struct nm_detector tcpstall_detector, qdiscstuck_detector, xpsflap_detector;

@@ -13,8 +13,9 @@
  * what the detectors ask for, dropped once), the load of the one object
  * through one ladder (every detector's rungs, lib/agent.h), the sinks.
  *
- * Not yet: the remedies (--fix, --pin, --kick, --lock) and each
- * detector's own options; the detectors run with their CLIs' defaults.
+ * A detector runs with its CLI's defaults, or the options of its own that
+ * --opts NAME=ARGS gives it (its CLI's parser reads them). Not yet: the
+ * remedies (--fix, --pin, --kick, --lock), which --opts refuses.
  */
 #include <argp.h>
 #include <stdio.h>
@@ -62,6 +63,7 @@ static struct det {
 	size_t queue_flag;		/* offsetof(rodata, nm_queue_X) */
 	const char *const *maps;	/* its maps, by name (build/agent_maps.h) */
 	bool on;			/* --detect */
+	const char *args;		/* --opts NAME=ARGS: its own options */
 	int first_hook;			/* its hooks in the agent's array */
 } dets[] = {
 	{ .d = &tcpstall_detector, .decls = ts_hook_decls, .shared = ts_shared_progs,
@@ -89,17 +91,20 @@ static int nhooks;
 
 /* ---- options ---- */
 
-enum { OPT_DETECT = 1000 };
+enum { OPT_DETECT = 1000, OPT_OPTS };
 
 static const struct argp_option options[] = {
 	{ "detect", OPT_DETECT, "LIST", 0,
 	  "The detectors to run, comma-separated: tcpstall, qdiscstuck, xpsflap (default: all)", 0 },
+	{ "opts", OPT_OPTS, "NAME=ARGS", 0,
+	  "Options of detector NAME's own, as its CLI takes them, split at spaces "
+	  "(e.g. 'xpsflap=--top 5'); once per detector; no remedy, no common option", 0 },
 	{},
 };
 
 static const char doc[] =
 	"netmedic -- tcpstall, qdiscstuck and xpsflap in one process, on one BPF object\v"
-	"Each detector runs with its CLI's defaults, host-wide unless --netns narrows it. "
+	"Each detector runs with its CLI's defaults (or --opts), host-wide unless --netns narrows it. "
 	"JSON lines carry the detector's name in \"tool\"; the textfile (or /metrics) holds "
 	"every detector's metrics. The remedies are the CLIs' (tcpstall --fix, ...).";
 
@@ -125,9 +130,34 @@ static bool parse_detect(const char *list)
 	return any;
 }
 
+static struct det *det_named(const char *name, size_t len)
+{
+	for (int i = 0; i < NDETS; i++)
+		if (strlen(dets[i].d->name) == len && !strncmp(name, dets[i].d->name, len))
+			return &dets[i];
+	return NULL;
+}
+
+/* --opts NAME=ARGS: ARGS kept for NAME's parser; NULL, or why not */
+static const char *parse_opts(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct det *x = eq ? det_named(arg, eq - arg) : NULL;
+
+	if (!eq)
+		return "NAME=ARGS, NAME one of tcpstall, qdiscstuck, xpsflap";
+	if (!x)
+		return "no detector of that name: tcpstall, qdiscstuck, xpsflap";
+	if (x->args)
+		return "given twice for that detector";
+	x->args = eq + 1;
+	return NULL;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct agent_env *e = state->input;
+	const char *why;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -138,6 +168,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --detect '%s': a comma-separated list of tcpstall, qdiscstuck, xpsflap",
 				   arg);
 		e->detect = arg;
+		break;
+	case OPT_OPTS:
+		if ((why = parse_opts(arg)))
+			argp_error(state, "invalid --opts '%s': %s", arg, why);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -320,7 +354,53 @@ static int interval_loop(void *skel)
 
 /* ---- the run ---- */
 
-/* Before the load: each detector's defaults, options, privileges and checks. */
+/* The common option tok names (-i, --interval=1, --json), or NULL. */
+static const char *common_option(const char *tok)
+{
+	for (const struct argp_option *op = nm_common_argp.options; op->name || op->doc; op++) {
+		size_t n = op->name ? strlen(op->name) : 0;
+
+		if (op->key > 0 && op->key < 256 && tok[0] == '-' && tok[1] == op->key)
+			return tok;
+		if (n && !strncmp(tok, "--", 2) && !strncmp(tok + 2, op->name, n) &&
+		    (!tok[n + 2] || tok[n + 2] == '='))
+			return tok;
+	}
+	return NULL;
+}
+
+/*
+ * The detector's options: its defaults, or --opts's, read by its CLI's
+ * parser (which exits 2 on its own options' errors). The common options
+ * are the agent's, for every detector: refused here.
+ */
+static int det_parse(struct det *x)
+{
+	static char buf[NDETS][512];
+	char *argv[64], *save = NULL, *w;
+	int argc = 0, i = x - dets;
+
+	argv[argc++] = (char *)x->d->name;
+	if (x->args && strlen(x->args) >= sizeof(buf[i]))
+		return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=...: longer than %zu bytes",
+			      x->d->name, sizeof(buf[i]) - 1);
+	snprintf(buf[i], sizeof(buf[i]), "%s", x->args ? x->args : "");
+	for (w = strtok_r(buf[i], " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (common_option(w))
+			return nm_err(&env.o, NM_EXIT_USAGE,
+				      "--opts %s=%s: %s is a common option: give it to netmedic, for every detector",
+				      x->d->name, x->args, w);
+		if (argc >= (int)(sizeof(argv) / sizeof(argv[0])) - 1)
+			return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=...: too many words",
+				      x->d->name);
+		argv[argc++] = w;
+	}
+	argv[argc] = NULL;
+	x->d->parse(argc, argv);
+	return 0;
+}
+
+/* Before the load: each detector's options, privileges and checks. */
 static int before_load(void)
 {
 	int ret;
@@ -331,13 +411,23 @@ static int before_load(void)
 	if (env.o.cleanup)
 		return nm_err(&env.o, NM_EXIT_USAGE,
 			      "--cleanup: the agent makes no change; each CLI undoes its own (tcpstall --cleanup, ...)");
+	for (int i = 0; i < NDETS; i++)
+		if (dets[i].args && !dets[i].on)
+			return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=...: %s is not in --detect",
+				      dets[i].d->name, dets[i].d->name);
 	for_each_det(x) {
 		const struct nm_tool *t = x->d->tool;
 
-		x->d->defaults();
+		if ((ret = det_parse(x)))
+			return ret;
 		give_opts(t->o);
 		if (t->caps)
 			t->caps(t->o);
+		if (t->o->caps.remedy || t->o->caps.journal || *t->list_fixes)
+			return nm_err(&env.o, NM_EXIT_USAGE,
+				      "--opts %s=%s: the agent runs no remedy yet; %s runs it (%s)",
+				      x->d->name, x->args, x->d->name,
+				      *t->list_fixes ? "--list-fixes" : t->o->caps.remedy_opt);
 		nm_caps_run_merge(&env.o.caps, &t->o->caps);
 		if (t->check && (ret = t->check()))
 			return ret;

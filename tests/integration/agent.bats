@@ -205,3 +205,34 @@ started() {
 	run "$BIN/netmedic" --detect= -c 1
 	[ "$status" = 2 ]
 }
+
+@test "netmedic --opts NAME=ARGS: a detector's own options, its CLI's parser reading them" {
+	run --separate-stderr "$BIN/netmedic" --detect=xpsflap --opts 'xpsflap=--max-flows 128 --top 3' --json -c 1 -i 0.3
+	assert_success
+	[ "$(echo "$output" | jq -s 'map(select(.type == "start")) | .[0].max_flows')" = 128 ]
+	[ "$(echo "$output" | jq -s 'map(select(.type == "interval")) | .[0].max_flows')" = 128 ]
+	# its own option's bad value: its parser's line, exit 2
+	run "$BIN/netmedic" --detect=xpsflap --opts 'xpsflap=--max-flows 3' -c 1
+	[ "$status" = 2 ]
+	echo "$output" | grep -q "invalid --max-flows '3'"
+}
+
+@test "netmedic --opts: a common option, a remedy, an unknown or absent detector, twice: one line each, exit 2" {
+	local args
+	for args in 'tcpstall=-i 5|-i is a common option' 'tcpstall=--json|--json is a common option' \
+		'tcpstall=--fix=kick|the agent runs no remedy yet; tcpstall runs it (--fix)' \
+		'xpsflap=--list-fixes|the agent runs no remedy yet' \
+		'bogus=--top 3|no detector of that name'; do
+		run "$BIN/netmedic" --opts "${args%%|*}" -c 1
+		echo "$output"
+		[ "$status" = 2 ]
+		echo "$output" | grep -qF -- "${args#*|}"
+	done
+	run "$BIN/netmedic" --detect=xpsflap --opts 'tcpstall=--top 3' -c 1
+	[ "$status" = 2 ]
+	assert_one_line_error
+	echo "$output" | grep -q 'tcpstall is not in --detect'
+	run "$BIN/netmedic" --opts 'xpsflap=--top 1' --opts 'xpsflap=--top 2' -c 1
+	[ "$status" = 2 ]
+	echo "$output" | grep -q 'given twice'
+}
