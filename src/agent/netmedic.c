@@ -501,6 +501,24 @@ static int loop(void *skel)
 	return interval_loop(skel);
 }
 
+/* -v: which program on net_dev_queue serves which detectors (rodata, as chosen() set it) */
+static void say_queue(struct netmedic_bpf *skel)
+{
+	const char *prog = "none";
+	char who[64] = "";
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, nm_skel_obj(skel))
+		if (bpf_program__fd(p) >= 0 && !strncmp(bpf_program__name(p), NM_AGENT_QUEUE_PREFIX,
+							 strlen(NM_AGENT_QUEUE_PREFIX)))
+			prog = bpf_program__name(p);
+	for (int i = 0; i < NDETS; i++)
+		if (*(const bool *)((const char *)skel->rodata + dets[i].queue_flag))
+			snprintf(who + strlen(who), sizeof(who) - strlen(who), "%s%s", *who ? "," : "",
+				 dets[i].d->name);
+	nm_info(&env.o, "net_dev_queue: %s, for %s", prog, *who ? who : "no detector");
+}
+
 static int run_loaded(void *skel)
 {
 	int ret = 0, stop;
@@ -509,6 +527,8 @@ static int run_loaded(void *skel)
 	for_each_det(x)
 		memcpy(x->d->tool->hooks, hooks + x->first_hook,
 		       x->d->ops->nhooks * sizeof(hooks[0]));
+	if (env.o.verbose)
+		say_queue(skel);
 	for_each_det(x)
 		if (!ret && x->d->tool->start)
 			ret = x->d->tool->start(skel);

@@ -81,6 +81,24 @@ rung1_chosen() {
 	assert_line --regexp 'netmedic\.bpf\.o: 2 programs loaded,'
 }
 
+# The agent on 6.1 (src/agent/netmedic.c): xpsflap's pick takes its own
+# rung, fexit, so the one program on net_dev_queue (rung 2, no
+# bpf_rdonly_cast here) runs tcpstall's and qdiscstuck's handlers only;
+# with xpsflap's too, each packet would count twice.
+@test "6.1: the agent: xpsflap's pick on fexit, the one net_dev_queue program for tcpstall and qdiscstuck" {
+	local t
+	run --separate-stderr "$BIN/netmedic" -v --json -c 1 -i 0.5
+	echo "$stderr"
+	assert_success
+	echo "$stderr" | grep -qx 'netmedic: net_dev_queue: nm_queue_tp_read, for tcpstall,qdiscstuck'
+	[ "$(echo "$output" | jq -r 'select(.type == "start" and .tool == "xpsflap") | .hooks.netdev_pick_tx')" = \
+		fexit/netdev_core_pick_tx ]
+	for t in tcpstall qdiscstuck; do
+		echo "$output" | jq -se --arg t $t 'map(select(.type == "start" and .tool == $t)) |
+			length == 1 and (.[0].hooks | [.[]] | index("tp_btf/net_dev_queue") != null)'
+	done
+}
+
 # 6.1 has no sock_send_length: without another tag a sender reaches the
 # fast sweep only when a full sweep (1 s apart) finds it with data to send,
 # and under TCG the iperf3 sender is often between writes (one guest run in
