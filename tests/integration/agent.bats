@@ -47,7 +47,8 @@ memlock_kib() {
 	echo $((t / 1024))
 }
 
-# running PID: PID's first report is written (its start records are)
+# started PID OUT: PID's first interval record is in OUT, within 10 s
+# (its start records came before it); PID names whose output OUT is
 started() {
 	local i
 	for i in $(seq 100); do
