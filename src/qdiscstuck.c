@@ -247,6 +247,11 @@ static int start(void *p)
 	return 0;
 }
 
+static const char *one_shot(void)
+{
+	return env.kick ? "--kick" : NULL;
+}
+
 static bool changes(void)
 {
 	return env.lock;
@@ -339,7 +344,7 @@ static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
 	.fixes = qs_fixes, .nfixes = QS_NFIXES, .list_fixes = &env.list_fixes,
 	.grid = true, .drop_before_change = true,
-	.caps = set_caps, .setup = setup, .start = start, .changes = changes, .change = change,
+	.caps = set_caps, .one_shot = one_shot, .setup = setup, .start = start, .changes = changes, .change = change,
 	.first = first_line, .ready = ready, .report = report_step, .after = after_report, .stop = stop,
 	.free = free_run,
 };

@@ -45,6 +45,7 @@ extern struct nm_hook_decl ts_agent_decls[], qs_agent_decls[], xf_agent_decls[];
 #define NM_MAIN(NAME, PARSE, UNDO_CMD)							\
 	const struct nm_detector NAME##_detector = {					\
 		.name = #NAME, .tool = &tool, .ops = &skel_ops, .parse = PARSE,		\
+		.undo_cmd = UNDO_CMD,							\
 	}
 
 #endif /* NETMEDIC_AGENT_BIND_H */

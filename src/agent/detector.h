@@ -24,6 +24,7 @@ struct nm_detector {
 	 * argument its defaults, else its own options (netmedic --opts).
 	 */
 	void (*parse)(int argc, char **argv);
+	const char *undo_cmd;			/* the one command its journals may run to undo */
 };
 
 extern const struct nm_detector tcpstall_detector, qdiscstuck_detector, xpsflap_detector;

@@ -14,8 +14,10 @@
  * through one ladder (every detector's rungs, lib/agent.h), the sinks.
  *
  * A detector runs with its CLI's defaults, or the options of its own that
- * --opts NAME=ARGS gives it (its CLI's parser reads them). Not yet: the
- * remedies (--fix, --pin, --kick, --lock), which --opts refuses.
+ * --opts NAME=ARGS gives it (its CLI's parser reads them), its remedies
+ * among them: journaled under its own name, so that its CLI's --cleanup
+ * and the agent's undo them alike. Not run: a one-shot (qdiscstuck
+ * --kick) and --list-fixes, the CLIs'.
  */
 #include <argp.h>
 #include <stdio.h>
@@ -65,6 +67,7 @@ static struct det {
 	bool on;			/* --detect */
 	const char *args;		/* --opts NAME=ARGS: its own options */
 	int first_hook;			/* its hooks in the agent's array */
+	char prom[4096];		/* --prom-split: its textfile */
 } dets[] = {
 	{ .d = &tcpstall_detector, .decls = ts_hook_decls, .shared = ts_shared_progs,
 	  .agent_decls = ts_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_ts),
@@ -83,6 +86,12 @@ static struct det {
 static struct agent_env {
 	struct nm_opts o;
 	const char *detect;
+	bool prom_split;
+	/* the command line, and which of its words are common options' (each detector's too) */
+	int argc;
+	char **argv;
+	bool *common;
+	int next;		/* the first word argp has not given a parser yet */
 } env;
 
 /* every detector's hooks, one after the other (a static array: rungs point into it) */
@@ -91,14 +100,17 @@ static int nhooks;
 
 /* ---- options ---- */
 
-enum { OPT_DETECT = 1000, OPT_OPTS };
+enum { OPT_DETECT = 1000, OPT_OPTS, OPT_PROM_SPLIT };
 
 static const struct argp_option options[] = {
 	{ "detect", OPT_DETECT, "LIST", 0,
 	  "The detectors to run, comma-separated: tcpstall, qdiscstuck, xpsflap (default: all)", 0 },
 	{ "opts", OPT_OPTS, "NAME=ARGS", 0,
 	  "Options of detector NAME's own, as its CLI takes them, split at spaces "
-	  "(e.g. 'xpsflap=--top 5'); once per detector; no remedy, no common option", 0 },
+	  "(e.g. 'xpsflap=--top 5'); once per detector; no common option, no one-shot", 0 },
+	{ "prom-split", OPT_PROM_SPLIT, NULL, 0,
+	  "One textfile per detector: --prom-file's name with -NAME before its .prom "
+	  "(netmedic-tcpstall.prom); --prom-file itself then holds the object's program stats", 0 },
 	{},
 };
 
@@ -106,7 +118,8 @@ static const char doc[] =
 	"netmedic -- tcpstall, qdiscstuck and xpsflap in one process, on one BPF object\v"
 	"Each detector runs with its CLI's defaults (or --opts), host-wide unless --netns narrows it. "
 	"JSON lines carry the detector's name in \"tool\"; the textfile (or /metrics) holds "
-	"every detector's metrics. The remedies are the CLIs' (tcpstall --fix, ...).";
+	"every detector's metrics. A detector's remedies are its CLI's, given with --opts "
+	"(e.g. 'tcpstall=--fix=autocork'); --cleanup undoes what a run of each detector in --detect left.";
 
 /* --detect's list into dets[].on; false on a name that is no detector's, or none */
 static bool parse_detect(const char *list)
@@ -159,6 +172,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	struct agent_env *e = state->input;
 	const char *why;
 
+	/* the words since the last call: this option's, its argument's */
+	e->next = state->next;
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = &e->o;
@@ -173,6 +188,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if ((why = parse_opts(arg)))
 			argp_error(state, "invalid --opts '%s': %s", arg, why);
 		break;
+	case OPT_PROM_SPLIT:
+		e->prom_split = true;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
@@ -182,7 +200,25 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-NM_ARGP(options, parse_arg, doc, &nm_common_argp);
+/*
+ * The common options' parser, through this one: it marks the words of
+ * each common option (argp hands an option to its own group's parser
+ * alone), which each detector's parser reads again (det_parse).
+ */
+static struct argp common_argp;
+
+static error_t parse_common(int key, char *arg, struct argp_state *state)
+{
+	int from = env.next;
+
+	env.next = state->next;
+	/* an option's (argp's own keys, INIT, END..., are above 0xffffff) */
+	for (int i = from; key > 0 && key < 0x1000000 && i < state->next && i < env.argc; i++)
+		env.common[i] = true;
+	return nm_common_argp.parser(key, arg, state);
+}
+
+NM_ARGP(options, parse_arg, doc, &common_argp);
 
 /*
  * The agent's common options into a detector's: the same run, under the
@@ -297,44 +333,95 @@ static struct nm_skel_ops agent_ops = {
 
 /* ---- reports ---- */
 
+/* --prom-split: the detector's textfile's name, checked as --prom-file's */
+static int split_path(struct det *x)
+{
+	char err[256];
+
+	if (nm_agent_split_name(x->prom, sizeof(x->prom), env.o.prom_file, x->d->name))
+		return nm_err(&env.o, NM_EXIT_USAGE, "--prom-split: --prom-file %s: too long",
+			      env.o.prom_file);
+	if (nm_prom_check_path(x->prom, err, sizeof(err)))
+		return nm_err(&env.o, NM_EXIT_USAGE, "--prom-split: %s: %s", x->prom, err);
+	return 0;
+}
+
+/* A textfile of p at path (--prom-split's), as nm_emit_prom_out writes --prom-file. */
+static void write_file(struct nm_prom *p, const char *path)
+{
+	char err[256];
+
+	if (nm_prom_write_atomic(p, path, err, sizeof(err)))
+		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
+}
+
+/*
+ * The object's program stats, once (tool="netmedic"), into all (the
+ * textfile, /metrics) and own (--prom-split's --prom-file); both written.
+ */
+static void prom_out(void *skel, struct nm_prom *all, struct nm_prom *own)
+{
+	struct nm_opts o = env.o;
+
+	if (all)
+		nm_self_prom_progs(all, TOOL, nm_skel_obj(skel));
+	if (own) {
+		nm_self_prom_progs(own, TOOL, nm_skel_obj(skel));
+		write_file(own, env.o.prom_file);
+		o.prom_file = NULL;	/* all for --listen alone */
+	}
+	if (all)
+		nm_emit_prom_out(&o, all);
+}
+
 /*
  * One report of every detector: each one's JSON lines (with its "tool")
- * and table as it comes, one textfile of them all, then each one's after
- * step (its next interval).
+ * and table as it comes, one textfile of them all (or one each, with
+ * --prom-split, and /metrics all), then each one's after step (its next
+ * interval).
  */
 int nm_agent_report(void *skel)
 {
-	struct nm_prom *p = nm_opts_prom(&env.o) ? nm_prom_new() : NULL;
+	bool split = env.prom_split && env.o.prom_file;
+	struct nm_prom *all = env.o.http || (env.o.prom_file && !split) ? nm_prom_new() : NULL;
+	struct nm_prom *own = split ? nm_prom_new() : NULL;
 	int ret = 0;
 
 	for_each_det(x) {
 		const struct nm_tool *t = x->d->tool;
 		const struct nm_emit_self self = { .tool = x->d->name, .hooks = t->hooks,
 						   .nhooks = x->d->ops->nhooks };
+		struct nm_prom *p = split ? nm_prom_new() : NULL;
 		struct nm_emit e = {};
 
 		ret = t->report(skel, &e);
 		if (ret == NM_RUN_SKIP) {
 			ret = 0;
+			nm_prom_free(p);
 			continue;
 		}
-		if (ret)
+		if (ret) {
+			nm_prom_free(p);
 			break;
+		}
 		if (env.o.json)
 			nm_emit_json_tool(stdout, &e, x->d->name);
 		if (env.o.table)
 			nm_emit_table(env.o.json ? stderr : stdout, &e);
-		if (p)
+		if (all)
+			nm_emit_prom(all, &e, &self);
+		if (p) {
 			nm_emit_prom(p, &e, &self);
+			write_file(p, x->prom);
+			nm_prom_free(p);
+		}
 		if (t->after)
 			t->after(skel);
 	}
-	if (p) {
-		/* the one object's programs, once */
-		nm_self_prom_progs(p, TOOL, nm_skel_obj(skel));
-		nm_emit_prom_out(&env.o, p);
-		nm_prom_free(p);
-	}
+	if (all || own)
+		prom_out(skel, all, own);
+	nm_prom_free(all);
+	nm_prom_free(own);
 	return ret;
 }
 
@@ -354,63 +441,89 @@ static int interval_loop(void *skel)
 
 /* ---- the run ---- */
 
-/* The common option tok names (-i, --interval=1, --json), or NULL. */
-static const char *common_option(const char *tok)
-{
-	for (const struct argp_option *op = nm_common_argp.options; op->name || op->doc; op++) {
-		size_t n = op->name ? strlen(op->name) : 0;
-
-		if (op->key > 0 && op->key < 256 && tok[0] == '-' && tok[1] == op->key)
-			return tok;
-		if (n && !strncmp(tok, "--", 2) && !strncmp(tok + 2, op->name, n) &&
-		    (!tok[n + 2] || tok[n + 2] == '='))
-			return tok;
-	}
-	return NULL;
-}
-
 /*
- * The detector's options: its defaults, or --opts's, read by its CLI's
- * parser (which exits 2 on its own options' errors). The common options
- * are the agent's, for every detector: refused here.
+ * The detector's options, read by its CLI's parser: the agent's common
+ * options, as given (its checks see the --dev, --netns... of the run:
+ * xpsflap's --pin needs --dev), then its own, --opts's. A common option
+ * among those is refused: it is the agent's, for every detector.
  */
 static int det_parse(struct det *x)
 {
-	static char buf[NDETS][512];
-	char *argv[64], *save = NULL, *w;
+	static char buf[NDETS][512], **argvs[NDETS];
+	const struct argp_option *op;
+	char *save = NULL, *w, **argv;
 	int argc = 0, i = x - dets;
+	size_t max = env.argc + sizeof(buf[i]) / 2 + 2;
 
-	argv[argc++] = (char *)x->d->name;
 	if (x->args && strlen(x->args) >= sizeof(buf[i]))
 		return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=...: longer than %zu bytes",
 			      x->d->name, sizeof(buf[i]) - 1);
+	argv = argvs[i] = calloc(max, sizeof(*argv));
+	if (!argv)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+	argv[argc++] = (char *)x->d->name;
+	for (int j = 1; j < env.argc; j++)
+		if (env.common[j])
+			argv[argc++] = env.argv[j];
 	snprintf(buf[i], sizeof(buf[i]), "%s", x->args ? x->args : "");
 	for (w = strtok_r(buf[i], " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (common_option(w))
+		if ((op = nm_agent_option_of(nm_common_argp.options, w)))
 			return nm_err(&env.o, NM_EXIT_USAGE,
-				      "--opts %s=%s: %s is a common option: give it to netmedic, for every detector",
-				      x->d->name, x->args, w);
-		if (argc >= (int)(sizeof(argv) / sizeof(argv[0])) - 1)
-			return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=...: too many words",
-				      x->d->name);
-		argv[argc++] = w;
+				      "--opts %s=%s: %s is the common option --%s: give it to netmedic, for every detector",
+				      x->d->name, x->args, w, op->name ? op->name : "?");
+		argv[argc++] = w;	/* a word is 2 bytes of buf at least: max holds them */
 	}
 	argv[argc] = NULL;
 	x->d->parse(argc, argv);
 	return 0;
 }
 
+/*
+ * What the agent does not run: a detector's --list-fixes (its CLI lists
+ * them) and a one-shot (qdiscstuck --kick), which would end every
+ * detector's run. NULL, or the option.
+ */
+static const char *not_run(const struct nm_tool *t)
+{
+	if (*t->list_fixes)
+		return "--list-fixes";
+	return t->one_shot ? t->one_shot() : NULL;
+}
+
+/*
+ * --cleanup: each detector's, as its CLI's (the journals are the
+ * detector's, by its name: RUN_DIR/NAME-KEY.journal). The first failure's
+ * status; every detector's journals are tried.
+ */
+static int cleanup(void)
+{
+	struct nm_opts *each[NDETS];
+	int ret = 0, n = 0;
+
+	if (env.o.print_caps) {
+		for_each_det(x)
+			each[n++] = x->d->tool->o;
+		return nm_cleanup_print_caps(&env.o, each, n);
+	}
+	for_each_det(x) {
+		const struct nm_tool *t = x->d->tool;
+		int r = t->cleanup ? t->cleanup(t->o, t->skel) : nm_cleanup_main(t->o);
+
+		if (r && !ret)
+			ret = r;
+	}
+	return ret ? ret : NM_RUN_DONE;
+}
+
 /* Before the load: each detector's options, privileges and checks. */
 static int before_load(void)
 {
+	const char *opt;
 	int ret;
 
 	nm_install_signals();
 	if (nm_tc_undo_register())
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "cannot register the undo of tc records");
-	if (env.o.cleanup)
-		return nm_err(&env.o, NM_EXIT_USAGE,
-			      "--cleanup: the agent makes no change; each CLI undoes its own (tcpstall --cleanup, ...)");
 	for (int i = 0; i < NDETS; i++)
 		if (dets[i].args && !dets[i].on)
 			return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=...: %s is not in --detect",
@@ -423,18 +536,24 @@ static int before_load(void)
 		give_opts(t->o);
 		if (t->caps)
 			t->caps(t->o);
-		if (t->o->caps.remedy || t->o->caps.journal || *t->list_fixes)
-			return nm_err(&env.o, NM_EXIT_USAGE,
-				      "--opts %s=%s: the agent runs no remedy yet; %s runs it (%s)",
-				      x->d->name, x->args, x->d->name,
-				      *t->list_fixes ? "--list-fixes" : t->o->caps.remedy_opt);
+		if ((opt = not_run(t)))
+			return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=%s: the agent does not run %s; %s %s does",
+				      x->d->name, x->args, opt, x->d->name, opt);
 		nm_caps_run_merge(&env.o.caps, &t->o->caps);
 		if (t->check && (ret = t->check()))
 			return ret;
 	}
+	if (env.o.cleanup)
+		return cleanup();
+	if (env.prom_split && !env.o.prom_file)
+		return nm_err(&env.o, NM_EXIT_USAGE, "--prom-split: splits --prom-file, which is not given");
 	ret = nm_setup(&env.o);
 	if (ret)
 		return ret;
+	/* the detectors' textfiles, where nm_setup checked --prom-file's */
+	for_each_det(x)
+		if (env.prom_split && (ret = split_path(x)))
+			return ret;
 	for_each_det(x) {
 		const struct nm_tool *t = x->d->tool;
 
@@ -519,6 +638,43 @@ static void say_queue(struct netmedic_bpf *skel)
 	nm_info(&env.o, "net_dev_queue: %s, for %s", prog, *who ? who : "no detector");
 }
 
+/* Each detector's change whose drop of capabilities comes after (before: false) or before it. */
+static int changes(void *skel, bool after_drop)
+{
+	static bool stopped;
+
+	for_each_det(x) {
+		const struct nm_tool *t = x->d->tool;
+		int ret;
+
+		if (t->drop_before_change != after_drop || !t->changes || !t->changes())
+			continue;
+		if (!stopped)
+			nm_test_stop("change");
+		stopped = true;
+		if ((ret = t->change(skel)))
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The changes and the one drop, in every detector's order: those that
+ * need the capabilities the drop takes (tcpstall, xpsflap) before it;
+ * those that make threads or children, which must not inherit them
+ * (qdiscstuck's --lock), after it, with what the merged set keeps.
+ */
+static int change_and_drop(void *skel)
+{
+	int ret = changes(skel, false);
+
+	if (!ret)
+		ret = nm_caps_after_attach(&env.o);
+	if (!ret)
+		ret = changes(skel, true);
+	return ret;
+}
+
 static int run_loaded(void *skel)
 {
 	int ret = 0, stop;
@@ -533,7 +689,7 @@ static int run_loaded(void *skel)
 		if (!ret && x->d->tool->start)
 			ret = x->d->tool->start(skel);
 	if (!ret)
-		ret = nm_caps_after_attach(&env.o);
+		ret = change_and_drop(skel);
 	if (!ret)
 		ret = listen_start();
 	if (!ret)
@@ -551,13 +707,52 @@ static int run_loaded(void *skel)
 	return ret;
 }
 
+/*
+ * --list-hooks: each detector's hooks and programs under its name; the
+ * program on net_dev_queue that several take is under each of them.
+ */
+static void list_hooks(void)
+{
+	const char *sep = "";
+
+	for_each_det(x) {
+		printf("%s%s:\n", sep, x->d->name);
+		nm_hooks_list(stdout, hooks + x->first_hook, x->d->ops->nhooks);
+		sep = "\n";
+	}
+}
+
+/* The load, the ladder's listing (each detector's) in place of nm_skel_load's. */
+static int load(void **skel)
+{
+	struct nm_opts o = env.o;
+	int ret;
+
+	o.list_hooks = false;
+	ret = nm_skel_load(&o, &agent_ops, skel, hooks);
+	if (!env.o.list_hooks)
+		return ret;
+	list_hooks();
+	return ret ? ret : NM_RUN_DONE;
+}
+
 int main(int argc, char **argv)
 {
 	void *skel = NULL;
 	int ret;
 
 	nm_opts_init(&env.o, TOOL);
+	/* the commands the detectors' journals may run to undo (the CLIs' NM_MAIN) */
+	for (int i = 0; i < NDETS; i++)
+		nm_journal_allow_cmd(dets[i].d->undo_cmd);
 	env.o.scope = true;	/* every netns, or the --netns given */
+	env.argc = argc;
+	env.argv = argv;
+	env.common = calloc(argc + 1, sizeof(*env.common));
+	if (!env.common)
+		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
+	common_argp = nm_common_argp;
+	common_argp.parser = parse_common;
 	argp_parse(&argp, argc, argv, 0, NULL, &env);
 	if (!env.detect)
 		for (int i = 0; i < NDETS; i++)
@@ -566,10 +761,8 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = before_load();
 	if (!ret) {
-		ret = nm_skel_load(&env.o, &agent_ops, &skel, hooks);
-		if (ret)
-			ret = ret == NM_SKEL_LISTED ? NM_EXIT_OK : ret;
-		else if (!nm_exiting)
+		ret = load(&skel);
+		if (!ret && !nm_exiting)
 			ret = run_loaded(skel);
 	}
 	for_each_det(x)
@@ -578,5 +771,6 @@ int main(int argc, char **argv)
 	if (skel)
 		nm_agent_destroy(skel);
 	nm_listen_free(env.o.http);
+	free(env.common);
 	return ret == NM_RUN_DONE ? NM_EXIT_OK : ret;
 }

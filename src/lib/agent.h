@@ -15,7 +15,9 @@
 #ifndef NETMEDIC_LIB_AGENT_H
 #define NETMEDIC_LIB_AGENT_H
 
+#include <argp.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include "lib/hooks.h"
 
 /* What kind of attach a detector's own program on the shared tracepoint is. */
@@ -48,5 +50,18 @@ int nm_agent_decls(const struct nm_hook_decl *in, int n, const struct nm_shared_
 
 /* Whether one of these hooks' chosen rung is a program of the agent's on net_dev_queue. */
 bool nm_agent_takes_queue(const struct nm_hook *hooks, int n);
+
+/*
+ * The option of opts (argp's, ended by an all-zero entry) that tok gives
+ * ("-i", "--interval=1") or abbreviates as getopt takes it ("--inter=5": a
+ * prefix of its long name), or NULL. --opts refuses the common options.
+ */
+const struct argp_option *nm_agent_option_of(const struct argp_option *opts, const char *tok);
+
+/*
+ * --prom-split's textfile of detector name: file's name with "-name"
+ * before its ".prom", or after it without one. 0, or -ENAMETOOLONG.
+ */
+int nm_agent_split_name(char *buf, size_t len, const char *file, const char *name);
 
 #endif /* NETMEDIC_LIB_AGENT_H */

@@ -872,14 +872,32 @@ static bool may_have_journals(const char *tool)
 	return found;
 }
 
+bool nm_cleanup_needs(struct nm_opts *o)
+{
+	o->caps.cleanup = true;
+	o->caps.journal_dac = journal_needs_dac();
+	return may_have_journals(o->tool);
+}
+
+int nm_cleanup_print_caps(struct nm_opts *o, struct nm_opts *const *tools, int n)
+{
+	memset(&o->caps, 0, sizeof(o->caps));
+	for (int i = 0; i < n; i++)
+		if (nm_cleanup_needs(tools[i]))
+			nm_caps_run_merge(&o->caps, &tools[i]->caps);
+	o->print_caps = true;
+	if (o->caps.cleanup)
+		check_caps(o);
+	print_caps(NULL, 0);
+	return NM_EXIT_RUNTIME;	/* not reached: print_caps exits */
+}
+
 int nm_cleanup_main(struct nm_opts *o)
 {
 	int ret;
 
 	/* nothing to undo needs no privilege: a unit's ExecStopPost after a clean stop */
-	o->caps.cleanup = true;
-	o->caps.journal_dac = journal_needs_dac();
-	ret = may_have_journals(o->tool) ? check_caps(o) : 0;
+	ret = nm_cleanup_needs(o) ? check_caps(o) : 0;
 	if (o->print_caps)
 		print_caps(NULL, 0);
 	if (ret)

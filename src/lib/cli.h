@@ -204,6 +204,17 @@ int nm_caps_thread_drop(const struct nm_opts *o, char *err, size_t len);
 
 /* --cleanup: undo the journals a dead instance of o->tool left; the exit code. */
 int nm_cleanup_main(struct nm_opts *o);
+/*
+ * --cleanup's capabilities into o->caps (o->caps as the tool's options
+ * set them): whether o->tool may have journals to undo, which need them.
+ */
+bool nm_cleanup_needs(struct nm_opts *o);
+/*
+ * --cleanup --print-caps of several tools at once (the agent's
+ * detectors): the union of what each one's --cleanup needs, printed as
+ * o's; exits.
+ */
+int nm_cleanup_print_caps(struct nm_opts *o, struct nm_opts *const *tools, int n);
 
 /*
  * Writes the --dev filter into a skeleton's rodata (targ_ndevs, targ_netns,

@@ -56,6 +56,11 @@ struct nm_tool {
 	 */
 	void (*caps)(struct nm_opts *o);	/* after the signals: o->caps from the options */
 	int (*check)(void);			/* usage checks answered before --print-caps, --cleanup */
+	/*
+	 * The option that makes this run a one-shot (qdiscstuck --kick: its
+	 * ready step ends the run), or NULL: an agent runs no one-shot.
+	 */
+	const char *(*one_shot)(void);
 	/* --cleanup (NULL: nm_cleanup_main); o and skel are the tool's own */
 	int (*cleanup)(struct nm_opts *o, const struct nm_skel_ops *skel);
 	/* --list-fixes before nm_setup (NULL: after it, the table) */

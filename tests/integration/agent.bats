@@ -146,6 +146,21 @@ started() {
 	done
 }
 
+@test "netmedic --list-hooks: each detector's hooks under its name; the shared program under each that takes it" {
+	run "$BIN/netmedic" --list-hooks
+	assert_success
+	# the detectors in their order, each a section with both tables
+	[ "$(echo "$output" | grep -E '^[a-z]+:$' | paste -sd ' ')" = "tcpstall: qdiscstuck: xpsflap:" ]
+	[ "$(echo "$output" | grep -c '^HOOK ')" = 3 ]
+	[ "$(echo "$output" | grep -c '^PROGRAM ')" = 3 ]
+	# the program on net_dev_queue: loaded in every section whose rung is it
+	[ "$(echo "$output" | grep -cE '^nm_queue_(tp|tp_read|raw) .* loaded$')" -ge 2 ]
+	run "$BIN/netmedic" --list-hooks --detect=qdiscstuck
+	assert_success
+	[ "$(echo "$output" | grep -E '^[a-z]+:$')" = "qdiscstuck:" ]
+	echo "$output" | grep -qE '^nm_queue_(tp|tp_read|raw) +kick_queue .* loaded$'
+}
+
 @test "netmedic --detect=xpsflap: only that detector's programs and records" {
 	start_bg "$TMP/out" "$BIN/netmedic" --detect=xpsflap --json -i 1 -c 3
 	started "$BG_PID" "$TMP/out"
@@ -198,6 +213,33 @@ started() {
 	[ "$(grep -c '^# TYPE netmedic_hook_info ' "$TMP/prom/netmedic.prom")" = 1 ]
 }
 
+# node_exporter's textfile collector reads every *.prom of its directory:
+# the split files hold no sample twice, so that it can merge them.
+@test "netmedic --prom-split: one textfile per detector and one of the object's programs, each valid, no sample twice" {
+	local t f
+	mkdir "$TMP/prom"
+	run "$BIN/netmedic" -i 0.5 -c 2 --prom-file "$TMP/prom/netmedic.prom" --prom-split
+	assert_success
+	for t in tcpstall qdiscstuck xpsflap; do
+		f=$TMP/prom/netmedic-$t.prom
+		promtool check metrics <"$f"
+		grep -q "^${t}_" "$f"
+		grep -q "^netmedic_hook_info{tool=\"$t\"," "$f"
+		# its own detector's samples only
+		! grep -v '^#' "$f" | grep 'tool="' | grep -v "tool=\"$t\""
+		! grep -q '^netmedic_bpf_prog_runs_total' "$f"
+	done
+	promtool check metrics <"$TMP/prom/netmedic.prom"
+	grep -q '^netmedic_bpf_prog_runs_total{tool="netmedic",program="nm_queue_tp' "$TMP/prom/netmedic.prom"
+	! grep -v '^#' "$TMP/prom/netmedic.prom" | grep -v 'tool="netmedic"'
+	[ "$(ls "$TMP/prom" | wc -l)" = 4 ]
+	[ -z "$(cat "$TMP"/prom/*.prom | grep -v '^#' | sed 's/ [^ ]*$//' | sort | uniq -d)" ]
+	run "$BIN/netmedic" -c 1 --prom-split
+	[ "$status" = 2 ]
+	assert_one_line_error
+	assert_output --partial "--prom-split: splits --prom-file, which is not given"
+}
+
 @test "netmedic: a bad --detect names it and the detectors there are, exit 2" {
 	run "$BIN/netmedic" --detect=tcpstall,bogus -c 1
 	[ "$status" = 2 ]
@@ -218,11 +260,13 @@ started() {
 	echo "$output" | grep -q "invalid --max-flows '3'"
 }
 
-@test "netmedic --opts: a common option, a remedy, an unknown or absent detector, twice: one line each, exit 2" {
+@test "netmedic --opts: a common option (abbreviated too), a one-shot, --list-fixes, an unknown or absent detector, twice: one line each, exit 2" {
 	local args
-	for args in 'tcpstall=-i 5|-i is a common option' 'tcpstall=--json|--json is a common option' \
-		'tcpstall=--fix=kick|the agent runs no remedy yet; tcpstall runs it (--fix)' \
-		'xpsflap=--list-fixes|the agent runs no remedy yet' \
+	for args in 'tcpstall=-i 5|-i is the common option --interval' \
+		'tcpstall=--json|--json is the common option --json' \
+		'xpsflap=--inter=5|--inter=5 is the common option --interval' \
+		'qdiscstuck=--kick qa:1|the agent does not run --kick; qdiscstuck --kick does' \
+		'xpsflap=--list-fixes|the agent does not run --list-fixes; xpsflap --list-fixes does' \
 		'bogus=--top 3|no detector of that name'; do
 		run "$BIN/netmedic" --opts "${args%%|*}" -c 1
 		echo "$output"
@@ -236,4 +280,48 @@ started() {
 	run "$BIN/netmedic" --opts 'xpsflap=--top 1' --opts 'xpsflap=--top 2' -c 1
 	[ "$status" = 2 ]
 	echo "$output" | grep -q 'given twice'
+}
+
+# A detector's remedy in the agent is its CLI's: journaled under the
+# detector's name (so that its CLI's --cleanup and the agent's find it),
+# undone at exit. qdiscstuck's --lock comes after the drop of
+# capabilities, xpsflap's --pin before it (agent: change_and_drop).
+@test "netmedic --opts 'qdiscstuck=--lock' and 'xpsflap=--pin': made, journaled under the detector, undone on SIGTERM" {
+	"$QS" up mq
+	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --netns nm-qs-a --opts 'qdiscstuck=--lock qa:1' -i 0.3 --json
+	started "$BG_PID" "$TMP/out"
+	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2 limit 1000p"
+	ls "$RUN_DIR" | grep -q '^qdiscstuck-.*-lock.journal$'
+	stop_bg TERM
+	run lab_exec qs-a tc qdisc show dev qa
+	echo "$output"
+	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
+	refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
+	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
+
+	"$XF" up --queues 2 --xps on
+	start_bg "$TMP/xf" "$BIN/netmedic" --detect=xpsflap --netns nm-xf-mid --dev xqm --opts 'xpsflap=--pin' -i 0.3 --json
+	started "$BG_PID" "$TMP/xf"
+	[ "$(lab_xps_get xf-mid xqm 0)" = 0 ]
+	ls "$RUN_DIR" | grep -q '^xpsflap-'
+	stop_bg TERM
+	[ "$(lab_xps_get xf-mid xqm 0)" = 1 ]
+	[ "$(lab_xps_get xf-mid xqm 1)" = 2 ]
+	[ -z "$(lab_exec xf-mid tc filter show dev xqm egress)" ]
+	! ls "$RUN_DIR" 2>/dev/null | grep -q xpsflap
+}
+
+@test "netmedic --cleanup: after kill -9, undoes what its detectors left, as their CLIs' --cleanup would" {
+	"$QS" up mq
+	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --netns nm-qs-a --opts 'qdiscstuck=--lock qa:1' -i 0.3 --json
+	started "$BG_PID" "$TMP/out"
+	stop_bg KILL
+	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2"
+	run "$BIN/netmedic" --cleanup
+	echo "$output"
+	assert_success
+	assert_output --partial "1 journal(s) undone"
+	run lab_exec qs-a tc qdisc show dev qa
+	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
+	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
 }
