@@ -193,6 +193,7 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 	grep -q "netmedic_hook_info{tool=\"qdiscstuck\",hook=\"__qdisc_run\",mode=\"$mode\"" "$TMP/qs.prom"
 }
 
+# bats test_tags=undo
 @test "qdiscstuck --kick: the frame reaches the queue asked for, and only it" {
 	"$QS" up mq
 	for q in 1 0; do
@@ -209,6 +210,7 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 	done
 }
 
+# bats test_tags=undo
 @test "qdiscstuck --lock: pfifo in place of pfifo_fast, restored on SIGTERM" {
 	"$QS" up mq
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3
@@ -226,6 +228,7 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 # user must hear it from the exit status, and --cleanup must still hold it.
 # The mq root is deleted while locked, so the restore's parent 1:2 is gone;
 # once the root is back, --cleanup restores the lockless child.
+# bats test_tags=undo
 @test "qdiscstuck --lock: a restore that fails at exit is said, exits 1, and --cleanup does it later" {
 	local rc=0
 	"$QS" up mq
@@ -254,6 +257,7 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 # ignored (a script's background job). Stopped by NETMEDIC_TEST_STOP
 # before the BPF load and before the lock, it is signalled exactly there;
 # and once a second after the start.
+# bats test_tags=undo
 @test "qdiscstuck --lock: SIGTERM or SIGINT before the load, before the lock, or running: restored, exit 0" {
 	"$QS" up mq
 	for sig in TERM INT; do
@@ -269,6 +273,7 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 	done
 }
 
+# bats test_tags=undo
 @test "qdiscstuck --lock: after kill -9, --cleanup restores the lockless qdisc" {
 	"$QS" up mq
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3
@@ -288,6 +293,7 @@ child_handle() {
 		awk -v p="$1" '$2 == "pfifo_fast" && $4 == "parent" && $5 == p { print $3; exit }'
 }
 
+# bats test_tags=undo
 @test "qdiscstuck --lock: the restored pfifo_fast keeps its handle (SIGTERM, then kill -9 and --cleanup)" {
 	"$QS" up mq
 	h=$(child_handle 1:2)

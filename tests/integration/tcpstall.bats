@@ -124,7 +124,7 @@ storm_run() {
 
 # Left out in the 6.1 guest: no tcp_backlog_ack_defer on 6.1: nothing to journal
 # or restore
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,undo
 @test "tcpstall --fix: after kill -9, --cleanup restores tcp_backlog_ack_defer" {
 	"$TS" up --quickack on --defer 0
 	start_bg "$TMP/out" "$BIN/tcpstall" --netns $RCV --port 5301 -i 0.5 --fix
@@ -442,6 +442,7 @@ hold_bg() {
 	assert_output --partial "0 journal(s) undone"
 }
 
+# bats test_tags=undo
 @test "tcpstall --fix=kick: killed between the set and the restore, --cleanup puts the socket's TCP_NODELAY back" {
 	"$TS" up --quickack off
 	hold_bg 8

@@ -150,6 +150,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
 }
 
+# bats test_tags=undo
 @test "xpsflap --pin: SIGTERM restores the XPS maps" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
@@ -165,6 +166,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 
 # The clsact qdisc --pin made can meanwhile hold another program's filters
 # (a CNI's): at exit only the pin's filter goes, the clsact stays with them.
+# bats test_tags=undo
 @test "xpsflap --pin: a clsact holding a filter it did not make is left in place" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
@@ -185,6 +187,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 # ignored, as by a script's background job (docs/xpsflap.md). Stopped by
 # NETMEDIC_TEST_STOP before its BPF load and before the pin, it is sent the
 # signal exactly there; and once a second after the start.
+# bats test_tags=undo
 @test "xpsflap --pin: SIGTERM or SIGINT before the load, before the pin, or running: restored, exit 0" {
 	"$XF" up --queues 2 --xps on
 	for sig in TERM INT; do
@@ -200,6 +203,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	done
 }
 
+# bats test_tags=undo
 @test "xpsflap --pin: after kill -9, --cleanup restores the XPS maps" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
@@ -225,6 +229,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 # --cleanup ("Invalid handle"), which kept the journal and refused every
 # later --pin. Stopped by NETMEDIC_TEST_STOP=ahead right after that record,
 # and killed there: --cleanup finds no clsact, says so, and restores the rest.
+# bats test_tags=undo
 @test "xpsflap --pin: killed between a tc record and its change, --cleanup still restores all" {
 	"$XF" up --queues 2 --xps on
 	rc=$(signal_at ahead KILL "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1)
@@ -245,6 +250,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	assert_equal "$(xps 0)" 1
 }
 
+# bats test_tags=undo
 @test "xpsflap --pin: a second instance on the same device is refused, nothing changed" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1
