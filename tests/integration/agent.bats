@@ -290,14 +290,9 @@ started() {
 	"$QS" up mq
 	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --netns nm-qs-a --opts 'qdiscstuck=--lock qa:1' -i 0.3 --json
 	started "$BG_PID" "$TMP/out"
-	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2 limit 1000p"
-	ls "$RUN_DIR" | grep -q '^qdiscstuck-.*-lock.journal$'
+	qs_locked
 	stop_bg TERM
-	run lab_exec qs-a tc qdisc show dev qa
-	echo "$output"
-	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
-	refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
-	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
+	qs_unlocked
 
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/xf" "$BIN/netmedic" --detect=xpsflap --netns nm-xf-mid --dev xqm --opts 'xpsflap=--pin' -i 0.3 --json
@@ -321,7 +316,5 @@ started() {
 	echo "$output"
 	assert_success
 	assert_output --partial "1 journal(s) undone"
-	run lab_exec qs-a tc qdisc show dev qa
-	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
-	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
+	qs_unlocked
 }

@@ -114,3 +114,17 @@ nobody_run_dir() {
 	mkdir -m 0700 "$1"
 	chown 65534:65534 "$1"
 }
+
+# qs_locked: qdiscstuck's lab holds its --lock (qa:1): a locked pfifo on
+# 1:2, journaled. qs_unlocked: the lockless pfifo_fast back, no journal.
+qs_locked() {
+	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2 limit 1000p"
+	ls "$RUN_DIR" | grep -q '^qdiscstuck-.*-lock.journal$'
+}
+qs_unlocked() {
+	run lab_exec qs-a tc qdisc show dev qa
+	echo "$output"
+	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
+	refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
+	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
+}

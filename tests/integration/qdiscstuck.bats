@@ -214,14 +214,9 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 @test "qdiscstuck --lock: pfifo in place of pfifo_fast, restored on SIGTERM" {
 	"$QS" up mq
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3
-	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2 limit 1000p"
-	ls "$RUN_DIR" | grep -q '^qdiscstuck-.*-lock.journal$'
+	qs_locked
 	stop_bg TERM
-	run lab_exec qs-a tc qdisc show dev qa
-	echo "$output"
-	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
-	refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
-	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
+	qs_unlocked
 }
 
 # A restore that cannot be made at exit leaves the system changed: the
