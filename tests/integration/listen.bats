@@ -35,10 +35,10 @@ until_interval() {
 	return 1
 }
 
-@test "--listen: each tool serves /metrics, the families of its --prom-file; 503 before a report" {
+@test "--listen: each tool and the agent serve /metrics, the families of its --prom-file; 503 before a report" {
 	local t code
 	. "$ROOT/tools/tools.sh"
-	for t in $(nm_tools); do
+	for t in $(nm_programs); do
 		start_bg "$TMP/out" "$BIN/$t" --json -i 2 --listen "$PORT" --prom-file "$TMP/$t.prom"
 		# the server is up by the first line; the first report one interval on
 		code=$(curl -s -o "$TMP/body" -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")
@@ -52,13 +52,30 @@ until_interval() {
 		families "$TMP/metrics" >"$TMP/served"
 		families "$TMP/$t.prom" >"$TMP/filed"
 		diff "$TMP/filed" "$TMP/served"
-		# the tool's own families and the self metrics
-		grep -q "^${t}_" "$TMP/served"
+		# the tool's own families (the agent's: every detector's) and the self metrics
+		if [ "$t" = netmedic ]; then
+			for d in $(nm_tools); do grep -q "^${d}_" "$TMP/served"; done
+		else
+			grep -q "^${t}_" "$TMP/served"
+		fi
 		grep -q '^netmedic_' "$TMP/served"
 		# promtool parses what is served (it is what Prometheus scrapes)
 		promtool check metrics <"$TMP/metrics"
 		stop_bg INT
 	done
+}
+
+@test "--listen with the agent's --prom-split: /metrics holds what the split textfiles hold together" {
+	start_bg "$TMP/out" "$BIN/netmedic" --json -i 2 --listen "$PORT" --prom-file "$TMP/nm.prom" --prom-split
+	until_interval
+	sleep 0.3
+	curl -s -o "$TMP/metrics" "http://127.0.0.1:$PORT/metrics"
+	stop_bg INT
+	[ "$(ls "$TMP"/nm*.prom | wc -l)" = 4 ]
+	cat "$TMP"/nm*.prom >"$TMP/all"
+	families "$TMP/all" | sort -u >"$TMP/filed"
+	families "$TMP/metrics" >"$TMP/served"
+	diff "$TMP/filed" "$TMP/served"
 }
 
 @test "--listen: other paths 404, other methods 405; the server thread holds no capability" {
