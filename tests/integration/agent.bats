@@ -161,6 +161,26 @@ started() {
 	echo "$output" | grep -qE '^nm_queue_(tp|tp_read|raw) +kick_queue .* loaded$'
 }
 
+# refuse.bats for the agent's object: its ladder is the detectors' ladders
+# rewritten (lib/agent.c), the program on net_dev_queue shared.
+@test "netmedic: any one program of its object refused, it starts, every detector reports, the loss is named" {
+	local p out loaded
+	loaded=$("$BIN/netmedic" --opts 'tcpstall=--fix=kick' --list-hooks | awk 'NF == 4 && $4 == "loaded" { print $1 }')
+	[ -n "$loaded" ]
+	for p in $("$BIN/nm-verify" --list "$BIN/netmedic.bpf.o" | awk '{ print $2 }'); do
+		out=$(NETMEDIC_REFUSE=$p "$BIN/netmedic" --opts 'tcpstall=--fix=kick' -c 1 -i 0.2 --json 2>"$TMP/err") ||
+			fail "$p refused: exit $?: $(cat "$TMP/err")"
+		[ "$(echo "$out" | jq -rs '[.[] | select(.type == "start") | .tool] | sort | join(",")')" = \
+			"qdiscstuck,tcpstall,xpsflap" ] || fail "$p refused: not every detector started: $out"
+		[ "$(echo "$out" | jq -s '[.[] | select(.type == "interval") | .tool] | unique | length')" = 3 ] ||
+			fail "$p refused: not every detector reported"
+		if echo "$loaded" | grep -qx "$p"; then
+			[ "$(echo "$out" | jq -s --arg p "$p" '[.[] | select(.type == "start") | .refused[$p] // empty] | length')" -ge 1 ] ||
+				fail "$p refused: no start record names it"
+		fi
+	done
+}
+
 @test "netmedic --detect=xpsflap: only that detector's programs and records" {
 	start_bg "$TMP/out" "$BIN/netmedic" --detect=xpsflap --json -i 1 -c 3
 	started "$BG_PID" "$TMP/out"
