@@ -38,6 +38,10 @@ for deb in "$dl"/*.deb; do
 	dpkg -x "$deb" "$root.tmp" || die "dpkg -x $deb failed"
 	n=$((n + 1))
 done
+# the alternatives the postinsts would make that scripts call (awk: the
+# lab and the tests; which)
+ln -sfn gawk "$root.tmp/usr/bin/awk" && ln -sfn which.debianutils "$root.tmp/usr/bin/which" ||
+	die "cannot link awk, which"
 # what base-passwd's postinst would copy; nobody for the tests' unprivileged runs
 mkdir -p "$root.tmp/etc" "$root.tmp/root" "$root.tmp/tmp" "$root.tmp/run" \
 	"$root.tmp/proc" "$root.tmp/sys" "$root.tmp/dev" "$root.tmp/vmxfer" || die "mkdir"
