@@ -4,6 +4,7 @@
 # every change is undone (exit, SIGTERM, kill -9 + --cleanup).
 
 # the 6.1 guest runs these in its fentry mode (tools/vm/suite.sh)
+# and those tagged vm:arm64 in the arm64 guest too (make vmtest ARCH=arm64)
 # bats file_tags=vm:fentry
 load helpers
 
@@ -89,6 +90,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	[ "$parsed" -lt $((packets / 100)) ]
 }
 
+# bats test_tags=vm:arm64
 @test "xpsflap: negative control, one TX queue: nothing flaps, and its packets are counted, not tracked" {
 	"$XF" up --queues 1
 	measure "$TMP/out"
