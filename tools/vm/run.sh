@@ -96,7 +96,9 @@ BUSYBOX=$GROOT/bin/busybox
 
 # --- the initramfs: busybox-static, the virtio/9p/overlay modules, tools/vm/init
 INITRD=$VMDIR/initramfs-$KVER.cpio.gz
-if [ ! -s "$INITRD" ] || [ "$ROOT/tools/vm/init" -nt "$INITRD" ] || [ "$BUSYBOX" -nt "$INITRD" ]; then
+# (run.sh too: an initramfs from before modules/order must not be kept)
+if [ ! -s "$INITRD" ] || [ "$ROOT/tools/vm/init" -nt "$INITRD" ] || [ "$BUSYBOX" -nt "$INITRD" ] ||
+   [ "$ROOT/tools/vm/run.sh" -nt "$INITRD" ]; then
 	st=$(mktemp -d "$VMDIR/initrd.XXXXXX") || fail "mktemp"
 	mkdir -p "$st/bin" "$st/modules"
 	cp "$BUSYBOX" "$st/bin/busybox" && cp "$ROOT/tools/vm/init" "$st/init" && chmod 0755 "$st/init" ||
