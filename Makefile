@@ -11,7 +11,9 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= gcc
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+# make ARCH=arm64: a cross build (README), into its own BUILD (build/arm64)
+ARCH := $(HOST_ARCH)
 # The kernel types the BPF objects compile against: committed per architecture
 # (bpf/vmlinux/README), so that the build does not depend on the build host's
 # kernel; CO-RE and bpf/core_fixes.bpf.h handle the kernels that differ.
@@ -27,6 +29,35 @@ export NETMEDIC_TOOLS := $(TOOLS)
 AGENT := netmedic
 export NETMEDIC_AGENT := $(AGENT)
 PROGRAMS := $(TOOLS) $(AGENT)
+
+# Another ARCH: Debian's cross compiler and ARCH's libraries (make deps
+# ARCH=arm64 installs them), objects and programs in build/ARCH, never
+# mixed with the host's. Nothing built there runs on the host: the targets
+# that run what they build (tests, docs, demo, ...) refuse.
+CROSS_RUN_GOALS := test test-unit test-integration docs demo bench faults soak fuzz fuzz-bins deb
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE_arm64 := aarch64-linux-gnu-
+CROSS_COMPILE_x86 := x86_64-linux-gnu-
+CROSS_COMPILE ?= $(CROSS_COMPILE_$(ARCH))
+ifeq ($(CROSS_COMPILE),)
+$(error ARCH=$(ARCH): x86 or arm64)
+endif
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(SANITIZE),1)
+$(error SANITIZE=1 is for the host's build, not ARCH=$(ARCH))
+endif
+ifneq ($(filter $(CROSS_RUN_GOALS),$(MAKECMDGOALS)),)
+$(error make $(filter $(CROSS_RUN_GOALS),$(MAKECMDGOALS)) runs what it builds: not with ARCH=$(ARCH) (make vmtest ARCH=$(ARCH) runs it in qemu))
+endif
+BUILD ?= build/$(ARCH)
+# make vmlinux ARCH=...: the BTF of the vmtest guest's kernel, which it boots for it
+ifeq ($(origin VMLINUX_BTF),file)
+VMLINUX_BTF := $(BUILD)/vm/vmlinux.btf
+VMLINUX_FROM_GUEST := 1
+endif
+endif
 
 # SANITIZE=1 builds userspace with ASan+UBSan into its own directory.
 ifeq ($(SANITIZE),1)
@@ -84,16 +115,23 @@ help:
 	@echo "make faults            deps + build + the bugs injected in the 6.1 guest, tools measured (FAULTS_SHORT=1: CI's)"
 	@echo "make soak              deps + build + hours of the tools under churn, checked for leaks (SOAK_SECONDS)"
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
+	@echo "make ARCH=arm64 ...    cross-build for arm64 into build/arm64 (make deps ARCH=arm64 first);"
+	@echo "                       make vmtest ARCH=arm64: a tagged subset in qemu-system-aarch64 (TCG)"
 	@echo "make install PREFIX=/usr/local"
 	@echo "make install-man        the man pages only (docs/NAME.md through lowdown), into PREFIX"
 	@echo "make deb               deps + a Debian package: CLIs, man pages, units (disabled), rules (DEB_DIR: $(BUILD)/)"
 	@echo "make docs              rewrite the OPTIONS of docs/NAME.md and README's common options from the option tables"
 
 deps:
-	@tools/deps.sh
+	@tools/deps.sh $(filter-out $(HOST_ARCH),$(ARCH))
 
 # Regenerates the committed header (or VMLINUX_H) from a kernel's BTF.
+# ARCH=arm64 on another host: from the BTF of the kernel make vmtest boots.
 vmlinux:
+ifeq ($(VMLINUX_FROM_GUEST),1)
+	@mkdir -p $(BUILD)/vm
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) VM_BTF_ONLY=$(abspath $(VMLINUX_BTF)) tools/vm/run.sh
+endif
 	@test -r $(VMLINUX_BTF) || { echo "error: no kernel BTF at $(VMLINUX_BTF) (CONFIG_DEBUG_INFO_BTF)"; exit 1; }
 	@mkdir -p $(dir $(VMLINUX_H))
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $(VMLINUX_H).tmp && mv $(VMLINUX_H).tmp $(VMLINUX_H)
@@ -226,7 +264,7 @@ bench: deps
 # second kernel. deps first: qemu, busybox-static and kmod are in the list.
 vmtest: deps
 	@$(MAKE) --no-print-directory all
-	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/vm/run.sh
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) tools/vm/run.sh
 
 # The headline bugs made real: fault-injection modules in the 6.1 guest, a
 # real HTTP load, the tools' verdicts matched with what was injected.

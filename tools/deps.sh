@@ -1,19 +1,38 @@
 #!/bin/sh
 # Installs the Debian packages listed in tools/deps.txt that are missing.
 # Runs apt-get only when something is missing, so `make test` stays quick.
+# deps.sh ARCH (make deps ARCH=arm64): tools/deps-ARCH.txt too, the cross
+# toolchain, ARCH's libraries and its qemu, after adding ARCH to dpkg's.
 set -eu
 cd "$(dirname "$0")"
+arch=${1:-}
+lists=deps.txt
+[ -z "$arch" ] || lists="$lists deps-$arch.txt"
 missing=""
-for p in $(grep -v '^#' deps.txt); do
+for p in $(grep -hv "^#" $lists); do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing packages:$missing (run 'make deps' as root)" >&2
+	echo "deps: missing packages:$missing (run 'make deps${arch:+ ARCH=$arch}' as root)" >&2
 	exit 1
 fi
-echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
+if [ -n "$arch" ] && ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+	echo "deps: dpkg --add-architecture $arch"
+	dpkg --add-architecture "$arch"
+fi
 apt-get update -qq
+if [ -n "$arch" ]; then
+	# ARCH's -dev packages must be of the same versions as the host's
+	# (Multi-Arch: same): apt may upgrade host packages for that, but
+	# must remove none of them
+	removed=$(apt-get install -s --no-install-recommends $missing | sed -n 's/^Remv \([^ ]*\).*/\1/p')
+	if [ -n "$removed" ]; then
+		echo "deps: installing$missing would remove these: $removed; not done; see apt-get install -s" >&2
+		exit 1
+	fi
+fi
+echo "deps: installing$missing"
 apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -195,6 +195,7 @@ static void cell(char *buf, size_t len, const struct nm_field *f, const void *ro
 	uint32_t bits[MAX_BITS];
 	const uint32_t *v;
 	double d;
+	int n;
 
 	if (!has_value(f, row)) {
 		snprintf(buf, len, "%s", f->absent ? f->absent : "-");
@@ -233,7 +234,11 @@ static void cell(char *buf, size_t len, const struct nm_field *f, const void *ro
 		break;
 	case NM_REC_BITS:
 	case NM_REC_U32_ARRAY:
-		list_cell(buf, len, v, get_array(f, row, &v, bits));
+		/* get_array() sets v: called first, not as an argument beside
+		 * it (the order arguments are evaluated in is unspecified;
+		 * aarch64 gcc read v before the call) */
+		n = get_array(f, row, &v, bits);
+		list_cell(buf, len, v, n);
 		break;
 	case NM_REC_STR_ARRAY:
 		str_list_cell(buf, len, f, row);

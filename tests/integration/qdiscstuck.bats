@@ -5,6 +5,7 @@
 # it was meant for, and --lock is undone at exit, on SIGTERM and by --cleanup.
 
 # the 6.1 guest runs these in its fentry mode (tools/vm/suite.sh)
+# and those tagged vm:arm64 in the arm64 guest too (make vmtest ARCH=arm64)
 # bats file_tags=vm:fentry
 load helpers
 
@@ -85,6 +86,7 @@ tc_sent() {
 	! grep -q "kick: qa" "$TMP/out.err"
 }
 
+# bats test_tags=vm:arm64
 @test "qdiscstuck: tbf at 8 kbit is shaped, never stuck" {
 	"$QS" up tbf
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6
@@ -210,7 +212,7 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 	done
 }
 
-# bats test_tags=undo
+# bats test_tags=undo,vm:arm64
 @test "qdiscstuck --lock: pfifo in place of pfifo_fast, restored on SIGTERM" {
 	"$QS" up mq
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --lock qa:1 -i 0.3

@@ -5,6 +5,7 @@
 # window-limited senders are classified, never tsq_idle.
 
 # the 6.1 guest runs these in its fentry mode (tools/vm/suite.sh)
+# and those tagged vm:arm64 in the arm64 guest too (make vmtest ARCH=arm64)
 # bats file_tags=vm:fentry
 load helpers
 
@@ -142,6 +143,7 @@ storm_run() {
 	assert_equal "$(defer)" 0
 }
 
+# bats test_tags=vm:arm64
 @test "tcpstall: a healthy bulk sender is never tsq_idle" {
 	"$TS" up --quickack off --defer 1
 	# the sweep saw the sender working...
@@ -335,6 +337,7 @@ storm_run() {
 	assert_equal "$(lab_exec ts-rcv cat /sys/class/net/ts1/queues/rx-0/rps_flow_cnt)" 0
 }
 
+# bats test_tags=vm:arm64
 @test "tcpstall --fix=routes: the quickack route is dropped while it runs, the storm ends, the route is back" {
 	"$TS" up --quickack on --defer 0
 	storm_run "$TMP/out" 6 -i 1.5 -c 4 --fix=routes

@@ -7,6 +7,7 @@
 
 # the 6.1 guest runs all of these in its fentry mode, the rung tests
 # (test_tags vm:auto) in its auto mode too (tools/vm/suite.sh)
+# and those tagged vm:arm64 in the arm64 guest too (make vmtest ARCH=arm64)
 # bats file_tags=vm:fentry
 load ../integration/helpers
 
@@ -30,6 +31,22 @@ teardown() {
 	rm -rf "$TMP"
 }
 
+# rung61 HOOK: the rung 6.1 gives HOOK on this guest's architecture. x86's
+# attaches fentry/fexit; arm64's 6.1 has no ftrace direct calls
+# (DYNAMIC_FTRACE_WITH_DIRECT_CALLS, arm64 6.4+), so its BPF trampolines
+# fail to attach to a kernel function (ENOTSUPP) and each hook takes its
+# next rung (make vmtest ARCH=arm64, docs/KERNELS.md).
+rung61() {
+	case $(uname -m):$1 in
+	aarch64:netdev_pick_tx) echo tp_btf/net_dev_queue ;;
+	aarch64:__release_sock) echo sk_lock.owned@tcp_probe ;;
+	aarch64:__qdisc_run) echo tp_btf/qdisc_dequeue ;;
+	*:netdev_pick_tx) echo fexit/netdev_core_pick_tx ;;
+	*:__release_sock) echo fentry/__release_sock ;;
+	*:__qdisc_run) echo fentry/__qdisc_run ;;
+	esac
+}
+
 # rung1_chosen TOOL HOOK PROGRAM: --list-hooks says rung 1 of HOOK is PROGRAM, chosen,
 # and every fentry/fexit rung 1 the tool declares is chosen
 rung1_chosen() {
@@ -48,27 +65,53 @@ rung1_chosen() {
 	rung1_chosen qdiscstuck __qdisc_run fentry/__qdisc_run
 }
 
-# bats test_tags=vm:auto
+# refused_next TOOL HOOK PROGRAM NEXT: --list-hooks says rung 1 of HOOK,
+# PROGRAM, is refused with ENOTSUPP and NEXT is chosen
+refused_next() {
+	run "$BIN/$1" --list-hooks
+	assert_success
+	echo "$output"
+	assert_line --regexp "^$2 +1 +$3 +$3: Operation not supported \(ENOTSUPP\)\$"
+	assert_line --regexp "^$2 +[0-9] +$4 +chosen\$"
+}
+
+# the arm64 guest's counterpart of the test above (vm:arm64-only: the x86
+# guest's modes leave it out)
+# bats test_tags=vm:arm64,vm:arm64-only
+@test "6.1 arm64: every fentry/fexit rung is refused (ENOTSUPP), the next rung is chosen" {
+	refused_next xpsflap netdev_pick_tx fexit/netdev_core_pick_tx "$(rung61 netdev_pick_tx)"
+	refused_next tcpstall __release_sock fentry/__release_sock "$(rung61 __release_sock)"
+	refused_next tcpstall tcp_push fexit/tcp_push iter/tcp
+	refused_next qdiscstuck __qdisc_run fentry/__qdisc_run "$(rung61 __qdisc_run)"
+	# no tool chose any fentry/fexit rung
+	for t in $(nm_tools); do
+		run "$BIN/$t" --list-hooks
+		assert_success
+		! echo "$output" | awk '$3 ~ /^(fentry|fexit)\// && $4 == "chosen"' | grep .
+	done
+}
+
+# bats test_tags=vm:auto,vm:arm64
 @test "6.1: rung report says what the kernel lacks (tp_btf/sock_recv_length)" {
 	run "$BIN/tcpstall" --list-hooks
 	assert_success
 	assert_line --regexp 'tp_btf/sock_recv_length +tp_btf/sock_recv_length: not in kernel BTF$'
 }
 
-# bats test_tags=vm:auto
+# bats test_tags=vm:auto,vm:arm64
 @test "6.1: the first line of each CLI names the fentry/fexit rungs it attached" {
 	run "$BIN/xpsflap" -c 1 -i 0.2
 	assert_success
-	assert_line --index 0 --partial "kernel $(uname -r), hooks netdev_pick_tx=fexit/netdev_core_pick_tx "
+	assert_line --index 0 --partial "kernel $(uname -r), hooks netdev_pick_tx=$(rung61 netdev_pick_tx) "
 	run "$BIN/tcpstall" -c 1 -i 0.2
 	assert_success
-	assert_line --index 0 --partial " __release_sock=fentry/__release_sock "
+	assert_line --index 0 --partial " __release_sock=$(rung61 __release_sock) "
 	run "$BIN/qdiscstuck" -c 1 -i 0.2
 	assert_success
-	assert_line --index 0 --partial " __qdisc_run=fentry/__qdisc_run "
+	assert_line --index 0 --partial " __qdisc_run=$(rung61 __qdisc_run) "
 	run "$BIN/qdiscstuck" -c 1 -i 0.2 --json
 	assert_success
-	echo "${lines[0]}" | jq -e '.hooks.__qdisc_run == "fentry/__qdisc_run"'
+	echo "${lines[0]}" | jq -e --arg r "$(rung61 __qdisc_run)" '.hooks.__qdisc_run == $r'
 }
 
 # The agent's one net_dev_queue program runs all three detectors' handlers:
@@ -138,12 +181,13 @@ xf_measure() {
 	return 1
 }
 
+# bats test_tags=vm:arm64
 @test "6.1: xpsflap on fexit: the bridged flow flaps over two queues; --pin stops it and restores XPS" {
 	"$LAB/xpsflap.sh" up --queues 2 --xps on
 	xf_measure "$TMP/before"
 	before=$(xf_flow "$TMP/before")
 	echo "without --pin: $before"
-	head -1 "$TMP/before" | jq -e '.hooks.netdev_pick_tx == "fexit/netdev_core_pick_tx"'
+	head -1 "$TMP/before" | jq -e --arg r "$(rung61 netdev_pick_tx)" '.hooks.netdev_pick_tx == $r'
 	[ "$(echo "$before" | jq '.queues | length')" -ge 2 ]
 	[ "$(echo "$before" | jq '.switches')" -gt 0 ]
 	[ "$(echo "$before" | jq '.flapping')" = true ]
@@ -166,13 +210,14 @@ xf_measure() {
 
 ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 
+# bats test_tags=vm:arm64
 @test "6.1: tcpstall on fentry/__release_sock: the quickack storm is flagged, cause no_backlog_ack_defer" {
 	"$LAB/tcpstall.sh" up --quickack on --defer 0
 	[ ! -e /proc/sys/net/ipv4/tcp_backlog_ack_defer ]
 	start_bg "$TMP/out" "$BIN/tcpstall" --netns nm-ts-rcv --port 5301 --json -i 4 -c 1
 	"$LAB/tcpstall.sh" storm 3 >/dev/null
 	wait_bg
-	head -1 "$TMP/out" | jq -e '.hooks.__release_sock == "fentry/__release_sock"'
+	head -1 "$TMP/out" | jq -e --arg r "$(rung61 __release_sock)" '.hooks.__release_sock == $r'
 	run ts_acks "$TMP/out"
 	echo "$output"
 	[ "$(echo "$output" | jq .storm)" = true ]
@@ -259,12 +304,13 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 	[ -z "$(ls /run/netmedic 2>/dev/null | grep tcpstall)" ]
 }
 
+# bats test_tags=vm:arm64
 @test "6.1: qdiscstuck on fentry/__qdisc_run: 6.1's veth drains the lab burst (no stopped queue), never stuck" {
 	"$LAB/qdiscstuck.sh" up stopped
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns nm-qs-a --dev qa --json -i 0.5 -c 6
 	"$LAB/qdiscstuck.sh" burst 1000
 	wait_bg
-	head -1 "$TMP/out" | jq -e '.hooks.__qdisc_run == "fentry/__qdisc_run"'
+	head -1 "$TMP/out" | jq -e --arg r "$(rung61 __qdisc_run)" '.hooks.__qdisc_run == $r'
 	# the seed passes 6.1's verifier too (its one run is its check)
 	head -1 "$TMP/out" | jq -e '.hooks.seed == "raw_tp" and .lost == {}'
 	jq -c 'select(.type == "qdisc" and .handle == "3e:")' "$TMP/out" | tail -2

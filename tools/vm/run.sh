@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # make vmtest: the integration suite inside qemu on Debian's 6.1 kernel.
 # See docs/KERNELS.md. Env: NETMEDIC_BUILD (absolute build dir, required),
+# VM_ARCH (x86 or arm64; default the host's: make vmtest ARCH=arm64 sets it),
 # VM_KERNEL_PKG, VM_TIMEOUT (s), VM_MEM (MiB), VM_ACCEL (kvm|tcg), VM_MODE_BUDGET
 # (s per hook mode, in the guest), VM_CMD (run that in the guest instead),
 # VM_QEMU_ARGS (more qemu arguments, word-split: a NIC, say), VM_OUT (a host
 # directory: what the guest leaves in /vmxfer/out is copied there), VM_NETNS
 # (run qemu inside that network namespace, which the caller made and
 # deletes: where a tap backend of VM_QEMU_ARGS lives, away from the host's
-# network; unset: the host's, for slirp backends).
+# network; unset: the host's, for slirp backends), VM_BTF_ONLY (a path: boot,
+# copy the guest kernel's BTF there, run nothing else; make vmlinux ARCH=...).
 set -u
 # all in one function: bash has read the whole of it before it runs, so an
 # edit of this file during a 10-minute run cannot derail that run
@@ -17,9 +19,25 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tools/tools.sh"
 : "${NETMEDIC_BUILD:?set NETMEDIC_BUILD to the (absolute) build directory}"
 case $NETMEDIC_BUILD in /*) ;; *) NETMEDIC_BUILD=$ROOT/$NETMEDIC_BUILD ;; esac
-# Debian 12's generic amd64 6.1 image (the -cloud- flavour has no 9p). The
-# exact name: `apt-cache depends linux-image-amd64` named it when written.
-KPKG=${VM_KERNEL_PKG:-linux-image-6.1.0-57-amd64-unsigned}
+HOST_ARCH=$(uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VM_ARCH=${VM_ARCH:-$HOST_ARCH}
+# Debian 12's generic 6.1 images (the -cloud- flavour has no 9p). The exact
+# names: `apt-cache depends linux-image-amd64` (linux-image-arm64:arm64)
+# named them when written. An arm64 guest on another host: TCG only, and a
+# root of arm64 packages (tools/vm/userland.sh) instead of the host's.
+case $VM_ARCH in
+x86)
+	KPKG=${VM_KERNEL_PKG:-linux-image-6.1.0-57-amd64-unsigned} DEBARCH=amd64
+	QEMU=qemu-system-x86_64 QEMU_PKG=qemu-system-x86 MACHINE=() CONSOLE=ttyS0
+	;;
+arm64)
+	KPKG=${VM_KERNEL_PKG:-linux-image-6.1.0-57-arm64-unsigned} DEBARCH=arm64
+	QEMU=qemu-system-aarch64 QEMU_PKG=qemu-system-arm MACHINE=(-M virt) CONSOLE=ttyAMA0
+	;;
+*) echo "vmtest: FAILED: VM_ARCH=$VM_ARCH: x86 or arm64" >&2; exit 1 ;;
+esac
+CROSS=
+[ "$VM_ARCH" = "$HOST_ARCH" ] || { CROSS=1; VM_ACCEL=tcg; }
 VM_TIMEOUT=${VM_TIMEOUT:-1380}
 VM_MEM=${VM_MEM:-3072}
 VMDIR=$NETMEDIC_BUILD/vm
@@ -29,14 +47,19 @@ closing() { echo "vmtest: $1 passed, $2 failed"; }
 fail() { echo "vmtest: FAILED: $*" >&2; closing 0 1; exit 1; }
 
 [ "$(id -u)" = 0 ] || fail "needs root (apt-get, qemu's 9p export of /)"
-for t in $(nm_tools); do
-	[ -x "$NETMEDIC_BUILD/$t" ] || fail "$NETMEDIC_BUILD/$t is not built (make all)"
-done
+if [ -n "${VM_BTF_ONLY:-}" ]; then
+	# the BTF is wanted to build the tools: none is run, none need be built
+	VM_CMD=true
+else
+	for t in $(nm_tools); do
+		[ -x "$NETMEDIC_BUILD/$t" ] || fail "$NETMEDIC_BUILD/$t is not built (make all)"
+	done
+fi
 
-# --- host packages: tools/deps.txt, installed by make deps (make vmtest runs it)
-command -v qemu-system-x86_64 >/dev/null && command -v depmod >/dev/null &&
+# --- host packages: tools/deps.txt (and deps-ARCH.txt), installed by make deps
+command -v "$QEMU" >/dev/null && command -v depmod >/dev/null &&
 	dpkg -s busybox-static >/dev/null 2>&1 ||
-	fail "qemu-system-x86, busybox-static or kmod is not installed (make deps: tools/deps.txt)"
+	fail "$QEMU_PKG, busybox-static or kmod is not installed (make deps${CROSS:+ ARCH=$VM_ARCH}: tools/deps*.txt)"
 
 mkdir -p "$VMDIR" || fail "cannot create $VMDIR"
 exec 9>"$VMDIR/.lock"
@@ -48,8 +71,8 @@ if [ ! -d "$KDIR/boot" ]; then
 	echo "vmtest: fetching $KPKG (apt-get download)"
 	rm -rf "$VMDIR/dl" "$KDIR.tmp"
 	mkdir -p "$VMDIR/dl" && chmod 0777 "$VMDIR/dl"
-	( cd "$VMDIR/dl" && { apt-get download -q "$KPKG" >/dev/null 2>&1 ||
-		{ apt-get update -q >/dev/null 2>&1; apt-get download -q "$KPKG" >/dev/null 2>&1; }; } ) ||
+	( cd "$VMDIR/dl" && { apt-get download -q "$KPKG:$DEBARCH" >/dev/null 2>&1 ||
+		{ apt-get update -q >/dev/null 2>&1; apt-get download -q "$KPKG:$DEBARCH" >/dev/null 2>&1; }; } ) ||
 		fail "apt-get download $KPKG failed (apt-cache search linux-image-6.1 lists what exists; set VM_KERNEL_PKG)"
 	deb=$(ls "$VMDIR"/dl/"${KPKG}"_*.deb 2>/dev/null | head -1)
 	[ -n "$deb" ] || fail "apt-get download $KPKG left no .deb"
@@ -62,18 +85,35 @@ KVER=$(ls "$KDIR/lib/modules")
 VMLINUZ=$KDIR/boot/vmlinuz-$KVER
 [ -r "$VMLINUZ" ] || fail "no $VMLINUZ"
 
+# --- the guest's root: the host's own, or (another architecture) arm64
+# packages unpacked under build/ (tools/vm/userland.sh), cached by their list
+GROOT=/
+if [ -n "$CROSS" ]; then
+	GROOT=$("$ROOT/tools/vm/userland.sh" "$VM_ARCH" "$VMDIR") || fail "no $VM_ARCH root (tools/vm/userland.sh)"
+fi
+BUSYBOX=$GROOT/bin/busybox
+[ -x "$BUSYBOX" ] || fail "no $BUSYBOX (busybox-static)"
+
 # --- the initramfs: busybox-static, the virtio/9p/overlay modules, tools/vm/init
 INITRD=$VMDIR/initramfs-$KVER.cpio.gz
-if [ ! -s "$INITRD" ] || [ "$ROOT/tools/vm/init" -nt "$INITRD" ] || [ /bin/busybox -nt "$INITRD" ]; then
+# (run.sh too: an initramfs from before modules/order must not be kept)
+if [ ! -s "$INITRD" ] || [ "$ROOT/tools/vm/init" -nt "$INITRD" ] || [ "$BUSYBOX" -nt "$INITRD" ] ||
+   [ "$ROOT/tools/vm/run.sh" -nt "$INITRD" ]; then
 	st=$(mktemp -d "$VMDIR/initrd.XXXXXX") || fail "mktemp"
 	mkdir -p "$st/bin" "$st/modules"
-	cp /bin/busybox "$st/bin/busybox" && cp "$ROOT/tools/vm/init" "$st/init" && chmod 0755 "$st/init" ||
+	cp "$BUSYBOX" "$st/bin/busybox" && cp "$ROOT/tools/vm/init" "$st/init" && chmod 0755 "$st/init" ||
 		fail "cannot stage the initramfs"
-	for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci \
+	# in dependency order (modinfo -F depends); /init loads them in the
+	# order of modules/order. One built into the kernel (arm64's virtio) is
+	# left out.
+	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci \
 		 9pnet 9pnet_virtio netfs fscache 9p overlay; do
 		f=$(find "$KDIR/lib/modules/$KVER" -name "$m.ko" | head -1)
-		[ -n "$f" ] || fail "module $m.ko is not in $KPKG"
-		cp "$f" "$st/modules/"
+		if [ -n "$f" ]; then
+			cp "$f" "$st/modules/" && echo "$m" >>"$st/modules/order" || fail "cannot stage $m.ko"
+		elif ! grep -q "/$m\.ko\$" "$KDIR/lib/modules/$KVER/modules.builtin"; then
+			fail "module $m.ko is not in $KPKG, nor built in"
+		fi
 	done
 	( cd "$st" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 >"$INITRD.tmp" ) &&
 		mv "$INITRD.tmp" "$INITRD" || fail "cannot build $INITRD"
@@ -85,7 +125,7 @@ fi
 # other test does. The BTF comes from the first boot that gets that far.
 BTFDIR=$KDIR/btf
 want_btf=
-bmake() { MAKEFLAGS= MAKELEVEL= make -C "$ROOT" -s --no-print-directory -j"$(nproc)" "$@"; }
+bmake() { MAKEFLAGS= MAKELEVEL= make -C "$ROOT" -s --no-print-directory -j"$(nproc)" ARCH="$VM_ARCH" "$@"; }
 # core_check: make bpf-objs against a vmlinux.h dumped from $BTFDIR/vmlinux
 core_check() {
 	local out=$BTFDIR/check.log t=$(date +%s)
@@ -107,7 +147,9 @@ core_check() {
 	fi
 	echo "vmtest: the BPF objects compile against $KVER's types ($(( $(date +%s) - t )) s)"
 }
-if [ -s "$BTFDIR/vmlinux" ]; then
+if [ -n "${VM_BTF_ONLY:-}" ]; then
+	want_btf=1
+elif [ -s "$BTFDIR/vmlinux" ]; then
 	# seconds: fail here rather than after the suite's ten minutes
 	core_check || { closing 0 1; exit 1; }
 else
@@ -122,7 +164,7 @@ if [ -z "${VM_ACCEL:-}" ]; then
 	if [ -e /dev/kvm ] && ! [ -d /sys/module/kvm_intel ] && ! [ -d /sys/module/kvm_amd ]; then
 		# e.g. PVM (kvm_pvm): /dev/kvm is there but runs only PVM-aware guests
 		echo "vmtest: /dev/kvm is not backed by kvm_intel or kvm_amd ($(cd /sys/module && echo kvm*)): using TCG"
-	elif [ -e /dev/kvm ] && echo quit | timeout 20 qemu-system-x86_64 -accel kvm -machine none -nodefaults \
+	elif [ -e /dev/kvm ] && echo quit | timeout 20 "$QEMU" -accel kvm -machine none -nodefaults \
 		-display none -monitor stdio >/dev/null 2>&1; then
 		VM_ACCEL=kvm
 	fi
@@ -145,6 +187,7 @@ mkdir -p "$XFER/out"
 	printf 'VM_MODULES=%q\n' "$KDIR/lib/modules/$KVER"
 	printf 'VM_KCONFIG=%q\n' "$KDIR/boot/config-$KVER"
 	printf 'VM_ACCEL=%q\n' "$VM_ACCEL"
+	printf 'VM_ARCH=%q\n' "$VM_ARCH"
 	printf 'VM_WANT_BTF=%q\n' "$want_btf"
 	printf 'export NETMEDIC_BUILD=%q\n' "$NETMEDIC_BUILD"
 	printf 'export NETMEDIC_TOOLS=%q\n' "$(nm_tools | paste -sd ' ')"
@@ -153,8 +196,15 @@ mkdir -p "$XFER/out"
 	done
 } >"$XFER/env"
 
-echo "vmtest: $KPKG ($KVER), qemu $VM_ACCEL, 2 vCPUs, ${VM_MEM} MiB, timeout ${VM_TIMEOUT} s"
-echo "vmtest: host root $ROOT shared read-only (9p) under a tmpfs overlay; binaries from $NETMEDIC_BUILD"
+echo "vmtest: $KPKG ($KVER), $QEMU $VM_ACCEL, 2 vCPUs, ${VM_MEM} MiB, timeout ${VM_TIMEOUT} s"
+if [ -n "$CROSS" ]; then
+	echo "vmtest: $VM_ARCH root $GROOT and the tree $ROOT shared read-only (9p) under tmpfs overlays; binaries from $NETMEDIC_BUILD"
+else
+	echo "vmtest: host root $ROOT shared read-only (9p) under a tmpfs overlay; binaries from $NETMEDIC_BUILD"
+fi
+# the tree, at its own path, where the guest's root is not the host's (init: nm.project)
+project=()
+[ -n "$CROSS" ] && project=(-virtfs "local,path=$ROOT,mount_tag=project,security_model=none,readonly=on,multidevs=remap")
 log=$XFER/console.log
 tb=$(date +%s)
 # boot ACCEL: start qemu in the background ($QPID is its timeout(1)), stream
@@ -168,11 +218,12 @@ boot() {
 	esac
 	: >"$log"
 	# ip netns exec execs timeout(1): $QPID stays the process to stop
-	"${nsexec[@]}" timeout -k 15 "$VM_TIMEOUT" qemu-system-x86_64 "${accel[@]}" -smp 2 -m "$VM_MEM" \
+	"${nsexec[@]}" timeout -k 15 "$VM_TIMEOUT" "$QEMU" "${MACHINE[@]}" "${accel[@]}" -smp 2 -m "$VM_MEM" \
 		-nodefaults -no-user-config -display none -monitor none -serial "file:$log" -no-reboot \
 		-kernel "$VMLINUZ" -initrd "$INITRD" \
-		-append "console=ttyS0 rdinit=/init panic=-1 oops=panic softlockup_panic=1 loglevel=4 mitigations=off" \
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-append "console=$CONSOLE rdinit=/init panic=-1 oops=panic softlockup_panic=1 loglevel=4 mitigations=off${CROSS:+ nm.project=$ROOT}" \
+		-virtfs local,path="$GROOT",mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		"${project[@]}" \
 		-virtfs local,path="$XFER",mount_tag=xfer,security_model=none,multidevs=remap \
 		${VM_QEMU_ARGS:-} </dev/null >"$XFER/qemu.err" 2>&1 &
 	QPID=$!
@@ -251,7 +302,12 @@ else
 	echo "vmtest: FAILED: the guest stopped without an exit code (qemu exit $qrc)" >&2
 	rc=1
 fi
-if [ -n "$want_btf" ] && [ -s "$XFER/btf" ]; then
+if [ -n "${VM_BTF_ONLY:-}" ]; then
+	{ [ -s "$XFER/btf" ] && cp "$XFER/btf" "$VM_BTF_ONLY.tmp" && mv "$VM_BTF_ONLY.tmp" "$VM_BTF_ONLY"; } ||
+		fail "the guest brought no BTF back (for $VM_BTF_ONLY)"
+	echo "vmtest: $KVER's BTF ($VM_ARCH) in $VM_BTF_ONLY"
+	exit "$rc"
+elif [ -n "$want_btf" ] && [ -s "$XFER/btf" ]; then
 	flock 9
 	{ mkdir -p "$BTFDIR" && cp "$XFER/btf" "$BTFDIR/vmlinux.tmp" && mv "$BTFDIR/vmlinux.tmp" "$BTFDIR/vmlinux"; } ||
 		fail "cannot keep the guest's BTF in $BTFDIR"

@@ -12,6 +12,10 @@
 #           less the tests tagged vm:left-out, and all of tests/vm/kernel61.bats;
 #   auto:   the CLI files (*_cli.bats, rung reporting and bad input) less those
 #           tagged vm:left-out, and the rung tests of tests/vm/kernel61.bats.
+# The arm64 guest (make vmtest ARCH=arm64: TCG emulating another
+# architecture, slower still) runs one mode, arm64, with NETMEDIC_HOOKS=auto:
+# the tests tagged vm:arm64, a smoke subset: each CLI starts and says its
+# rungs, each tool's lab pathology and a negative control, one remedy each.
 
 # shellcheck source=SCRIPTDIR/../tools.sh
 . tools/tools.sh
@@ -19,10 +23,17 @@
 # each tool's NAME.bats and NAME_cli.bats; what they share in common_cli.bats
 VM_FILES_fentry=../vm/kernel61.bats
 VM_FILES_auto="../vm/kernel61.bats common_cli.bats"
+VM_FILES_arm64=../vm/kernel61.bats
 for t in $(nm_tools); do
 	VM_FILES_fentry+=" $t.bats"
 	VM_FILES_auto+=" ${t}_cli.bats"
+	VM_FILES_arm64+=" $t.bats"
 done
+# the modes of this guest's architecture (VM_ARCH, from tools/vm/run.sh)
+VM_MODES="fentry auto"
+[ "${VM_ARCH:-x86}" = arm64 ] && VM_MODES=arm64
+# vm_hooks MODE: the NETMEDIC_HOOKS of MODE
+vm_hooks() { case $1 in arm64) echo auto ;; *) echo "$1" ;; esac; }
 
 # Which tests of those files run is in the files, as bats tags: vm:fentry
 # and vm:auto (file_tags; kernel61.bats's rung tests have both), and
@@ -30,13 +41,20 @@ done
 # its reason in the comment above it; each has a 6.1 counterpart in
 # tests/vm/kernel61.bats.
 
-# vm_tags MODE: the bats --filter-tags of the tests that run in MODE
-vm_tags() { printf 'vm:%s,!vm:left-out' "$1"; }
+# vm_tags MODE: the bats --filter-tags of the tests that run in MODE (the
+# x86 guest's modes leave out the arm64 guest's own tests, vm:arm64-only)
+vm_tags() {
+	printf 'vm:%s,!vm:left-out' "$1"
+	[ "$1" = arm64 ] || printf ',!vm:arm64-only'
+}
 
 # vm_left_out: "FILE: NAME: WHY" of each test tagged vm:left-out
 vm_left_out() {
-	local f
-	for f in $VM_FILES_fentry $VM_FILES_auto; do
+	local f m files
+	for m in $VM_MODES; do
+		files=VM_FILES_$m
+		echo "${!files}"
+	done | tr ' ' '\n' | awk 'NF && !seen[$0]++' | while read -r f; do
 		awk -v f="$f" '
 			/^# Left out in the 6.1 guest: / { why = substr($0, 30); next }
 			why != "" && /^# bats test_tags=/ { left = ($0 ~ /[=,]vm:left-out(,|$)/); next }
@@ -56,19 +74,20 @@ vm_list_hooks() {
 }
 
 vm_suite() {
-	local mode out rc=0 p files budget t0
+	local mode hooks out rc=0 p files budget t0
 	echo "vmtest: host tests left out in the 6.1 guest (each has a 6.1 counterpart in tests/vm/kernel61.bats):"
 	vm_left_out
-	for mode in fentry auto; do
-		echo "=== vmtest: mode $mode: NETMEDIC_HOOKS=$mode; the rungs this run tests:"
-		vm_list_hooks "$mode"
+	for mode in $VM_MODES; do
+		hooks=$(vm_hooks "$mode")
+		echo "=== vmtest: mode $mode: NETMEDIC_HOOKS=$hooks; the rungs this run tests:"
+		vm_list_hooks "$hooks"
 		files=VM_FILES_$mode
 		# each mode is bounded below run.sh's VM_TIMEOUT (1380 s): 780 + 420 + boot
-		budget=${VM_MODE_BUDGET:-$([ "$mode" = fentry ] && echo 780 || echo 420)}
+		budget=${VM_MODE_BUDGET:-$([ "$mode" = auto ] && echo 420 || echo 780)}
 		echo "=== vmtest: mode $mode: files ${!files} (tests/integration/)"
 		out=$(mktemp)
 		t0=$(date +%s)
-		NETMEDIC_HOOKS=$mode BATS_FILES="-T ${!files}" BATS_FILTER_TAGS=$(vm_tags "$mode") \
+		NETMEDIC_HOOKS=$hooks BATS_FILES="-T ${!files}" BATS_FILTER_TAGS=$(vm_tags "$mode") \
 			timeout -k 10 "$budget" tests/run-integration.sh | tee "$out"
 		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 		p=$(sed -n 's/^integration: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out" | tail -1)
