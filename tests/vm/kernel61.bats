@@ -77,7 +77,7 @@ refused_next() {
 
 # the arm64 guest's counterpart of the test above (vm:arm64-only: the x86
 # guest's modes leave it out)
-# bats test_tags=vm:arm64,vm:arm64-only
+# bats test_tags=vm:arm64,vm:arm64-only,vm:arm64-smoke
 @test "6.1 arm64: every fentry/fexit rung is refused (ENOTSUPP), the next rung is chosen" {
 	refused_next xpsflap netdev_pick_tx fexit/netdev_core_pick_tx "$(rung61 netdev_pick_tx)"
 	refused_next tcpstall __release_sock fentry/__release_sock "$(rung61 __release_sock)"
@@ -91,14 +91,14 @@ refused_next() {
 	done
 }
 
-# bats test_tags=vm:auto,vm:arm64
+# bats test_tags=vm:auto,vm:arm64,vm:arm64-smoke
 @test "6.1: rung report says what the kernel lacks (tp_btf/sock_recv_length)" {
 	run "$BIN/tcpstall" --list-hooks
 	assert_success
 	assert_line --regexp 'tp_btf/sock_recv_length +tp_btf/sock_recv_length: not in kernel BTF$'
 }
 
-# bats test_tags=vm:auto,vm:arm64
+# bats test_tags=vm:auto,vm:arm64,vm:arm64-smoke
 @test "6.1: the first line of each CLI names the fentry/fexit rungs it attached" {
 	run "$BIN/xpsflap" -c 1 -i 0.2
 	assert_success
@@ -210,7 +210,7 @@ xf_measure() {
 
 ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 
-# bats test_tags=vm:arm64
+# bats test_tags=vm:arm64,vm:arm64-smoke
 @test "6.1: tcpstall on fentry/__release_sock: the quickack storm is flagged, cause no_backlog_ack_defer" {
 	"$LAB/tcpstall.sh" up --quickack on --defer 0
 	[ ! -e /proc/sys/net/ipv4/tcp_backlog_ack_defer ]

@@ -4,8 +4,10 @@
 # VM_ARCH (x86 or arm64; default the host's: make vmtest ARCH=arm64 sets it),
 # VM_KERNEL_PKG, VM_TIMEOUT (s), VM_MEM (MiB), VM_ACCEL (kvm|tcg), VM_MODE_BUDGET
 # (s per hook mode, in the guest), VM_CMD (run that in the guest instead),
-# VM_QEMU_ARGS (more qemu arguments, word-split: a NIC, say), VM_OUT (a host
-# directory: what the guest leaves in /vmxfer/out is copied there), VM_NETNS
+# VM_SMOKE (1: the arm64 guest runs its smoke part only, the tests tagged
+# vm:arm64-smoke: tools/vm/suite.sh), VM_QEMU_ARGS (more qemu arguments,
+# word-split: a NIC, say), VM_OUT (a host directory: what the guest leaves
+# in /vmxfer/out is copied there), VM_NETNS
 # (run qemu inside that network namespace, which the caller made and
 # deletes: where a tap backend of VM_QEMU_ARGS lives, away from the host's
 # network; unset: the host's, for slirp backends), VM_BTF_ONLY (a path: boot,
@@ -191,7 +193,7 @@ mkdir -p "$XFER/out"
 	printf 'VM_WANT_BTF=%q\n' "$want_btf"
 	printf 'export NETMEDIC_BUILD=%q\n' "$NETMEDIC_BUILD"
 	printf 'export NETMEDIC_TOOLS=%q\n' "$(nm_tools | paste -sd ' ')"
-	for v in VM_CMD VM_MODE_BUDGET; do
+	for v in VM_CMD VM_MODE_BUDGET VM_SMOKE; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 } >"$XFER/env"

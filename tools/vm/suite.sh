@@ -14,8 +14,10 @@
 #           tagged vm:left-out, and the rung tests of tests/vm/kernel61.bats.
 # The arm64 guest (make vmtest ARCH=arm64: TCG emulating another
 # architecture, slower still) runs one mode, arm64, with NETMEDIC_HOOKS=auto:
-# the tests tagged vm:arm64, a smoke subset: each CLI starts and says its
+# the tests tagged vm:arm64, a subset: each CLI starts and says its
 # rungs, each tool's lab pathology and a negative control, one remedy each.
+# VM_SMOKE=1 (CI's, .ci/run) runs the tests tagged vm:arm64-smoke alone:
+# the rungs, each CLI's start, and one pathology (tcpstall's ACK storm).
 
 # shellcheck source=SCRIPTDIR/../tools.sh
 . tools/tools.sh
@@ -44,6 +46,10 @@ vm_hooks() { case $1 in arm64) echo auto ;; *) echo "$1" ;; esac; }
 # vm_tags MODE: the bats --filter-tags of the tests that run in MODE (the
 # x86 guest's modes leave out the arm64 guest's own tests, vm:arm64-only)
 vm_tags() {
+	if [ "$1" = arm64 ] && [ "${VM_SMOKE:-}" = 1 ]; then
+		printf 'vm:arm64-smoke,!vm:left-out'
+		return
+	fi
 	printf 'vm:%s,!vm:left-out' "$1"
 	[ "$1" = arm64 ] || printf ',!vm:arm64-only'
 }
