@@ -401,6 +401,10 @@ assert_none_of() {
 	traffic "$XF" traffic 8
 	wait_series 'instance_netns_device:xpsflap_queue_switches:rate2m > 0' 20
 	wait_series 'instance_netns:tcpstall_acks_per_data_segment:ratio_rate2m' 20
+	# each tool's rates: a rate needs two scrapes of its file, and
+	# qdiscstuck's first report comes a sweep after the others' (CI once
+	# queried the dashboard before its first rate was recorded)
+	wait_series 'instance_netns_device_queue:qdiscstuck_stuck_seconds:rate2m' 20
 	n=0 bad=0
 	while IFS= read -r e; do
 		n=$((n + 1))
