@@ -52,6 +52,12 @@ vm_tags() {
 	fi
 	printf 'vm:%s,!vm:left-out' "$1"
 	[ "$1" = arm64 ] || printf ',!vm:arm64-only'
+	# the tests of a remedy's undo (signals, kill -9, --cleanup) do not
+	# depend on the rung: not again under fentry (kernel61.bats's own
+	# remedies, xpsflap --pin and tcpstall --fix, run on 6.1's tc and
+	# sysfs, and the arm64 guest runs qdiscstuck --lock's)
+	[ "$1" = fentry ] && printf ',!undo'
+	return 0
 }
 
 # vm_left_out: "FILE: NAME: WHY" of each test tagged vm:left-out
@@ -88,8 +94,11 @@ vm_suite() {
 		echo "=== vmtest: mode $mode: NETMEDIC_HOOKS=$hooks; the rungs this run tests:"
 		vm_list_hooks "$hooks"
 		files=VM_FILES_$mode
-		# each mode is bounded below run.sh's VM_TIMEOUT (1380 s): 780 + 420 + boot
-		budget=${VM_MODE_BUDGET:-$([ "$mode" = auto ] && echo 420 || echo 780)}
+		# each mode is bounded below run.sh's VM_TIMEOUT (1800 s): 960 + 720
+		# + boot. On 2026-12-04 the same tests took 40% longer here than
+		# before, and both modes ran out of 780 and 420 s (37 of 52 and
+		# 34 of 51 passed by then, none failed for it).
+		budget=${VM_MODE_BUDGET:-$([ "$mode" = auto ] && echo 720 || echo 960)}
 		echo "=== vmtest: mode $mode: files ${!files} (tests/integration/)"
 		out=$(mktemp)
 		t0=$(date +%s)
