@@ -346,13 +346,14 @@ static int split_path(struct det *x)
 	return 0;
 }
 
-/* A textfile of p at path (--prom-split's), as nm_emit_prom_out writes --prom-file. */
+/* A textfile of p at path (--prom-split's): nm_emit_prom_out's write, to path alone. */
 static void write_file(struct nm_prom *p, const char *path)
 {
-	char err[256];
+	struct nm_opts o = env.o;
 
-	if (nm_prom_write_atomic(p, path, err, sizeof(err)))
-		nm_err(&env.o, NM_EXIT_RUNTIME, "--prom-file: %s", err);
+	o.prom_file = path;
+	o.http = NULL;
+	nm_emit_prom_out(&o, p);
 }
 
 /*
