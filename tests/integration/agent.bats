@@ -132,7 +132,7 @@ started() {
 	run progs "$BG_PID"
 	echo "$output"
 	[ "$(echo "$output" | grep -c '^nm_queue_')" = 1 ]
-	! echo "$output" | grep -E '^(ts_queue|qs_queue|xf_pick)_'
+	[ -z "$(echo "$output" | grep -E '^(ts_queue|qs_queue|xf_pick)_')" ]
 	# each detector's own hooks are there too
 	echo "$output" | grep -q '^ts_sweep$'
 	echo "$output" | grep -q '^qs_dequeue_'
@@ -187,7 +187,7 @@ started() {
 	run progs "$BG_PID"
 	echo "$output"
 	[ -n "$output" ]
-	! echo "$output" | grep -vE '^(xf_|nm_queue_)'
+	[ -z "$(echo "$output" | grep -vE '^(xf_|nm_queue_)')" ]
 	wait_bg
 	[ "$(jq -r .tool "$TMP/out" | sort -u | paste -sd,)" = xpsflap ]
 }
@@ -246,12 +246,12 @@ started() {
 		grep -q "^${t}_" "$f"
 		grep -q "^netmedic_hook_info{tool=\"$t\"," "$f"
 		# its own detector's samples only
-		! grep -v '^#' "$f" | grep 'tool="' | grep -v "tool=\"$t\""
-		! grep -q '^netmedic_bpf_prog_runs_total' "$f"
+		[ -z "$(grep -v '^#' "$f" | grep 'tool="' | grep -v "tool=\"$t\"")" ]
+		[ -z "$(grep '^netmedic_bpf_prog_runs_total' "$f")" ]
 	done
 	promtool check metrics <"$TMP/prom/netmedic.prom"
 	grep -q '^netmedic_bpf_prog_runs_total{tool="netmedic",program="nm_queue_tp' "$TMP/prom/netmedic.prom"
-	! grep -v '^#' "$TMP/prom/netmedic.prom" | grep -v 'tool="netmedic"'
+	[ -z "$(grep -v '^#' "$TMP/prom/netmedic.prom" | grep -v 'tool="netmedic"')" ]
 	[ "$(ls "$TMP/prom" | wc -l)" = 4 ]
 	[ -z "$(cat "$TMP"/prom/*.prom | grep -v '^#' | sed 's/ [^ ]*$//' | sort | uniq -d)" ]
 	run "$BIN/netmedic" -c 1 --prom-split
