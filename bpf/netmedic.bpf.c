@@ -29,11 +29,11 @@ const volatile bool nm_queue_xf = true;		/* xpsflap's pick_tx */
 static __always_inline void on_queue(struct sk_buff *skb, const bool btf, const bool cast)
 {
 	if (nm_queue_ts)
-		ts_on_queue(skb, btf);
+		ts_on_queue(skb, btf, cast);
 	if (nm_queue_qs)
-		qs_on_queue(skb, btf);
+		qs_on_queue(skb, btf, cast);
 	if (nm_queue_xf)
-		xf_on_pick(skb, btf ? skb->dev : BPF_CORE_READ(skb, dev), btf, cast);
+		xf_on_queue(skb, btf, cast);
 }
 
 /* Rung 1: tp_btf, xpsflap's gso_segs read through bpf_rdonly_cast() (6.2+). */
