@@ -21,7 +21,8 @@ VMLINUX_H ?= bpf/vmlinux/$(ARCH)/vmlinux.h
 
 # every src/NAME.c is a CLI with bpf/NAME.bpf.c beside it; the scripts and
 # tests make runs take the list from here (tools/tools.sh: nm_tools).
-# bpf/netmedic.bpf.c is the agent's object: every tool's NAME.bpf.h at once.
+# bpf/netmedic.bpf.c is the agent's object: every tool's NAME.bpf.h at once,
+# in the order of the ranks src/lib/NAME_hooks.h give (build/agent_tools.h).
 TOOLS := $(basename $(notdir $(wildcard src/*.c)))
 export NETMEDIC_TOOLS := $(TOOLS)
 # the agent (src/agent): the CLIs' detectors in one process; installed, packaged
@@ -171,10 +172,19 @@ $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%.o $(LIB_OBJS)
 # -DNM_AGENT, bound to the agent's skeleton (src/agent/bind.h), as one of
 # its detectors.
 AGENT_DET_OBJS := $(patsubst %,$(BUILD)/obj/det/%.o,$(TOOLS))
-$(BUILD)/obj/det/%.o: src/%.c $(LIB_HDRS) $(wildcard src/agent/*.h) $(BUILD)/netmedic.skel.h
+$(BUILD)/obj/det/%.o: src/%.c $(LIB_HDRS) $(wildcard src/agent/*.h) $(BUILD)/netmedic.skel.h $(BUILD)/agent_tools.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DNM_AGENT -c $< -o $@
-$(BUILD)/obj/agent/$(AGENT).o: $(BUILD)/netmedic.skel.h $(BUILD)/agent_maps.h $(wildcard src/agent/*.h)
+$(BUILD)/obj/agent/$(AGENT).o: $(BUILD)/netmedic.skel.h $(BUILD)/agent_maps.h $(BUILD)/agent_tools.h \
+	$(wildcard src/agent/*.h)
+# the detectors, in their rank's order, from each tool's src/lib/NAME_hooks.h
+# (tools/agent-tools.sh): what the agent, its object and the tables' test
+# expand for each. Rewritten only when it differs, as vmlinux.h.
+$(BUILD)/agent_tools.h: FORCE
+	@mkdir -p $(@D)
+	@tools/agent-tools.sh $(TOOLS) >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/$(AGENT).bpf.o $(BUILD)/tests/test_hooks_tables: $(BUILD)/agent_tools.h
 # each tool's maps, by name, from its own skeleton: the agent shrinks those of
 # a detector it does not run (their programs are not loaded; the shared
 # net_dev_queue program still refers to them)

@@ -5,35 +5,37 @@
  * live side by side), and one program per tracepoint the detectors share.
  *
  * Why: a tracepoint pays its dispatch once per attached program, per
- * event. net_dev_queue runs for every skb a device queues, and the three
- * CLIs attach three programs to it; here one program calls each detector's
- * handler, in the order the CLIs would run.
+ * event. net_dev_queue runs for every skb a device queues, and each CLI
+ * attaches a program of its own to it; here one program calls each
+ * detector's handler, in the detectors' rank order (the order the CLIs
+ * would run).
  *
  * The scope (--netns) and --dev filter (common.bpf.h) are the agent's, one
  * for all its detectors.
+ *
+ * The detectors are build/agent_tools.h's (tools/agent-tools.sh): each
+ * one's bpf/NAME.bpf.h, and its handler PFX_on_queue(skb, btf, cast) there,
+ * empty for a detector with nothing on net_dev_queue.
  */
-#include "tcpstall.bpf.h"
-#include "qdiscstuck.bpf.h"
-#include "xpsflap.bpf.h"
+#include "agent_tools.h"
 
 /*
- * Whose handler the net_dev_queue program calls, set by the loader from the
- * detectors it runs and the rungs they took (xpsflap's pick_tx on fexit
- * needs no net_dev_queue). All on by default, so that a load with no
- * loader (nm-verify) puts every handler through the verifier.
+ * Whose handler the net_dev_queue program calls (nm_queue_PFX), set by the
+ * loader from the detectors it runs and the rungs they took (xpsflap's
+ * pick_tx on fexit needs no net_dev_queue). All on by default, so that a
+ * load with no loader (nm-verify) puts every handler through the verifier.
  */
-const volatile bool nm_queue_ts = true;		/* tcpstall's ack_xmit */
-const volatile bool nm_queue_qs = true;		/* qdiscstuck's kick_queue */
-const volatile bool nm_queue_xf = true;		/* xpsflap's pick_tx */
+#define X(NAME, PFX)	const volatile bool nm_queue_##PFX = true;
+NM_AGENT_TOOLS
+#undef X
 
 static __always_inline void on_queue(struct sk_buff *skb, const bool btf, const bool cast)
 {
-	if (nm_queue_ts)
-		ts_on_queue(skb, btf);
-	if (nm_queue_qs)
-		qs_on_queue(skb, btf);
-	if (nm_queue_xf)
-		xf_on_pick(skb, btf ? skb->dev : BPF_CORE_READ(skb, dev), btf, cast);
+#define X(NAME, PFX)			\
+	if (nm_queue_##PFX)		\
+		PFX##_on_queue(skb, btf, cast);
+	NM_AGENT_TOOLS
+#undef X
 }
 
 /* Rung 1: tp_btf, xpsflap's gso_segs read through bpf_rdonly_cast() (6.2+). */

@@ -12,14 +12,14 @@
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(qs_queue_tp, struct sk_buff *skb)
 {
-	qs_on_queue(skb, true);
+	qs_on_queue(skb, true, false);
 	return 0;
 }
 
 SEC("raw_tp/net_dev_queue")
 int BPF_PROG(qs_queue_raw, struct sk_buff *skb)
 {
-	qs_on_queue(skb, false);
+	qs_on_queue(skb, false, false);
 	return 0;
 }
 

@@ -203,8 +203,12 @@ static __always_inline struct qs_txq *txq_get(const struct sk_buff *skb, const s
 	return bpf_map_lookup_elem(&txqs, &k);
 }
 
-/* net_dev_queue fires after the TX queue was picked: count the kick frames where they went. */
-static __always_inline void qs_on_queue(const struct sk_buff *skb, const bool btf)
+/*
+ * net_dev_queue fires after the TX queue was picked: count the kick frames
+ * where they went. qdiscstuck's handler, in the shape the agent's program
+ * calls every tool's (netmedic.bpf.c); cast goes unused.
+ */
+static __always_inline void qs_on_queue(const struct sk_buff *skb, const bool btf, const bool cast)
 {
 	struct qs_txq *t;
 

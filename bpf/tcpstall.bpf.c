@@ -12,14 +12,14 @@
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(ts_queue_tp, struct sk_buff *skb)
 {
-	ts_on_queue(skb, true);
+	ts_on_queue(skb, true, false);
 	return 0;
 }
 
 SEC("raw_tp/net_dev_queue")
 int BPF_PROG(ts_queue_raw, struct sk_buff *skb)
 {
-	ts_on_queue(skb, false);
+	ts_on_queue(skb, false, false);
 	return 0;
 }
 

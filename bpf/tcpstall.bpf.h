@@ -611,8 +611,13 @@ static __always_inline void tag_sender(const struct sock *sk)
 	tag((struct sock *)sk);
 }
 
-/* A pure ACK leaves: skb->sk is its socket, truesize 2 marks it (skb_set_tcp_pure_ack). */
-static __always_inline void ts_on_queue(const struct sk_buff *skb, const bool btf)
+/*
+ * A pure ACK leaves: skb->sk is its socket, truesize 2 marks it
+ * (skb_set_tcp_pure_ack). tcpstall's net_dev_queue handler, in the shape
+ * the agent's program calls every tool's (netmedic.bpf.c); it reads
+ * nothing through bpf_rdonly_cast(), so cast goes unused.
+ */
+static __always_inline void ts_on_queue(const struct sk_buff *skb, const bool btf, const bool cast)
 {
 	const struct sock *sk = RD(btf, skb, sk);
 	struct ts_acks *a;

@@ -16,7 +16,7 @@
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(xf_pick_tp, struct sk_buff *skb)
 {
-	xf_on_pick(skb, skb->dev, true, true);
+	xf_on_queue(skb, true, true);
 	return 0;
 }
 
@@ -24,7 +24,7 @@ int BPF_PROG(xf_pick_tp, struct sk_buff *skb)
 SEC("tp_btf/net_dev_queue")
 int BPF_PROG(xf_pick_tp_read, struct sk_buff *skb)
 {
-	xf_on_pick(skb, skb->dev, true, false);
+	xf_on_queue(skb, true, false);
 	return 0;
 }
 
@@ -32,7 +32,7 @@ int BPF_PROG(xf_pick_tp_read, struct sk_buff *skb)
 SEC("raw_tp/net_dev_queue")
 int BPF_PROG(xf_pick_raw, struct sk_buff *skb)
 {
-	xf_on_pick(skb, BPF_CORE_READ(skb, dev), false, false);
+	xf_on_queue(skb, false, false);
 	return 0;
 }
 

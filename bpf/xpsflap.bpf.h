@@ -471,6 +471,16 @@ static __always_inline void xf_on_pick(const struct sk_buff *skb, const struct n
 }
 
 /*
+ * Rungs 2 and 3 of pick_tx, on net_dev_queue: xpsflap's handler, in the
+ * shape the agent's program calls every tool's (netmedic.bpf.c). The
+ * raw_tp rung (btf false) has no BTF pointer to read skb->dev through.
+ */
+static __always_inline void xf_on_queue(const struct sk_buff *skb, const bool btf, const bool cast)
+{
+	xf_on_pick(skb, btf ? skb->dev : BPF_CORE_READ(skb, dev), btf, cast);
+}
+
+/*
  * The driver is handed skb: it left its queue. Release its in-flight bytes
  * and see whether its data is below what this flow already transmitted.
  */

@@ -12,19 +12,19 @@
 #define NETMEDIC_AGENT_BIND_H
 
 #include "netmedic.skel.h"
+#include "agent_tools.h"
 #include "agent/detector.h"
 #include "lib/hooks.h"
 
-/* each tool's skeleton type is the agent's */
-#define tcpstall_bpf		netmedic_bpf
-#define qdiscstuck_bpf		netmedic_bpf
-#define xpsflap_bpf		netmedic_bpf
-
-/* each tool's ladder, as the agent rewrote it before the load (nm_agent_decls) */
-extern struct nm_hook_decl ts_agent_decls[], qs_agent_decls[], xf_agent_decls[];
-#define ts_hook_decls		ts_agent_decls
-#define qs_hook_decls		qs_agent_decls
-#define xf_hook_decls		xf_agent_decls
+/*
+ * Each tool's skeleton type is the agent's (NAME_bpf: netmedic_bpf), and
+ * its ladder the agent's copy (PFX_hook_decls: PFX_agent_decls), by the
+ * renames build/agent_tools.h makes with NM_AGENT; that copy is the
+ * ladder as the agent rewrote it before the load (nm_agent_decls).
+ */
+#define X(NAME, PFX)	extern struct nm_hook_decl PFX##_agent_decls[];
+NM_AGENT_TOOLS
+#undef X
 
 /* the skeleton's open and destroy are the agent's, once for every detector */
 #undef NM_SKEL_OPS

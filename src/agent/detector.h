@@ -12,6 +12,7 @@
 #ifndef NETMEDIC_AGENT_DETECTOR_H
 #define NETMEDIC_AGENT_DETECTOR_H
 
+#include "agent_tools.h"
 #include "lib/run.h"
 #include "lib/skel.h"
 
@@ -27,7 +28,10 @@ struct nm_detector {
 	const char *undo_cmd;			/* the one command its journals may run to undo */
 };
 
-extern const struct nm_detector tcpstall_detector, qdiscstuck_detector, xpsflap_detector;
+/* each tool's, NAME_detector (NM_MAIN in agent/bind.h) */
+#define X(NAME, PFX)	extern const struct nm_detector NAME##_detector;
+NM_AGENT_TOOLS
+#undef X
 
 /* The agent's skeleton, for the detectors' skel_ops (src/agent/netmedic.c). */
 void *nm_agent_open(const struct bpf_object_open_opts *opts);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netmedic - the agent: any set of the three detectors (tcpstall,
- * qdiscstuck, xpsflap) in one process, on one BPF object
- * (bpf/netmedic.bpf.c), with one program on net_dev_queue for every
+ * netmedic - the agent: any set of the detectors (each CLI's, in the
+ * order of their ranks: build/agent_tools.h) in one process, on one BPF
+ * object (bpf/netmedic.bpf.c), with one program on net_dev_queue for every
  * detector that takes it, one JSON stream (each line with its "tool") and
  * one textfile or /metrics.
  *
@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "agent_maps.h"
+#include "agent_tools.h"
 #include "agent/detector.h"
 #include "lib/agent.h"
 #include "lib/cli.h"
@@ -34,13 +35,10 @@
 #include "lib/journal.h"
 #include "lib/listen.h"
 #include "lib/output.h"
-#include "lib/qdiscstuck_hooks.h"
 #include "lib/run.h"
 #include "lib/selfstats.h"
 #include "lib/skel.h"
-#include "lib/tcpstall_hooks.h"
 #include "lib/tcundo.h"
-#include "lib/xpsflap_hooks.h"
 #include "netmedic.skel.h"
 
 #define TOOL		"netmedic"
@@ -48,14 +46,16 @@
 const char *argp_program_version = TOOL " (netmedic) " NETMEDIC_VERSION;
 const char *argp_program_bug_address = "the netmedic issue tracker";
 
-struct nm_hook_decl ts_agent_decls[TS_NR_HOOKS], qs_agent_decls[QS_NR_HOOKS],
-	xf_agent_decls[XF_NR_HOOKS];
+/* each detector's ladder, rewritten for the agent's object, for its loader (agent/bind.h) */
+#define X(NAME, PFX)	struct nm_hook_decl PFX##_agent_decls[NM_AGENT_NR_HOOKS(PFX)];
+NM_AGENT_TOOLS
+#undef X
 
 /*
- * The detectors, in the order they run each step (the order the CLIs'
- * programs would run on net_dev_queue, bpf/netmedic.bpf.c): each with its
- * ladder, its programs on the shared tracepoint, the agent's copy of its
- * ladder, and the rodata flag that has the shared program call it.
+ * The detectors, in the order they run each step (their ranks': the order
+ * the CLIs' programs would run on net_dev_queue, bpf/netmedic.bpf.c): each
+ * with its ladder, its programs on the shared tracepoint, the agent's copy
+ * of its ladder, and the rodata flag that has the shared program call it.
  */
 static struct det {
 	const struct nm_detector *d;
@@ -69,15 +69,13 @@ static struct det {
 	int first_hook;			/* its hooks in the agent's array */
 	char prom[4096];		/* --prom-split: its textfile */
 } dets[] = {
-	{ .d = &tcpstall_detector, .decls = ts_hook_decls, .shared = ts_shared_progs,
-	  .agent_decls = ts_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_ts),
-	  .maps = (const char *const []){ NM_AGENT_MAPS_tcpstall NULL } },
-	{ .d = &qdiscstuck_detector, .decls = qs_hook_decls, .shared = qs_shared_progs,
-	  .agent_decls = qs_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_qs),
-	  .maps = (const char *const []){ NM_AGENT_MAPS_qdiscstuck NULL } },
-	{ .d = &xpsflap_detector, .decls = xf_hook_decls, .shared = xf_shared_progs,
-	  .agent_decls = xf_agent_decls, .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_xf),
-	  .maps = (const char *const []){ NM_AGENT_MAPS_xpsflap NULL } },
+#define X(NAME, PFX)											\
+	{ .d = &NAME##_detector, .decls = PFX##_hook_decls, .shared = PFX##_shared_progs,		\
+	  .agent_decls = PFX##_agent_decls,								\
+	  .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_##PFX),				\
+	  .maps = (const char *const []){ NM_AGENT_MAPS_##NAME NULL } },
+	NM_AGENT_TOOLS
+#undef X
 };
 
 #define NDETS		((int)(sizeof(dets) / sizeof(dets[0])))
@@ -95,7 +93,9 @@ static struct agent_env {
 } env;
 
 /* every detector's hooks, one after the other (a static array: rungs point into it) */
-static struct nm_hook hooks[TS_NR_HOOKS + QS_NR_HOOKS + XF_NR_HOOKS];
+#define X(NAME, PFX)	NM_AGENT_NR_HOOKS(PFX) +
+static struct nm_hook hooks[NM_AGENT_TOOLS 0];
+#undef X
 static int nhooks;
 
 /* ---- options ---- */
@@ -104,7 +104,7 @@ enum { OPT_DETECT = 1000, OPT_OPTS, OPT_PROM_SPLIT };
 
 static const struct argp_option options[] = {
 	{ "detect", OPT_DETECT, "LIST", 0,
-	  "The detectors to run, comma-separated: tcpstall, qdiscstuck, xpsflap (default: all)", 0 },
+	  "The detectors to run, comma-separated: " NM_AGENT_NAMES " (default: all)", 0 },
 	{ "opts", OPT_OPTS, "NAME=ARGS", 0,
 	  "Options of detector NAME's own, as its CLI takes them, split at spaces "
 	  "(e.g. 'xpsflap=--top 5'); once per detector; no common option, no one-shot", 0 },
@@ -115,7 +115,7 @@ static const struct argp_option options[] = {
 };
 
 static const char doc[] =
-	"netmedic -- tcpstall, qdiscstuck and xpsflap in one process, on one BPF object\v"
+	"netmedic -- " NM_AGENT_NAMES_AND " in one process, on one BPF object\v"
 	"Each detector runs with its CLI's defaults (or --opts), host-wide unless --netns narrows it. "
 	"JSON lines carry the detector's name in \"tool\"; the textfile (or /metrics) holds "
 	"every detector's metrics. A detector's remedies are its CLI's, given with --opts "
@@ -158,9 +158,9 @@ static const char *parse_opts(const char *arg)
 	struct det *x = eq ? det_named(arg, eq - arg) : NULL;
 
 	if (!eq)
-		return "NAME=ARGS, NAME one of tcpstall, qdiscstuck, xpsflap";
+		return "NAME=ARGS, NAME one of " NM_AGENT_NAMES;
 	if (!x)
-		return "no detector of that name: tcpstall, qdiscstuck, xpsflap";
+		return "no detector of that name: " NM_AGENT_NAMES;
 	if (x->args)
 		return "given twice for that detector";
 	x->args = eq + 1;
@@ -180,8 +180,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DETECT:
 		if (!parse_detect(arg))
-			argp_error(state, "invalid --detect '%s': a comma-separated list of tcpstall, qdiscstuck, xpsflap",
-				   arg);
+			argp_error(state, "invalid --detect '%s': a comma-separated list of " NM_AGENT_NAMES, arg);
 		e->detect = arg;
 		break;
 	case OPT_OPTS:
@@ -613,11 +612,16 @@ static int listen_start(void)
 	return nm_err(&env.o, NM_EXIT_RUNTIME, "--listen %s: %s", env.o.listen.text, err);
 }
 
-/* What tcpstall's sweeps drive (they report when due), or the agent's grid. */
+/*
+ * What the first detector with a loop of its own drives (tcpstall's
+ * sweeps, which report when due), or the agent's grid. Only one loop
+ * runs: a second detector with one would lose its own.
+ */
 static int loop(void *skel)
 {
-	if (dets[0].on && dets[0].d->tool->loop)
-		return dets[0].d->tool->loop(skel);
+	for_each_det(x)
+		if (x->d->tool->loop)
+			return x->d->tool->loop(skel);
 	return interval_loop(skel);
 }
 

@@ -33,6 +33,13 @@ struct nm_shared_prog {
 	enum nm_shared_kind kind;
 };
 
+/*
+ * The hooks of detector PFX (build/agent_tools.h): its table's, as
+ * lib/NAME_hooks.h declares it, sized by its enum's PFX_NR_HOOKS (upper
+ * case, which a macro cannot make of PFX).
+ */
+#define NM_AGENT_NR_HOOKS(PFX)	((int)(sizeof(PFX##_hook_decls) / sizeof(PFX##_hook_decls[0])))
+
 /* The agent's programs on net_dev_queue (bpf/netmedic.bpf.c). */
 #define NM_AGENT_QUEUE_PREFIX	"nm_queue_"
 

@@ -12,6 +12,9 @@
 #include "lib/agent.h"
 #include "lib/hooks.h"
 
+/* the agent's detector qdiscstuck: its names' prefix, its rank (tools/agent-tools.sh) */
+#define NM_DETECTOR_qdiscstuck	qs, 2
+
 enum { QS_HOOK_RUN, QS_HOOK_ENQ, QS_HOOK_RESET, QS_HOOK_KICK, QS_HOOK_SAMPLE, QS_HOOK_SEED, QS_NR_HOOKS };
 
 /* What a rung can do (nm_hook_can). */

@@ -14,6 +14,9 @@
 #include "lib/agent.h"
 #include "lib/hooks.h"
 
+/* the agent's detector tcpstall: its names' prefix, its rank (tools/agent-tools.sh) */
+#define NM_DETECTOR_tcpstall	ts, 1
+
 enum {
 	TS_HOOK_SWEEP, TS_HOOK_FAST, TS_HOOK_PUSH, TS_HOOK_RELEASE, TS_HOOK_RCV, TS_HOOK_ACK,
 	TS_HOOK_DROP, TS_HOOK_APP, TS_HOOK_KICK, TS_NR_HOOKS

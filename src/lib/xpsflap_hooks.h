@@ -11,6 +11,9 @@
 #include "lib/agent.h"
 #include "lib/hooks.h"
 
+/* the agent's detector xpsflap: its names' prefix, its rank (tools/agent-tools.sh) */
+#define NM_DETECTOR_xpsflap	xf, 3
+
 enum { XF_HOOK_PICK, XF_HOOK_XMIT, XF_HOOK_PIN, XF_NR_HOOKS };
 
 /* the runs a hook or rung is for (nm_hook_decl.when) */

@@ -18,11 +18,10 @@
 #include <cmocka.h>
 #include <bpf/libbpf.h>
 
+#include "agent_tools.h"	/* every tool's hook table, X(NAME, PFX) */
 #include "lib/agent.h"
 #include "lib/hooks.h"
-#include "lib/qdiscstuck_hooks.h"
 #include "lib/tcpstall_hooks.h"
-#include "lib/xpsflap_hooks.h"
 
 /* build/NAME.bpf.o for build/tests/test_hooks_tables (build/san/... for SANITIZE=1's) */
 static struct bpf_object *open_obj(const char *tool)
@@ -124,23 +123,16 @@ static void check_tool(const char *tool, const struct nm_hook_decl *d, int n, co
 	bpf_object__close(obj);
 }
 
-static void test_tcpstall(void **state)
-{
-	(void)state;
-	check_tool("tcpstall", ts_hook_decls, TS_NR_HOOKS, ts_hook_companions);
-}
-
-static void test_qdiscstuck(void **state)
-{
-	(void)state;
-	check_tool("qdiscstuck", qs_hook_decls, QS_NR_HOOKS, qs_hook_companions);
-}
-
-static void test_xpsflap(void **state)
-{
-	(void)state;
-	check_tool("xpsflap", xf_hook_decls, XF_NR_HOOKS, xf_hook_companions);
-}
+/* test_NAME: each tool's table against its object */
+#define X(NAME, PFX)								\
+	static void test_##NAME(void **state)					\
+	{									\
+		(void)state;							\
+		check_tool(#NAME, PFX##_hook_decls, NM_AGENT_NR_HOOKS(PFX),	\
+			   PFX##_hook_companions);				\
+	}
+NM_AGENT_TOOLS
+#undef X
 
 /*
  * The agent's object (build/netmedic.bpf.o) against every detector's table
@@ -149,25 +141,31 @@ static void test_xpsflap(void **state)
  */
 static void test_agent(void **state)
 {
-	struct nm_hook_decl ts[TS_NR_HOOKS], qs[QS_NR_HOOKS], xf[XF_NR_HOOKS];
+#define X(NAME, PFX)	struct nm_hook_decl PFX[NM_AGENT_NR_HOOKS(PFX)];
+	NM_AGENT_TOOLS
+#undef X
 	struct bpf_object *obj = open_obj("netmedic");
 	struct bpf_program *prog;
 	int bad = 0;
 
 	(void)state;
-	/* each detector has exactly one hook on net_dev_queue */
-	assert_int_equal(nm_agent_decls(ts_hook_decls, TS_NR_HOOKS, ts_shared_progs, ts), 1);
-	assert_int_equal(nm_agent_decls(qs_hook_decls, QS_NR_HOOKS, qs_shared_progs, qs), 1);
-	assert_int_equal(nm_agent_decls(xf_hook_decls, XF_NR_HOOKS, xf_shared_progs, xf), 1);
-	assert_int_equal(missing("netmedic", ts, TS_NR_HOOKS, obj), 0);
-	assert_int_equal(missing("netmedic", qs, QS_NR_HOOKS, obj), 0);
-	assert_int_equal(missing("netmedic", xf, XF_NR_HOOKS, obj), 0);
+	/* a detector with programs on net_dev_queue has exactly one hook there */
+#define X(NAME, PFX)								\
+	assert_int_equal(nm_agent_decls(PFX##_hook_decls, NM_AGENT_NR_HOOKS(PFX),	\
+					PFX##_shared_progs, PFX),		\
+			 PFX##_shared_progs[0].prog != NULL);			\
+	assert_int_equal(missing("netmedic", PFX, NM_AGENT_NR_HOOKS(PFX), obj), 0);
+	NM_AGENT_TOOLS
+#undef X
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
+		bool on = false;
 
-		if (named(name, ts, TS_NR_HOOKS, ts_hook_companions) ||
-		    named(name, qs, QS_NR_HOOKS, qs_hook_companions) ||
-		    named(name, xf, XF_NR_HOOKS, xf_hook_companions))
+#define X(NAME, PFX)	\
+		on = on || named(name, PFX, NM_AGENT_NR_HOOKS(PFX), PFX##_hook_companions);
+		NM_AGENT_TOOLS
+#undef X
+		if (on)
 			continue;
 		print_message("netmedic: %s is on no detector's rung\n", name);
 		bad++;
@@ -199,9 +197,9 @@ static void test_checks_catch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tcpstall),
-		cmocka_unit_test(test_qdiscstuck),
-		cmocka_unit_test(test_xpsflap),
+#define X(NAME, PFX)	cmocka_unit_test(test_##NAME),
+		NM_AGENT_TOOLS
+#undef X
 		cmocka_unit_test(test_agent),
 		cmocka_unit_test(test_checks_catch),
 	};
