@@ -77,12 +77,12 @@ tc_sent() {
 	[ "$(echo "$last" | jq -r .state)" = driver_stopped ]
 	[ "$(echo "$last" | jq .qlen)" = "$(tc_backlog 1:2)" ]
 	# the sibling queue is fine, and the mq root itself is not judged
-	! records "$TMP/out" '.parent == "1:1" and (.state == "stuck" or .state == "driver_stopped")' | grep -q .
-	! records "$TMP/out" '.kind == "mq"' | grep -q .
+	[ -z "$(records "$TMP/out" '.parent == "1:1" and (.state == "stuck" or .state == "driver_stopped")' | grep .)" ]
+	[ -z "$(records "$TMP/out" '.kind == "mq"' | grep .)" ]
 	cat "$TMP/out.err"
 	grep -q "qa tx-1: driver_stopped for [0-9]* ms with [0-9]* packets" "$TMP/out.err"
 	grep -q "A kick cannot restart a stopped queue" "$TMP/out.err"
-	! grep -q '"type":"kick"' "$TMP/out"
+	[ -z "$(grep '"type":"kick"' "$TMP/out")" ]
 	! grep -q "kick: qa" "$TMP/out.err"
 }
 
@@ -148,7 +148,7 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 	ok=$(echo "$iv" | jq .ok)
 	# the flows spread over the eight children by their hash: more busy than --top
 	[ "$ok" -ge 5 ]
-	! grep -qE '"state":"(stuck|driver_stopped|shaped)"' "$TMP/out"
+	[ -z "$(grep -E '"state":"(stuck|driver_stopped|shaped)"' "$TMP/out")" ]
 	[ "$(records "$TMP/out" true | wc -l)" = 3 ]
 	[ "$(records "$TMP/out" '.state == "ok"' | wc -l)" = 3 ]
 	[ "$(echo "$iv" | jq .qdiscs_not_shown)" = $((ok - 3)) ]
@@ -265,7 +265,7 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 			run lab_exec qs-a tc qdisc show dev qa
 			assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
 			refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
-			! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
+			[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep qdiscstuck)" ]
 		done
 	done
 }

@@ -77,9 +77,9 @@ seen() {
 	# the table's NETNS column
 	grep -qE '^qa +nm-qs-a +[0-9a-f]+: +1:2 +pfifo_fast +1 ' "$TMP/out.err"
 	# no device named the old way (ifN@INODE), none left unnamed in the lab's netns
-	! records "$TMP/out" '.dev | test("@")' | grep .
-	! records "$TMP/out" '.netns == "'$NS'" and (.dev | test("^if[0-9]"))' | grep .
-	! grep -q '"state":"stuck"' "$TMP/out"
+	[ -z "$(records "$TMP/out" '.dev | test("@")' | grep .)" ]
+	[ -z "$(records "$TMP/out" '.netns == "'$NS'" and (.dev | test("^if[0-9]"))' | grep .)" ]
+	[ -z "$(grep '"state":"stuck"' "$TMP/out")" ]
 	iv=$(jq -sc 'map(select(.type == "interval")) | last' "$TMP/out")
 	echo "$iv"
 	# the host's, the lab's two: swept, nothing over or failed
@@ -107,7 +107,7 @@ seen() {
 	[ "$(echo "$last" | jq .qlen)" -ge 500 ]
 	grep -qE '^qa +nm-qs-a +3e: +root +pfifo +0 ' "$TMP/out.err"
 	grep -qE "^qdiscstuck_backlog_packets\{device=\"qa\",netns=\"$NS\",queue=\"0\"\} [0-9]+$" "$TMP/all.prom"
-	! grep -q "device=\"qa\",netns=\"$NS\",queue=\"all\"" "$TMP/all.prom"
+	[ -z "$(grep "device=\"qa\",netns=\"$NS\",queue=\"all\"" "$TMP/all.prom")" ]
 	# run in that netns, qdiscstuck names the same queue, in the row and the metrics
 	start_bg "$TMP/own" "$BIN/qdiscstuck" --netns $NS --json --table -i 0.5 -c 3 --prom-file "$TMP/own.prom"
 	wait_bg
@@ -144,7 +144,7 @@ seen() {
 	"$QS" burst 30 "" 1000
 	wait_bg
 	[ "$(records "$TMP/out" '.netns == "'$NS'" and .handle == "2:" and .qlen > 0 and .state == "shaped"' | wc -l)" -ge 3 ]
-	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
+	[ -z "$(grep -E '"state":"(stuck|driver_stopped)"' "$TMP/out")" ]
 	"$QS" down
 	"$QS" up busy
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --json -i 1 -c 3
@@ -254,7 +254,7 @@ seen() {
 	[ "$(jq -s 'map(select(.type == "interval")) | last | .netns_swept' "$TMP/out")" = 2 ]
 	# the stopped child's netns is not: none of its qdiscs
 	[ -z "$(records "$TMP/out" ".netns_ino == $(ino $NS) or .netns == \"$NS\"")" ]
-	! grep -q '"state":"driver_stopped"' "$TMP/out"
+	[ -z "$(grep '"state":"driver_stopped"' "$TMP/out")" ]
 	# the same with the lab's netns in the set: found
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --netns nm-qs-b --json -i 0.5 -c 3
 	wait_bg
@@ -336,7 +336,7 @@ seen() {
 	[ "$(echo "$last" | jq -r .state)" = driver_stopped ]
 	[ "$(echo "$last" | jq -r .txq_state_names)" = DRV_XOFF ]
 	[ "$(echo "$last" | jq .txq)" = 1 ]
-	! records "$TMP/out" '.netns == "'$NS'" and .state == "stuck"' | grep -q .
+	[ -z "$(records "$TMP/out" '.netns == "'$NS'" and .state == "stuck"' | grep .)" ]
 	# the run only read: the backlog is as it was
 	assert_equal "$(tc_backlog 1:2)" "$backlog"
 }
@@ -370,8 +370,8 @@ seen() {
 	records "$TMP/out" '.netns == "'$NS'" and .parent == "1:2" and .state == "stuck"' | grep -q .
 	[ "$(grep -c "not acted on" "$TMP/out.err")" = 1 ]
 	grep -qF "qdiscstuck: fix: qa tx-1 in netns $NS: stuck, not acted on: remedies act only in the netns qdiscstuck runs in (--netns $NS would)" "$TMP/out.err"
-	! grep -q '"type":"kick"' "$TMP/out"
-	! grep -q "kick: qa" "$TMP/out.err"
+	[ -z "$(grep '"type":"kick"' "$TMP/out")" ]
+	[ -z "$(grep "kick: qa" "$TMP/out.err")" ]
 	# no frame joined the backlog
 	assert_equal "$(tc_backlog 1:2)" "$backlog"
 	# in its own netns the same run kicks it

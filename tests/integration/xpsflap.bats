@@ -225,7 +225,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	assert_equal "$(xps 0)" 1
 	assert_equal "$(xps 1)" 2
 	assert_equal "$(tc_egress)" ""
-	! lab_exec xf-mid tc qdisc show dev $DEV | grep -q clsact
+	[ -z "$(lab_exec xf-mid tc qdisc show dev $DEV | grep clsact)" ]
 	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
 }
 
@@ -241,7 +241,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	assert_equal "$rc" 137
 	# the XPS maps were cleared, the clsact qdisc never made
 	assert_equal "$(xps 0)" 0
-	! lab_exec xf-mid tc qdisc show dev $DEV | grep -q clsact
+	[ -z "$(lab_exec xf-mid tc qdisc show dev $DEV | grep clsact)" ]
 	run "$BIN/xpsflap" --cleanup
 	assert_success
 	assert_output --partial "the clsact qdisc of $DEV: not there, nothing to remove"

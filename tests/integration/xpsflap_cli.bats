@@ -84,7 +84,7 @@ teardown() {
 	assert_success
 	assert_line --regexp $'^CAP_NET_ADMIN\t--pin\t'
 	assert_line --regexp $'^CAP_SYS_ADMIN\t--netns\tsetns$'
-	! ls "$RUN_DIR"/xpsflap-* 2>/dev/null
+	[ -z "$(ls "$RUN_DIR"/xpsflap-* 2>/dev/null)" ]
 	# another user: root's sysfs files and journal directory
 	run --separate-stderr as_nobody "" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --pin --print-caps
 	assert_success

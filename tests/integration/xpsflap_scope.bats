@@ -53,7 +53,7 @@ ino() { stat -L -c %i "/run/netns/$1"; }
 	[ "$(echo "$output" | jq -r .netns)" = $RCV ]
 	[ "$(echo "$output" | jq .netns_ino)" = "$(ino $RCV)" ]
 	# no device was left unnamed, nor named the old way (ifN@INODE)
-	! jq -r 'select(.type == "flow") | .dev' "$TMP/out" | grep -E '^if[0-9]'
+	[ -z "$(jq -r 'select(.type == "flow") | .dev' "$TMP/out" | grep -E '^if[0-9]')" ]
 	# the table's NETNS column
 	grep -qE '^xqm +nm-xf-mid +[0-9,]+ ' "$TMP/out.err"
 	[ "$(jq -s 'map(select(.type == "interval")) | last | .netns_named' "$TMP/out")" -ge 3 ]
@@ -94,7 +94,7 @@ ino() { stat -L -c %i "/run/netns/$1"; }
 	jq -e -s 'any(.[]; .type == "flow" and .dev == "xqr" and .flapping)' "$TMP/after" >/dev/null
 	# never the old name again, nor none
 	[ -z "$(jq -c 'select(.type == "flow" and .dev == "xqm")' "$TMP/after")" ]
-	! jq -r 'select(.type == "flow") | .dev' "$TMP/after" | grep -E '^if[0-9]'
+	[ -z "$(jq -r 'select(.type == "flow") | .dev' "$TMP/after" | grep -E '^if[0-9]')" ]
 	# the table says it too
 	grep -qE '^xqr +nm-xf-mid +[0-9,]+ ' "$TMP/out.err"
 }
@@ -372,7 +372,7 @@ xs_check() {
 	# never more than 32 at once: no flow found the slots full
 	grep -qx 'xpsflap_dev_slot_misses_total 0' "$TMP/last.prom"
 	[ "$(jq -s 'map(select(.type == "interval")) | last | .dev_slot_misses' "$TMP/out")" = 0 ]
-	! grep -q 'devices with flows at once' "$TMP/out.err"
+	[ -z "$(grep 'devices with flows at once' "$TMP/out.err")" ]
 	run promtool check metrics <"$TMP/last.prom"
 	assert_success
 }
@@ -388,8 +388,8 @@ xs_check() {
 	[ "$status" = 0 ]
 	xs_check
 	# a gone netns's flows went with it: no report after the last round names one
-	! tail -c +$(($(cat "$TMP/off") + 1)) "$TMP/out" | jq -r 'select(.type == "flow") | .netns' |
-		grep -E "^$XS[0-9]+\$"
+	[ -z "$(tail -c +$(($(cat "$TMP/off") + 1)) "$TMP/out" | jq -r 'select(.type == "flow") | .netns' |
+		grep -E "^$XS[0-9]+\$")" ]
 	# not vacuous: the rounds' flows were reported while they lived
 	jq -r 'select(.type == "flow") | .netns' "$TMP/out" | grep -qx "${XS}39"
 }
