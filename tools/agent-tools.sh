@@ -13,9 +13,14 @@
 # The header: NM_AGENT_TOOLS, an X-macro of X(NAME, PFX) in rank order,
 # the names for the agent's help, and what a macro cannot write: the
 # includes, and a detector's renames (agent/bind.h, built with -DNM_AGENT).
+#
+# agent-tools.sh --names NAME...: the detectors' names alone, a line each,
+# in rank order (tools/tools.sh: nm_detectors, for the tests).
 set -eu
 
-[ $# -gt 0 ] || { echo "usage: $0 NAME..." >&2; exit 2; }
+names_only=
+[ "${1:-}" = --names ] && { names_only=1; shift; }
+[ $# -gt 0 ] || { echo "usage: $0 [--names] NAME..." >&2; exit 2; }
 src=$(dirname "$0")/../src/lib
 
 # "RANK NAME PFX", a line each
@@ -34,6 +39,10 @@ if [ -n "$dup" ]; then
 	exit 1
 fi
 dets=$(echo "$dets" | sort -n -k1,1)
+if [ -n "$names_only" ]; then
+	echo "$dets" | awk '{ print $2 }'
+	exit 0
+fi
 
 # "a, b, c" and "a, b and c"
 names=$(echo "$dets" | awk '{ print $2 }' | paste -sd, - | sed 's/,/, /g')

@@ -15,6 +15,12 @@ nm_tools() {
 		echo "${f%.c}"
 	done
 }
+# nm_detectors: the CLIs as the agent's detectors, in its order (their
+# ranks, src/lib/NAME_hooks.h: NM_DETECTOR_NAME; tools/agent-tools.sh)
+nm_detectors() {
+	# shellcheck disable=SC2046 # a list of names without spaces
+	"$(dirname "${BASH_SOURCE[0]}")/agent-tools.sh" --names $(nm_tools)
+}
 # nm_programs: what is installed, packaged and given a unit and a man page:
 # the CLIs and the agent (the Makefile's AGENT, NETMEDIC_AGENT)
 nm_programs() {

@@ -64,8 +64,9 @@ started() {
 	"$TS" storm 3 >/dev/null
 	wait_bg
 	# every detector started and reported
-	[ "$(jq -r 'select(.type == "start") | .tool' "$TMP/out" | sort | paste -sd,)" = qdiscstuck,tcpstall,xpsflap ]
-	[ "$(jq -r 'select(.type == "interval") | .tool' "$TMP/out" | sort | paste -sd,)" = qdiscstuck,tcpstall,xpsflap ]
+	# every detector's records, in the detectors' order
+	[ "$(jq -r 'select(.type == "start") | .tool' "$TMP/out" | paste -sd,)" = "$(nm_detectors | paste -sd,)" ]
+	[ "$(jq -r 'select(.type == "interval") | .tool' "$TMP/out" | sort -u | paste -sd,)" = "$(nm_tools | sort | paste -sd,)" ]
 	# every line names its detector
 	[ "$(jq -s 'map(select(.tool == null)) | length' "$TMP/out")" = 0 ]
 	run jq -c 'select(.type == "acks" and .sport == 5301 and .saddr == "198.18.1.2")' "$TMP/out"
@@ -140,7 +141,7 @@ started() {
 	wait_bg
 	jq -c 'select(.type == "start") | {tool, hooks}' "$TMP/out"
 	# each detector says its net_dev_queue hook is on that program's rung
-	for t in tcpstall qdiscstuck xpsflap; do
+	for t in $(nm_detectors); do
 		jq -se --arg t $t 'map(select(.type == "start" and .tool == $t)) | length == 1 and
 			(.[0].hooks | [.[]] | index("tp_btf/net_dev_queue") != null)' "$TMP/out"
 	done
@@ -150,9 +151,9 @@ started() {
 	run "$BIN/netmedic" --list-hooks
 	assert_success
 	# the detectors in their order, each a section with both tables
-	[ "$(echo "$output" | grep -E '^[a-z]+:$' | paste -sd ' ')" = "tcpstall: qdiscstuck: xpsflap:" ]
-	[ "$(echo "$output" | grep -c '^HOOK ')" = 3 ]
-	[ "$(echo "$output" | grep -c '^PROGRAM ')" = 3 ]
+	[ "$(echo "$output" | grep -E '^[a-z]+:$' | paste -sd ' ')" = "$(nm_detectors | sed 's/$/:/' | paste -sd ' ')" ]
+	[ "$(echo "$output" | grep -c '^HOOK ')" = "$(nm_detectors | wc -l)" ]
+	[ "$(echo "$output" | grep -c '^PROGRAM ')" = "$(nm_detectors | wc -l)" ]
 	# the program on net_dev_queue: loaded in every section whose rung is it
 	[ "$(echo "$output" | grep -cE '^nm_queue_(tp|tp_read|raw) .* loaded$')" -ge 2 ]
 	run "$BIN/netmedic" --list-hooks --detect=qdiscstuck
@@ -164,15 +165,17 @@ started() {
 # refuse.bats for the agent's object: its ladder is the detectors' ladders
 # rewritten (lib/agent.c), the program on net_dev_queue shared.
 @test "netmedic: any one program of its object refused, it starts, every detector reports, the loss is named" {
-	local p out loaded
+	local p out loaded all n
+	all=$(nm_tools | sort | paste -sd,)
+	n=$(nm_tools | wc -l)
 	loaded=$("$BIN/netmedic" --opts 'tcpstall=--fix=kick' --list-hooks | awk 'NF == 4 && $4 == "loaded" { print $1 }')
 	[ -n "$loaded" ]
 	for p in $("$BIN/nm-verify" --list "$BIN/netmedic.bpf.o" | awk '{ print $2 }'); do
 		out=$(NETMEDIC_REFUSE=$p "$BIN/netmedic" --opts 'tcpstall=--fix=kick' -c 1 -i 0.2 --json 2>"$TMP/err") ||
 			fail "$p refused: exit $?: $(cat "$TMP/err")"
-		[ "$(echo "$out" | jq -rs '[.[] | select(.type == "start") | .tool] | sort | join(",")')" = \
-			"qdiscstuck,tcpstall,xpsflap" ] || fail "$p refused: not every detector started: $out"
-		[ "$(echo "$out" | jq -s '[.[] | select(.type == "interval") | .tool] | unique | length')" = 3 ] ||
+		[ "$(echo "$out" | jq -rs '[.[] | select(.type == "start") | .tool] | sort | join(",")')" = "$all" ] ||
+			fail "$p refused: not every detector started: $out"
+		[ "$(echo "$out" | jq -s '[.[] | select(.type == "interval") | .tool] | unique | length')" = "$n" ] ||
 			fail "$p refused: not every detector reported"
 		if echo "$loaded" | grep -qx "$p"; then
 			[ "$(echo "$out" | jq -s --arg p "$p" '[.[] | select(.type == "start") | .refused[$p] // empty] | length')" -ge 1 ] ||
@@ -221,11 +224,9 @@ started() {
 	run "$BIN/netmedic" -i 0.5 -c 2 --prom-file "$TMP/prom/netmedic.prom"
 	assert_success
 	promtool check metrics <"$TMP/prom/netmedic.prom"
-	grep -q '^tcpstall_' "$TMP/prom/netmedic.prom"
-	grep -q '^qdiscstuck_' "$TMP/prom/netmedic.prom"
-	grep -q '^xpsflap_' "$TMP/prom/netmedic.prom"
-	# the self metrics: each detector's hooks, the one object's programs
-	for t in tcpstall qdiscstuck xpsflap; do
+	# each detector's metrics, and the self metrics: its hooks, the one object's programs
+	for t in $(nm_detectors); do
+		grep -q "^${t}_" "$TMP/prom/netmedic.prom"
 		grep -q "^netmedic_hook_info{tool=\"$t\"," "$TMP/prom/netmedic.prom"
 	done
 	grep -q '^netmedic_bpf_prog_runs_total{tool="netmedic",program="nm_queue_tp' "$TMP/prom/netmedic.prom"
@@ -240,7 +241,7 @@ started() {
 	mkdir "$TMP/prom"
 	run "$BIN/netmedic" -i 0.5 -c 2 --prom-file "$TMP/prom/netmedic.prom" --prom-split
 	assert_success
-	for t in tcpstall qdiscstuck xpsflap; do
+	for t in $(nm_detectors); do
 		f=$TMP/prom/netmedic-$t.prom
 		promtool check metrics <"$f"
 		grep -q "^${t}_" "$f"
