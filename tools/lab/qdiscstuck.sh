@@ -133,7 +133,9 @@ burst) shift; burst "$@" ;;
 flows) shift; flows "$@" ;;
 traffic) lab_iperf $QS_NS_B $QS_DST $QS_NS_A "${2:-5}" ;;
 show) lab_exec $QS_NS_A tc -s qdisc show dev $QS_DEV ;;
+# soak: the lab as make soak runs it (tools/soak/run.sh), and the netns it watches
+soak) up mq >&2 && echo "$LAB_PREFIX$QS_NS_A" ;;
 env) echo "QS_NS=$LAB_PREFIX$QS_NS_A QS_DEV=$QS_DEV QS_NS_B=$LAB_PREFIX$QS_NS_B QS_DST=$QS_DST" ;;
-*) echo "usage: $0 up stopped|mq|tbf|htb|busy|busymq | burst N [CPU] [SIZE] | flows N | traffic SECONDS | show | down | env" >&2
+*) echo "usage: $0 up stopped|mq|tbf|htb|busy|busymq | burst N [CPU] [SIZE] | flows N | traffic SECONDS | show | soak | down | env" >&2
    exit 2 ;;
 esac

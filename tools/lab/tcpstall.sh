@@ -87,6 +87,8 @@ rwnd) run "${2:-4}" --stop-ms 500 ;;
 hold) run "${2:-4}" --stop-ms 500 -- --nodelay-file "${3:?hold SECONDS FILE}" ;;
 read) run "${2:-4}" ;;
 bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" -P "${3:-1}" -C "${4:-cubic}" >/dev/null ;;
+# soak: the lab as make soak runs it (tools/soak/run.sh), and the netns it watches
+soak) up --quickack off >&2 && echo "$LAB_PREFIX$TS_SND" ;;
 env) echo "TS_NS_RCV=$LAB_PREFIX$TS_RCV TS_NS_SND=$LAB_PREFIX$TS_SND TS_PORT=$TS_PORT" ;;
-*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S [N [CC]] | rwnd S | hold S FILE | read S | down" >&2; exit 2 ;;
+*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S [N [CC]] | rwnd S | hold S FILE | read S | soak | down" >&2; exit 2 ;;
 esac

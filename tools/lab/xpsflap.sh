@@ -67,6 +67,8 @@ up) shift; up "$@" ;;
 down) lab_down xf- ;;
 # traffic SECONDS [IPERF3 OPTIONS...]: the flow, with the client's extra options (-b RATE)
 traffic) shift; lab_iperf $XF_NS_RCV $XF_DST $XF_NS_SND "${1:-5}" "${@:2}" ;;
+# soak: the lab as make soak runs it (tools/soak/run.sh), and the netns it watches
+soak) up --queues 2 --xps on >&2 && echo "$LAB_PREFIX$XF_NS_MID" ;;
 env) echo "XF_NS=$LAB_PREFIX$XF_NS_MID XF_DEV=$XF_DEV XF_NS_RCV=$LAB_PREFIX$XF_NS_RCV XF_NS_SND=$LAB_PREFIX$XF_NS_SND" ;;
-*) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS [IPERF3 OPTIONS] | down | env" >&2; exit 2 ;;
+*) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS [IPERF3 OPTIONS] | soak | down | env" >&2; exit 2 ;;
 esac

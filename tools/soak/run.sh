@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# make soak: the three tools run for a long time under churn, and what a
-# user running them for weeks would check, checked at the end.
+# make soak: the tools run for a long time under churn, and what a user
+# running them for weeks would check, checked at the end.
 #
-#   observers  xpsflap, tcpstall and qdiscstuck, each --json -i 1
-#              --prom-file in its lab (tools/lab), for the whole soak; their
+#   observers  every tool, each --json -i 1 --prom-file in its lab, set up
+#              and named by `tools/lab/NAME.sh soak`, for the whole soak; their
 #              RSS and open fds are sampled every 5 s, and every textfile
 #              is read and checked (promtool check metrics) about twice a
 #              second, as node_exporter would read it mid-rewrite
@@ -50,20 +50,21 @@ down() {
 	wait 2>/dev/null
 	for t in $(nm_tools); do "$B/$t" --cleanup >/dev/null 2>&1; done
 	ip netns list 2>/dev/null | awk '$1 ~ /^nm-soak-/ { print $1 }' | xargs -r -n1 ip netns del
-	"$LAB/xpsflap.sh" down >/dev/null 2>&1
-	"$LAB/tcpstall.sh" down >/dev/null 2>&1
-	"$LAB/qdiscstuck.sh" down >/dev/null 2>&1
+	for t in $(nm_tools); do "$LAB/$t.sh" down >/dev/null 2>&1; done
 }
 trap 'down; exit 1' INT TERM
 running() { [ "$(date +%s)" -lt "$END" ]; }
 bump() { echo 1 >>"$OUT/$1.count"; }
 count() { [ -f "$OUT/$1.count" ] && wc -l <"$OUT/$1.count" || echo 0; }
 
-# --- the labs
-"$LAB/xpsflap.sh" up --queues 2 --xps on >"$OUT/lab.log" 2>&1 &&
-	"$LAB/tcpstall.sh" up --quickack off >>"$OUT/lab.log" 2>&1 &&
-	"$LAB/qdiscstuck.sh" up mq >>"$OUT/lab.log" 2>&1 ||
-	{ say "lab set-up failed (see $OUT/lab.log)"; down; exit 1; }
+# --- the labs: each tool's, as its lab script sets it up for a soak, and
+# the netns its observer watches (tools/lab/NAME.sh soak)
+declare -A WATCH
+: >"$OUT/lab.log"
+for t in $(nm_tools); do
+	WATCH[$t]=$("$LAB/$t.sh" soak 2>>"$OUT/lab.log") && [ -n "${WATCH[$t]}" ] ||
+		{ say "$t's lab set-up failed (see $OUT/lab.log)"; down; exit 1; }
+done
 xps() { ip netns exec nm-xf-mid cat "/sys/class/net/xqm/queues/tx-$1/xps_cpus"; }
 XPS0=$(xps 0) XPS1=$(xps 1)
 lockless() { ip netns exec nm-qs-a tc qdisc show dev qa | grep -Eq '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '; }
@@ -76,9 +77,7 @@ observe() { # NAME NETNS ARGS...
 	PIDS+=($!)
 	OBS+=("$n:$!")
 }
-observe xpsflap nm-xf-mid
-observe tcpstall nm-ts-snd
-observe qdiscstuck nm-qs-a
+for t in $(nm_tools); do observe "$t" "${WATCH[$t]}"; done
 sleep 3
 for o in "${OBS[@]}"; do
 	kill -0 "${o#*:}" 2>/dev/null || { say "${o%%:*} did not start (see $OUT/${o%%:*}.err)"; down; exit 1; }
