@@ -99,6 +99,9 @@ FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 .PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest faults \
 	soak fuzz fuzz-bins install install-man deb docs clean FORCE
 
+# the CPUs a build may use at once (make test)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+
 all: $(addprefix $(BUILD)/,$(PROGRAMS)) $(BUILD)/nm-tcp $(BUILD)/nm-verify $(BUILD)/nm-docopts
 
 help:
@@ -252,13 +255,14 @@ test-integration: all
 check-rules:
 	@tools/prometheus/check.sh
 
-# The README's test command: everything a fresh machine needs, then every
-# test, once with the plain build and once with ASan+UBSan (build/san),
-# and each fuzz harness for 20 s.
+# The README's test command: everything a fresh machine needs, the plain
+# build and the ASan+UBSan one (build/san), each built on every CPU, then
+# the unit tests of both, every integration test once (tests/run-all.sh
+# says with which build and as whom), and each fuzz harness for 20 s.
 test: deps
-	@$(MAKE) --no-print-directory all test-bins
-	@$(MAKE) --no-print-directory SANITIZE=1 all test-bins
-	@$(MAKE) --no-print-directory fuzz-bins
+	@$(MAKE) --no-print-directory -j$(NPROC) all test-bins
+	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=1 all test-bins
+	@$(MAKE) --no-print-directory -j$(NPROC) fuzz-bins
 	@NETMEDIC_FUZZ="$(FUZZ_BINS)" tests/run-all.sh build build/san
 
 demo: deps

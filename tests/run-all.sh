@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
 # make test: for each build directory given (plain, then sanitized), the
 # unit tests and the integration suite; one closing line for everything.
-# With the first build, the detection suites run a second time with every
-# tp_btf program and qdiscstuck's sampler refused (NETMEDIC_REFUSE,
-# docs/KERNELS.md): each detection must hold on the raw_tp rungs a kernel
-# without tp_btf would leave, and on qdisc events without the sampler.
-# With the other builds (the sanitized one), the integration suite runs as
-# nobody: every CLI the tests run holds exactly the capabilities its
-# --print-caps names for that command line (tests/as-nobody.sh), as a unit
-# with DynamicUser would, and ASan, UBSan and LSan watch it there (LSan
-# works as nobody with ambient capabilities, after the tools drop theirs).
-# One pass for both: a plain pass as nobody and a sanitized pass as root
-# took 12 and 13 minutes of CI's 90. Tests tagged root are about root
-# itself (what root keeps after attach, --list-fixes' verdicts for root, a
-# journal another user owns): they run as root, in a short pass after. Those
-# tagged prometheus (the end to end against a real Prometheus) and deb (make
-# deb's package, installed and purged: it builds its own CLIs) run once,
-# with the first build.
+# The integration suite runs once: each test in one pass, with one build,
+# as the user that pass says (docs/RELIABILITY.md, "Which pass runs what"):
+# - the sanitized build as nobody (every test not tagged root or plain):
+#   every CLI holds exactly the capabilities its --print-caps names for that
+#   command line (tests/as-nobody.sh), as a unit with DynamicUser would, and
+#   ASan, UBSan and LSan watch it there (LSan works as nobody with ambient
+#   capabilities, after the tools drop theirs). This is the pass that finds
+#   most: a missing capability, a leak, undefined behaviour;
+# - the sanitized build as root: the tests tagged root, about root itself
+#   (what root keeps after attach, --list-fixes' verdicts for root, a journal
+#   another user owns);
+# - the plain build as root: the tests tagged plain, which need the build a
+#   user runs or the whole host: the namespace churn (its RSS bound means
+#   nothing under ASan's allocator), the end to end against a real
+#   Prometheus, and the package (make deb builds its own CLIs);
+# - then, with the plain build, the detections whose rungs the refusal
+#   changes (tagged rungs: a verdict from a tracepoint program, from
+#   qdiscstuck's sampler, or from tcpstall's sweep, which runs full sweeps
+#   only once nothing can tag senders) again with every tp_btf program and
+#   the sampler refused (NETMEDIC_REFUSE, docs/KERNELS.md): each must hold on
+#   the raw_tp rungs a kernel without tp_btf would leave, and on qdisc events
+#   without the sampler. Not again: a remedy's undo (tagged undo), and what
+#   userspace alone does with the same records (--top, --sort and the
+#   textfile's format).
+# Within a pass, files run side by side, NM_JOBS at a time (2 unless set),
+# and the tests tagged serial alone after them (tests/run-integration.sh).
 # The Prometheus rules and dashboard are checked once, before the builds
-# (tools/prometheus/check.sh); the end-to-end run against a real
-# Prometheus is an integration test (prometheus.bats).
+# (tools/prometheus/check.sh).
 # NETMEDIC_FUZZ (make test sets it): the fuzz harnesses, each run for 20 s
 # (tests/fuzz/run.sh); a crash or a sanitizer report fails the run.
 set -u
@@ -56,45 +65,59 @@ as_nobody_build() {
 	done
 	echo "$d"
 }
-# The namespace churn (scope_churn.bats) runs 1,000 cycles in the first
-# pass, about 3.5 minutes; the sanitized pass as nobody looks for what
-# differs there (an error line as nobody, a sanitizer report or a leak at
-# exit), which 200 cycles show as well: an fd leaked a netns would still be
-# 200 fds. The RSS bound (8 MiB) tells a per-netns leak over 1,000 cycles,
-# so it counts in the first pass (ASan checks leaks with LSan instead).
-CHURN_AGAIN=${NM_CHURN_CYCLES_AGAIN:-200}
+export NM_JOBS=${NM_JOBS:-2}
 # once, whatever the build: the alerting rules, their promtool unit tests
 # and the dashboard's exprs (tools/prometheus/check.sh, make check-rules)
 echo "== Prometheus rules and dashboard (promtool)"
 run "$here/../tools/prometheus/check.sh"
-for b in "$@"; do
-	b=$(cd "$b" && pwd) || { echo "no build directory $b"; f=$((f + 1)); continue; }
+[ $# = 2 ] || { echo "usage: run-all.sh PLAIN_BUILD SANITIZED_BUILD"; echo "netmedic: 0 passed, 1 failed"; exit 1; }
+plain=$(cd "$1" && pwd) || { echo "no build directory $1"; exit 1; }
+san=$(cd "$2" && pwd) || { echo "no build directory $2"; exit 1; }
+for b in "$plain" "$san"; do
 	echo "== unit tests ($b)"
 	run "$here/run-unit.sh" "$b"/tests/test_*
-	# the end to end against Prometheus (6 min) checks the rules on real
-	# parts: once, with the first build; the others' textfiles are checked
-	# by each tool's own tests (promtool check metrics). The package (deb)
-	# too: make deb builds its CLIs itself, whatever the build directory.
-	if [ "$b" = "$(cd "$1" && pwd)" ]; then
-		echo "== integration tests ($b)"
-		NETMEDIC_BUILD=$b run "$here/run-integration.sh"
-		# the tests tagged undo check a remedy's undo (signals, kill -9 and
-		# --cleanup, journals), which no rung changes: not again here
-		echo "== detection tests with every tp_btf program and the qdisc sampler refused (NETMEDIC_REFUSE=tp_btf/,qs_sample, $b)"
-		NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILES=$(for t in $(nm_tools); do printf '%s.bats ' "$t"; done) \
-			BATS_FILTER_TAGS='!undo' NETMEDIC_BUILD=$b run "$here/run-integration.sh"
-		continue
-	fi
-	echo "== integration tests as nobody, with the capabilities each command line asks for ($b)"
-	nb=$(as_nobody_build "$b") || { echo "integration: 0 passed, 1 failed"; f=$((f + 1)); continue; }
-	# the journals in a directory of nobody's, as a unit's RuntimeDirectory= (tools/systemd)
-	mkdir -m 0700 "$nb/run" && chown 65534:65534 "$nb/run"
-	NM_REAL_BUILD=$b BATS_FILTER_TAGS='!root,!prometheus,!deb' NETMEDIC_BUILD=$nb NETMEDIC_RUN_DIR=$nb/run \
-		NM_CHURN_CYCLES=$CHURN_AGAIN run "$here/run-integration.sh"
-	rm -rf "$nb"
-	echo "== integration tests about root, as root ($b)"
-	BATS_FILTER_TAGS='root,!prometheus,!deb' NETMEDIC_BUILD=$b run "$here/run-integration.sh"
 done
+nb=$(as_nobody_build "$san") || { echo "integration: 0 passed, 1 failed"; f=$((f + 1)); nb=; }
+# the journals in a directory of nobody's, as a unit's RuntimeDirectory= (tools/systemd)
+[ -z "$nb" ] || { mkdir -m 0700 "$nb/run" && chown 65534:65534 "$nb/run"; }
+# pass_nobody PHASES, pass_plain PHASES: those phases of the nobody pass and of the
+# plain build's pass (tests/run-integration.sh, NM_PHASES)
+pass_nobody() {
+	[ -n "$nb" ] || return 0
+	NM_PHASES=$1 NM_REAL_BUILD=$san BATS_FILTER_TAGS='!root,!plain' NETMEDIC_BUILD=$nb \
+		NETMEDIC_RUN_DIR=$nb/run "$here/run-integration.sh"
+}
+pass_plain() {
+	NM_PHASES=$1 BATS_FILTER_TAGS='plain' NETMEDIC_BUILD=$plain "$here/run-integration.sh"
+}
+# The two passes' side-by-side files at once: the plain pass is the end to
+# end against Prometheus (6 minutes, nearly all of it waiting for rules'
+# for: and scrapes) and the package, which the nobody pass's files overlap.
+# Each pass's output is shown whole once both are done.
+logs=$(mktemp -d)
+echo "== side by side: the nobody pass's files and the plain build's ($san as nobody, $plain as root)"
+pass_nobody parallel >"$logs/nobody" 2>&1 &
+np=$!
+pass_plain parallel >"$logs/plain" 2>&1 &
+pp=$!
+wait $np $pp
+echo "== integration tests as nobody, with the capabilities each command line asks for ($san): side by side"
+cat "$logs/nobody"
+tally "$(tail -1 "$logs/nobody")"
+echo "== integration tests of the plain build, as root ($plain): side by side"
+cat "$logs/plain"
+tally "$(tail -1 "$logs/plain")"
+rm -rf "$logs"
+echo "== integration tests as nobody ($san): those tagged serial, alone"
+run pass_nobody serial
+echo "== integration tests of the plain build, as root ($plain): those tagged serial, alone"
+run pass_plain serial
+[ -z "$nb" ] || rm -rf "$nb"
+echo "== integration tests about root, as root ($san)"
+BATS_FILTER_TAGS='root,!plain' NETMEDIC_BUILD=$san run "$here/run-integration.sh"
+echo "== detections with every tp_btf program and the qdisc sampler refused (NETMEDIC_REFUSE=tp_btf/,qs_sample, $plain)"
+NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILTER_TAGS='rungs,!undo' NETMEDIC_BUILD=$plain \
+	run "$here/run-integration.sh"
 if [ -n "${NETMEDIC_FUZZ:-}" ]; then
 	echo "== fuzz harnesses, 20 s each"
 	# shellcheck disable=SC2086 # a list of paths without spaces

@@ -25,6 +25,8 @@ teardown() {
 	rm -rf "$TMP"
 }
 
+ino() { stat -L -c %i "/run/netns/$1"; }
+
 # progs PID: the names of the BPF programs PID holds open, one per line
 # (its fds' fdinfo names each program's id; bpftool names the id)
 progs() {
@@ -69,11 +71,14 @@ started() {
 	[ "$(jq -r 'select(.type == "interval") | .tool' "$TMP/out" | sort -u | paste -sd,)" = "$(nm_tools | sort | paste -sd,)" ]
 	# every line names its detector
 	[ "$(jq -s 'map(select(.tool == null)) | length' "$TMP/out")" = 0 ]
-	run jq -c 'select(.type == "acks" and .sport == 5301 and .saddr == "198.18.1.2")' "$TMP/out"
+	# the lab's receiver, in its netns (a file beside this one may run the
+	# same lab, under its own names, at the same time)
+	run jq -c --argjson i "$(ino ${LAB_PREFIX}ts-rcv)" \
+		'select(.type == "acks" and .sport == 5301 and .saddr == "198.18.1.2" and .netns_ino == $i)' "$TMP/out"
 	echo "$output"
 	[ "$(echo "$output" | jq -r .tool)" = tcpstall ]
 	[ "$(echo "$output" | jq .storm)" = true ]
-	[ "$(echo "$output" | jq -r .netns)" = nm-ts-rcv ]
+	[ "$(echo "$output" | jq -r .netns)" = ${LAB_PREFIX}ts-rcv ]
 	[ "$(echo "$output" | jq '.causes | index("quickack_route") != null')" = true ]
 }
 
@@ -82,7 +87,7 @@ started() {
 	start_bg "$TMP/out" "$BIN/netmedic" --json -i 0.5 -c 6
 	"$QS" burst 1000 1
 	wait_bg
-	last=$(jq -c 'select(.type == "qdisc" and .netns == "nm-qs-a" and .parent == "1:2")' "$TMP/out" | tail -1)
+	last=$(jq -c 'select(.type == "qdisc" and .netns == "'"${LAB_PREFIX}"'qs-a" and .parent == "1:2")' "$TMP/out" | tail -1)
 	echo "$last"
 	[ "$(echo "$last" | jq -r .tool)" = qdiscstuck ]
 	[ "$(echo "$last" | jq -r .dev)" = qa ]
@@ -96,16 +101,17 @@ started() {
 	"$XF" up --queues 2 --xps on
 	"$XF" traffic 4 >/dev/null
 	wait_bg
-	run jq -sc 'map(select(.type == "flow" and .proto == "tcp" and .dev == "xqm" and
-		(.dport == 5201 or .sport == 5201))) | max_by(.packets)' "$TMP/out"
+	run jq -sc --argjson i "$(ino ${LAB_PREFIX}xf-mid)" 'map(select(.type == "flow" and .proto == "tcp" and .dev == "xqm" and
+		.netns_ino == $i and (.dport == 5201 or .sport == 5201))) | max_by(.packets)' "$TMP/out"
 	echo "$output"
 	[ "$(echo "$output" | jq -r .tool)" = xpsflap ]
-	[ "$(echo "$output" | jq -r .netns)" = nm-xf-mid ]
+	[ "$(echo "$output" | jq -r .netns)" = ${LAB_PREFIX}xf-mid ]
 	[ "$(echo "$output" | jq .switches)" -gt 0 ]
 	[ "$(echo "$output" | jq .flapping)" = true ]
 }
 
 # The CLIs' negative controls (tcpstall_scope.bats, xpsflap_scope.bats), from a default run.
+# bats test_tags=serial
 @test "netmedic default run: negative controls stay clean (ACKs deferred: no storm; one TX queue: no flapping)" {
 	"$TS" up --quickack on --defer 1
 	start_bg "$TMP/a" "$BIN/netmedic" --json -i 4 -c 1
@@ -128,7 +134,7 @@ started() {
 # The point of one process: one program on net_dev_queue for every
 # detector that takes it, where the three CLIs attach three.
 @test "netmedic: one program on net_dev_queue for the three detectors; none of the CLIs' own there" {
-	start_bg "$TMP/out" "$BIN/netmedic" --json -i 1 -c 4
+	start_bg "$TMP/out" "$BIN/netmedic" --json -i 1
 	started "$BG_PID" "$TMP/out"
 	run progs "$BG_PID"
 	echo "$output"
@@ -138,7 +144,7 @@ started() {
 	echo "$output" | grep -q '^ts_sweep$'
 	echo "$output" | grep -q '^qs_dequeue_'
 	echo "$output" | grep -q '^xf_xmit_'
-	wait_bg
+	end_bg
 	jq -c 'select(.type == "start") | {tool, hooks}' "$TMP/out"
 	# each detector says its net_dev_queue hook is on that program's rung
 	for t in $(nm_detectors); do
@@ -185,13 +191,13 @@ started() {
 }
 
 @test "netmedic --detect=xpsflap: only that detector's programs and records" {
-	start_bg "$TMP/out" "$BIN/netmedic" --detect=xpsflap --json -i 1 -c 3
+	start_bg "$TMP/out" "$BIN/netmedic" --detect=xpsflap --json -i 1
 	started "$BG_PID" "$TMP/out"
 	run progs "$BG_PID"
 	echo "$output"
 	[ -n "$output" ]
 	[ -z "$(echo "$output" | grep -vE '^(xf_|nm_queue_)')" ]
-	wait_bg
+	end_bg
 	[ "$(jq -r .tool "$TMP/out" | sort -u | paste -sd,)" = xpsflap ]
 }
 
@@ -199,22 +205,22 @@ started() {
 # even for a detector not run: at their least, not at the tool's sizes
 # (tcpstall's and xpsflap's flow tables are 16 MiB each by default).
 @test "netmedic --detect=qdiscstuck: the detectors not run hold no table memory; as much as the CLI" {
-	start_bg "$TMP/cli" "$BIN/qdiscstuck" --json -i 1 -c 3
+	start_bg "$TMP/cli" "$BIN/qdiscstuck" --json -i 1
 	started "$BG_PID" "$TMP/cli"
 	cli=$(memlock_kib "$BG_PID")
-	wait_bg
-	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --json -i 1 -c 3
+	end_bg
+	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --json -i 1
 	started "$BG_PID" "$TMP/out"
 	agent=$(memlock_kib "$BG_PID")
-	wait_bg
+	end_bg
 	echo "memlock KiB: qdiscstuck $cli, netmedic --detect=qdiscstuck $agent"
 	[ "$cli" -gt 0 ]
 	[ "$agent" -le $((cli + 1024)) ]
 	# all three: about the three CLIs' sum, which the agent's tables are
-	start_bg "$TMP/all" "$BIN/netmedic" --json -i 1 -c 3
+	start_bg "$TMP/all" "$BIN/netmedic" --json -i 1
 	started "$BG_PID" "$TMP/all"
 	all=$(memlock_kib "$BG_PID")
-	wait_bg
+	end_bg
 	echo "all three: $all"
 	[ "$all" -gt $((agent + 16 * 1024)) ]
 }
@@ -309,14 +315,14 @@ started() {
 # capabilities, xpsflap's --pin before it (agent: change_and_drop).
 @test "netmedic --opts 'qdiscstuck=--lock' and 'xpsflap=--pin': made, journaled under the detector, undone on SIGTERM" {
 	"$QS" up mq
-	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --netns nm-qs-a --opts 'qdiscstuck=--lock qa:1' -i 0.3 --json
+	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --netns ${LAB_PREFIX}qs-a --opts 'qdiscstuck=--lock qa:1' -i 0.3 --json
 	started "$BG_PID" "$TMP/out"
 	qs_locked
 	stop_bg TERM
 	qs_unlocked
 
 	"$XF" up --queues 2 --xps on
-	start_bg "$TMP/xf" "$BIN/netmedic" --detect=xpsflap --netns nm-xf-mid --dev xqm --opts 'xpsflap=--pin' -i 0.3 --json
+	start_bg "$TMP/xf" "$BIN/netmedic" --detect=xpsflap --netns ${LAB_PREFIX}xf-mid --dev xqm --opts 'xpsflap=--pin' -i 0.3 --json
 	started "$BG_PID" "$TMP/xf"
 	[ "$(lab_xps_get xf-mid xqm 0)" = 0 ]
 	ls "$RUN_DIR" | grep -q '^xpsflap-'
@@ -329,7 +335,7 @@ started() {
 
 @test "netmedic --cleanup: after kill -9, undoes what its detectors left, as their CLIs' --cleanup would" {
 	"$QS" up mq
-	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --netns nm-qs-a --opts 'qdiscstuck=--lock qa:1' -i 0.3 --json
+	start_bg "$TMP/out" "$BIN/netmedic" --detect=qdiscstuck --netns ${LAB_PREFIX}qs-a --opts 'qdiscstuck=--lock qa:1' -i 0.3 --json
 	started "$BG_PID" "$TMP/out"
 	stop_bg KILL
 	lab_exec qs-a tc qdisc show dev qa | grep -q "qdisc pfifo [0-9a-f]*: parent 1:2"

@@ -11,7 +11,7 @@
 # A netmedic package installed before the test is someone's: the file fails
 # and leaves it alone.
 
-# bats file_tags=root,deb
+# bats file_tags=root,deb,plain
 load helpers
 
 # apt never reaches the network: no sources (every Depends is installed by

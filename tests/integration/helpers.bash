@@ -8,8 +8,39 @@ load '/usr/lib/bats/bats-assert/load'
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 LAB=$ROOT/tools/lab
 BIN=${NETMEDIC_BUILD:-$ROOT/build}
-# the journals' directory of the tools the tests run (the nobody pass has its own)
-RUN_DIR=${NETMEDIC_RUN_DIR:-/run/netmedic}
+
+# file_id FILE: a short name of FILE among the .bats files of its folder,
+# unique there: the initials of its name's words (tcpstall_scope: ts), and
+# its place in the folder's list after them when an earlier file has the
+# same initials. Short, because a table's NETNS column shows 10 characters.
+file_id() {
+	local dir=${1%/*} name=${1##*/} f b w id mine= seen=" " n=0
+	name=${name%.bats}
+	for f in "$dir"/*.bats; do
+		n=$((n + 1))
+		b=${f##*/}
+		b=${b%.bats}
+		id=
+		for w in ${b//_/ }; do id=$id${w:0:1}; done
+		case $seen in *" $id "*) id=$id$n ;; esac
+		seen="$seen$id "
+		[ "$b" = "$name" ] && mine=$id
+	done
+	echo "${mine:-$name}"
+}
+# Every file has its own lab and its own journals, so that files can run
+# side by side (tests/run-integration.sh, NM_JOBS): its lab namespaces are
+# nm-ID-NAME (LAB_PREFIX, which tools/lab/*.sh take from the environment),
+# and its tools' journals go to a folder ID of the suite's run directory
+# (the nobody pass has its own). The tools make that folder, as the user
+# they run as, the first time they journal.
+FILE_ID=$(file_id "$BATS_TEST_FILENAME")
+export LAB_PREFIX=nm-$FILE_ID-
+RUN_DIR=${NM_SUITE_RUN_DIR:-${NETMEDIC_RUN_DIR:-/run/netmedic}}/$FILE_ID
+export NM_SUITE_RUN_DIR=${NM_SUITE_RUN_DIR:-${NETMEDIC_RUN_DIR:-/run/netmedic}}
+export NETMEDIC_RUN_DIR=$RUN_DIR
+# col10 NAME: NAME as a table's 10-character NETNS column shows it
+col10() { printf '%s' "${1:0:10}"; }
 # shellcheck source=../../tools/lab/lib.sh
 . "$LAB/lib.sh"
 # shellcheck source=../../tools/tools.sh
@@ -64,7 +95,9 @@ assert_one_line_error() {
 # signal_at POINT SIG CMD...: CMD as a script's background job (bash
 # starts it with SIGINT ignored), stopped at POINT by NETMEDIC_TEST_STOP
 # ("load": before the BPF load; "change": before its first change), sent
-# SIG there, then continued. POINT "": SIG one second after the start.
+# SIG there, then continued. POINT "": SIG one second after CMD runs as
+# itself (its /proc exe is CMD's name: the nobody pass's wrapper, a shell
+# and setpriv, comes first, and on a loaded host takes more than a second).
 # Prints its exit status; "alive" when it still ran 10 s after the signal
 # (it is killed then); "never stopped" when it did not reach POINT.
 signal_at() {
@@ -78,6 +111,10 @@ signal_at() {
 			done
 			[ "$st" = T ] || { kill -KILL $p 2>/dev/null; echo "never stopped"; exit 0; }
 		else
+			for _ in $(seq 200); do
+				[ "$(basename "$(readlink /proc/$p/exe 2>/dev/null)")" = "$(basename "$1")" ] && break
+				sleep 0.05
+			done
 			sleep 1
 		fi
 		kill -"$sig" $p
@@ -127,4 +164,16 @@ qs_unlocked() {
 	assert_line --regexp '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '
 	refute_line --regexp '^qdisc pfifo [0-9a-f]+: parent 1:2'
 	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
+}
+
+# end_bg: end the background CLI as a user would, with SIGTERM, and wait
+# for it, failing unless it exits 0. For a test that looks into the process
+# while it runs (its BPF fds, its memory): with a fixed -c it could end
+# under the look on a loaded host.
+end_bg() {
+	local rc=0
+	kill -TERM "$BG_PID"
+	wait "$BG_PID" || rc=$?
+	BG_PID=
+	[ $rc = 0 ] || { echo "exit $rc" >&2; return 1; }
 }

@@ -13,7 +13,7 @@
 # Select them with BATS_FILTER_TAGS=prometheus. Not run in the 6.1 guest
 # (tools/vm/suite.sh takes the tools' NAME.bats files only).
 
-# bats file_tags=prometheus
+# bats file_tags=prometheus,plain
 load helpers
 
 RULES=$ROOT/tools/prometheus/netmedic.rules.yml
@@ -140,15 +140,15 @@ start_tool() {
 # holds the bursts. tcpstall watches two namespaces: each series is labelled
 # with its own.
 watch_qdiscstuck() {
-	start_tool "$TMP/qs.out" "$BIN/qdiscstuck" --netns nm-qs-a --dev qa -i 1 --prom-file "$TEXTFILE/qdiscstuck.prom" &&
+	start_tool "$TMP/qs.out" "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-a --dev qa -i 1 --prom-file "$TEXTFILE/qdiscstuck.prom" &&
 		wait_series 'qdiscstuck_queue_state{device="qa"}' 15
 }
 watch_tcpstall() {
-	start_tool "$TMP/ts.out" "$BIN/tcpstall" --netns nm-ts-rcv --netns nm-ts-snd --port 5301 -i 2 \
+	start_tool "$TMP/ts.out" "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-rcv --netns ${LAB_PREFIX}ts-snd --port 5301 -i 2 \
 		--prom-file "$TEXTFILE/tcpstall.prom" && wait_series 'tcpstall_backlog_drops_total' 15
 }
 watch_xpsflap() {
-	start_tool "$TMP/xf.out" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm -i 15 --prom-file "$TEXTFILE/xpsflap.prom" &&
+	start_tool "$TMP/xf.out" "$BIN/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm -i 15 --prom-file "$TEXTFILE/xpsflap.prom" &&
 		wait_series 'xpsflap_flows_flapping' 25
 }
 
@@ -287,7 +287,7 @@ assert_none_of() {
 	watch_qdiscstuck
 	# the first report that says so, timed while the burst still runs
 	wait_textfile "$TEXTFILE/qdiscstuck.prom" \
-		'^qdiscstuck_queue_state\{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"\} 1$' 15 >"$TMP/t0" &
+		'^qdiscstuck_queue_state\{device="qa",netns="'"${LAB_PREFIX}"'qs-a",queue="0",state="driver_stopped"\} 1$' 15 >"$TMP/t0" &
 	poller=$!
 	t_burst=$(now)
 	"$QS" burst 1000
@@ -297,14 +297,14 @@ assert_none_of() {
 	wait "$poller"
 	t0=$(cat "$TMP/t0")
 	echo "first driver_stopped report $(awk -v a="$t_burst" -v b="$t0" 'BEGIN { printf "%.1f", b - a }') s after the burst began"
-	assert_fires NetmedicQdiscDriverStopped '.device == "qa" and .netns == "nm-qs-a" and .queue == "0"' \
-		'qdiscstuck_queue_state{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"}'
+	assert_fires NetmedicQdiscDriverStopped '.device == "qa" and .netns == "'"${LAB_PREFIX}"'qs-a" and .queue == "0"' \
+		'qdiscstuck_queue_state{device="qa",netns="'"${LAB_PREFIX}"'qs-a",queue="0",state="driver_stopped"}'
 	[ "$(echo "$FIRED" | jq -r .labels.severity)" = critical ]
-	echo "$FIRED" | jq -r .annotations.summary | grep -q 'queue 0 of qa .* in netns nm-qs-a on 127.0.0.1:'
+	echo "$FIRED" | jq -r .annotations.summary | grep -q 'queue 0 of qa .* in netns '"${LAB_PREFIX}"'qs-a on 127.0.0.1:'
 	# stopped by the driver is not stuck: the two are told apart
 	assert_none_of NetmedicQdiscStuck
 	# the queue was still stopped: the alert is not a leftover
-	grep -qx 'qdiscstuck_queue_state{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"} 1' "$TEXTFILE/qdiscstuck.prom"
+	grep -qx 'qdiscstuck_queue_state{device="qa",netns="'"${LAB_PREFIX}"'qs-a",queue="0",state="driver_stopped"} 1' "$TEXTFILE/qdiscstuck.prom"
 }
 
 # The same pathology, scraped from qdiscstuck's own --listen: the rules hold
@@ -314,16 +314,16 @@ assert_none_of() {
 	local port
 	"$QS" up stopped
 	port=$(free_port)
-	start_tool "$TMP/qs.out" "$BIN/qdiscstuck" --netns nm-qs-a --dev qa -i 1 --listen "127.0.0.1:$port"
+	start_tool "$TMP/qs.out" "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-a --dev qa -i 1 --listen "127.0.0.1:$port"
 	start_prometheus "127.0.0.1:$port"
 	wait_series 'qdiscstuck_queue_state{device="qa",job="netmedic"}' 15
 	"$QS" burst 1000
 	lab_exec qs-b ethtool -K qb gro off >/dev/null
-	wait_series 'qdiscstuck_queue_state{device="qa",netns="nm-qs-a",queue="0",state="driver_stopped"} == 1' 15
+	wait_series 'qdiscstuck_queue_state{device="qa",netns="'"${LAB_PREFIX}"'qs-a",queue="0",state="driver_stopped"} == 1' 15
 	assert_fires NetmedicQdiscDriverStopped \
-		".device == \"qa\" and .netns == \"nm-qs-a\" and .queue == \"0\" and .instance == \"127.0.0.1:$port\"" \
-		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"driver_stopped\",instance=\"127.0.0.1:$port\"}"
-	echo "$FIRED" | jq -r .annotations.summary | grep -qF "in netns nm-qs-a on 127.0.0.1:$port"
+		".device == \"qa\" and .netns == \"${LAB_PREFIX}qs-a\" and .queue == \"0\" and .instance == \"127.0.0.1:$port\"" \
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"${LAB_PREFIX}qs-a\",queue=\"0\",state=\"driver_stopped\",instance=\"127.0.0.1:$port\"}"
+	echo "$FIRED" | jq -r .annotations.summary | grep -qF "in netns ${LAB_PREFIX}qs-a on 127.0.0.1:$port"
 	assert_none_of NetmedicQdiscStuck
 	# nothing but the served text: no textfile was written
 	[ -z "$(ls "$TEXTFILE")" ]
@@ -335,7 +335,7 @@ assert_none_of() {
 	watch_qdiscstuck
 	# 80 frames of 1 kB at 1 kB/s: a backlog for ~80 s, longer than the window below
 	"$QS" burst 80 "" 1000
-	wait_textfile "$TEXTFILE/qdiscstuck.prom" 'qdiscstuck_queue_state\{device="qa",netns="nm-qs-a",queue="[^"]*",state="shaped"\} 1$' 10 >/dev/null
+	wait_textfile "$TEXTFILE/qdiscstuck.prom" 'qdiscstuck_queue_state\{device="qa",netns="'"${LAB_PREFIX}"'qs-a",queue="[^"]*",state="shaped"\} 1$' 10 >/dev/null
 	f=$(for_seconds NetmedicQdiscStuck)
 	assert_quiet $((f + 10))
 	# not vacuous: Prometheus saw the queue shaped (and ok between two
@@ -349,14 +349,14 @@ assert_none_of() {
 	"$TS" up --quickack on --defer 0
 	start_prometheus
 	watch_tcpstall
-	fires_during NetmedicTcpAckStorm '.netns == "nm-ts-rcv"' \
-		tcpstall.prom '^tcpstall_ack_storm_flows\{netns="nm-ts-rcv"\} [1-9]' \
-		'tcpstall_ack_storm_flows{netns="nm-ts-rcv"}' "$TS" storm
-	echo "$FIRED" | jq -r .annotations.summary | grep -q 'in netns nm-ts-rcv on 127.0.0.1:'
+	fires_during NetmedicTcpAckStorm '.netns == "'"${LAB_PREFIX}"'ts-rcv"' \
+		tcpstall.prom '^tcpstall_ack_storm_flows\{netns="'"${LAB_PREFIX}"'ts-rcv"\} [1-9]' \
+		'tcpstall_ack_storm_flows{netns="'"${LAB_PREFIX}"'ts-rcv"}' "$TS" storm
+	echo "$FIRED" | jq -r .annotations.summary | grep -q 'in netns '"${LAB_PREFIX}"'ts-rcv on 127.0.0.1:'
 	# the sender's namespace has no storm
-	[ -z "$(alerts | jq -c 'select(.labels.netns == "nm-ts-snd")')" ]
+	[ -z "$(alerts | jq -c 'select(.labels.netns == "'"${LAB_PREFIX}"'ts-snd")')" ]
 	# the recorded ratio says why
-	r=$(query_value 'instance_netns:tcpstall_acks_per_data_segment:ratio_rate2m{netns="nm-ts-rcv"}')
+	r=$(query_value 'instance_netns:tcpstall_acks_per_data_segment:ratio_rate2m{netns="'"${LAB_PREFIX}"'ts-rcv"}')
 	echo "ACKs per data segment: $r"
 	awk -v r="$r" 'BEGIN { exit !(r >= 0.9) }'
 }
@@ -365,10 +365,10 @@ assert_none_of() {
 	"$TS" up --quickack on --defer 1
 	start_prometheus
 	watch_tcpstall
-	quiet_during NetmedicTcpAckStorm tcpstall.prom '^tcpstall_acks_sent_total\{netns="nm-ts-rcv"\} [1-9]' "$TS" storm
+	quiet_during NetmedicTcpAckStorm tcpstall.prom '^tcpstall_acks_sent_total\{netns="'"${LAB_PREFIX}"'ts-rcv"\} [1-9]' "$TS" storm
 	# not vacuous: the receiver ACKed all along, and Prometheus had the ratio
-	[ -n "$(query_value 'instance_netns:tcpstall_acks_per_data_segment:ratio_rate2m{netns="nm-ts-rcv"}')" ]
-	[ "$(query_value 'min_over_time(tcpstall_ack_storm_flows{netns="nm-ts-rcv"}[30s])')" = 0 ]
+	[ -n "$(query_value 'instance_netns:tcpstall_acks_per_data_segment:ratio_rate2m{netns="'"${LAB_PREFIX}"'ts-rcv"}')" ]
+	[ "$(query_value 'min_over_time(tcpstall_ack_storm_flows{netns="'"${LAB_PREFIX}"'ts-rcv"}[30s])')" = 0 ]
 }
 
 @test "prometheus: the bridged flow on two XPS queues fires NetmedicXpsFlowFlapping naming the device and netns" {
@@ -377,9 +377,9 @@ assert_none_of() {
 	watch_xpsflap
 	# its rate of switches on xqm: one report (-i 15) later when xqm is
 	# first written in the report of the first flapping flow
-	RATE_SLACK=15 fires_during NetmedicXpsFlowFlapping '.device == "xqm" and .netns == "nm-xf-mid"' \
+	RATE_SLACK=15 fires_during NetmedicXpsFlowFlapping '.device == "xqm" and .netns == "'"${LAB_PREFIX}"'xf-mid"' \
 		xpsflap.prom '^xpsflap_flows_flapping [1-9]' xpsflap_flows_flapping "$XF" traffic
-	echo "$FIRED" | jq -r .annotations.summary | grep -q 'of xqm in netns nm-xf-mid on 127.0.0.1:'
+	echo "$FIRED" | jq -r .annotations.summary | grep -q 'of xqm in netns '"${LAB_PREFIX}"'xf-mid on 127.0.0.1:'
 }
 
 @test "prometheus: negative control, two TX queues without XPS maps fire nothing" {
@@ -387,7 +387,7 @@ assert_none_of() {
 	start_prometheus
 	watch_xpsflap
 	quiet_during NetmedicXpsFlowFlapping xpsflap.prom \
-		'^xpsflap_packets_total\{device="xqm",netns="nm-xf-mid",queue="[01]"\} [1-9]' "$XF" traffic
+		'^xpsflap_packets_total\{device="xqm",netns="'"${LAB_PREFIX}"'xf-mid",queue="[01]"\} [1-9]' "$XF" traffic
 	# not vacuous: the flow went through xqm, and Prometheus had its rate
 	awk -v r="$(query_value 'sum(instance_netns_device_queue:xpsflap_packets:rate2m{device="xqm"})')" 'BEGIN { exit !(r > 1000) }'
 }

@@ -10,7 +10,7 @@
 load helpers
 
 QS=$LAB/qdiscstuck.sh
-NS=nm-qs-a
+NS=${LAB_PREFIX}qs-a
 
 setup() {
 	TMP=$(mktemp -d)
@@ -41,7 +41,7 @@ tc_sent() {
 # Left out in the 6.1 guest: 6.1's veth never stops its TX queue (it drops when
 # the peer's ring is full): the burst drains, there is no driver-stopped queue
 # to find
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,rungs
 @test "qdiscstuck: LAB's stopped veth is driver_stopped within threshold + one interval, with tc's backlog" {
 	"$QS" up stopped
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 8
@@ -63,7 +63,7 @@ tc_sent() {
 }
 
 # Left out in the 6.1 guest: same: no stopped veth queue on 6.1
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,rungs
 @test "qdiscstuck: a stopped child of mq is found; --fix=kick explains and does not kick it" {
 	"$QS" up mq
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6 --fix=kick
@@ -86,7 +86,7 @@ tc_sent() {
 	! grep -q "kick: qa" "$TMP/out.err"
 }
 
-# bats test_tags=vm:arm64
+# bats test_tags=vm:arm64,rungs
 @test "qdiscstuck: tbf at 8 kbit is shaped, never stuck" {
 	"$QS" up tbf
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6
@@ -100,6 +100,7 @@ tc_sent() {
 # A backlog from before the start: the seed meets the tbf before its next
 # dequeue, which waits for its timer (1 s a packet at 8 kbit). A slow
 # shaper is not a stuck one: shaped from the first report.
+# bats test_tags=rungs
 @test "qdiscstuck: tbf at 8 kbit holding a backlog before the start is shaped, never stuck" {
 	"$QS" up tbf
 	"$QS" burst 30 "" 1000
@@ -111,6 +112,7 @@ tc_sent() {
 	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
 }
 
+# bats test_tags=rungs
 @test "qdiscstuck: htb at 8 kbit: the leaf holding the backlog is shaped, never stuck" {
 	"$QS" up htb
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6
@@ -123,6 +125,7 @@ tc_sent() {
 	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
 }
 
+# bats test_tags=rungs
 @test "qdiscstuck: a busy healthy flow is ok" {
 	"$QS" up busy
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 1 -c 3
@@ -310,7 +313,7 @@ child_handle() {
 # #16.9: least privilege. nobody holding only what the run needs.
 # Left out in the 6.1 guest: same: no stopped veth queue on 6.1
 # (qdiscstuck_cli.bats runs it as nobody there)
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,rungs
 @test "qdiscstuck as nobody with CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN (--netns): the stopped veth is driver_stopped" {
 	"$QS" up stopped
 	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6 -v

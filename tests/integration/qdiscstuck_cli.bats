@@ -84,11 +84,11 @@ teardown() {
 @test "qdiscstuck: bad input with --lock changes nothing on the system" {
 	"$QS" up mq
 	before=$(lab_exec qs-a tc qdisc show dev qa)
-	run "$BIN/qdiscstuck" --netns nm-qs-a --lock qa:1 --prom-file "$TMP/missing/x.prom" -c 1
+	run "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-a --lock qa:1 --prom-file "$TMP/missing/x.prom" -c 1
 	assert_failure 2
 	run "$BIN/qdiscstuck" --netns nm-no-such-ns --lock qa:1 -c 1
 	assert_failure 2
-	run "$BIN/qdiscstuck" --netns nm-qs-a --lock qa:9 -c 1
+	run "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-a --lock qa:9 -c 1
 	assert_failure 2
 	assert_equal "$(lab_exec qs-a tc qdisc show dev qa)" "$before"
 	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
@@ -97,7 +97,7 @@ teardown() {
 @test "qdiscstuck --lock on a qdisc that is not lockless: exit 1, says why, changes nothing" {
 	"$QS" up stopped
 	before=$(lab_exec qs-a tc qdisc show dev qa)
-	run --separate-stderr "$BIN/qdiscstuck" --netns nm-qs-a --lock qa:0 -c 1
+	run --separate-stderr "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-a --lock qa:0 -c 1
 	assert_failure 1
 	[[ $stderr == *"runs pfifo, which is not lockless"* ]]
 	assert_equal "$(lab_exec qs-a tc qdisc show dev qa)" "$before"

@@ -10,8 +10,8 @@
 load helpers
 
 TS=$LAB/tcpstall.sh
-RCV=nm-ts-rcv
-SND=nm-ts-snd
+RCV=${LAB_PREFIX}ts-rcv
+SND=${LAB_PREFIX}ts-snd
 
 setup() {
 	TMP=$(mktemp -d)
@@ -69,7 +69,7 @@ storm_run() {
 
 # Left out in the 6.1 guest: 6.1 has no tcp_backlog_ack_defer (6.7): the cause
 # is no_backlog_ack_defer, not backlog_ack_defer_off
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,rungs
 @test "tcpstall: quickack route + tcp_backlog_ack_defer=0 is an ACK storm, with both causes" {
 	"$TS" up --quickack on --defer 0
 	storm_run "$TMP/out" 3 -i 4 -c 1
@@ -84,7 +84,7 @@ storm_run() {
 
 # Left out in the 6.1 guest: the defer=1 control needs the 6.7 sysctl; on 6.1
 # every backlog ACK is sent
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,rungs,serial
 @test "tcpstall: controls, tcp_backlog_ack_defer=1 and no quickack route, are not storms" {
 	"$TS" up --quickack on --defer 1
 	storm_run "$TMP/a" 3 -i 4 -c 1
@@ -103,7 +103,7 @@ storm_run() {
 
 # Left out in the 6.1 guest: --fix's lever is the 6.7 sysctl; on 6.1 tcpstall
 # says it has none
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,rungs,serial
 @test "tcpstall --fix: the owned ratio falls in the same run; the sysctl is restored at exit" {
 	"$TS" up --quickack on --defer 0
 	storm_run "$TMP/out" 6 -i 1.5 -c 4 --fix
@@ -143,7 +143,7 @@ storm_run() {
 	assert_equal "$(defer)" 0
 }
 
-# bats test_tags=vm:arm64
+# bats test_tags=vm:arm64,rungs
 @test "tcpstall: a healthy bulk sender is never tsq_idle" {
 	"$TS" up --quickack off --defer 1
 	# the sweep saw the sender working...
@@ -156,6 +156,7 @@ storm_run() {
 # 50 mbit, as the BBR test below: at 200 the 6.1 guest's (TCG) CPU, not
 # tbf, was once the bottleneck, and no sample was host_queue (sending 68,
 # nagle 8, in CI's rehearsal of 2026-12-04).
+# bats test_tags=rungs
 @test "tcpstall: a tbf-shaped sender is throttled with data below TCP, never tsq_idle" {
 	"$TS" up --quickack off --defer 1 --tbf 50mbit
 	bulk_run "$TMP/out"
@@ -172,6 +173,7 @@ storm_run() {
 # 71 pacing samples against 63 to 88 host_queue). At 50 mbit, seen over 3
 # runs: 88 to 130 against 14 to 32 in the guest, 90 to 168 against 4 to
 # 18 on the host.
+# bats test_tags=rungs,serial
 @test "tcpstall: a BBR sender behind tbf is mostly pacing, never tsq_idle" {
 	"$TS" up --quickack off --defer 1 --tbf 50mbit
 	bulk_run "$TMP/out" bbr
@@ -179,6 +181,7 @@ storm_run() {
 	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
 }
 
+# bats test_tags=rungs
 @test "tcpstall: a reader that stops reading leaves the sender rwnd_limited" {
 	"$TS" up --quickack off --defer 1
 	rwnd_run "$TMP/out"
@@ -201,6 +204,7 @@ storm_run() {
 	[ "$(echo "$output" | jq '.sweep_wait_ms >= 10')" = true ]
 }
 
+# bats test_tags=rungs
 @test "tcpstall --max-flows 64: 128 flows fill at most 64 slots, the rest counted; closed sockets free theirs" {
 	"$TS" up --quickack on --defer 0
 	mkdir "$TMP/prom"
@@ -305,7 +309,7 @@ storm_run() {
 
 # Left out in the 6.1 guest: the gauge is the report's, on no rung of its
 # own, and the --fix=rfs test below flags the same flow there
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,rungs,serial
 @test "tcpstall: a cross-CPU flow is counted in tcpstall_cross_cpu_flows" {
 	# RPS puts the receiver's softirq work on CPU 0; the reader runs on CPU 1
 	"$TS" up --quickack off --defer 1 --rps 1
@@ -322,6 +326,7 @@ storm_run() {
 	grep -qx "tcpstall_cross_cpu_flows $want" "$TMP/prom/tcpstall.prom"
 }
 
+# bats test_tags=rungs,serial
 @test "tcpstall --fix=rfs: a cross-CPU flow is flagged, RFS moves softirq to the reader's CPU, restored" {
 	# RPS puts the receiver's softirq work on CPU 0; the reader runs on CPU 1
 	"$TS" up --quickack off --defer 1 --rps 1
@@ -340,7 +345,7 @@ storm_run() {
 	assert_equal "$(lab_exec ts-rcv cat /sys/class/net/ts1/queues/rx-0/rps_flow_cnt)" 0
 }
 
-# bats test_tags=vm:arm64
+# bats test_tags=vm:arm64,rungs
 @test "tcpstall --fix=routes: the quickack route is dropped while it runs, the storm ends, the route is back" {
 	"$TS" up --quickack on --defer 0
 	storm_run "$TMP/out" 6 -i 1.5 -c 4 --fix=routes
@@ -385,7 +390,7 @@ hold_bg() {
 
 # In the arm64 guest too: there tcp_push has no fexit (arm64 6.1: ENOTSUPP),
 # so its kick rung is the host's, a sweep's (kick_at next_sweep)
-# bats test_tags=vm:arm64
+# bats test_tags=vm:arm64,rungs
 @test "tcpstall --fix=kick: a stalled sender that is not tsq_idle is never kicked" {
 	"$TS" up --quickack off
 	# the held flow outlasts tcpstall's load and its 1.5-s interval: in the
@@ -407,7 +412,7 @@ hold_bg() {
 	printf '%s\n' "$output" | jq -se 'map(select(.type == "interval")) | length > 0 and all(.kick_age_max_ms == 0)'
 }
 
-# bats test_tags=vm:arm64
+# bats test_tags=vm:arm64,rungs
 @test "tcpstall --fix=kick (NETMEDIC_TEST_KICK=any): kicks are made, counted, TCP_NODELAY is back, nothing left journaled" {
 	"$TS" up --quickack off
 	hold_bg 5
@@ -473,6 +478,7 @@ hold_bg() {
 }
 
 # #16.9: least privilege. nobody holding only what the run needs.
+# bats test_tags=rungs
 @test "tcpstall as nobody with CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN (--netns): the ACK storm is found" {
 	"$TS" up --quickack on --defer 0
 	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/tcpstall" --netns $RCV --port 5301 --json -i 4 -c 1 -v

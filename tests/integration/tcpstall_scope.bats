@@ -8,8 +8,8 @@
 load helpers
 
 TS=$LAB/tcpstall.sh
-RCV=nm-ts-rcv
-SND=nm-ts-snd
+RCV=${LAB_PREFIX}ts-rcv
+SND=${LAB_PREFIX}ts-snd
 
 setup() {
 	TMP=$(mktemp -d)
@@ -41,11 +41,19 @@ cg_remove() {
 
 ino() { stat -L -c %i "/run/netns/$1"; }
 
-# rcv_acks OUT: the lab receiver's ACK records (local port 5301), wherever they are
-rcv_acks() { jq -c 'select(.type == "acks" and .sport == 5301 and .saddr == "198.18.1.2")' "$1"; }
+# rcv_acks OUT: the lab receiver's ACK records (local port 5301), by its
+# netns's inode: the files beside this one may run the same lab, under
+# their own names, at the same time
+rcv_acks() {
+	jq -c --argjson i "$(ino $RCV)" \
+		'select(.type == "acks" and .sport == 5301 and .saddr == "198.18.1.2" and .netns_ino == $i)' "$1"
+}
 
 # sender OUT: the lab sender's socket records (to port 5301)
-sender() { jq -c 'select(.type == "socket" and .dport == 5301 and .saddr == "198.18.1.1")' "$1"; }
+sender() {
+	jq -c --argjson i "$(ino $SND)" \
+		'select(.type == "socket" and .dport == 5301 and .saddr == "198.18.1.1" and .netns_ino == $i)' "$1"
+}
 
 @test "tcpstall default run: the ACK storm is found in the receiver's netns, by its name" {
 	"$TS" up --quickack on --defer 0
@@ -61,7 +69,7 @@ sender() { jq -c 'select(.type == "socket" and .dport == 5301 and .saddr == "198
 	[ "$(echo "$output" | jq .netns_ino)" = "$(ino $RCV)" ]
 	[ "$(echo "$output" | jq '.causes | index("quickack_route") != null')" = true ]
 	# the table's NETNS column
-	grep -qE '^YES +[0-9.kM]+ +[0-9.kM]+ +[0-9.]+ +[0-9.]+ +[0-9]+ nm-ts-rcv +198\.18\.1\.2:5301>' "$TMP/out.err"
+	grep -qE '^YES +[0-9.kM]+ +[0-9.kM]+ +[0-9.]+ +[0-9.]+ +[0-9]+ '"$(col10 "$RCV")"' +198\.18\.1\.2:5301>' "$TMP/out.err"
 	# every netns in scope swept, none over a cap
 	[ "$(jq 'select(.type == "interval") | .netns_swept >= 3 and .netns_over == 0' "$TMP/out")" = true ]
 }
@@ -128,6 +136,7 @@ sender_in_cgroup() {
 
 # Host-wide, whatever else the host runs: no storm anywhere, and a healthy
 # bulk sender is never tsq_idle.
+# bats test_tags=serial
 @test "tcpstall default run: the controls stay clean host-wide" {
 	"$TS" up --quickack on --defer 1
 	start_bg "$TMP/a" "$BIN/tcpstall" --json -i 4 -c 1
@@ -176,6 +185,7 @@ sender_in_cgroup() {
 # tcpstall.bats's cross-CPU flow (RPS puts the receiver's softirq work on
 # CPU 0, the reader runs on CPU 1), host-wide: flagged in the receiver's
 # netns, and counted in that netns's series of the gauge only.
+# bats test_tags=serial
 @test "tcpstall default run: a cross-CPU flow is flagged in the receiver's netns and counted in its series" {
 	local want
 	"$TS" up --quickack off --defer 1 --rps 1
@@ -248,7 +258,7 @@ nsfds() {
 	kill -0 "$BG_PID"
 	stop_bg TERM
 	# the storm was seen there, by name...
-	rcv_acks "$TMP/out" | jq -e -s 'map(select(.netns == "nm-ts-rcv" and .storm)) | length > 0'
+	rcv_acks "$TMP/out" | jq -e -s 'map(select(.netns == "'"${LAB_PREFIX}"'ts-rcv" and .storm)) | length > 0'
 	# ...and after the report that found the netns gone, none of its records
 	[ "$(grep -c '"type":"interval"' "$TMP/out")" -ge $((n + 3)) ]
 	[ -z "$(awk -v n=$((n + 1)) '/"type":"interval"/ { i++ } i > n' "$TMP/out" |
@@ -282,10 +292,10 @@ nsfds() {
 	wait_bg
 	cat "$TMP/out.err"
 	# seen, a storm, more than once...
-	[ "$(rcv_acks "$TMP/out" | jq -s 'map(select(.storm and .netns == "nm-ts-rcv")) | length')" -ge 2 ]
+	[ "$(rcv_acks "$TMP/out" | jq -s 'map(select(.storm and .netns == "'"${LAB_PREFIX}"'ts-rcv")) | length')" -ge 2 ]
 	# ...said once per remedy, naming the --netns that would let it act
-	[ "$(grep -c 'fix: defer: did not act on 198\.18\.1\.2:5301>198\.18\.1\.1:[0-9]* in netns nm-ts-rcv: tcpstall acts in its own (host) only; --netns nm-ts-rcv would let it$' "$TMP/out.err")" = 1 ]
-	[ "$(grep -c 'fix: routes: did not act on .* in netns nm-ts-rcv: .* --netns nm-ts-rcv would let it$' "$TMP/out.err")" = 1 ]
+	[ "$(grep -c 'fix: defer: did not act on 198\.18\.1\.2:5301>198\.18\.1\.1:[0-9]* in netns '"${LAB_PREFIX}"'ts-rcv: tcpstall acts in its own (host) only; --netns '"${LAB_PREFIX}"'ts-rcv would let it$' "$TMP/out.err")" = 1 ]
+	[ "$(grep -c 'fix: routes: did not act on .* in netns '"${LAB_PREFIX}"'ts-rcv: .* --netns '"${LAB_PREFIX}"'ts-rcv would let it$' "$TMP/out.err")" = 1 ]
 	# ...and not done: the sysctl and the route as they were
 	[ "$(grep -c 'tcp_backlog_ack_defer 0 -> 1' "$TMP/out.err")" = 0 ]
 	if [ -e /proc/sys/net/ipv4/tcp_backlog_ack_defer ]; then
@@ -303,9 +313,9 @@ nsfds() {
 	run promtool check metrics <"$TMP/ts.prom"
 	echo "$output"
 	assert_success
-	grep -E '^tcpstall_ack_storm_flows\{netns="nm-ts-rcv"\} [0-9]+$' "$TMP/ts.prom"
-	grep -E '^tcpstall_acks_sent_total\{netns="nm-ts-rcv"\} [1-9]' "$TMP/ts.prom"
-	grep -E '^tcpstall_data_segments_total\{netns="nm-ts-rcv"\} [1-9]' "$TMP/ts.prom"
+	grep -E '^tcpstall_ack_storm_flows\{netns="'"${LAB_PREFIX}"'ts-rcv"\} [0-9]+$' "$TMP/ts.prom"
+	grep -E '^tcpstall_acks_sent_total\{netns="'"${LAB_PREFIX}"'ts-rcv"\} [1-9]' "$TMP/ts.prom"
+	grep -E '^tcpstall_data_segments_total\{netns="'"${LAB_PREFIX}"'ts-rcv"\} [1-9]' "$TMP/ts.prom"
 	# the kicks and drops are no netns's
 	grep -E '^tcpstall_backlog_drops_total [0-9]+$' "$TMP/ts.prom"
 	! grep -E 'saddr|sport|198\.18\.' "$TMP/ts.prom"

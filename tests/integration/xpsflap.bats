@@ -9,7 +9,7 @@
 load helpers
 
 XF=$LAB/xpsflap.sh
-NS=nm-xf-mid
+NS=${LAB_PREFIX}xf-mid
 DEV=xqm
 
 setup() {
@@ -47,7 +47,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 # 6.18 host) and never while the queue it leaves has packets in flight
 # (risky_switches 0): nothing can overtake, so .reordered is 0, which the host
 # test requires > 0
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,rungs
 @test "xpsflap: the bridged flow is flagged on two queues, with switches and reordering" {
 	"$XF" up --queues 2 --xps on
 	# reordering needs two CPUs to transmit the flow at the same moment: the
@@ -72,6 +72,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	[ "$(echo "$output" | jq '.risky_switches < .switches')" = true ]
 }
 
+# bats test_tags=rungs
 @test "xpsflap: every device watched, flows are found through the hash index, not by parsing" {
 	"$XF" up --queues 2 --xps on
 	# no --dev: the data crosses xs0 and xqm, the ACKs xq0 and xsm; xs0 and
@@ -93,6 +94,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 # Not in the arm64 guest: its > 10000 picks are the traffic of a 4-s iperf3
 # run on x86; the arm64 guest (TCG emulating another architecture) moved
 # 3111 and 3889. The two-queue control below is its negative control.
+# bats test_tags=rungs
 @test "xpsflap: negative control, one TX queue: nothing flaps, and its packets are counted, not tracked" {
 	"$XF" up --queues 1
 	measure "$TMP/out"
@@ -105,7 +107,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	[ -z "$(flow "$TMP/out" | grep -v '^null$')" ]
 }
 
-# bats test_tags=vm:arm64
+# bats test_tags=vm:arm64,rungs
 @test "xpsflap: negative control, two queues without XPS maps: nothing flaps" {
 	"$XF" up --queues 2 --xps off
 	measure "$TMP/out"
@@ -123,7 +125,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 # Left out in the 6.1 guest: needs risky switches or reordering before --pin
 # (none in the guest, see above), and expects the host's 'no act_skbedit'; the
 # 6.1 guest has act_skbedit.ko, so xpsflap rightly says 'act_skbedit is present'
-# bats test_tags=vm:left-out
+# bats test_tags=vm:left-out,rungs
 @test "xpsflap --pin: switches and reordering fall to 0, XPS restored at exit" {
 	"$XF" up --queues 2 --xps on
 	measure "$TMP/before"
@@ -278,8 +280,8 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	assert_success
 	ls -A "$TMP/prom"
 	[ "$(ls -A "$TMP/prom")" = xpsflap.prom ]
-	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="nm-xf-mid"\} [1-9]' "$TMP/prom/xpsflap.prom"
-	grep -E '^xpsflap_packets_total\{device="xqm",netns="nm-xf-mid",queue="1"\} [1-9]' "$TMP/prom/xpsflap.prom"
+	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="'"${LAB_PREFIX}"'xf-mid"\} [1-9]' "$TMP/prom/xpsflap.prom"
+	grep -E '^xpsflap_packets_total\{device="xqm",netns="'"${LAB_PREFIX}"'xf-mid",queue="1"\} [1-9]' "$TMP/prom/xpsflap.prom"
 	grep -E '^netmedic_hook_info\{tool="xpsflap",hook="netdev_pick_tx"' "$TMP/prom/xpsflap.prom"
 	grep -E '^netmedic_bpf_prog_runs_total\{tool="xpsflap",program="xf_pick_[a-z]*"\} [1-9]' "$TMP/prom/xpsflap.prom"
 
@@ -290,7 +292,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 	for i in $(seq 1 50); do curl -sf "http://127.0.0.1:$port/metrics" >"$TMP/scrape" && break; sleep 0.1; done
 	kill $ne
 	wait $ne || true
-	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="nm-xf-mid"\} [1-9]' "$TMP/scrape"
+	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="'"${LAB_PREFIX}"'xf-mid"\} [1-9]' "$TMP/scrape"
 	# node_exporter reports a textfile it could not parse as an error
 	grep -E '^node_textfile_scrape_error 0' "$TMP/scrape"
 }
@@ -338,12 +340,14 @@ mq_vs_prom() {
 	[ $((sum_want - sum_got)) -le $((sum_want / 1000 + 5)) ]
 }
 
+# bats test_tags=rungs
 @test "xpsflap: per-queue packet totals of a flow on one queue equal the kernel's (mq class stats), but for skbs the hook never saw" {
 	# XPS off: the queue comes from the flow's hash, the flow never switches
 	"$XF" up --queues 2 --xps off
 	mq_vs_prom 0
 }
 
+# bats test_tags=rungs
 @test "xpsflap: per-queue packet totals of a flapping flow match the kernel's (mq class stats)" {
 	"$XF" up --queues 2 --xps on
 	# two CPUs picking for the flow at one instant, one switching, can put
@@ -351,6 +355,7 @@ mq_vs_prom() {
 	mq_vs_prom 100
 }
 
+# bats test_tags=rungs
 @test "xpsflap --max-flows: the table stays bounded; untracked picks and evictions are counted" {
 	"$XF" up --queues 2 --xps on
 	mkdir "$TMP/prom"
@@ -377,6 +382,7 @@ mq_vs_prom() {
 }
 
 # #16.9: least privilege. nobody holding only what the run needs.
+# bats test_tags=rungs
 @test "xpsflap as nobody with CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN (--netns): the bridged flow is counted" {
 	"$XF" up --queues 2 --xps on
 	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 7 -c 1 -v

@@ -80,13 +80,13 @@ teardown() {
 	assert_line --regexp $'^CAP_BPF\tloading BPF programs\t'
 	assert_line --regexp $'^CAP_PERFMON\tloading BPF programs\t'
 	refute_line --regexp '^CAP_NET_ADMIN'
-	run --separate-stderr "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --pin --print-caps
+	run --separate-stderr "$BIN/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm --pin --print-caps
 	assert_success
 	assert_line --regexp $'^CAP_NET_ADMIN\t--pin\t'
 	assert_line --regexp $'^CAP_SYS_ADMIN\t--netns\tsetns$'
 	[ -z "$(ls "$RUN_DIR"/xpsflap-* 2>/dev/null)" ]
 	# another user: root's sysfs files and journal directory
-	run --separate-stderr as_nobody "" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --pin --print-caps
+	run --separate-stderr as_nobody "" "$BIN/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm --pin --print-caps
 	assert_success
 	assert_line --regexp $'^CAP_DAC_OVERRIDE\t--pin\tsysfs files owned by root$'
 	run --separate-stderr as_nobody "" "$BIN/xpsflap" --cleanup --print-caps
@@ -98,7 +98,7 @@ teardown() {
 
 @test "xpsflap: bad input with --pin changes nothing on the system" {
 	"$XF" up --queues 2 --xps on
-	run "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --pin --prom-file "$TMP/missing/x.prom" -c 1
+	run "$BIN/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm --pin --prom-file "$TMP/missing/x.prom" -c 1
 	assert_failure 2
 	run "$BIN/xpsflap" --netns nm-no-such-ns --dev xqm --pin -c 1
 	assert_failure 2
@@ -268,7 +268,7 @@ xf_ival() { jq -c 'select(.type == "interval")' "$1"; }
 # and counts the rest; --all carries every active flow.
 @test "xpsflap: more active flows than --top: the flapping ones and the top written, the rest counted; --all writes all" {
 	"$XF" up --queues 2 --xps on
-	start_bg "$TMP/out" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --json -i 7 -c 1 --top 2
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm --json -i 7 -c 1 --top 2
 	# 30 UDP flows beside the bulk flow: one datagram to each of 30 ports
 	# (each from a new socket; its ephemeral source port may repeat, the
 	# destination port does not)
@@ -289,7 +289,7 @@ xf_ival() { jq -c 'select(.type == "interval")' "$1"; }
 	[ $(($(echo "$flows" | jq length) + $(echo "$ival" | jq .flows_not_shown))) = "$active" ]
 	[ "$(echo "$ival" | jq .flows_not_shown)" -ge 28 ]
 
-	start_bg "$TMP/all" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --json -i 2 -c 1 --top 2 --all
+	start_bg "$TMP/all" "$BIN/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm --json -i 2 -c 1 --top 2 --all
 	lab_exec xf-snd bash -c 'for i in $(seq 30); do echo x >/dev/udp/198.18.0.2/$((7000 + i)); done'
 	wait_bg
 	ival=$(xf_ival "$TMP/all")

@@ -6,9 +6,9 @@
 load helpers
 
 XF=$LAB/xpsflap.sh
-MID=nm-xf-mid
-RCV=nm-xf-rcv
-SND=nm-xf-snd
+MID=${LAB_PREFIX}xf-mid
+RCV=${LAB_PREFIX}xf-rcv
+SND=${LAB_PREFIX}xf-snd
 
 setup() {
 	TMP=$(mktemp -d)
@@ -22,13 +22,16 @@ teardown() {
 	rm -rf "$TMP"
 }
 
-# flow OUT DEV: the lab's bulk flow on DEV (iperf3's data connection), its busiest record
+# flow OUT DEV: the lab's bulk flow on DEV (iperf3's data connection), its
+# busiest record; of the lab's namespaces only (lab_flows), as the files
+# beside this one may run the same lab, under their own names, at once
 flow() {
-	jq -sc --arg d "$2" 'map(select(.type == "flow" and .proto == "tcp" and .dev == $d and
-		(.dport == 5201 or .sport == 5201))) | max_by(.packets)' "$1"
+	lab_flows "$1" | jq -sc --arg d "$2" 'map(select(.proto == "tcp" and .dev == $d and
+		(.dport == 5201 or .sport == 5201))) | max_by(.packets)'
 }
 
-ino() { stat -L -c %i "/run/netns/$1"; }
+# ino NAME: the inode of netns NAME (nothing, and a failure, when it is gone)
+ino() { stat -L -c %i "/run/netns/$1" 2>/dev/null; }
 
 # A default run: no --netns, no --dev. Started before the lab exists, so the
 # namespaces and their devices are named as they come, not at start.
@@ -55,7 +58,7 @@ ino() { stat -L -c %i "/run/netns/$1"; }
 	# no device was left unnamed, nor named the old way (ifN@INODE)
 	[ -z "$(jq -r 'select(.type == "flow") | .dev' "$TMP/out" | grep -E '^if[0-9]')" ]
 	# the table's NETNS column
-	grep -qE '^xqm +nm-xf-mid +[0-9,]+ ' "$TMP/out.err"
+	grep -qE '^xqm +'"$(col10 "$MID")"' +[0-9,]+ ' "$TMP/out.err"
 	[ "$(jq -s 'map(select(.type == "interval")) | last | .netns_named' "$TMP/out")" -ge 3 ]
 	[ "$(jq -s 'map(select(.type == "interval")) | last | .out_of_scope_skbs' "$TMP/out")" = 0 ]
 }
@@ -93,15 +96,15 @@ ino() { stat -L -c %i "/run/netns/$1"; }
 	# traffic ended, counts no switch in its interval)
 	jq -e -s 'any(.[]; .type == "flow" and .dev == "xqr" and .flapping)' "$TMP/after" >/dev/null
 	# never the old name again, nor none
-	[ -z "$(jq -c 'select(.type == "flow" and .dev == "xqm")' "$TMP/after")" ]
-	[ -z "$(jq -r 'select(.type == "flow") | .dev' "$TMP/after" | grep -E '^if[0-9]')" ]
+	[ -z "$(lab_flows "$TMP/after" | jq -c 'select(.dev == "xqm")')" ]
+	[ -z "$(lab_flows "$TMP/after" | jq -r .dev | grep -E '^if[0-9]')" ]
 	# the table says it too
-	grep -qE '^xqr +nm-xf-mid +[0-9,]+ ' "$TMP/out.err"
+	grep -qE '^xqr +'"$(col10 "$MID")"' +[0-9,]+ ' "$TMP/out.err"
 }
 
 # lab_flows OUT: the flow records of the lab's three namespaces, one a line
 lab_flows() {
-	jq -c --argjson m "$(ino $MID)" --argjson r "$(ino $RCV)" --argjson s "$(ino $SND)" \
+	jq -c --argjson m "$(ino $MID || echo 0)" --argjson r "$(ino $RCV || echo 0)" --argjson s "$(ino $SND || echo 0)" \
 		'select(.type == "flow" and (.netns_ino == $m or .netns_ino == $r or .netns_ino == $s))' "$1"
 }
 
@@ -116,10 +119,11 @@ lab_flows() {
 	jq -c 'select(.type == "interval")' "$TMP/out"
 	# the bulk flow's packets were seen, and left at once: a single queue cannot flap
 	[ "$(jq 'select(.type == "interval") | .one_queue_picks' "$TMP/out")" -gt 10000 ]
+	# (by the lab's namespaces: the files beside this one may run the same
+	# lab, its devices by the same names, at the same time)
 	run lab_flows "$TMP/out"
 	assert_success
 	[ -z "$output" ]
-	[ -z "$(jq -c 'select(.type == "flow" and (.dev == "xqm" or .dev == "xq0"))' "$TMP/out")" ]
 }
 
 @test "xpsflap default run: negative control, two queues without XPS maps: the lab's flow is found, not flapping" {
@@ -149,8 +153,8 @@ lab_flows() {
 	stop_bg TERM
 	run promtool check metrics <"$TMP/xpsflap.prom"
 	assert_success
-	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="nm-xf-mid"\} [1-9]' "$TMP/xpsflap.prom"
-	grep -E '^xpsflap_packets_total\{device="xq0",netns="nm-xf-rcv",queue="[01]"\} [1-9]' "$TMP/xpsflap.prom"
+	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="'"${LAB_PREFIX}"'xf-mid"\} [1-9]' "$TMP/xpsflap.prom"
+	grep -E '^xpsflap_packets_total\{device="xq0",netns="'"${LAB_PREFIX}"'xf-rcv",queue="[01]"\} [1-9]' "$TMP/xpsflap.prom"
 	# bounded: namespaces and devices label the metrics, flows never do
 	! grep -E 'saddr|sport|198\.18\.' "$TMP/xpsflap.prom"
 }
@@ -288,7 +292,7 @@ lab_flows() {
 
 # ---- device slots (per-queue totals are kept for 32 devices at once) ----
 
-XS=nm-xs-		# the namespaces of the slot tests start with it
+XS=${LAB_PREFIX}xs-		# the namespaces of the slot tests start with it
 
 # xs_dev K NS: in netns NS, a two-queue veth pair cK/dK, up, cK with
 # 198.19.64.0/18's /31 K and a static neighbour, and 5 datagrams out of cK
@@ -378,6 +382,7 @@ xs_check() {
 }
 
 # --all: 50 flows a round (5 datagrams of 10 devices), more than the default top 20
+# bats test_tags=serial
 @test "xpsflap: namespaces that go give their device slots back; 40 devices over time, the 41st counted" {
 	start_bg "$TMP/out" "$BIN/xpsflap" --json -i 0.5 --all --prom-file "$TMP/xf.prom"
 	run xs_rounds netns
@@ -396,7 +401,7 @@ xs_check() {
 
 # Deletions come by the netns's rtnetlink socket: the names' privileges
 # (CAP_SYS_ADMIN to enter another netns).
-# bats test_tags=root
+# bats test_tags=root,serial
 @test "xpsflap: deleted devices (RTM_DELLINK) give their slots back; 40 over time, the 41st counted" {
 	ip netns add ${XS}keep
 	start_bg "$TMP/out" "$BIN/xpsflap" --json -i 0.5 --prom-file "$TMP/xf.prom"

@@ -152,7 +152,7 @@ refused_next() {
 	for mode in fentry tracepoint; do
 		want=tcp_push
 		[ $mode = tracepoint ] && want=net_dev_queue
-		start_bg "$TMP/out" env NETMEDIC_HOOKS=$mode "$BIN/tcpstall" --netns nm-ts-snd --json -i 4 -c 1
+		start_bg "$TMP/out" env NETMEDIC_HOOKS=$mode "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-snd --json -i 4 -c 1
 		"$LAB/tcpstall.sh" bulk 3
 		wait_bg
 		echo "$mode: $(head -1 "$TMP/out" | jq -c '{senders_tagged_by, hooks}')"
@@ -172,7 +172,7 @@ xf_measure() {
 	local out=$1 try
 	shift
 	for try in 1 2; do
-		start_bg "$out" "$BIN/xpsflap" --netns nm-xf-mid --dev xqm --json -i 7 -c 1 "$@"
+		start_bg "$out" "$BIN/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm --json -i 7 -c 1 "$@"
 		"$LAB/xpsflap.sh" traffic 4 >"$TMP/iperf.json"
 		wait_bg
 		[ "$(xf_flow "$out" | jq '.packets // 0')" -gt 1000 ] && return 0
@@ -214,7 +214,7 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 @test "6.1: tcpstall on its 6.1 __release_sock rung: the quickack storm is flagged, cause no_backlog_ack_defer" {
 	"$LAB/tcpstall.sh" up --quickack on --defer 0
 	[ ! -e /proc/sys/net/ipv4/tcp_backlog_ack_defer ]
-	start_bg "$TMP/out" "$BIN/tcpstall" --netns nm-ts-rcv --port 5301 --json -i 4 -c 1
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-rcv --port 5301 --json -i 4 -c 1
 	"$LAB/tcpstall.sh" storm 3 >/dev/null
 	wait_bg
 	head -1 "$TMP/out" | jq -e --arg r "$(rung61 __release_sock)" '.hooks.__release_sock == $r'
@@ -295,7 +295,7 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 
 @test "6.1: tcpstall --fix says the kernel has no tcp_backlog_ack_defer, changes nothing" {
 	"$LAB/tcpstall.sh" up --quickack on --defer 0
-	start_bg "$TMP/out" "$BIN/tcpstall" --netns nm-ts-rcv --port 5301 --json -i 1.5 -c 2 --fix
+	start_bg "$TMP/out" "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-rcv --port 5301 --json -i 1.5 -c 2 --fix
 	"$LAB/tcpstall.sh" storm 2 >/dev/null
 	wait_bg
 	cat "$TMP/out.err"
@@ -307,7 +307,7 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 # bats test_tags=vm:arm64
 @test "6.1: qdiscstuck on its 6.1 __qdisc_run rung: 6.1's veth drains the lab burst (no stopped queue), never stuck" {
 	"$LAB/qdiscstuck.sh" up stopped
-	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns nm-qs-a --dev qa --json -i 0.5 -c 6
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-a --dev qa --json -i 0.5 -c 6
 	"$LAB/qdiscstuck.sh" burst 1000
 	wait_bg
 	head -1 "$TMP/out" | jq -e --arg r "$(rung61 __qdisc_run)" '.hooks.__qdisc_run == $r'
@@ -331,7 +331,7 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 
 @test "6.1: qdiscstuck on fentry: tbf at 8 kbit is shaped with its watchdog seen due, never stuck" {
 	"$LAB/qdiscstuck.sh" up tbf
-	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns nm-qs-a --dev qa --json -i 0.5 -c 6
+	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-a --dev qa --json -i 0.5 -c 6
 	"$LAB/qdiscstuck.sh" burst 30 "" 1000
 	wait_bg
 	head -1 "$TMP/out" | jq -e '.hooks.__qdisc_run == "fentry/__qdisc_run"'

@@ -195,7 +195,7 @@ mkdir -p "$XFER/out"
 	printf 'VM_WANT_BTF=%q\n' "$want_btf"
 	printf 'export NETMEDIC_BUILD=%q\n' "$NETMEDIC_BUILD"
 	printf 'export NETMEDIC_TOOLS=%q\n' "$(nm_tools | paste -sd ' ')"
-	for v in VM_CMD VM_MODE_BUDGET VM_SMOKE; do
+	for v in VM_CMD VM_MODE_BUDGET VM_SMOKE NM_JOBS; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 } >"$XFER/env"
