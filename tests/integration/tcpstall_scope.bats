@@ -41,11 +41,11 @@ cg_remove() {
 
 ino() { stat -L -c %i "/run/netns/$1"; }
 
-# rcv_acks OUT: the lab receiver's ACK records (local port 5301), by its
-# netns's inode: the files beside this one may run the same lab, under
-# their own names, at the same time
+# rcv_acks OUT [INO]: the lab receiver's ACK records (local port 5301), by
+# its netns's inode (INO, for a netns that is gone by then): the files
+# beside this one may run the same lab, under their own names, at once
 rcv_acks() {
-	jq -c --argjson i "$(ino $RCV)" \
+	jq -c --argjson i "${2:-$(ino $RCV)}" \
 		'select(.type == "acks" and .sport == 5301 and .saddr == "198.18.1.2" and .netns_ino == $i)' "$1"
 }
 
@@ -258,7 +258,7 @@ nsfds() {
 	kill -0 "$BG_PID"
 	stop_bg TERM
 	# the storm was seen there, by name...
-	rcv_acks "$TMP/out" | jq -e -s 'map(select(.netns == "'"${LAB_PREFIX}"'ts-rcv" and .storm)) | length > 0'
+	rcv_acks "$TMP/out" "$rcv" | jq -e -s 'map(select(.netns == "'"${LAB_PREFIX}"'ts-rcv" and .storm)) | length > 0'
 	# ...and after the report that found the netns gone, none of its records
 	[ "$(grep -c '"type":"interval"' "$TMP/out")" -ge $((n + 3)) ]
 	[ -z "$(awk -v n=$((n + 1)) '/"type":"interval"/ { i++ } i > n' "$TMP/out" |
