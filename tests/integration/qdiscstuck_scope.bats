@@ -30,6 +30,11 @@ teardown() {
 ino() { stat -L -c %i "/run/netns/$1"; }
 # records OUT JQ-FILTER: the qdisc records matching the filter, one per line
 records() { jq -c "select(.type == \"qdisc\") | select($2)" "$1"; }
+# hold_stopped: the stopped queue stays stopped for good, for a test that
+# runs the tool more than once on it: GRO turned off on the peer while the
+# queue is stopped (LAB.md). Else the lab's 8 s gro_flush_timeout drains it,
+# and on a loaded host the second run came after that (seen: qlen 0, ok).
+hold_stopped() { lab_exec qs-b ethtool -K qb gro off >/dev/null; }
 # lab_alarms OUT: the lab's qdiscs (its two namespaces) judged stuck or
 # driver_stopped; a default run also sees the labs of the files beside this one
 lab_alarms() {
@@ -102,6 +107,7 @@ seen() {
 	local backlog last own
 	"$QS" up stopped
 	"$QS" burst 1000
+	hold_stopped
 	backlog=$(tc_backlog root)
 	echo "backlog $backlog"
 	[ "$backlog" -ge 500 ]
@@ -249,6 +255,7 @@ seen() {
 @test "qdiscstuck --netns A --netns B: those namespaces only; a qdisc in a netns outside is not reported" {
 	"$QS" up mq
 	"$QS" burst 1000 1
+	hold_stopped
 	ip netns add $OTHER
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-b --netns $OTHER --json --all -i 0.5 -c 3
 	wait_bg
@@ -369,6 +376,7 @@ seen() {
 	local backlog
 	"$QS" up mq
 	"$QS" burst 1000 1
+	hold_stopped
 	backlog=$(tc_backlog 1:2)
 	NETMEDIC_REFUSE=qs_seed start_bg "$TMP/out" "$BIN/qdiscstuck" --fix=kick --json -i 0.5 -c 6
 	wait_bg
