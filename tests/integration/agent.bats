@@ -25,8 +25,6 @@ teardown() {
 	rm -rf "$TMP"
 }
 
-ino() { stat -L -c %i "/run/netns/$1"; }
-
 # progs PID: the names of the BPF programs PID holds open, one per line
 # (its fds' fdinfo names each program's id; bpftool names the id)
 progs() {

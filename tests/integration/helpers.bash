@@ -39,6 +39,8 @@ export LAB_PREFIX=nm-$FILE_ID-
 RUN_DIR=${NM_SUITE_RUN_DIR:-${NETMEDIC_RUN_DIR:-/run/netmedic}}/$FILE_ID
 export NM_SUITE_RUN_DIR=${NM_SUITE_RUN_DIR:-${NETMEDIC_RUN_DIR:-/run/netmedic}}
 export NETMEDIC_RUN_DIR=$RUN_DIR
+# ino NAME: the inode of netns NAME (nothing, and a failure, when it is gone)
+ino() { stat -L -c %i "/run/netns/$1" 2>/dev/null; }
 # col10 NAME: NAME as a table's 10-character NETNS column shows it
 col10() { printf '%s' "${1:0:10}"; }
 # shellcheck source=../../tools/lab/lib.sh

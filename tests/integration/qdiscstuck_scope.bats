@@ -27,7 +27,6 @@ teardown() {
 	rm -rf "$TMP"
 }
 
-ino() { stat -L -c %i "/run/netns/$1"; }
 # records OUT JQ-FILTER: the qdisc records matching the filter, one per line
 records() { jq -c "select(.type == \"qdisc\") | select($2)" "$1"; }
 # hold_stopped: the stopped queue stays stopped for good, for a test that

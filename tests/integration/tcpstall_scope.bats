@@ -39,8 +39,6 @@ cg_remove() {
 	rmdir "$CG"
 }
 
-ino() { stat -L -c %i "/run/netns/$1"; }
-
 # rcv_acks OUT [INO]: the lab receiver's ACK records (local port 5301), by
 # its netns's inode (INO, for a netns that is gone by then): the files
 # beside this one may run the same lab, under their own names, at once

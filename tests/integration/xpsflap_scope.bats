@@ -30,9 +30,6 @@ flow() {
 		(.dport == 5201 or .sport == 5201))) | max_by(.packets)'
 }
 
-# ino NAME: the inode of netns NAME (nothing, and a failure, when it is gone)
-ino() { stat -L -c %i "/run/netns/$1" 2>/dev/null; }
-
 # A default run: no --netns, no --dev. Started before the lab exists, so the
 # namespaces and their devices are named as they come, not at start.
 @test "xpsflap default run: the flapping flow is found in its own netns, by the device's name there" {
