@@ -30,7 +30,8 @@
 # The Prometheus rules and dashboard are checked once, before the builds
 # (tools/prometheus/check.sh).
 # NETMEDIC_FUZZ (make test sets it): the fuzz harnesses, each run for 20 s
-# (tests/fuzz/run.sh); a crash or a sanitizer report fails the run.
+# (tests/fuzz/run.sh), NM_JOBS at once; a crash or a sanitizer report fails
+# the run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../tools/tools.sh
