@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * qdiscstuck - packets that sit in a qdisc (children of mq and other
- * classful roots too), told apart: ok, idle, shaped, driver_stopped, stuck.
+ * classful roots too), told apart: ok, idle, shaped, driver_stopped, stuck,
+ * and unknown where the TX queue state cannot be read.
  * Remedies: --fix=kick (a frame on the stuck queue makes its qdisc run),
  * --fix=lock (a locked FIFO in place of a lockless child), --kick, --lock.
  *
@@ -219,6 +220,7 @@ static int scope_init(void)
 
 static int setup(void)
 {
+	const char *t;
 	int ret;
 
 	if (env.kick && (ret = qs_act_resolve(&run.qa, env.kick, "--kick", run.kdev, &run.kif, &run.kq)))
@@ -234,6 +236,8 @@ static int setup(void)
 	run.s->all = env.view.all;
 	run.s->top = env.view.top;
 	run.s->sort = env.view.sort;
+	t = getenv("NETMEDIC_TEST_UNKNOWN");
+	run.s->unknown_is_stuck = t && !strcmp(t, "stuck");
 	return 0;
 }
 

@@ -3,7 +3,9 @@
  * qdiscstuck decisions. The order of the tests below is the order of the
  * questions an engineer asks: is there a backlog; can the driver take
  * packets at all; is a shaper holding them on purpose; did anything move;
- * and if not, will the kernel run this qdisc again on its own.
+ * and if not, will the kernel run this qdisc again on its own. Where the
+ * TX queue's state could not be read, that last answer is not known, and
+ * the state says so (unknown) rather than guess stuck.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@ const char *const qs_state_names[QS_NSTATES] = {
 	[QS_SHAPED] = "shaped",
 	[QS_DRIVER_STOPPED] = "driver_stopped",
 	[QS_STUCK] = "stuck",
+	[QS_UNKNOWN] = "unknown",
 };
 
 const char *const qs_sort_names[QS_NR_SORTS] = {
@@ -27,7 +30,8 @@ const char *const qs_sort_names[QS_NR_SORTS] = {
 enum qs_state qs_state_worse(enum qs_state a, enum qs_state b)
 {
 	static const int rank[QS_NSTATES] = {
-		[QS_IDLE] = 0, [QS_OK] = 1, [QS_SHAPED] = 2, [QS_DRIVER_STOPPED] = 3, [QS_STUCK] = 4,
+		[QS_IDLE] = 0, [QS_OK] = 1, [QS_SHAPED] = 2, [QS_UNKNOWN] = 3, [QS_DRIVER_STOPPED] = 4,
+		[QS_STUCK] = 5,
 	};
 
 	if (a >= QS_NSTATES)
@@ -158,7 +162,20 @@ static enum qs_state classify(struct qs_track *t, const struct qs_obs *o, bool m
 	/* scheduled or running: NET_TX will dequeue it (late, but not stuck) */
 	if (o->sampled && ((o->q_state & QS_Q_SCHED) || o->running))
 		return QS_OK;
+	/*
+	 * Neither sampled nor seen answering a dequeue with nothing: a driver
+	 * that stopped its queue looks just like the lockless race, and to call
+	 * it stuck would be a guess (a false alarm, and a kick to no purpose)
+	 */
+	if (!t->txq_state_known && !o->unknown_is_stuck)
+		return QS_UNKNOWN;
 	return QS_STUCK;
+}
+
+/* The states of a backlog that did not move for the threshold. */
+static bool no_progress(enum qs_state s)
+{
+	return s == QS_STUCK || s == QS_DRIVER_STOPPED || s == QS_UNKNOWN;
 }
 
 enum qs_state qs_update(struct qs_track *t, const struct qs_obs *o, uint64_t threshold_ns)
@@ -177,14 +194,14 @@ enum qs_state qs_update(struct qs_track *t, const struct qs_obs *o, uint64_t thr
 	} else {
 		moved = progressed(t, o);
 		rates(t, o);
-		if (t->state == QS_STUCK || t->state == QS_DRIVER_STOPPED)
+		if (no_progress(t->state))
 			t->bad_ns += o->now_ns - t->last_sweep_ns;
 	}
 	txq_state(t, o);
 	s = classify(t, o, moved, threshold_ns);
 	if (!t->init || s != t->state) {
 		/* a stopped or stuck state started when progress stopped, not at this sweep */
-		if (s == QS_STUCK || s == QS_DRIVER_STOPPED)
+		if (no_progress(s))
 			t->since_ns = t->last_progress_ns;
 		else
 			t->since_ns = o->now_ns;

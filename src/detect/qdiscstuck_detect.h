@@ -19,6 +19,12 @@ enum qs_state {
 	QS_SHAPED,		/* a shaper holds the backlog on purpose (its timer is armed) */
 	QS_DRIVER_STOPPED,	/* TX queue stopped with backlog, no progress > threshold */
 	QS_STUCK,		/* backlog, queue running, qdisc neither scheduled nor running */
+	/*
+	 * Backlog, no progress > threshold, and the TX queue's state was not
+	 * read (no sampler on this kernel, no empty dequeue since the start):
+	 * stopped and stuck look the same, and neither is guessed
+	 */
+	QS_UNKNOWN,
 	QS_NSTATES,
 };
 
@@ -56,6 +62,8 @@ struct qs_obs {
 	uint32_t q_state;		/* QS_Q_* */
 	bool running;
 	uint32_t txq_state;
+	/* NETMEDIC_TEST_UNKNOWN=stuck (a test aid): judge unknown as stuck */
+	bool unknown_is_stuck;
 };
 
 /* What the tool keeps of one qdisc from sweep to sweep. Zero it to start. */
@@ -67,7 +75,7 @@ struct qs_track {
 	uint64_t last_progress_ns;	/* last dequeue seen (or first sight) */
 	uint64_t packets, requeues;	/* counters at the last sweep */
 	double deq_rate, requeue_rate;	/* per second over the last interval */
-	uint64_t bad_ns;		/* time spent stuck or driver_stopped, total */
+	uint64_t bad_ns;		/* time spent stuck, driver_stopped or unknown, total */
 	uint64_t entered[QS_NSTATES];	/* times the qdisc entered each state */
 	uint32_t txq_state;		/* the TX queue state used for the decision */
 	bool txq_state_known;
@@ -87,7 +95,7 @@ bool qs_kick_due(const struct qs_track *t, uint64_t last_kick_ns, uint64_t now_n
 /* Milliseconds in the current state at o->now_ns. */
 uint64_t qs_state_ms(const struct qs_track *t, uint64_t now_ns);
 
-/* "ok", "idle", "shaped", "driver_stopped", "stuck" */
+/* "ok", "idle", "shaped", "driver_stopped", "stuck", "unknown" */
 const char *qs_state_name(enum qs_state s);
 /* The names by state, for tables keyed by them (the records' state sets). */
 extern const char *const qs_state_names[QS_NSTATES];
@@ -109,7 +117,7 @@ extern const char *const qs_sort_names[QS_NR_SORTS];
 
 /*
  * The state a TX queue shows when its qdiscs (an mq child, an htb leaf and
- * its root) differ: the worse of a and b, stuck > driver_stopped > shaped
+ * its root) differ: the worse of a and b, stuck > driver_stopped > unknown > shaped
  * > ok > idle.
  */
 enum qs_state qs_state_worse(enum qs_state a, enum qs_state b);

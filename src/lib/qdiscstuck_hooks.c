@@ -41,7 +41,7 @@ const struct nm_hook_decl qs_hook_decls[QS_NR_HOOKS] = {
 	 */
 	[QS_HOOK_SEED] = { "seed", 0, {
 		{ .progs = { "qs_seed" }, .can = QS_CAN_SEED },
-		{ .lost = "a qdisc with no event since the start has no TX queue state: a stopped queue's frozen backlog is judged stuck" },
+		{ .lost = "a qdisc with no event since the start has no TX queue state: its frozen backlog is unknown (stopped or stuck) until it dequeues" },
 	} },
 };
 

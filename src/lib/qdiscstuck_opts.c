@@ -20,8 +20,10 @@ static const char doc[] =
 "\n"
 "Every qdisc with packets, children of mq and of other classful roots too, is\n"
 "classified each interval: ok, idle, shaped (a shaper's timer holds it),\n"
-"driver_stopped (its TX queue is stopped and nothing completes) or stuck\n"
-"(backlog on a running queue, and the kernel will not run the qdisc again).\n"
+"driver_stopped (its TX queue is stopped and nothing completes), stuck\n"
+"(backlog on a running queue, and the kernel will not run the qdisc again) or\n"
+"unknown (a backlog that does not move, on a kernel where the TX queue's state\n"
+"could not be read: stopped and stuck look the same there).\n"
 "\n"
 "EXAMPLES:\n"
 "  qdiscstuck                               # every netns, table every second\n"
@@ -33,13 +35,13 @@ static const char doc[] =
 
 static const struct argp_option options[] = {
 	{ "threshold", OPT_THRESHOLD, "MS", 0,
-	  "No progress for this long with a backlog is driver_stopped or stuck (default 100)", 0 },
+	  "No progress for this long with a backlog is driver_stopped, stuck or unknown (default 100)", 0 },
 	{ "fix", OPT_FIX, "kick|lock|kick,lock", 0,
 	  "Remedies for stuck qdiscs while running (logged; lock is journaled and undone at exit)", 0 },
 	{ "kick", OPT_KICK, "DEV:QUEUE", 0, "Put one kick frame on that TX queue, report where it went, exit", 0 },
 	{ "lock", OPT_LOCK, "DEV:QUEUE", 0,
 	  "Replace the lockless qdisc of that TX queue by a locked FIFO while running (undone at exit)", 0 },
-	NM_VIEW_OPTIONS("Ok qdiscs shown besides the stuck, driver_stopped and shaped ones (default "
+	NM_VIEW_OPTIONS("Ok qdiscs shown besides the stuck, driver_stopped, unknown and shaped ones (default "
 			NM_STR(QS_REPORT_TOP) ")",
 			"Rank the qdiscs of each state by qlen (default), bytes, deq, ms or drops",
 			"Show every qdisc: idle ones too, and every ok one"),
@@ -114,15 +116,15 @@ NM_ARGP(options, parse_arg, doc, &nm_common_argp);
  * options whose common text (lib/cli.c) does not say enough here.
  */
 static const struct nm_optdoc docs[] = {
-	{ "threshold", "No progress for this long with a backlog makes driver_stopped or stuck "
-	  "(default 100, 1 to 3600000).", NULL, NULL },
+	{ "threshold", "No progress for this long with a backlog makes driver_stopped, stuck or "
+	  "unknown (default 100, 1 to 3600000).", NULL, NULL },
 	{ "fix", "Remedies for qdiscs found **stuck**, while running (logged; lock is journaled "
 	  "and undone at exit). See REMEDIES.", NULL, NULL },
 	{ "kick", "Put one kick frame on that TX queue now, report where it went, exit.", NULL, NULL },
 	{ "lock", "Replace the lockless qdisc of that TX queue by a locked FIFO while running; "
 	  "restored at exit.", NULL, NULL },
-	{ "top", "Ok qdiscs shown in each report besides the stuck, driver_stopped and shaped "
-	  "ones (default 20): the table and **--json** carry every qdisc in one of those states "
+	{ "top", "Ok qdiscs shown in each report besides the stuck, driver_stopped, unknown and "
+	  "shaped ones (default 20): the table and **--json** carry every qdisc in one of those states "
 	  "and the N first of the ok ones (**--sort**); the interval record counts the ok "
 	  "qdiscs left out (`qdiscs_not_shown`), and the summary line says `N not shown`. From "
 	  "1 to 2147483647.", NULL, NULL },
@@ -130,7 +132,7 @@ static const struct nm_optdoc docs[] = {
 	  "default: packets queued, then bytes queued, then packets dequeued per second), "
 	  "`bytes` (bytes queued), `deq` (packets dequeued per second, DEQ/S), `ms` (time in "
 	  "the state, MS) or `drops` (packets the qdisc dropped since it was made). The states "
-	  "keep their order (stuck, driver_stopped, shaped, ok, idle), so **--top** keeps "
+	  "keep their order (stuck, driver_stopped, unknown, shaped, ok, idle), so **--top** keeps "
 	  "the N first ok ones by that key. Ties go by the default order, then by netns, "
 	  "ifindex, parent and handle: one order, report after report. Another word is a "
 	  "usage error (status 2).", NULL, NULL },

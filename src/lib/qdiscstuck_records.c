@@ -111,7 +111,7 @@ static const struct nm_field queue_fields[] = {
 	{ .type = NM_REC_STR, .off = D(netns), .prom = "netns", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_STR, .off = D(queue), .prom = "queue", .kind = NM_PROM_LABEL },
 	{ .type = NM_REC_DOUBLE, .off = D(stuck_seconds), .unit = "seconds",
-	  .help = "Seconds a qdisc of the queue held packets without progress (stuck or driver_stopped)",
+	  .help = "Seconds a qdisc of the queue held packets without progress (stuck, driver_stopped or unknown)",
 	  .prom = "qdiscstuck_stuck_seconds_total", .kind = NM_PROM_COUNTER },
 	{ .type = NM_REC_U64, .off = D(backlog_packets), .unit = "packets",
 	  .help = "Packets queued in the queue's qdisc", .prom = "qdiscstuck_backlog_packets",

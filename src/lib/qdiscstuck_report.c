@@ -183,6 +183,7 @@ void qs_sweep_judge(struct qs_sweep *s, uint64_t threshold)
 		bad_before = r->t->bad_ns;
 		memcpy(entered_before, r->t->entered, sizeof(entered_before));
 		qs_row_observe(r, s->now_ns, &o);
+		o.unknown_is_stuck = s->unknown_is_stuck;
 		qs_update(r->t, &o, threshold);
 		s->per_state[r->t->state]++;
 		d = devq_of(s, r->netns, r->nl.ifindex, r->txq);
@@ -204,13 +205,14 @@ void qs_sweep_judge(struct qs_sweep *s, uint64_t threshold)
 	prune_tracks(s);
 }
 
-/* Worst first: stuck, driver_stopped, shaped, ok, idle; the untracked (mq roots) last. */
+/* Worst first: stuck, driver_stopped, unknown, shaped, ok, idle; the untracked (mq roots) last. */
 static int rank_of(const struct qs_row *r)
 {
 	static const int rank[QS_NSTATES] = { [QS_STUCK] = 0, [QS_DRIVER_STOPPED] = 1,
-					      [QS_SHAPED] = 2, [QS_OK] = 3, [QS_IDLE] = 4 };
+					      [QS_UNKNOWN] = 2, [QS_SHAPED] = 3, [QS_OK] = 4,
+					      [QS_IDLE] = 5 };
 
-	return r->t ? rank[r->t->state] : 5;
+	return r->t ? rank[r->t->state] : 6;
 }
 
 /* qsort order, most first */
@@ -284,7 +286,7 @@ static bool shown(const struct qs_row *r, bool all)
 	return r->t && (all || r->t->state != QS_IDLE || r->nl.qlen);
 }
 
-/* Stuck, driver_stopped and shaped qdiscs are always shown: --top cuts the others only. */
+/* Stuck, driver_stopped, unknown and shaped qdiscs are always shown: --top cuts the others only. */
 static bool cut_by_top(const struct qs_row *r)
 {
 	return r->t->state == QS_OK || r->t->state == QS_IDLE;
@@ -356,10 +358,10 @@ void qs_sweep_emit(const struct qs_sweep *s, struct nm_emit *e)
 	e->json[1] = NM_EMIT_ROWS(&qs_qdisc_rec, s->out, s->nout);
 	e->time = s->ival.time;
 	len = snprintf(t->heading, sizeof(t->heading),
-		       "qdiscs: %llu stuck, %llu driver_stopped, %llu shaped, %llu ok, %llu idle",
+		       "qdiscs: %llu stuck, %llu driver_stopped, %llu unknown, %llu shaped, %llu ok, %llu idle",
 		       (unsigned long long)n[QS_STUCK], (unsigned long long)n[QS_DRIVER_STOPPED],
-		       (unsigned long long)n[QS_SHAPED], (unsigned long long)n[QS_OK],
-		       (unsigned long long)n[QS_IDLE]);
+		       (unsigned long long)n[QS_UNKNOWN], (unsigned long long)n[QS_SHAPED],
+		       (unsigned long long)n[QS_OK], (unsigned long long)n[QS_IDLE]);
 	/* as xpsflap's: said only when --top left some out */
 	if (s->ival.qdiscs_not_shown && len > 0 && (size_t)len < sizeof(t->heading))
 		snprintf(t->heading + len, sizeof(t->heading) - len, ", %llu not shown",

@@ -30,7 +30,7 @@
 
 /* qdiscs per sweep, histories, queues */
 #define QS_SWEEP_MAX	QS_MAX_QDISCS
-/* ok qdiscs shown besides the stuck, driver_stopped and shaped ones, when --top is not given */
+/* ok qdiscs shown besides the stuck, driver_stopped, unknown and shaped ones, when --top is not given */
 #define QS_REPORT_TOP	20
 /* TC_H_ROOT: a root qdisc's parent */
 #define QS_TC_H_ROOT	0xffffffffU
@@ -82,6 +82,7 @@ struct qs_sweep {
 	size_t ndq;
 	uint64_t now_ns;
 	unsigned long self_ino;	/* the netns the tool runs in: the remedies act there only */
+	bool unknown_is_stuck;	/* NETMEDIC_TEST_UNKNOWN=stuck, a test aid (qs_obs) */
 	unsigned long over;	/* qdiscs of this sweep's dumps not added: QS_SWEEP_MAX */
 	size_t per_state[QS_NSTATES];
 	uint64_t counters[QS_CNT_MAX];
@@ -134,7 +135,7 @@ void qs_row_observe(const struct qs_row *r, uint64_t now_ns, struct qs_obs *o);
  */
 void qs_sweep_judge(struct qs_sweep *s, uint64_t threshold_ns);
 /*
- * The judged rows worst first: stuck, driver_stopped, shaped, ok, idle;
+ * The judged rows worst first: stuck, driver_stopped, unknown, shaped, ok, idle;
  * within a state by the sort key, its ties by the default key's order
  * (qlen, bytes, deq), theirs by netns, ifindex, parent and handle. The
  * untracked rows (mq roots) last.
@@ -143,8 +144,8 @@ void qs_sweep_rank(struct qs_sweep *s);
 
 /*
  * The rows the sinks read, from the ranked sweep: the interval, the
- * qdiscs shown, every queue's. Shown: every stuck, driver_stopped and
- * shaped qdisc, and the first top of the others with a backlog or
+ * qdiscs shown, every queue's. Shown: every stuck, driver_stopped, unknown
+ * and shaped qdisc, and the first top of the others with a backlog or
  * traffic (ok); the interval counts those left out (qdiscs_not_shown).
  * With all: every tracked qdisc, idle ones too, and none is left out.
  */

@@ -157,7 +157,7 @@ ival() { jq -c 'select(.type == "interval")' "$1"; }
 	[ "$(echo "$iv" | jq .qdiscs_not_shown)" = $((ok - 3)) ]
 	# the table: three rows, and the summary line says what it left out
 	cat "$TMP/out.err"
-	grep -q "qdiscs: 0 stuck, 0 driver_stopped, 0 shaped, $ok ok, [0-9]* idle, $((ok - 3)) not shown$" "$TMP/out.err"
+	grep -q "qdiscs: 0 stuck, 0 driver_stopped, 0 unknown, 0 shaped, $ok ok, [0-9]* idle, $((ok - 3)) not shown$" "$TMP/out.err"
 	[ "$(grep -c '^qa ' "$TMP/out.err")" = 3 ]
 
 	start_bg "$TMP/all" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 3 -c 1 --top 3 --all --sort deq

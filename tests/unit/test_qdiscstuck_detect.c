@@ -327,7 +327,12 @@ static void test_busy_flow_is_ok(void **state)
 	assert_true(t.deq_rate > 799999 && t.deq_rate < 800001);
 }
 
-/* No events (the tool started after the qdisc stopped moving): judged by the counters. */
+/*
+ * No events and no sample (the tool started after the qdisc stopped
+ * moving, on a kernel without the sampler or the seed): judged by the
+ * counters, and a frozen backlog is unknown, not stuck: a stopped queue
+ * would look the same.
+ */
 static void test_without_events_judged_by_counters(void **state)
 {
 	(void)state;
@@ -338,12 +343,48 @@ static void test_without_events_judged_by_counters(void **state)
 	o.now_ns += 50 * MS;
 	assert_int_equal(qs_update(&t, &o, THRESH), QS_OK);
 	o.now_ns += 100 * MS;
-	assert_int_equal(qs_update(&t, &o, THRESH), QS_STUCK);
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_UNKNOWN);
 	assert_false(t.txq_state_known);
+	/* since its last progress, as stuck and driver_stopped */
+	assert_int_equal(qs_state_ms(&t, o.now_ns), 150);
+	assert_int_equal(t.entered[QS_UNKNOWN], 1);
+	assert_int_equal(t.entered[QS_STUCK], 0);
+	/* the test aid (NETMEDIC_TEST_UNKNOWN=stuck) judges it as before */
+	o.unknown_is_stuck = true;
+	o.now_ns += 100 * MS;
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_STUCK);
+	o.unknown_is_stuck = false;
 	/* the counter moves: progress */
 	o.now_ns += 100 * MS;
 	o.packets = 13;
 	assert_int_equal(qs_update(&t, &o, THRESH), QS_OK);
+}
+
+/*
+ * Without a sample, an empty dequeue on a running queue still tells the
+ * state: the race's own sequence (the qdisc ran dry, a packet came in
+ * behind it, nothing ran it again) is stuck; on a stopped queue it is
+ * driver_stopped. Only when neither is known is it unknown.
+ */
+static void test_unsampled_empty_dequeue_tells_the_state(void **state)
+{
+	(void)state;
+	struct qs_obs o = { .now_ns = T0, .qlen = 3, .packets = 40, .have_events = true,
+			    .last_deq_ns = T0 - 10 * MS, .deq_seen = true, .last_was_null = true };
+	struct qs_track t = {};
+
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_OK);
+	o.now_ns += 200 * MS;
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_STUCK);
+	assert_true(t.txq_state_known);
+	memset(&t, 0, sizeof(t));
+	o.null_txq_state = QS_TXQ_STOPPED;
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_DRIVER_STOPPED);
+	/* the last dequeue gave a packet: the queue's state since is not known */
+	memset(&t, 0, sizeof(t));
+	o.last_was_null = false;
+	o.null_txq_state = 0;
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_UNKNOWN);
 }
 
 /* A replaced qdisc restarts its counters: that is not "no progress". */
@@ -627,6 +668,9 @@ static void test_state_worse(void **state)
 	assert_int_equal(qs_state_worse(QS_STUCK, QS_OK), QS_STUCK);
 	assert_int_equal(qs_state_worse(QS_DRIVER_STOPPED, QS_STUCK), QS_STUCK);
 	assert_int_equal(qs_state_worse(QS_SHAPED, QS_DRIVER_STOPPED), QS_DRIVER_STOPPED);
+	assert_int_equal(qs_state_worse(QS_UNKNOWN, QS_DRIVER_STOPPED), QS_DRIVER_STOPPED);
+	assert_int_equal(qs_state_worse(QS_SHAPED, QS_UNKNOWN), QS_UNKNOWN);
+	assert_int_equal(qs_state_worse(QS_UNKNOWN, QS_STUCK), QS_STUCK);
 	assert_int_equal(qs_state_worse(QS_OK, QS_SHAPED), QS_SHAPED);
 	assert_int_equal(qs_state_worse(QS_IDLE, QS_OK), QS_OK);
 	assert_int_equal(qs_state_worse(QS_OK, QS_IDLE), QS_OK);
@@ -659,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_lock_cmds_keep_handle),
 		cmocka_unit_test(test_parent_of_default_mq_children),
 		cmocka_unit_test(test_state_worse),
+		cmocka_unit_test(test_unsampled_empty_dequeue_tells_the_state),
 		cmocka_unit_test(test_xps_mask),
 		cmocka_unit_test(test_row_txq),
 	};

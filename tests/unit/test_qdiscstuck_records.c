@@ -177,7 +177,7 @@ static void test_interval_and_kick_json(void **state)
 	got = json_of(&qs_interval_rec, &iv);
 	assert_string_equal(got,
 		"{\"type\":\"interval\",\"time\":1764547200,\"mono_ns\":10000000000,\"qdiscs\":7,"
-		"\"ok\":2,\"idle\":3,\"shaped\":0,\"driver_stopped\":1,\"stuck\":1,"
+		"\"ok\":2,\"idle\":3,\"shaped\":0,\"driver_stopped\":1,\"stuck\":1,\"unknown\":0,"
 		"\"qdiscs_not_shown\":6,\"netns_swept\":3,\"netns_over\":1,\"netns_failed\":2,"
 		"\"devices_over\":4,\"qdiscs_over\":5}\n");
 	free(got);
@@ -223,7 +223,8 @@ static void test_queue_metrics(void **state)
 		"qdiscstuck_qdiscs{state=\"shaped\"} 1\n"
 		"qdiscstuck_qdiscs{state=\"driver_stopped\"} 0\n"
 		"qdiscstuck_qdiscs{state=\"stuck\"} 1\n"
-		"# HELP qdiscstuck_stuck_seconds_total Seconds a qdisc of the queue held packets without progress (stuck or driver_stopped)\n"
+		"qdiscstuck_qdiscs{state=\"unknown\"} 0\n"
+		"# HELP qdiscstuck_stuck_seconds_total Seconds a qdisc of the queue held packets without progress (stuck, driver_stopped or unknown)\n"
 		"# TYPE qdiscstuck_stuck_seconds_total counter\n"
 		"qdiscstuck_stuck_seconds_total{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\"} 1.5\n"
 		"qdiscstuck_stuck_seconds_total{device=\"qa\",netns=\"nm-qs-a\",queue=\"1\"} 0\n"
@@ -246,16 +247,19 @@ static void test_queue_metrics(void **state)
 		"qdiscstuck_events_total{device=\"qa\",netns=\"nm-qs-a\",state=\"shaped\"} 0\n"
 		"qdiscstuck_events_total{device=\"qa\",netns=\"nm-qs-a\",state=\"driver_stopped\"} 0\n"
 		"qdiscstuck_events_total{device=\"qa\",netns=\"nm-qs-a\",state=\"stuck\"} 2\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"nm-qs-a\",state=\"unknown\"} 0\n"
 		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"ok\"} 0\n"
 		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"idle\"} 0\n"
 		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"shaped\"} 1\n"
 		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"driver_stopped\"} 0\n"
 		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"stuck\"} 0\n"
+		"qdiscstuck_events_total{device=\"qb\",netns=\"host\",state=\"unknown\"} 0\n"
 		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"ok\"} 1\n"
 		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"idle\"} 0\n"
 		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"shaped\"} 0\n"
 		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"driver_stopped\"} 0\n"
 		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"stuck\"} 0\n"
+		"qdiscstuck_events_total{device=\"qa\",netns=\"host\",state=\"unknown\"} 0\n"
 		"# HELP qdiscstuck_queue_state 1 for the state the TX queue is in now (the worst of its qdiscs)\n"
 		"# TYPE qdiscstuck_queue_state gauge\n"
 		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"ok\"} 0\n"
@@ -263,16 +267,19 @@ static void test_queue_metrics(void **state)
 		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"shaped\"} 0\n"
 		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"driver_stopped\"} 0\n"
 		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"stuck\"} 1\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"nm-qs-a\",queue=\"0\",state=\"unknown\"} 0\n"
 		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"ok\"} 0\n"
 		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"idle\"} 0\n"
 		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"shaped\"} 1\n"
 		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"driver_stopped\"} 0\n"
 		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"stuck\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qb\",netns=\"host\",queue=\"all\",state=\"unknown\"} 0\n"
 		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"ok\"} 1\n"
 		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"idle\"} 0\n"
 		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"shaped\"} 0\n"
 		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"driver_stopped\"} 0\n"
-		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"stuck\"} 0\n");
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"stuck\"} 0\n"
+		"qdiscstuck_queue_state{device=\"qa\",netns=\"host\",queue=\"0\",state=\"unknown\"} 0\n");
 	free(got);
 	nm_prom_free(p);
 }

@@ -202,7 +202,7 @@ static void test_rank_and_rows(void **state)
 	s->all = false;
 	qs_sweep_rows(s, name, ns_name);
 	qs_sweep_emit(s, &e);
-	assert_string_equal(e.table[0].heading, "qdiscs: 1 stuck, 0 driver_stopped, 0 shaped, 1 ok, 1 idle");
+	assert_string_equal(e.table[0].heading, "qdiscs: 1 stuck, 0 driver_stopped, 0 unknown, 0 shaped, 1 ok, 1 idle");
 	assert_int_equal(e.map.max, QS_MAX_QDISCS);
 	qs_sweep_free(s);
 }
@@ -374,7 +374,7 @@ static void test_top_cut(void **state)
 	qs_sweep_rows(s, name, ns_name);
 	qs_sweep_emit(s, &e);
 	assert_string_equal(e.table[0].heading,
-			    "qdiscs: 1 stuck, 1 driver_stopped, 1 shaped, 5 ok, 0 idle, 2 not shown");
+			    "qdiscs: 1 stuck, 1 driver_stopped, 0 unknown, 1 shaped, 5 ok, 0 idle, 2 not shown");
 	assert_int_equal(e.json[1].n, 6);	/* JSON carries the table's rows */
 
 	/* one: the three sick ones beyond it, all the same */
