@@ -73,9 +73,17 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Isrc -I$(BUILD) $(SANFLAGS) \
 	-DNETMEDIC_VERSION='"$(VERSION)"'
 LDLIBS := -lbpf -lelf -lz -lmnl -lmicrohttpd -lm
-# -mcpu=v3: atomic fetch-and-add and compare-and-swap (kernels >= 5.12)
+# -mcpu=v3: 32-bit ALU and jumps (5.1+). Its atomics beyond a plain add
+# (fetch-and-add whose value is used, compare-and-swap, or, xchg) are 5.12+,
+# and 5.10 refuses a program that holds one anywhere: the sources keep to
+# `lock +=` (bpf/common.bpf.h), and the object rule below refuses any other
+# atomic, so that one build loads on 5.10 as on 6.x (docs/KERNELS.md).
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-I$(BUILD) -Iinclude -Ibpf
+# Kernel types older than 5.15 (VMLINUX_H from 5.10's BTF, as make vmtest's
+# check compiles) have no struct bpf_timer: bpf/core_fixes.bpf.h declares it.
+BPF_TYPES_CFLAGS = $(if $(shell grep -s -m1 '^struct bpf_timer {' $(VMLINUX_H)),,-DNM_NO_BPF_TIMER)
+LLVM_OBJDUMP ?= llvm-objdump
 
 LIB_SRCS := $(wildcard src/lib/*.c) $(wildcard src/detect/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
@@ -147,8 +155,15 @@ $(BUILD)/vmlinux.h: FORCE
 	@test -r $(VMLINUX_H) || { echo "error: no $(VMLINUX_H) (make vmlinux writes it from VMLINUX_BTF)"; exit 1; }
 	@cmp -s $(VMLINUX_H) $@ || cp $(VMLINUX_H) $@
 
+# An atomic (opcode 0xc3/0xdb) with a non-zero imm is one 5.10 lacks: the
+# object is refused, with the instructions named (llvm-objdump prints a
+# fetch-and-add as `lock +=`: the imm tells).
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
+	$(CLANG) $(BPF_CFLAGS) $(BPF_TYPES_CFLAGS) -c $< -o $@.tmp.o
+	@$(LLVM_OBJDUMP) -d $@.tmp.o | awk '($$2 == "c3" || $$2 == "db") && $$6 $$7 $$8 $$9 != "00000000" \
+		{ print; n++ } END { exit n > 0 }' >$@.atomics || { cat $@.atomics; rm -f $@.tmp.o $@.atomics; \
+		echo "error: $@: atomics that kernels before 5.12 refuse (bpf/common.bpf.h says what to use)"; exit 1; }
+	@rm -f $@.atomics
 	$(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
 
 bpf-objs: $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS) netmedic)

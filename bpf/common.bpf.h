@@ -31,12 +31,68 @@
 			*v += 1;					\
 	}
 
-/* Sets bit in *mask, atomically, and only when unset (no locked op per event). */
+/*
+ * The instruction set every object keeps to, so that one build loads on
+ * 5.10 (Debian 11) as on 6.x (docs/KERNELS.md, "One build for 5.10"):
+ * atomics are plain adds whose result is not used (`lock +=`, BPF_XADD,
+ * there since 3.18). The fetching ones (a fetch-and-add whose value is
+ * used, compare-and-swap, exchange) and the other operations (or, and,
+ * xor) came in 5.12, and 5.10's verifier refuses a program that holds
+ * one anywhere, even on a branch that never runs: it checks every
+ * instruction before it follows a single path (resolve_pseudo_ldimm64,
+ * "BPF_STX uses reserved fields"). The Makefile refuses such an object.
+ * Where a claim must be exclusive, a hash map insert with BPF_NOEXIST is
+ * the compare-and-swap (NM_CLAIMS below).
+ */
+
+/*
+ * Sets bit in *mask when unset: a plain or, no locked op per event. Two
+ * CPUs setting two new bits of one mask at the same instant may lose one;
+ * its next event sets it again (the test sees it unset). Masks are
+ * written once per CPU or queue and interval, so that is rare, and it can
+ * only leave a bit out for a moment, never add one.
+ */
 static __always_inline void nm_set_bits(__u64 *mask, __u64 bit)
 {
 	if (!(*mask & bit))
-		__sync_fetch_and_or(mask, bit);
+		*mask |= bit;
 }
+
+/* A claim held this long was left by a program that could not delete it: it is taken over. */
+#define NM_CLAIM_STALE_NS	1000000000ULL
+
+/*
+ * Defines PFX_claims, the slots being claimed now, and
+ * PFX_claim_take(idx) / PFX_claim_drop(idx): a slot of a direct-mapped
+ * table is filled by one CPU at a time. The insert with BPF_NOEXIST is
+ * atomic (the bucket's lock): the CPU whose insert succeeds holds the
+ * slot until it deletes the key; the others give up, as a failed
+ * compare-and-swap would. Two helper calls per claim, none per event.
+ */
+#define NM_CLAIMS(PFX)							\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__uint(max_entries, 256);	/* claims at once: a few per CPU */ \
+		__type(key, __u32);					\
+		__type(value, __u64);		/* when it was taken */	\
+	} PFX##_claims SEC(".maps");					\
+									\
+	static __always_inline bool PFX##_claim_take(__u32 idx)	\
+	{								\
+		__u64 now = bpf_ktime_get_ns(), *t;			\
+									\
+		if (!bpf_map_update_elem(&PFX##_claims, &idx, &now, BPF_NOEXIST)) \
+			return true;					\
+		t = bpf_map_lookup_elem(&PFX##_claims, &idx);		\
+		if (t && now > *t + NM_CLAIM_STALE_NS)		\
+			bpf_map_delete_elem(&PFX##_claims, &idx);	\
+		return false;						\
+	}								\
+									\
+	static __always_inline void PFX##_claim_drop(__u32 idx)	\
+	{								\
+		bpf_map_delete_elem(&PFX##_claims, &idx);		\
+	}
 
 /* --dev: set by the loader (nm_set_dev_filter); none means every device */
 const volatile __u32 targ_ndevs = 0;

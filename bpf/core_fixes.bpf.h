@@ -51,6 +51,15 @@ struct sock___cgrp_val {
 	struct sock_cgroup_data___val sk_cgrp_data;
 } __attribute__((preserve_access_index));
 
+/* ... and the 5.15 one, by a flavour too: 5.10's types have no .cgroup to compile against */
+struct sock_cgroup_data___ptr {
+	struct cgroup *cgroup;
+} __attribute__((preserve_access_index));
+
+struct sock___cgrp_ptr {
+	struct sock_cgroup_data___ptr sk_cgrp_data;
+} __attribute__((preserve_access_index));
+
 /*
  * The socket's cgroup v2 id (cgroup_id(): its kernfs node's id, the
  * cgroup directory's inode number on 64-bit kernels); 1 is the root,
@@ -60,11 +69,12 @@ struct sock___cgrp_val {
 static __always_inline __u64 sk_cgroup_id(const struct sock *sk)
 {
 	const struct sock___cgrp_val *old = (const void *)sk;
+	const struct sock___cgrp_ptr *cur = (const void *)sk;
 	struct cgroup *cg;
 	__u64 v;
 
-	if (bpf_core_field_exists(sk->sk_cgrp_data.cgroup)) {
-		cg = BPF_CORE_READ(sk, sk_cgrp_data.cgroup);
+	if (bpf_core_field_exists(cur->sk_cgrp_data.cgroup)) {
+		cg = BPF_CORE_READ(cur, sk_cgrp_data.cgroup);
 	} else if (bpf_core_field_exists(old->sk_cgrp_data.val)) {
 		v = BPF_CORE_READ(old, sk_cgrp_data.val);
 		if (!v || (v & 3))
@@ -75,5 +85,47 @@ static __always_inline __u64 sk_cgroup_id(const struct sock *sk)
 	}
 	return cg ? BPF_CORE_READ(cg, kn, id) : 0;
 }
+
+/*
+ * Qdisc.state2 (__QDISC_STATE2_RUNNING): the running bit of a qdisc that
+ * is not lockless. Newer than 5.10, which keeps it in q->running (a
+ * seqcount): there the sampler sees only a lockless qdisc's seqlock.
+ */
+struct Qdisc___state2 {
+	unsigned long state2;
+} __attribute__((preserve_access_index));
+
+/*
+ * kfree_skb's drop reasons (5.17+; the tracepoint's third argument).
+ * 5.10 has neither the enum nor the argument: the enumerator is named by
+ * a flavour (libbpf matches enumerators without their ___suffix), so the
+ * code compiles against either, and the value comes from the running
+ * kernel. tcpstall's loader does not take the rung where it is missing
+ * (lib/tcpstall_hooks.c: the rung needs the enumerator in kernel BTF).
+ */
+enum skb_drop_reason___nm {
+	SKB_DROP_REASON_SOCKET_BACKLOG___nm = 0,
+};
+
+static __always_inline bool drop_reason_backlog(int reason)
+{
+	return bpf_core_enum_value_exists(enum skb_drop_reason___nm, SKB_DROP_REASON_SOCKET_BACKLOG___nm) &&
+	       reason == bpf_core_enum_value(enum skb_drop_reason___nm, SKB_DROP_REASON_SOCKET_BACKLOG___nm);
+}
+
+/*
+ * struct bpf_timer (5.15) is uapi, and the map value that holds one must
+ * name a struct of exactly that name: the kernel finds the timer by it.
+ * Kernel types older than 5.15 (5.10's) have none; the Makefile says so
+ * (NM_NO_BPF_TIMER, from a look at the vmlinux.h it compiles against) and
+ * it is declared here as uapi has it. The objects built against the
+ * committed header take that header's, which is the same 16 bytes.
+ * The programs that arm one sit on a rung a kernel without timers refuses.
+ */
+#ifdef NM_NO_BPF_TIMER
+struct bpf_timer {
+	__u64 __opaque[2];
+} __attribute__((aligned(8)));
+#endif
 
 #endif

@@ -23,6 +23,7 @@
 #include <bpf/bpf_core_read.h>
 #include "common.bpf.h"
 #include "flow.bpf.h"
+#include "core_fixes.bpf.h"
 #include "netmedic/qdiscstuck.h"
 
 
@@ -361,6 +362,7 @@ static long sample_one(struct bpf_map *map, __u64 *key, struct qs_qdisc *v,
 {
 	struct Qdisc *q = (struct Qdisc *)v->qdisc;
 	struct netdev_queue *txq = (struct netdev_queue *)v->txq;
+	const struct Qdisc___state2 *q2 = (const void *)q;	/* core_fixes.bpf.h */
 	__u32 running = 0;
 
 	if (!q || v->ignored)
@@ -370,8 +372,8 @@ static long sample_one(struct bpf_map *map, __u64 *key, struct qs_qdisc *v,
 	 * qdisc_destroy, before the RCU grace period frees it).
 	 */
 	v->s_state = BPF_CORE_READ(q, state);
-	if (bpf_core_field_exists(q->state2))
-		running = BPF_CORE_READ(q, state2) & 1;	/* __QDISC_STATE2_RUNNING */
+	if (bpf_core_field_exists(q2->state2))
+		running = BPF_CORE_READ(q2, state2) & 1;	/* __QDISC_STATE2_RUNNING */
 	/* a lockless qdisc runs under q->seqlock (qdisc_run_begin's trylock) */
 	if ((v->flags & QS_TCQ_F_NOLOCK) && BPF_CORE_READ(q, seqlock.rlock.raw_lock.val.counter))
 		running = 1;

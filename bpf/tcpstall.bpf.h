@@ -65,9 +65,8 @@ struct {
 } ack_index SEC(".maps");
 
 NM_COUNTERS(ts, TS_CNT_MAX)
-
-/* claims of acks slots so far: each claim's ts_acks.gen */
-__u32 acks_claims = 0;
+/* ts_claims: an acks slot is filled by one CPU at a time (acks_claim) */
+NM_CLAIMS(ts)
 
 /*
  * fentry/fexit __release_sock rung: the sockets whose backlog is being run
@@ -121,6 +120,19 @@ __u32 tag_epoch = 0;
 
 /* set by userspace once the fast sweep's iterator is attached: tag sockets */
 __u32 tagging = 0;
+
+/*
+ * Socket storage from tracing programs (bpf_sk_storage_get in tp_btf,
+ * fexit and iterators: 5.11). Where the kernel lacks it (5.10) userspace
+ * clears this before the load (nm_probe_tracing_helper): the verifier
+ * reads a frozen rodata constant as a constant and never visits a call
+ * it rules out, so the full sweep and the tracepoint programs that tag
+ * load there, and tag nothing. The fast sweep's programs are not gated:
+ * storage is all they work on, and their rungs need the helper
+ * (lib/tcpstall_hooks.c), so the hook says it is lost. (A helper can hide
+ * behind such a flag, an instruction cannot: common.bpf.h.)
+ */
+const volatile bool ts_sk_storage = true;
 /*
  * Set by userspace where neither sock_send_length (6.3) nor fexit/tcp_push
  * tags a sending socket: its data skbs at net_dev_queue do. Without a tag,
@@ -147,6 +159,10 @@ static __always_inline void tag(struct sock *sk)
 {
 	struct ts_tag *t;
 
+	if (!ts_sk_storage)
+		return;
+	/* the constant's test stays a branch of its own, not merged with the next */
+	barrier();
 	if (!tagging)
 		return;
 	t = bpf_sk_storage_get(&tagged, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -239,28 +255,41 @@ static __always_inline bool acks_free(const struct ts_acks *a, const struct sock
 }
 
 /*
- * Slot i becomes the socket's. The claim is a compare-and-swap to BUSY, so
- * two CPUs never fill one slot; the address is published last. The tuple
+ * Slot i becomes the socket's. One CPU at a time claims it (ts_claims, in
+ * place of a compare-and-swap, common.bpf.h); under the claim the slot is
+ * looked at again: another CPU may have given it to this very socket (it
+ * is used as it is) or to another one since acks_find looked. sk is BUSY
+ * while the slot is filled and the address is published last. The tuple
  * is read once, here.
  */
 static __always_inline struct ts_acks *acks_claim(struct ts_acks *a, __u32 i, const struct sock *sk,
 						  const struct ts_key *k, const bool btf)
 {
-	__u64 old = a->sk;
+	__u64 old;
+	__u32 gen;
 
-	if (__sync_val_compare_and_swap(&a->sk, old, TS_SLOT_BUSY) != old)
+	if (!ts_claim_take(i))
 		return NULL;
+	if (acks_mine(a, sk, k) || !acks_free(a, sk)) {
+		ts_claim_drop(i);
+		return acks_mine(a, sk, k) ? a : NULL;
+	}
+	old = a->sk;
+	a->sk = TS_SLOT_BUSY;
 	if (old != TS_SLOT_FREE)
 		ts_count(TS_CNT_ACK_FLOWS_EVICTED);
+	/* the slot's own count of claims: a new one, for userspace, is a new socket */
+	gen = a->gen + 1;
 	__builtin_memset((char *)a + sizeof(a->sk), 0, sizeof(*a) - sizeof(a->sk));
 	a->key.netns = k->netns;
 	a->key.lport = k->lport;
 	a->key.rport = k->rport;
 	sk_key_addrs(sk, &a->key, btf);
-	a->gen = __sync_fetch_and_add(&acks_claims, 1) + 1;
+	a->gen = gen;
 	a->epoch = ts_epoch;
 	bpf_map_update_elem(&ack_index, &a->key, &i, BPF_ANY);
 	a->sk = (__u64)sk;
+	ts_claim_drop(i);
 	return a;
 }
 
@@ -771,8 +800,7 @@ static __always_inline void on_drop(const struct sk_buff *skb, int reason)
 	const struct net_device *dev;
 	__u32 *slot;
 
-	if (!bpf_core_enum_value_exists(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG) ||
-	    reason != bpf_core_enum_value(enum skb_drop_reason, SKB_DROP_REASON_SOCKET_BACKLOG))
+	if (!drop_reason_backlog(reason))
 		return;
 	if (nm_parse_skb(skb, &f) || f.proto != NM_IPPROTO_TCP)
 		return;

@@ -72,9 +72,21 @@ struct {
 	__type(value, __u32);
 } hidx SEC(".maps");
 
-/* slots given out so far, and those userspace gave back since (their device went) */
+/*
+ * Slots given out so far: where the next search for a never used slot
+ * starts. A hint, written plainly: dev_slots_taken decides (dev_slot_new).
+ */
 __u32 dev_slots_used = 0;
 
+/* the slots ever given out: a slot is the CPU's whose insert made its key */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XF_DEV_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} dev_slots_taken SEC(".maps");
+
+/* ... and those userspace gave back since (their device went) */
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
 	__uint(max_entries, XF_DEV_SLOTS);
@@ -82,6 +94,8 @@ struct {
 } free_dev_slots SEC(".maps");
 
 NM_COUNTERS(xf, XF_CNT_MAX)
+/* xf_claims: a flow slot is filled by one CPU at a time (flow_claim) */
+NM_CLAIMS(xf)
 
 /*
  * The flow's tuple from the skb; false when the device is not watched (its
@@ -144,6 +158,28 @@ static __always_inline __u32 flow_index(const struct xf_flow_key *k, __u32 dev_i
 }
 
 /*
+ * A never used slot of per-queue totals, or XF_DEV_SLOTS when all were
+ * given out. Not a fetch-and-add of a counter (5.12, common.bpf.h): the
+ * first slot from the hint on whose key this CPU inserts is its own; two
+ * CPUs that read the same hint try the next one. New devices only.
+ */
+static __always_inline __u32 dev_slot_new(void)
+{
+	__u32 n = dev_slots_used, one = 1;
+
+#pragma clang loop unroll(disable)
+	for (__u32 i = 0; i < XF_DEV_SLOTS; i++, n++) {
+		if (n >= XF_DEV_SLOTS)
+			break;
+		if (!bpf_map_update_elem(&dev_slots_taken, &n, &one, BPF_NOEXIST)) {
+			dev_slots_used = n + 1;
+			return n;
+		}
+	}
+	return XF_DEV_SLOTS;
+}
+
+/*
  * The device's slot of per-queue totals, given out on first use: one given
  * back first (userspace empties the slot of a device that went, then
  * pushes it), else the next never used.
@@ -156,8 +192,7 @@ static __always_inline __u32 dev_slot_get(__u32 netns, __u32 ifindex)
 	if (v)
 		return *v;
 	if (bpf_map_pop_elem(&free_dev_slots, &n)) {
-		/* read first: a bump per flow refused would wrap the count one day */
-		n = dev_slots_used < XF_DEV_SLOTS ? __sync_fetch_and_add(&dev_slots_used, 1) : XF_DEV_SLOTS;
+		n = dev_slot_new();
 		if (n >= XF_DEV_SLOTS) {
 			xf_count(XF_CNT_DEVS_FULL);
 			return XF_NO_DEV_SLOT;
@@ -201,19 +236,38 @@ static __always_inline void queue_flush(struct xf_slot *s, __u32 queue)
 	fl->bytes_flushed = fl->bytes;
 }
 
+/* A free slot, or one whose flow was not picked in this interval or the one before. */
+static __always_inline bool slot_claimable(const struct xf_slot *s)
+{
+	__u64 dev = s->val.dev;
+
+	return dev == XF_SLOT_FREE || (dev != XF_SLOT_BUSY && s->val.epoch + 1 < xf_epoch);
+}
+
 /*
- * A free slot, or one whose flow was not picked in this interval or the one
- * before, becomes the new flow's. The claim is a compare-and-swap to BUSY,
- * so two CPUs never fill one slot; dev is published last.
+ * Slot idx becomes the new flow's. One CPU at a time claims it (xf_claims,
+ * in place of a compare-and-swap, common.bpf.h), and only if it is still
+ * claimable then: another CPU may have given it to another flow of the
+ * same device since flow_find looked. dev is BUSY while the slot is
+ * filled, so no reader takes it for the old flow or the new one, and is
+ * published last. Userspace frees a slot of a gone device by its own
+ * compare-and-swap on dev: if the claim overwrites that, the slot is
+ * simply taken.
  */
-static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, struct xf_flow_key *k,
+static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, __u32 idx, struct xf_flow_key *k,
 						  const struct net_device *dev, __u32 queue,
 						  const bool btf)
 {
-	__u64 old = s->val.dev;
+	__u64 old;
 
-	if (__sync_val_compare_and_swap(&s->val.dev, old, XF_SLOT_BUSY) != old)
+	if (!xf_claim_take(idx))
 		return NULL;
+	if (!slot_claimable(s)) {
+		xf_claim_drop(idx);
+		return NULL;
+	}
+	old = s->val.dev;
+	s->val.dev = XF_SLOT_BUSY;
 	if (old != XF_SLOT_FREE) {
 		xf_count(XF_CNT_EVICTED);
 		queue_flush(s, s->val.last_queue);
@@ -229,6 +283,7 @@ static __always_inline struct xf_slot *flow_claim(struct xf_slot *s, struct xf_f
 	xf_count(XF_CNT_FLOWS_CREATED);
 	/* the address as a value: privileged programs may store pointers */
 	s->val.dev = (__u64)dev;
+	xf_claim_drop(idx);
 	return s;
 }
 
@@ -260,11 +315,11 @@ static __always_inline struct xf_slot *flow_find(struct xf_flow_key *k, const st
 	if (!create)
 		return NULL;
 	*idx = i0;
-	if (a->val.dev == XF_SLOT_FREE || (a->val.dev != XF_SLOT_BUSY && a->val.epoch + 1 < xf_epoch))
-		return flow_claim(a, k, dev, queue, btf);
+	if (slot_claimable(a))
+		return flow_claim(a, i0, k, dev, queue, btf);
 	*idx = i1;
-	if (b->val.dev == XF_SLOT_FREE || (b->val.dev != XF_SLOT_BUSY && b->val.epoch + 1 < xf_epoch))
-		return flow_claim(b, k, dev, queue, btf);
+	if (slot_claimable(b))
+		return flow_claim(b, i1, k, dev, queue, btf);
 	xf_count(XF_CNT_UNTRACKED);
 	return NULL;
 }
@@ -533,8 +588,15 @@ static __always_inline void on_xmit(const struct sk_buff *skb, const struct net_
 		return;
 	if (!parsed && nm_parse_skb_x(skb, &f, btf))
 		return;
+	/*
+	 * Closes the window it read, as a compare-and-swap of w to 0 did,
+	 * with a plain atomic add (5.10 has no compare-and-swap): a switch
+	 * that opened it again meanwhile (w + 1) leaves it open. Two CPUs
+	 * closing it at once leave it open (-w) until the next drained
+	 * transmit closes it: a few parses more, never a count.
+	 */
 	if (others_drained(fl))
-		__sync_val_compare_and_swap(&fl->watch, w, 0);
+		__sync_fetch_and_add(&fl->watch, -w);
 	if (!f.payload)
 		return;
 	end = f.seq + f.payload;

@@ -278,6 +278,13 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	skel->rodata->targ_netns_ino = env.o.netns_ino;
 	skel->rodata->targ_hz = env.hz;
 	skel->rodata->targ_stall_ns = env.threshold_ms * 1000000ULL;
+	/*
+	 * No socket storage in tracing programs (5.10): the calls that tag
+	 * are ruled out, so the programs that make them load (the fast
+	 * sweep's rungs, which need it, are refused). Unknown: kept, and a
+	 * refusal, if any, takes the next rung.
+	 */
+	skel->rodata->ts_sk_storage = nm_probe_tracing_helper(BPF_FUNC_sk_storage_get) != 0;
 	/* --fix=kick's programs: on only where their hooks choose them */
 	bpf_program__set_autoload(skel->progs.ts_kick, false);
 	bpf_program__set_autoload(skel->progs.ts_push_exit_kick, false);

@@ -83,6 +83,8 @@ static int declare_rung(struct nm_hook *h, const struct nm_rung_decl *d, const s
 		h->rungs[h->nrungs - 1].progs[2] = p[2];
 		h->rungs[h->nrungs - 1].progs[3] = p[3];
 		nm_hook_rung_kfunc(h, d->kfunc);
+		h->rungs[h->nrungs - 1].enumval = d->enumval;
+		h->rungs[h->nrungs - 1].helper = d->helper;
 	} else if (d->lost && d->lost_why) {
 		nm_hook_rung_none_why(h, d->lost);
 	} else if (d->lost) {
@@ -363,6 +365,18 @@ static int probe_rung(const struct btf *btf, struct nm_rung *r, const struct nm_
 		*errp = -ENOENT;
 		return -ENOENT;
 	}
+	if (r->enumval && !nm_btf_has_enumerator(btf, r->enumval)) {
+		snprintf(r->why, sizeof(r->why), "enum value %s: not in kernel BTF", r->enumval);
+		*errp = -ENOENT;
+		return -ENOENT;
+	}
+	/* unknown (the probe could not tell): the load tells */
+	if (r->helper.id && nm_probe_tracing_helper(r->helper.id) == 0) {
+		snprintf(r->why, sizeof(r->why), "helper %s: not for tracing programs on this kernel",
+			 r->helper.name);
+		*errp = -EOPNOTSUPP;
+		return -EOPNOTSUPP;
+	}
 	for (int i = 0; i < NM_RUNG_PROGS && r->progs[i]; i++) {
 		err = probe_prog(btf, r->progs[i]);
 		if (err) {
@@ -440,6 +454,85 @@ static void set_autoload(struct nm_hook *hooks, int n)
 				h->rungs[h->chosen].progs[j]; j++)
 			bpf_program__set_autoload(h->rungs[h->chosen].progs[j], true);
 	}
+}
+
+static bool enum_has(const struct btf *btf, const struct btf_type *t, const char *name)
+{
+	for (int i = 0; i < btf_vlen(t); i++) {
+		__u32 off = btf_is_enum(t) ? btf_enum(t)[i].name_off : btf_enum64(t)[i].name_off;
+
+		if (!strcmp(btf__name_by_offset(btf, off), name))
+			return true;
+	}
+	return false;
+}
+
+bool nm_btf_has_enumerator(const struct btf *btf, const char *name)
+{
+	__u32 n = btf__type_cnt(btf);
+
+	for (__u32 id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_any_enum(t) && enum_has(btf, t, name))
+			return true;
+	}
+	return false;
+}
+
+/* A tp_btf program that calls helper id with arguments of no type: only the verifier's answer matters. */
+static int probe_helper_load(const struct btf *btf, int id)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_4, .imm = 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = id },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	char log[4096] = "";
+	int tid = btf__find_by_name_kind(btf, "btf_trace_net_dev_queue", BTF_KIND_TYPEDEF), fd, err;
+
+	if (tid < 0)
+		return -ENOENT;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP,
+		    .attach_btf_id = tid, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "nm_probe", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &opts);
+	err = fd < 0 ? -errno : 0;
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	/* the helper is looked up before its arguments are checked */
+	if (strstr(log, "unknown func") || strstr(log, "invalid func"))
+		return 0;
+	/* refused over its arguments: the helper is there; no log: a policy, which tells nothing */
+	return log[0] ? 1 : err;
+}
+
+int nm_probe_tracing_helper(int id)
+{
+	static struct {
+		int id, ret;
+	} memo[4];
+	static int nmemo;
+	struct btf *btf;
+	int ret;
+
+	for (int i = 0; i < nmemo; i++)
+		if (memo[i].id == id)
+			return memo[i].ret;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return -errno;
+	ret = probe_helper_load(btf, id);
+	btf__free(btf);
+	if (nmemo < 4)
+		memo[nmemo++] = (typeof(memo[0])){ id, ret };
+	return ret;
 }
 
 const char *nm_btf_strerror(int e)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
+#include <bpf/btf.h>
 
 #define NM_MAX_RUNGS		5
 #define NM_RUNG_PROGS		4
@@ -46,10 +47,18 @@ struct nm_refusals {
 	int n;
 };
 
+/* A helper some kernels lack in tracing programs (nm_probe_tracing_helper). */
+struct nm_helper {
+	int id;			/* enum bpf_func_id; 0: none */
+	const char *name;	/* for the verdict: "bpf_sk_storage_get" */
+};
+
 struct nm_rung {
 	struct bpf_program *progs[NM_RUNG_PROGS];	/* NULL-terminated */
 	char label[64];		/* e.g. "fexit/netdev_core_pick_tx", filled in by nm_hooks_choose */
 	const char *kfunc;	/* a kfunc its programs call: the rung needs it in kernel BTF */
+	const char *enumval;	/* an enumerator its programs compare with: ... needs it too */
+	struct nm_helper helper;	/* a helper its programs call: the kernel must allow it */
 	const char *lost;	/* a "none" rung: what the user loses when it is the one left */
 	const char *lost_base;	/* ... as declared, when the refusal is appended to it */
 	char lost_buf[256];	/* lost_base: why the rung before was refused */
@@ -78,6 +87,17 @@ struct nm_rung_decl {
 	const char *lost;	/* the "none" rung: what the user loses */
 	bool lost_why;		/* ... and why the rung before it was refused (a remedy asked for) */
 	const char *kfunc;	/* a kfunc its programs call (nm_hook_rung_kfunc) */
+	/*
+	 * An enumerator of kernel BTF its programs compare with, by CO-RE
+	 * (an argument that kernels without it do not pass): without it the
+	 * rung is refused rather than loaded to see nothing.
+	 */
+	const char *enumval;
+	/*
+	 * A helper its programs call that older kernels do not give tracing
+	 * programs: without it the rung is refused before the load, named.
+	 */
+	struct nm_helper helper;
 	unsigned int can;	/* the tool's capability bits */
 	unsigned int when;	/* declared only when the run wants all these bits; 0: always */
 };
@@ -142,6 +162,18 @@ bool nm_refuse_match(const char *list, const char *prog, const char *sec);
 
 /* What would make a refused program load, from its type and errno: one clause. */
 const char *nm_refusal_hint(const struct nm_refusal *r);
+
+/* btf has an enum (or enum64) with an enumerator of that name. */
+bool nm_btf_has_enumerator(const struct btf *btf, const char *name);
+
+/*
+ * Whether a tp_btf program may call helper id (enum bpf_func_id) on the
+ * running kernel: 1, 0, or a negative errno when the probe could not
+ * tell (no kernel BTF, a policy refusing the program type). Kernels add
+ * helpers to program types one by one (bpf_sk_storage_get in tracing
+ * programs: 5.11); a loader clears the rodata flag that gates the calls.
+ */
+int nm_probe_tracing_helper(int id);
 
 /* Why btf__parse() failed (errno), for a user: libbpf's own codes as words. */
 const char *nm_btf_strerror(int e);

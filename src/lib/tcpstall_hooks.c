@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tcpstall's hook ladder (tcpstall_hooks.h): the rungs by program name, and what they can do. */
 #include <stdio.h>
+#include <linux/bpf.h>
 #include "detect/tcpstall_plan.h"
 #include "lib/tcpstall_hooks.h"
+
+#define TS_HELPER_STORAGE	{ BPF_FUNC_sk_storage_get, "bpf_sk_storage_get" }
 
 const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS] = {
 	/* the stall side's data: every socket with something to send, every second */
@@ -21,8 +24,9 @@ const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS] = {
 	 * refused, walks every socket and samples the tagged ones.
 	 */
 	[TS_HOOK_FAST] = { "fast_sweep", 0, {
-		{ .progs = { "ts_sweep_tagged" }, .can = TS_CAN_TAG_MAP },
-		{ .progs = { "ts_sweep_fast" }, .can = TS_CAN_TAG_SWEEP },
+		/* the tags are socket storage, which iterators may use since 5.11 */
+		{ .progs = { "ts_sweep_tagged" }, .can = TS_CAN_TAG_MAP, .helper = TS_HELPER_STORAGE },
+		{ .progs = { "ts_sweep_fast" }, .can = TS_CAN_TAG_SWEEP, .helper = TS_HELPER_STORAGE },
 		{ .lost = "every sweep samples every socket" },
 	} },
 	/*
@@ -53,7 +57,8 @@ const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS] = {
 		{ .lost = "pure ACKs are not counted: no ACK storm verdicts" },
 	} },
 	[TS_HOOK_DROP] = { "backlog_drop", 0, {
-		{ .progs = { "ts_drop_tp" } },
+		/* the drop reason: kfree_skb's third argument, 5.17+ (5.10 has neither) */
+		{ .progs = { "ts_drop_tp" }, .enumval = "SKB_DROP_REASON_SOCKET_BACKLOG" },
 		{ .lost = "backlog drops are not counted" },
 	} },
 	/* the reader's CPU; before 6.3 only backlog runs tell it */

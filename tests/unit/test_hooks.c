@@ -149,13 +149,14 @@ enum { T_PICK, T_XMIT, T_PIN, T_UNUSED, T_N };
 static const struct nm_hook_decl decls[T_N] = {
 	[T_PICK] = { "pick", 0, {
 		{ .progs = { "xf_pick_fexit" }, .can = T_CAN_A | T_CAN_B },
-		{ .progs = { "xf_pick_tp" }, .kfunc = "bpf_rdonly_cast", .can = T_CAN_B },
+		{ .progs = { "xf_pick_tp" }, .kfunc = "bpf_rdonly_cast", .can = T_CAN_B,
+		  .helper = { 107, "bpf_sk_storage_get" } },
 		{ .progs = { "xf_no_such_prog" } },
 		{ .progs = { "xf_pick_raw", "xf_xmit_raw" }, .when = T_WANT_MORE },
 		{ .virt = "elsewhere" },
 	} },
 	[T_XMIT] = { "xmit", 0, {
-		{ .progs = { "xf_xmit_tp" } },
+		{ .progs = { "xf_xmit_tp" }, .enumval = "SKB_DROP_REASON_SOCKET_BACKLOG" },
 		{ .lost = "no reordering", .lost_why = true },
 	} },
 	[T_PIN] = { "pin", T_WANT_PIN, {
@@ -178,6 +179,11 @@ static void test_declare(void **state)
 	assert_string_equal(bpf_program__name(h[T_PICK].rungs[0].progs[0]), "xf_pick_fexit");
 	assert_null(h[T_PICK].rungs[0].progs[1]);
 	assert_string_equal(h[T_PICK].rungs[1].kfunc, "bpf_rdonly_cast");
+	assert_null(h[T_PICK].rungs[1].enumval);
+	assert_int_equal(h[T_PICK].rungs[1].helper.id, 107);
+	assert_string_equal(h[T_PICK].rungs[1].helper.name, "bpf_sk_storage_get");
+	assert_int_equal(h[T_PICK].rungs[0].helper.id, 0);
+	assert_string_equal(h[T_XMIT].rungs[0].enumval, "SKB_DROP_REASON_SOCKET_BACKLOG");
 	assert_string_equal(h[T_PICK].rungs[2].label, "elsewhere");
 	assert_null(h[T_PICK].rungs[2].progs[0]);
 	assert_true(nm_hook_optional(&h[T_PICK]));
@@ -210,6 +216,32 @@ static void test_declare(void **state)
 	bpf_object__close(obj);
 }
 
+/*
+ * A rung that needs an enumerator (kfree_skb's drop reasons, 5.17+: 5.10
+ * has no such enum) looks for it in every enum of kernel BTF, 64-bit
+ * enums too; here a BTF made by hand.
+ */
+static void test_btf_enumerator(void **state)
+{
+	struct btf *btf = btf__new_empty();
+
+	(void)state;
+	assert_non_null(btf);
+	assert_false(nm_btf_has_enumerator(btf, "SKB_DROP_REASON_SOCKET_BACKLOG"));
+	assert_true(btf__add_int(btf, "int", 4, BTF_INT_SIGNED) > 0);
+	assert_true(btf__add_enum(btf, "skb_drop_reason", 4) > 0);
+	assert_int_equal(btf__add_enum_value(btf, "SKB_NOT_DROPPED_YET", 0), 0);
+	assert_int_equal(btf__add_enum_value(btf, "SKB_DROP_REASON_SOCKET_BACKLOG", 12), 0);
+	assert_true(btf__add_enum64(btf, "wide", 8, false) > 0);
+	assert_int_equal(btf__add_enum64_value(btf, "WIDE_ONE", 1ULL << 40), 0);
+	assert_true(nm_btf_has_enumerator(btf, "SKB_DROP_REASON_SOCKET_BACKLOG"));
+	assert_true(nm_btf_has_enumerator(btf, "WIDE_ONE"));
+	/* a type's name is not an enumerator's */
+	assert_false(nm_btf_has_enumerator(btf, "skb_drop_reason"));
+	assert_false(nm_btf_has_enumerator(btf, "SKB_DROP_REASON_SOCKET"));
+	btf__free(btf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_optional_and_losses),
 		cmocka_unit_test(test_loss_explained),
 		cmocka_unit_test(test_declare),
+		cmocka_unit_test(test_btf_enumerator),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
