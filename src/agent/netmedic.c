@@ -777,5 +777,6 @@ int main(int argc, char **argv)
 		nm_agent_destroy(skel);
 	nm_listen_free(env.o.http);
 	free(env.common);
-	return ret == NM_RUN_DONE ? NM_EXIT_OK : ret;
+	/* all undone by now: a reader of the JSON that went away ends it as SIGPIPE would */
+	return nm_out_exit_status(ret == NM_RUN_DONE ? NM_EXIT_OK : ret);
 }

@@ -780,6 +780,11 @@ void nm_install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/*
+	 * No death mid-change: a write to a closed pipe (the undo commands',
+	 * a --listen client's) returns EPIPE instead. A closed stdout then ends
+	 * the run as SIGTERM does (lib/output.h, nm_out_flush), undo first.
+	 */
 	signal(SIGPIPE, SIG_IGN);
 }
 

@@ -39,21 +39,41 @@ void nm_emit_json_tool(FILE *f, const struct nm_emit *e, const char *tool)
 	}
 }
 
-static void table_part(FILE *f, const struct nm_emit_table *t)
+/* The part's first top rows (all: top 0): printed, or measured into l. */
+static void part_rows(FILE *f, const struct nm_emit_table *t, struct nm_rec_layout *l, bool print)
 {
 	const struct nm_record *rec;
 	const void *row;
 	size_t pos = 0;
 
-	nm_rec_table_header(f, t->rows.rec);
 	for (size_t shown = 0; !t->top || shown < t->top; shown++) {
 		if (!(row = next_row(&t->rows, &pos, &rec)))
 			break;
-		nm_rec_table_row(f, rec, row);
+		if (print)
+			nm_rec_layout_row(f, rec, l, row);
+		else
+			nm_rec_layout_add(l, rec, row);
 	}
 }
 
+/* Its rows read twice: once to size the columns to them, once to print. */
+static void table_part(FILE *f, const struct nm_emit_table *t, int columns)
+{
+	struct nm_rec_layout l;
+
+	nm_rec_layout_init(&l, t->rows.rec, columns);
+	part_rows(f, t, &l, false);
+	nm_rec_layout_fit(&l);
+	nm_rec_layout_header(f, t->rows.rec, &l);
+	part_rows(f, t, &l, true);
+}
+
 void nm_emit_table(FILE *f, const struct nm_emit *e)
+{
+	nm_emit_table_in(f, e, nm_out_columns(f));
+}
+
+void nm_emit_table_in(FILE *f, const struct nm_emit *e, int columns)
 {
 	char ts[16];
 
@@ -63,13 +83,13 @@ void nm_emit_table(FILE *f, const struct nm_emit *e)
 		if (!e->table[i].rows.rec)
 			continue;
 		fprintf(f, "%s\n", e->table[i].heading);
-		table_part(f, &e->table[i]);
+		table_part(f, &e->table[i], columns);
 	}
 	for (size_t i = 0; i < e->nhists; i++) {
 		fprintf(f, "%s\n", e->hists[i].heading);
 		nm_hist_print_log2(f, e->hists[i].slots, e->hists[i].nslots, e->hists[i].unit);
 	}
-	fflush(f);
+	nm_out_flush(f);
 }
 
 void nm_emit_prom(struct nm_prom *p, const struct nm_emit *e, const struct nm_emit_self *self)
@@ -133,9 +153,10 @@ void nm_emit_prom_out(const struct nm_opts *o, struct nm_prom *p)
 
 void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_emit_self *self)
 {
-	if (o->json)
+	/* its reader gone, the run ends (nm_out_flush): the last report goes to the textfile only */
+	if (o->json && !nm_out_closed())
 		nm_emit_json(stdout, e);
-	if (o->table)
+	if (o->table && !nm_out_closed())
 		nm_emit_table(o->json ? stderr : stdout, e);
 	if (o->prom_file || o->http)
 		write_prom(o, e, self);
@@ -168,7 +189,7 @@ void nm_emit_first_line(FILE *f, const struct nm_opts *o, const struct nm_first 
 	nm_hooks_losses(hooks, nhooks, loss, sizeof(loss));
 	fprintf(f, "%s: kernel %s, hooks %s, interval %gs, %s%s\n", o->tool, nm_kernel_release(), sum,
 		o->interval, l->what, nm_emit_losses(loss, l->lost, all, sizeof(all)));
-	fflush(f);
+	nm_out_flush(f);
 }
 
 void nm_emit_first(const struct nm_opts *o, const struct nm_first *l, const struct nm_hook *hooks,

@@ -21,7 +21,9 @@
  * not kept as an array (a row made from a flow only when written), the
  * rows next returns from ctx until NULL. *pos starts at 0 and is next's
  * to move; *rec starts at rec, and next may name another record for the
- * row it returns (a flow's placement after its ACKs, say).
+ * row it returns (a flow's placement after its ACKs, say). Asked again
+ * from 0, next gives the same rows: the table reads them twice, once to
+ * size its columns.
  */
 struct nm_emit_rows {
 	const struct nm_record *rec;
@@ -136,7 +138,9 @@ void nm_emit_prom_out(const struct nm_opts *o, struct nm_prom *p);
 void nm_emit_json(FILE *f, const struct nm_emit *e);
 /* ... each line with "tool":tool (the agent's stream; nm_rec_json_tool) */
 void nm_emit_json_tool(FILE *f, const struct nm_emit *e, const char *tool);
+/* The table, as wide as f's terminal allows (nm_out_columns); _in: columns wide (0: no limit). */
 void nm_emit_table(FILE *f, const struct nm_emit *e);
+void nm_emit_table_in(FILE *f, const struct nm_emit *e, int columns);
 /* The textfile's content; with self, the self metrics after the records'. */
 void nm_emit_prom(struct nm_prom *p, const struct nm_emit *e, const struct nm_emit_self *self);
 

@@ -11,11 +11,15 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "lib/cli.h"
 #include "lib/err.h"
 #include "lib/output.h"
 
@@ -169,7 +173,92 @@ void nm_json_end(struct nm_json *j)
 {
 	fputs("}\n", j->f);
 	/* Consumers tail the stream live; don't let events sit in a buffer. */
-	fflush(j->f);
+	nm_out_flush(j->f);
+}
+
+/* ------------------------------------------------------- Output streams */
+
+static volatile sig_atomic_t out_closed;
+
+/*
+ * Whether fd's reader is gone: poll says POLLERR for a pipe with no reader
+ * left, POLLHUP or POLLERR for a socket its peer shut. For when errno was
+ * lost: stdio set the stream's error while a long line filled its buffer,
+ * and the flush after it found nothing left to write.
+ */
+static bool reader_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	return fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+bool nm_out_flush(FILE *f)
+{
+	int err = fflush(f) ? errno : 0;
+
+	if (!err && !ferror(f))
+		return true;
+	clearerr(f);
+	if (err == EPIPE || reader_gone(fileno(f))) {
+		out_closed = 1;
+		nm_exiting = 1;	/* the way SIGTERM ends a run: remedies undone */
+	}
+	return false;
+}
+
+bool nm_out_closed(void)
+{
+	return out_closed;
+}
+
+/*
+ * 141, not 0: `set -o pipefail` scripts already take a producer's SIGPIPE
+ * death in `| head` for what it is, from cat, seq and bcc's tools alike,
+ * and systemd counts SIGPIPE a clean end. Dying by it, not exit(141), so
+ * that a parent sees what a closed pipe does to any tool. Only once all
+ * is undone, and never over a failure: an undo that failed says 1.
+ */
+int nm_out_exit_status(int status)
+{
+	sigset_t set;
+
+	if (!out_closed || status != NM_EXIT_OK)
+		return status;
+	fflush(stderr);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(SIGPIPE);
+	return 128 + SIGPIPE;	/* not reached */
+}
+
+int nm_out_columns_of(const char *env, bool tty, int winsize)
+{
+	char *end;
+	long n;
+
+	if (env && *env) {
+		errno = 0;
+		n = strtol(env, &end, 10);
+		if (!*end && !errno && n > 0 && n <= 100000)
+			return (int)n;
+	}
+	if (!tty)
+		return 0;
+	return winsize > 0 ? winsize : 80;
+}
+
+int nm_out_columns(FILE *f)
+{
+	struct winsize ws = { 0 };
+	int fd = fileno(f);
+	bool tty = fd >= 0 && isatty(fd);
+
+	if (tty && ioctl(fd, TIOCGWINSZ, &ws))
+		ws.ws_col = 0;
+	return nm_out_columns_of(getenv("COLUMNS"), tty, ws.ws_col);
 }
 
 /* ---------------------------------------------------------- Prometheus */

@@ -39,7 +39,35 @@ void nm_json_str_map(struct nm_json *j, const char *key, const char *const *keys
 /* "key":{"k0":1,...}: counts by name (e.g. sockets by state). */
 void nm_json_u64_map(struct nm_json *j, const char *key, const char *const *keys,
 		     const uint64_t *vals, int n);
-void nm_json_end(struct nm_json *j);	/* writes "}\n" and fflush()es */
+void nm_json_end(struct nm_json *j);	/* writes "}\n" and flushes (nm_out_flush) */
+
+/*
+ * The reader of the reports went away (`TOOL --json | head -1`): a write
+ * to its stream failed with EPIPE, or poll says its pipe or socket has no
+ * reader. SIGPIPE is ignored (nm_install_signals), so the tool hears it
+ * here: nm_out_flush() flushes f and, when its reader is gone, sets
+ * nm_exiting as SIGTERM does, so the run ends on its one exit path, every
+ * remedy undone. false then (or after another error, which loses this
+ * write only). nm_out_closed(): whether that happened.
+ */
+bool nm_out_flush(FILE *f);
+bool nm_out_closed(void);
+/*
+ * A run's exit status, at its very end: status, unless the run ended because
+ * its reader went away and nothing else failed; then the tool dies by the
+ * SIGPIPE it ignored (the shell's 141), as cat, seq or bcc's tools do.
+ */
+int nm_out_exit_status(int status);
+
+/*
+ * The width a table of f may take, in columns: COLUMNS when it is a number
+ * (the user's word, a terminal or not), else the terminal's (TIOCGWINSZ; 80
+ * when it says 0), else 0: not a terminal, no limit. nm_out_columns_of is
+ * the rule alone: env COLUMNS's value (or NULL), whether f is a terminal,
+ * and the width the terminal gave (0: none).
+ */
+int nm_out_columns(FILE *f);
+int nm_out_columns_of(const char *env, bool tty, int winsize);
 
 /*
  * Prometheus text exposition format, built in memory, then written atomically

@@ -47,17 +47,16 @@ static const struct nm_field interval_fields[] = {
 };
 
 static const struct nm_field qdisc_fields[] = {
-	{ .json = "dev", .type = NM_REC_STR, .off = Q(dev), .col = "DEV", .colno = 1, .width = -8,
-	  .cut = 8 },
+	{ .json = "dev", .type = NM_REC_STR, .off = Q(dev), .col = "DEV", .colno = 1, .width = -8 },
 	{ .json = "netns", .type = NM_REC_STR, .off = Q(netns), .col = "NETNS", .colno = 2,
-	  .width = -10, .cut = 10 },
+	  .width = -10 },
 	{ .json = "netns_ino", .type = NM_REC_U64, .off = Q(netns_ino) },
 	{ .json = "handle", .type = NM_REC_STR, .off = Q(handle), .col = "HANDLE", .colno = 3,
-	  .width = -6, .cut = 6 },
+	  .width = -6 },
 	{ .json = "parent", .type = NM_REC_STR, .off = Q(parent), .col = "PARENT", .colno = 4,
-	  .width = -6, .cut = 6 },
+	  .width = -6 },
 	{ .json = "kind", .type = NM_REC_STR, .off = Q(kind), .col = "KIND", .colno = 5,
-	  .width = -10, .cut = 10 },
+	  .width = -10 },
 	{ .json = "txq", .type = NM_REC_I64, .off = Q(txq), .flags = NM_F_VALID,
 	  .valid = Q(has_txq), .absent = "all", .col = "TXQ", .colno = 6, .width = -3 },
 	{ .json = "qlen", .type = NM_REC_U64, .off = Q(qlen), .unit = "packets", .col = "QLEN",

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Records as data: JSON, table and Prometheus output derived from field tables. */
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -190,7 +189,15 @@ static void str_list_cell(char *buf, size_t len, const struct nm_field *f, const
 		off += snprintf(buf + off, len - off, "%s%s", i ? "," : "", v[i]);
 }
 
-static void cell(char *buf, size_t len, const struct nm_field *f, const void *row)
+/* A cell is one line of the table: a control byte (in a netns's name, say) shows as '?'. */
+static void printable(char *s)
+{
+	for (unsigned char *c = (unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+static void cell_raw(char *buf, size_t len, const struct nm_field *f, const void *row)
 {
 	uint32_t bits[MAX_BITS];
 	const uint32_t *v;
@@ -252,6 +259,12 @@ static void cell(char *buf, size_t len, const struct nm_field *f, const void *ro
 	}
 }
 
+static void cell(char *buf, size_t len, const struct nm_field *f, const void *row)
+{
+	cell_raw(buf, len, f, row);
+	printable(buf);
+}
+
 /* The field in column pos (from 1), or NULL past the last. */
 static const struct nm_field *column(const struct nm_record *r, int pos)
 {
@@ -262,28 +275,168 @@ static const struct nm_field *column(const struct nm_record *r, int pos)
 	return NULL;
 }
 
-void nm_rec_table_header(FILE *f, const struct nm_record *r)
+/*
+ * Column pos's text in row: its cell, then each NM_COL_JOIN cell after it
+ * that is not empty, one space before each. Its length.
+ */
+static int col_text(const struct nm_record *r, int pos, const void *row, char *buf, size_t len)
+{
+	const struct nm_field *c = column(r, pos);
+	char more[256];
+	size_t off;
+
+	cell(buf, len, c, row);
+	off = strlen(buf);
+	while ((c = column(r, ++pos)) && (c->flags & NM_COL_JOIN)) {
+		cell(more, sizeof(more), c, row);
+		if (*more && off < len)
+			off += snprintf(buf + off, len - off, " %s", more);
+	}
+	return off < len ? (int)off : (int)len - 1;
+}
+
+/* A column of its own: not one that continues the column before it. */
+static bool own_column(const struct nm_field *c)
+{
+	return !(c->flags & NM_COL_JOIN);
+}
+
+static int iabs(int v)
+{
+	return v < 0 ? -v : v;
+}
+
+void nm_rec_layout_init(struct nm_rec_layout *l, const struct nm_record *r, int columns)
 {
 	const struct nm_field *c;
 
-	for (int pos = 1; (c = column(r, pos)); pos++)
-		if (!(c->flags & NM_COL_JOIN))
-			fprintf(f, "%s%*s", pos > 1 ? " " : "", c->width, c->col);
+	memset(l, 0, sizeof(*l));
+	l->columns = columns;
+	for (int pos = 1; pos <= NM_REC_COLS && (c = column(r, pos)); pos++) {
+		if (!own_column(c))
+			continue;
+		l->before = l->last;
+		l->last = pos;
+		l->width[pos] = iabs(c->width);
+		if ((int)strlen(c->col) > l->width[pos])
+			l->width[pos] = strlen(c->col);
+	}
+}
+
+void nm_rec_layout_add(struct nm_rec_layout *l, const struct nm_record *r, const void *row)
+{
+	const struct nm_field *c;
+	char buf[NM_REC_TEXT];
+	int n;
+
+	for (int pos = 1; pos <= l->last && (c = column(r, pos)); pos++) {
+		if (!own_column(c))
+			continue;
+		n = col_text(r, pos, row, buf, sizeof(buf));
+		if (n > l->width[pos])
+			l->width[pos] = n;
+	}
+}
+
+/* The columns before the last, and the spaces between them. */
+static int lead_width(const struct nm_rec_layout *l)
+{
+	int w = 0;
+
+	for (int pos = 1; pos < l->last; pos++)
+		w += l->width[pos] + (pos > 1);
+	return w;
+}
+
+/*
+ * The last column goes on a line of its own when the row would pass the
+ * terminal's edge and the columns before it alone would not: a flow is
+ * never cut. When even those pass it, the terminal wraps the row anyway,
+ * and a line more would only add to it.
+ */
+void nm_rec_layout_fit(struct nm_rec_layout *l)
+{
+	int lead = lead_width(l);
+
+	l->apart = l->columns > 0 && l->last > 1 && lead + 1 + l->width[l->last] > l->columns &&
+		   lead <= l->columns;
+}
+
+/*
+ * Padded to its width: left-aligned unless the field asks for the right;
+ * left-aligned at the end of a line (the last column apart), not padded.
+ */
+static void put_cell(FILE *f, const struct nm_rec_layout *l, const struct nm_field *c, int pos,
+		     const char *text)
+{
+	int width = l->width[pos];
+
+	if (c->width <= 0 && l->apart && pos == l->before)
+		width = 0;
+	fprintf(f, "%s%*s", pos > 1 ? " " : "", c->width > 0 ? width : -width, text);
+}
+
+/*
+ * The last column: after a space, padded only when right-aligned (a
+ * number), so that no line ends in spaces; or on a line of its own,
+ * indented. Never cut.
+ */
+static void put_tail(FILE *f, const struct nm_rec_layout *l, const struct nm_field *c, int pos,
+		     const char *text)
+{
+	if (l->apart && *text)
+		fprintf(f, "\n%*s%s", NM_REC_INDENT, "", text);
+	else if (!l->apart)
+		fprintf(f, "%s%*s", pos > 1 ? " " : "", c->width > 0 ? l->width[pos] : 0, text);
+}
+
+void nm_rec_layout_header(FILE *f, const struct nm_record *r, const struct nm_rec_layout *l)
+{
+	const struct nm_field *c;
+
+	for (int pos = 1; pos <= l->last && (c = column(r, pos)); pos++) {
+		if (!own_column(c))
+			continue;
+		if (pos < l->last)
+			put_cell(f, l, c, pos, c->col);
+		else
+			put_tail(f, l, c, pos, c->col);
+	}
 	putc('\n', f);
+}
+
+void nm_rec_layout_row(FILE *f, const struct nm_record *r, const struct nm_rec_layout *l,
+		       const void *row)
+{
+	const struct nm_field *c;
+	char buf[NM_REC_TEXT];
+
+	for (int pos = 1; pos <= l->last && (c = column(r, pos)); pos++) {
+		if (!own_column(c))
+			continue;
+		col_text(r, pos, row, buf, sizeof(buf));
+		if (pos < l->last)
+			put_cell(f, l, c, pos, buf);
+		else
+			put_tail(f, l, c, pos, buf);
+	}
+	putc('\n', f);
+}
+
+void nm_rec_table_header(FILE *f, const struct nm_record *r)
+{
+	struct nm_rec_layout l;
+
+	nm_rec_layout_init(&l, r, 0);
+	nm_rec_layout_header(f, r, &l);
 }
 
 void nm_rec_table_row(FILE *f, const struct nm_record *r, const void *row)
 {
-	const struct nm_field *c;
-	char buf[256];
+	struct nm_rec_layout l;
 
-	for (int pos = 1; (c = column(r, pos)); pos++) {
-		cell(buf, sizeof(buf), c, row);
-		if ((c->flags & NM_COL_JOIN) && !buf[0])
-			continue;
-		fprintf(f, "%s%*.*s", pos > 1 ? " " : "", c->width, c->cut ? c->cut : INT_MAX, buf);
-	}
-	putc('\n', f);
+	nm_rec_layout_init(&l, r, 0);
+	nm_rec_layout_row(f, r, &l, row);
 }
 
 /* ---------------------------------------------------------- Prometheus */

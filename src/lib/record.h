@@ -101,8 +101,11 @@ struct nm_field {
 	const char *by;
 	const char *col;	/* table header; NULL: not in the table (but NM_COL_JOIN) */
 	int colno;		/* its place in the table, from 1: JSON and table orders differ */
-	int width;		/* printf field width of the column, negative to left-align */
-	int cut;		/* cells cut to this many characters; 0: never */
+	/*
+	 * The column's least width, negative to left-align: a wider cell
+	 * widens it (struct nm_rec_layout), no cell is ever cut
+	 */
+	int width;
 	unsigned int flags;
 	size_t valid;		/* NM_F_VALID: offset of its bool */
 	const char *absent;	/* NM_F_VALID: the cell where there is no value */
@@ -133,7 +136,37 @@ void nm_rec_json(FILE *f, const struct nm_record *r, const void *row);
  * detectors), unless the record has a field of that key (the start record).
  */
 void nm_rec_json_tool(FILE *f, const struct nm_record *r, const void *row, const char *tool);
-/* The column headers, then a row: cells by .colno, one space apart. */
+/*
+ * A table's layout: cells by .colno, one space apart, each column as wide
+ * as its widest cell of the rows given (at least .width and its header),
+ * so that no cell is cut and the columns stay aligned; the last column
+ * (a flow, an address: the widest) is padded only when right-aligned.
+ * Where the table may take columns characters (a terminal's width,
+ * nm_out_columns; 0: no limit) and a row would pass that edge, the last
+ * column goes on a line of its own below its row, indented, rather than
+ * be cut.
+ * init, then add each row, then fit; then the header and each row.
+ */
+#define NM_REC_COLS	32	/* .colno at most */
+#define NM_REC_TEXT	512	/* a column's text, its joined cells with it */
+#define NM_REC_INDENT	2	/* the last column's, on a line of its own */
+
+struct nm_rec_layout {
+	int columns;			/* the width the table may take; 0: no limit */
+	int width[NM_REC_COLS + 1];	/* by .colno */
+	int last;			/* the last column's .colno */
+	int before;			/* the one before it (0: none) */
+	bool apart;			/* the last column on a line of its own */
+};
+
+void nm_rec_layout_init(struct nm_rec_layout *l, const struct nm_record *r, int columns);
+void nm_rec_layout_add(struct nm_rec_layout *l, const struct nm_record *r, const void *row);
+void nm_rec_layout_fit(struct nm_rec_layout *l);
+void nm_rec_layout_header(FILE *f, const struct nm_record *r, const struct nm_rec_layout *l);
+/* A row, of r or of another record whose columns share r's places. */
+void nm_rec_layout_row(FILE *f, const struct nm_record *r, const struct nm_rec_layout *l,
+		       const void *row);
+/* The column headers, then a row, each alone: every column at its .width (or wider, never cut). */
 void nm_rec_table_header(FILE *f, const struct nm_record *r);
 void nm_rec_table_row(FILE *f, const struct nm_record *r, const void *row);
 /*

@@ -189,5 +189,6 @@ int nm_run(const struct nm_tool *t)
 
 	nm_listen_free(t->o->http);
 	t->o->http = NULL;
-	return ret == NM_RUN_DONE ? NM_EXIT_OK : ret;
+	/* all undone by now: a reader that went away ends it as SIGPIPE would */
+	return nm_out_exit_status(ret == NM_RUN_DONE ? NM_EXIT_OK : ret);
 }

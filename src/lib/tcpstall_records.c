@@ -30,7 +30,7 @@ static const char *const storm_cells[] = { "-", "YES" };
  */
 #define TS_FLOW_FIELDS(row_t, nscol)							\
 	{ .json = "netns", .type = NM_REC_STR, .off = offsetof(row_t, flow.netns),	\
-	  .col = (nscol) ? "NETNS" : NULL, .colno = (nscol), .width = -10, .cut = 10 },	\
+	  .col = (nscol) ? "NETNS" : NULL, .colno = (nscol), .width = -10 },	\
 	{ .json = "netns_ino", .type = NM_REC_U64, .off = offsetof(row_t, flow.netns_ino) },	\
 	{ .json = "saddr", .type = NM_REC_STR, .off = offsetof(row_t, flow.saddr) },	\
 	{ .json = "daddr", .type = NM_REC_STR, .off = offsetof(row_t, flow.daddr) },	\
@@ -165,7 +165,7 @@ static const struct nm_field stall_fields[] = {
 	{ .json = "by", .type = NM_REC_STRP, .off = E(by) },
 };
 
-/* NETNS before the flow, which comes last and is cut at the edge */
+/* NETNS before the flow, which comes last and whole (lib/record.h's layout) */
 static const struct nm_field socket_fields[] = {
 	TS_FLOW_FIELDS(struct ts_socket_row, 6),
 	{ .json = "state", .type = NM_REC_ENUM, .off = K(state), .names = ts_state_names,
@@ -197,7 +197,7 @@ static const struct nm_field socket_fields[] = {
 	{ .json = "comm", .type = NM_REC_STR, .off = K(comm) },
 	{ .json = "kicks", .type = NM_REC_U64, .off = K(kicks) },
 	{ .json = "last_kick", .type = NM_REC_STRP, .off = K(last_kick) },
-	{ .type = NM_REC_STR, .off = K(flow.flow), .col = "FLOW", .colno = 7, .cut = 35 },
+	{ .type = NM_REC_STR, .off = K(flow.flow), .col = "FLOW", .colno = 7 },
 };
 
 static const struct nm_field acks_fields[] = {

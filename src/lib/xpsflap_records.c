@@ -59,14 +59,14 @@ static const struct nm_field interval_fields[] = {
 };
 
 /*
- * 91 columns: the flow comes last and is cut at the edge, whole for IPv4
- * (80 before the NETNS column).
+ * The flow comes last, never cut: an IPv6 flow is as long as its
+ * addresses (lib/record.h's layout puts it on a line of its own where the
+ * terminal is too narrow for it).
  */
 static const struct nm_field flow_fields[] = {
-	{ .json = "dev", .type = NM_REC_STR, .off = F(dev), .col = "DEV", .colno = 1, .width = -8,
-	  .cut = 8 },
+	{ .json = "dev", .type = NM_REC_STR, .off = F(dev), .col = "DEV", .colno = 1, .width = -8 },
 	{ .json = "netns", .type = NM_REC_STR, .off = F(netns), .col = "NETNS", .colno = 2,
-	  .width = -10, .cut = 10 },
+	  .width = -10 },
 	{ .json = "netns_ino", .type = NM_REC_U64, .off = F(netns_ino) },
 	{ .json = "saddr", .type = NM_REC_STR, .off = F(saddr) },
 	{ .json = "daddr", .type = NM_REC_STR, .off = F(daddr) },
@@ -78,7 +78,7 @@ static const struct nm_field flow_fields[] = {
 	  .col = "PKTS", .colno = 7, .width = 6, .flags = NM_COL_COUNT },
 	{ .json = "bytes", .type = NM_REC_U64, .off = F(bytes), .unit = "bytes" },
 	{ .json = "queues", .type = NM_REC_BITS, .off = F(queues), .col = "QUEUE", .colno = 3,
-	  .width = -5, .cut = 5 },
+	  .width = -5 },
 	{ .json = "last_queue", .type = NM_REC_U32, .off = F(last_queue) },
 	{ .json = "switches", .type = NM_REC_U64, .off = F(switches), .col = "SWITCH", .colno = 4,
 	  .width = 6, .flags = NM_COL_COUNT },
@@ -87,11 +87,10 @@ static const struct nm_field flow_fields[] = {
 	{ .json = "in_flight_bytes", .type = NM_REC_U64, .off = F(in_flight_bytes), .unit = "bytes" },
 	{ .json = "reordered", .type = NM_REC_U64, .off = F(reordered), .unit = "segments",
 	  .col = "REORD", .colno = 6, .width = 6, .flags = NM_COL_COUNT },
-	{ .json = "cpus", .type = NM_REC_BITS, .off = F(cpus), .col = "CPUS", .colno = 8, .width = -4,
-	  .cut = 4 },
+	{ .json = "cpus", .type = NM_REC_BITS, .off = F(cpus), .col = "CPUS", .colno = 8, .width = -4 },
 	{ .json = "interval_switches", .type = NM_REC_U32, .off = F(interval_switches) },
 	{ .json = "flapping", .type = NM_REC_BOOL, .off = F(flapping) },
-	{ .type = NM_REC_STR, .off = F(flow), .col = "FLOW (worst first)", .colno = 9, .cut = 33 },
+	{ .type = NM_REC_STR, .off = F(flow), .col = "FLOW (worst first)", .colno = 9 },
 };
 
 /*

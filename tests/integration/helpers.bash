@@ -12,7 +12,7 @@ BIN=${NETMEDIC_BUILD:-$ROOT/build}
 # file_id FILE: a short name of FILE among the .bats files of its folder,
 # unique there: the initials of its name's words (tcpstall_scope: ts), and
 # its place in the folder's list after them when an earlier file has the
-# same initials. Short, because a table's NETNS column shows 10 characters.
+# same initials. Short, so that a table's NETNS column stays narrow.
 file_id() {
 	local dir=${1%/*} name=${1##*/} f b w id mine= seen=" " n=0
 	name=${name%.bats}
@@ -41,8 +41,9 @@ export NM_SUITE_RUN_DIR=${NM_SUITE_RUN_DIR:-${NETMEDIC_RUN_DIR:-/run/netmedic}}
 export NETMEDIC_RUN_DIR=$RUN_DIR
 # ino NAME: the inode of netns NAME (nothing, and a failure, when it is gone)
 ino() { stat -L -c %i "/run/netns/$1" 2>/dev/null; }
-# col10 NAME: NAME as a table's 10-character NETNS column shows it
-col10() { printf '%s' "${1:0:10}"; }
+# col10 NAME: NAME as a table's NETNS column shows it: whole, the column as
+# wide as its longest name (#37; it was cut to 10 characters)
+col10() { printf '%s' "$1"; }
 # shellcheck source=../../tools/lab/lib.sh
 . "$LAB/lib.sh"
 # shellcheck source=../../tools/tools.sh

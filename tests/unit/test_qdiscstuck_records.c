@@ -55,14 +55,20 @@ static char *json_of(const struct nm_record *rec, const void *row)
 	return cap_close(&c);
 }
 
+/* The rows as a report's table lays them out, for no terminal (no limit). */
 static char *table_of(const struct qs_qdisc_row *rows, int n)
 {
+	struct nm_rec_layout l;
 	struct capture c;
 
 	cap_open(&c);
-	nm_rec_table_header(c.f, &qs_qdisc_rec);
+	nm_rec_layout_init(&l, &qs_qdisc_rec, 0);
 	for (int i = 0; i < n; i++)
-		nm_rec_table_row(c.f, &qs_qdisc_rec, &rows[i]);
+		nm_rec_layout_add(&l, &qs_qdisc_rec, &rows[i]);
+	nm_rec_layout_fit(&l);
+	nm_rec_layout_header(c.f, &qs_qdisc_rec, &l);
+	for (int i = 0; i < n; i++)
+		nm_rec_layout_row(c.f, &qs_qdisc_rec, &l, &rows[i]);
 	return cap_close(&c);
 }
 
@@ -97,7 +103,7 @@ static void test_qdisc_json_and_table(void **state)
 	t.state = QS_SHAPED;
 	t.txq_state_known = false;
 	t.deq_rate = 1234.6;
-	/* a netns named after a process, cut in the table */
+	/* a netns named after a process, and a long device: whole in the table */
 	qs_qdisc_row(&r[1], "averylongdev", "containerd:1234", 4026532300UL, &nl, &t, NULL, -1,
 		     false, NOW);
 	got = json_of(&qs_qdisc_rec, &r[1]);
@@ -112,9 +118,9 @@ static void test_qdisc_json_and_table(void **state)
 
 	got = table_of(r, 2);
 	assert_string_equal(got,
-		"DEV      NETNS      HANDLE PARENT KIND       TXQ   QLEN    BYTES STATE               MS   DEQ/S TXQ_STATE\n"
-		"qa       nm-qs-a    0:     1:2    pfifo_fast 1      743    31949 driver_stopped    1001       0 DRV_XOFF\n"
-		"averylon containerd 8001:  root   htb        all   123k      99M shaped            1001    1235 ?\n");
+		"DEV          NETNS           HANDLE PARENT KIND       TXQ   QLEN    BYTES STATE               MS   DEQ/S TXQ_STATE\n"
+		"qa           nm-qs-a         0:     1:2    pfifo_fast 1      743    31949 driver_stopped    1001       0 DRV_XOFF\n"
+		"averylongdev containerd:1234 8001:  root   htb        all   123k      99M shaped            1001    1235 ?\n");
 	free(got);
 }
 

@@ -40,7 +40,7 @@ static void obj(struct nm_json *j, const struct nm_field *f, const void *row)
 
 static const struct nm_field fields[] = {
 	{ .json = "dev", .type = NM_REC_STR, .off = R(dev), .prom = "device", .kind = NM_PROM_LABEL,
-	  .col = "DEV", .colno = 1, .width = -6, .cut = 6 },
+	  .col = "DEV", .colno = 1, .width = -6 },
 	{ .json = "queue", .type = NM_REC_U32, .off = R(queue), .prom = "queue",
 	  .kind = NM_PROM_LABEL, .col = "Q", .colno = 3, .width = 2 },
 	{ .json = "note", .type = NM_REC_STRP, .off = R(note) },
@@ -53,11 +53,11 @@ static const struct nm_field fields[] = {
 	  .kind = NM_PROM_GAUGE, .by = "", .help = "Ratio", .col = "RATIO", .colno = 4, .width = 5 },
 	{ .json = "ok", .type = NM_REC_BOOL, .off = R(ok) },
 	{ .json = "cpus", .type = NM_REC_BITS, .off = R(cpus), .col = "CPUS", .colno = 5,
-	  .width = -4, .cut = 4 },
+	  .width = -4 },
 	{ .json = "ids", .type = NM_REC_U32_ARRAY, .off = R(ids), .aux = R(nids) },
 	{ .json = "obj", .type = NM_REC_OBJ, .json_fn = obj },
 	/* table only, last: no padding */
-	{ .type = NM_REC_STRP, .off = R(note), .col = "NOTE", .colno = 6, .cut = 5 },
+	{ .type = NM_REC_STRP, .off = R(note), .col = "NOTE", .colno = 6 },
 };
 
 static const struct nm_record rec = NM_RECORD("t", fields);
@@ -156,21 +156,35 @@ static void test_json_fixed_time(void **state)
 
 static void test_table_header_and_rows(void **state)
 {
+	struct nm_rec_layout l;
 	struct capture c;
 	char *got;
 
 	(void)state;
 	cap_open(&c);
-	nm_rec_table_header(c.f, &rec);
+	nm_rec_layout_init(&l, &rec, 0);
 	for (int i = 0; i < 3; i++)
-		nm_rec_table_row(c.f, &rec, &rows[i]);
+		nm_rec_layout_add(&l, &rec, &rows[i]);
+	nm_rec_layout_fit(&l);
+	nm_rec_layout_header(c.f, &rec, &l);
+	for (int i = 0; i < 3; i++)
+		nm_rec_layout_row(c.f, &rec, &l, &rows[i]);
 	got = cap_close(&c);
-	/* by .colno, not table order; cut where asked, counts shortened, NaN as "-" */
+	/*
+	 * by .colno, not table order; each column as wide as its widest cell,
+	 * none cut (a control byte as '?'); counts shortened, NaN as "-"
+	 */
 	assert_string_equal(got,
-		"DEV      PKTS  Q RATIO CPUS NOTE\n"
-		"eth0     150k  0  0.25 0,2  a\"b\n"
-		"eth0        7  1     -      -\n"
-		"ve\"th\\      1  0   1.5 63   long \n");
+		"DEV        PKTS  Q RATIO CPUS NOTE\n"
+		"eth0       150k  0  0.25 0,2  a\"b\n"
+		"eth0          7  1     -      -\n"
+		"ve\"th\\1?      1  0   1.5 63   long note\n");
+	free(got);
+	/* a row alone: the columns' own widths, a wider cell pushing the rest */
+	cap_open(&c);
+	nm_rec_table_row(c.f, &rec, &rows[2]);
+	got = cap_close(&c);
+	assert_string_equal(got, "ve\"th\\1?      1  0   1.5 63   long note\n");
 	free(got);
 }
 

@@ -73,14 +73,20 @@ static char *json_of(const struct nm_record *rec, const void *row)
 	return cap_close(&c);
 }
 
+/* The rows as a report's table lays them out, for no terminal (no limit). */
 static char *table_of(const struct nm_record *rec, const void *rows, size_t stride, int n)
 {
+	struct nm_rec_layout l;
 	struct capture c;
 
 	cap_open(&c);
-	nm_rec_table_header(c.f, rec);
+	nm_rec_layout_init(&l, rec, 0);
 	for (int i = 0; i < n; i++)
-		nm_rec_table_row(c.f, rec, (const char *)rows + i * stride);
+		nm_rec_layout_add(&l, rec, (const char *)rows + i * stride);
+	nm_rec_layout_fit(&l);
+	nm_rec_layout_header(c.f, rec, &l);
+	for (int i = 0; i < n; i++)
+		nm_rec_layout_row(c.f, rec, &l, (const char *)rows + i * stride);
 	return cap_close(&c);
 }
 
@@ -111,7 +117,7 @@ static void test_socket_json_and_table(void **state)
 	s.last = (struct ts_sample){ .unsent = 0, .pid = 0, .comm = "stale" };
 	s.kicks = 1;
 	s.last_kick = TS_KICK_SKIPPED;
-	/* a name longer than its column is cut there; a cgroup without a path is "?" */
+	/* a name longer than its column widens it; a cgroup without a path is "?" */
 	ts_socket_row(&r[1], &k6, "containerd-shim:4242", &s, NULL, NOW, 10);
 	got = json_of(&ts_socket_rec, &r[1]);
 	assert_non_null(strstr(got, "\"saddr\":\"2001:db8:1200::1\",\"daddr\":\"2001:db8:3400::2\","
@@ -123,9 +129,11 @@ static void test_socket_json_and_table(void **state)
 
 	got = table_of(&ts_socket_rec, r, sizeof(r[0]), 2);
 	assert_string_equal(got,
-		"STATE          STALLS    NOW_MS    MAX_MS   UNSENT NETNS      FLOW\n"
-		"rwnd_limited       10     667.3      49.5     4.2M nm-ts-snd  198.18.1.1:51780>198.18.1.2:5301\n"
-		"app_limited        10       0.0      49.5        0 containerd [2001:db8:1200::1]:5301>[2001:db8:3\n");
+		"STATE          STALLS    NOW_MS    MAX_MS   UNSENT NETNS                FLOW\n"
+		"rwnd_limited       10     667.3      49.5     4.2M nm-ts-snd            "
+		"198.18.1.1:51780>198.18.1.2:5301\n"
+		"app_limited        10       0.0      49.5        0 containerd-shim:4242 "
+		"[2001:db8:1200::1]:5301>[2001:db8:3400::2]:65535\n");
 	free(got);
 }
 
