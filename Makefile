@@ -104,7 +104,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 
-.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest faults \
+.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest vmtest-matrix faults \
 	soak fuzz fuzz-bins install install-man deb docs clean FORCE
 
 # the CPUs a build may use at once (make test)
@@ -123,7 +123,9 @@ help:
 	@echo "make fuzz              build the libFuzzer harnesses (tests/fuzz), run each FUZZ_SECONDS (300)"
 	@echo "make demo              deps + build + run each CLI against its lab pathology"
 	@echo "make bench             deps + build + cost and scale of every CLI, beside bpftrace (docs/PERFORMANCE.md)"
-	@echo "make vmtest            deps + build + the integration suite in qemu on Debian's 6.1 kernel"
+	@echo "make vmtest            deps + build + the integration suite in qemu on Debian's 6.1 kernel;"
+	@echo "                       KERNEL=5.10|6.1|6.12|newest: another of Debian's kernels (arm64: 5.10|6.1)"
+	@echo "make vmtest-matrix     deps + build + the smoke part on each kernel above in turn, a line each"
 	@echo "make faults            deps + build + the bugs injected in the 6.1 guest, tools measured (FAULTS_SHORT=1: CI's)"
 	@echo "make soak              deps + build + hours of the tools under churn, checked for leaks (SOAK_SECONDS)"
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
@@ -291,9 +293,19 @@ bench: deps
 
 # The integration suite inside qemu on Debian's 6.1 kernel: fentry rungs, a
 # second kernel. deps first: qemu, busybox-static and kmod are in the list.
+# KERNEL=5.10|6.1|6.12|newest: another of Debian's kernels (tools/vm/run.sh
+# says which package each is; unset: 6.1, what CI runs).
+KERNEL ?=
 vmtest: deps
 	@$(MAKE) --no-print-directory all
-	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) tools/vm/run.sh
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) VM_KERNEL=$(KERNEL) tools/vm/run.sh
+
+# The smoke part (VM_SMOKE=1) on each kernel of the matrix in turn (x86:
+# 5.10 6.1 6.12 newest; arm64: 5.10 6.1), each bounded: a line per kernel
+# with its counts, then the total.
+vmtest-matrix: deps
+	@$(MAKE) --no-print-directory all
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) VM_MATRIX=all tools/vm/run.sh
 
 # The headline bugs made real: fault-injection modules in the 6.1 guest, a
 # real HTTP load, the tools' verdicts matched with what was injected.

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# make vmtest: the integration suite inside qemu on Debian's 6.1 kernel.
-# See docs/KERNELS.md. Env: NETMEDIC_BUILD (absolute build dir, required),
-# VM_ARCH (x86 or arm64; default the host's: make vmtest ARCH=arm64 sets it),
-# VM_KERNEL_PKG, VM_TIMEOUT (s), VM_MEM (MiB), VM_ACCEL (kvm|tcg), VM_MODE_BUDGET
-# (s per hook mode, in the guest), VM_CMD (run that in the guest instead),
-# VM_SMOKE (1: the arm64 guest runs its smoke part only, the tests tagged
-# vm:arm64-smoke: tools/vm/suite.sh), VM_QEMU_ARGS (more qemu arguments,
+# make vmtest: the integration suite inside qemu on Debian's 6.1 kernel, or
+# another of the matrix (KERNEL=). See docs/KERNELS.md. Env: NETMEDIC_BUILD
+# (absolute build dir, required), VM_ARCH (x86 or arm64; default the host's:
+# make vmtest ARCH=arm64 sets it), VM_KERNEL (5.10, 6.1, 6.12 or newest;
+# default 6.1; make's KERNEL=), VM_KERNEL_PKG (an exact package name instead),
+# VM_MATRIX (all, or a list of VM_KERNEL values: the smoke part on each, one
+# line per kernel and a total; make vmtest-matrix), VM_DEBIAN_MIRROR
+# (default http://deb.debian.org), VM_TIMEOUT (s), VM_MEM (MiB), VM_ACCEL
+# (kvm|tcg), VM_MODE_BUDGET (s per hook mode, in the guest), VM_CMD (run that
+# in the guest instead), VM_SMOKE (1: the smoke part only: each CLI starts,
+# and the tests tagged vm:arm64-smoke: tools/vm/suite.sh), VM_QEMU_ARGS (more qemu arguments,
 # word-split: a NIC, say), VM_OUT (a host directory: what the guest leaves
 # in /vmxfer/out is copied there), VM_NETNS
 # (run qemu inside that network namespace, which the caller made and
@@ -23,23 +27,52 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 case $NETMEDIC_BUILD in /*) ;; *) NETMEDIC_BUILD=$ROOT/$NETMEDIC_BUILD ;; esac
 HOST_ARCH=$(uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VM_ARCH=${VM_ARCH:-$HOST_ARCH}
-# Debian 12's generic 6.1 images (the -cloud- flavour has no 9p). The exact
-# names: `apt-cache depends linux-image-amd64` (linux-image-arm64:arm64)
-# named them when written. An arm64 guest on another host: TCG only, and a
-# root of arm64 packages (tools/vm/userland.sh) instead of the host's.
+# An arm64 guest on another host: TCG only, and a root of arm64 packages
+# (tools/vm/userland.sh) instead of the host's.
 case $VM_ARCH in
 x86)
-	KPKG=${VM_KERNEL_PKG:-linux-image-6.1.0-57-amd64-unsigned} DEBARCH=amd64
+	DEBARCH=amd64 MATRIX="5.10 6.1 6.12 newest"
 	QEMU=qemu-system-x86_64 QEMU_PKG=qemu-system-x86 MACHINE=() CONSOLE=ttyS0
 	;;
 arm64)
-	KPKG=${VM_KERNEL_PKG:-linux-image-6.1.0-57-arm64-unsigned} DEBARCH=arm64
+	DEBARCH=arm64 MATRIX="5.10 6.1"
 	QEMU=qemu-system-aarch64 QEMU_PKG=qemu-system-arm MACHINE=(-M virt) CONSOLE=ttyAMA0
 	;;
 *) echo "vmtest: FAILED: VM_ARCH=$VM_ARCH: x86 or arm64" >&2; exit 1 ;;
 esac
+# kernel_of KERNEL: "SUITE PACKAGE" of KERNEL on this architecture. The
+# generic flavour (the -cloud- one has no 9p), the ABI pinned as 6.1's
+# always was: a run names what it booted, and what is cached is not fetched
+# again. Each the newest ABI of its series when written (2026-12-05):
+# bullseye-security's linux-image-amd64 (5.10.262-1) depends on 5.10.0-46,
+# bookworm-security holds 6.12.118 (bookworm-backports only 6.12.95).
+# arm64's 5.10: bullseye-security lists 5.10.0-43 to -46 for arm64 too, but
+# deb.debian.org answers 404 for each of their .debs; 5.10.0-32 (5.10.223,
+# the bullseye point release's) is the newest it serves.
+# newest: what unstable's linux-image-ARCH depends on, looked up each run.
+kernel_of() {
+	case $VM_ARCH:$1 in
+	x86:5.10) echo "bullseye linux-image-5.10.0-46-$DEBARCH-unsigned" ;;
+	arm64:5.10) echo "bullseye linux-image-5.10.0-32-$DEBARCH-unsigned" ;;
+	*:6.1) echo "bookworm linux-image-6.1.0-57-$DEBARCH-unsigned" ;;
+	x86:6.12) echo "bookworm linux-image-6.12.118+deb12-$DEBARCH-unsigned" ;;
+	x86:newest) echo "sid -" ;;
+	*) return 1 ;;
+	esac
+}
+KSUITE='' KPKG=${VM_KERNEL_PKG:-}
+if [ -z "$KPKG" ] && [ -z "${VM_MATRIX:-}" ]; then
+	kernel_of "${VM_KERNEL:-6.1}" >/dev/null || {
+		echo "vmtest: FAILED: KERNEL=${VM_KERNEL:-}: not in the $VM_ARCH matrix ($MATRIX)" >&2
+		echo "vmtest: 0 passed, 1 failed (KERNEL=${VM_KERNEL:-}: not in the $VM_ARCH matrix)"
+		exit 1
+	}
+	read -r KSUITE KPKG <<<"$(kernel_of "${VM_KERNEL:-6.1}")"
+fi
 CROSS=
 [ "$VM_ARCH" = "$HOST_ARCH" ] || { CROSS=1; VM_ACCEL=tcg; }
+# (the matrix's bound per kernel is shorter: matrix)
+MATRIX_TIMEOUT=${VM_TIMEOUT:-$([ "$VM_ARCH" = arm64 ] && echo 1500 || echo 900)}
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VM_MEM=${VM_MEM:-3072}
 VMDIR=$NETMEDIC_BUILD/vm
@@ -51,6 +84,43 @@ closing() { echo "vmtest: $1 passed, $2 failed${3:+ ($3)}"; }
 fail() { echo "vmtest: FAILED: $*" >&2; closing 0 1 "$*"; exit 1; }
 
 [ "$(id -u)" = 0 ] || fail "needs root (apt-get, qemu's 9p export of /)"
+
+# --- make vmtest-matrix: the smoke part on each kernel of the matrix, one
+# run of this script each (its own fetch, check and qemu, bounded), then
+# one line per kernel and the total, last: what a CI log's tail keeps
+matrix() {
+	local k list out line kv t rc=0 tp=0 tf=0 n=0 p f res=()
+	list=$MATRIX
+	[ "$VM_MATRIX" = all ] || list=$VM_MATRIX
+	# the smoke part takes minutes: a kernel that hangs costs its bound only
+	VM_TIMEOUT=$MATRIX_TIMEOUT
+	out=$(mktemp) || fail "mktemp"
+	for k in $list; do
+		echo "=== vmtest-matrix: KERNEL=$k ($VM_ARCH), bounded to $VM_TIMEOUT s in qemu"
+		t=$(date +%s)
+		# --foreground: a ^C reaches the run, which stops its qemu; the
+		# outer bound covers the fetch and the compile check too
+		VM_MATRIX='' VM_KERNEL_PKG='' VM_KERNEL=$k VM_SMOKE=1 VM_TIMEOUT=$VM_TIMEOUT \
+			timeout --foreground -k 30 $((VM_TIMEOUT + 600)) "$ROOT/tools/vm/run.sh" 2>&1 | tee "$out"
+		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+		line=$(sed -n 's/^vmtest: \([0-9]* passed, [0-9]* failed.*\)$/\1/p' "$out" | tail -1)
+		kv=$(sed -n 's/^vmtest: linux-[^ ]* (\([^)]*\)), .*/\1/p' "$out" | head -1)
+		[ -n "$line" ] || line="0 passed, 1 failed (no closing line: stopped by the bound?)"
+		p=${line%% passed*} f=${line#* passed, }
+		f=${f%% failed*}
+		tp=$((tp + p)) tf=$((tf + f)) n=$((n + 1))
+		res+=("$(printf 'vmtest-matrix: %-6s %-24s %s, %d s' "$k" "${kv:-?}" "$line" $(($(date +%s) - t)))")
+	done
+	rm -f "$out"
+	printf '%s\n' "${res[@]}"
+	echo "vmtest-matrix: total: $tp passed, $tf failed on $n kernels ($VM_ARCH, smoke part)"
+	[ "$tf" = 0 ] || rc=1
+	return "$rc"
+}
+if [ -n "${VM_MATRIX:-}" ]; then
+	matrix
+	exit
+fi
 if [ -n "${VM_BTF_ONLY:-}" ]; then
 	# the BTF is wanted to build the tools: none is run, none need be built
 	VM_CMD=true
@@ -69,21 +139,114 @@ mkdir -p "$VMDIR" || fail "cannot create $VMDIR"
 exec 9>"$VMDIR/.lock"
 flock 9 || fail "cannot lock $VMDIR"
 
+# --- Debian's package lists, a private state per suite: apt-get with its
+# own sources list, lists and cache under build/vm/apt/SUITE-ARCH, no dpkg
+# status, one architecture. The host's apt setup (/etc/apt/sources.list*,
+# /var/lib/apt) is neither read nor changed; its apt.conf.d (a proxy) is read.
+MIRROR=${VM_DEBIAN_MIRROR:-http://deb.debian.org}
+APTO=()
+# apt_use SUITE: APTO for SUITE's state, its sources list written
+apt_use() {
+	local d=$VMDIR/apt/$1-$DEBARCH k=/usr/share/keyrings/debian-archive-keyring.gpg
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/none" || return 1
+	case $1 in
+	sid) echo "deb [signed-by=$k] $MIRROR/debian sid main" ;;
+	# the point release, its updates, and the security archive: where a
+	# stable release's new kernel ABIs land first
+	*) printf 'deb [signed-by=%s] %s\n' "$k" "$MIRROR/debian $1 main" "$k" "$MIRROR/debian $1-updates main" \
+		"$k" "$MIRROR/debian-security $1-security main" ;;
+	esac >"$d/sources.list" || return 1
+	# downloads as root (APT::Sandbox::User): these directories are not
+	# _apt's; gpgv still checks each suite's signature
+	APTO=(-o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts="$d/none"
+		-o Dir::Etc::Preferences="$d/none/preferences" -o Dir::Etc::PreferencesParts="$d/none"
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o Dir::State::status=/dev/null
+		-o APT::Architecture="$DEBARCH" -o APT::Architectures::="$DEBARCH" -o APT::Sandbox::User=root)
+}
+# apt_update: fetch apt_use's lists; apt's complaints when one fails
+apt_update() {
+	local out
+	out=$(timeout 300 apt-get -q "${APTO[@]}" update 2>&1) && return 0
+	grep -E '^(W|E|Err):' <<<"$out" >&2
+	return 1
+}
+apt_has() { apt-cache "${APTO[@]}" show "$1" >/dev/null 2>&1; }
+# kernel_suite: set KSUITE to the suite whose lists name $KPKG (KERNEL's;
+# for a VM_KERNEL_PKG bookworm's, bullseye's, then unstable's), their lists
+# fetched when missing or when they do not name it yet
+kernel_suite() {
+	local s
+	for s in ${KSUITE:-bookworm bullseye sid}; do
+		apt_use "$s" || return 1
+		# a suite that did not answer (apt says which) leaves the others'
+		if apt_has "$KPKG" || { apt_update; apt_has "$KPKG"; }; then
+			KSUITE=$s
+			return 0
+		fi
+	done
+	return 1
+}
+# newest_pkg: the image package unstable's linux-image-ARCH depends on
+# today: its lists fetched at each run (the kept ones if that fails)
+newest_pkg() {
+	apt_use sid || return 1
+	if ! apt_update; then
+		apt_has "linux-image-$DEBARCH" || return 1
+		echo "vmtest: note: unstable's package lists not refreshed: those of $(date -ur "$VMDIR/apt/sid-$DEBARCH/lists" '+%F %R UTC')" >&2
+	fi
+	apt-cache "${APTO[@]}" depends "linux-image-$DEBARCH" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }'
+}
+# kernel_layout DIR: unstable's split packages keep the kernel and its
+# config in /usr/lib/modules/KVER; move them where Debian 11 and 12 have
+# them (boot/vmlinuz-KVER, boot/config-KVER, lib/modules/KVER), which
+# depmod -b, the rest of this script and the guest read
+kernel_layout() {
+	local d=$1 kv f
+	if [ ! -d "$d/lib/modules" ] && [ -d "$d/usr/lib/modules" ]; then
+		mkdir -p "$d/lib" && mv "$d/usr/lib/modules" "$d/lib/modules" || return 1
+	fi
+	kv=$(ls "$d/lib/modules" 2>/dev/null)
+	case $kv in
+	"" | *[[:space:]]*) echo "vmtest: $d/lib/modules: one kernel version expected, found: ${kv:-none}" >&2; return 1 ;;
+	esac
+	mkdir -p "$d/boot" || return 1
+	for f in vmlinuz config System.map; do
+		[ -e "$d/boot/$f-$kv" ] || [ ! -e "$d/lib/modules/$kv/$f" ] ||
+			mv "$d/lib/modules/$kv/$f" "$d/boot/$f-$kv" || return 1
+	done
+}
+
 # --- the kernel package, cached: build/vm/<pkg>/{boot,lib/modules}
+if [ "$KPKG" = - ]; then
+	KPKG=$(newest_pkg) && [ -n "$KPKG" ] ||
+		fail "KERNEL=newest: no linux-image-* package named by unstable's linux-image-$DEBARCH (its lists from $MIRROR/debian sid: see above)"
+	echo "vmtest: KERNEL=newest: unstable's linux-image-$DEBARCH depends on $KPKG"
+fi
 KDIR=$VMDIR/$KPKG
 if [ ! -d "$KDIR/boot" ]; then
-	echo "vmtest: fetching $KPKG (apt-get download)"
+	kernel_suite ||
+		fail "$KPKG is in none of Debian's ${KSUITE:-bookworm, bullseye and sid} suites at $MIRROR ($VM_ARCH; set KERNEL= or VM_KERNEL_PKG: docs/KERNELS.md)"
+	echo "vmtest: fetching $KPKG (apt-get download from Debian's $KSUITE)"
+	# unstable's image package is a metapackage: the kernel is in
+	# linux-binary-*, the modules in linux-modules-*, their list of built-in
+	# ones and the config in linux-base-*; Debian 11's and 12's hold all
+	debs=$(apt-cache "${APTO[@]}" depends "$KPKG" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-(base|binary|modules)-/ { print $2 }' | paste -sd ' ')
+	debs=${debs:-$KPKG}
 	rm -rf "$VMDIR/dl" "$KDIR.tmp"
-	mkdir -p "$VMDIR/dl" && chmod 0777 "$VMDIR/dl"
-	( cd "$VMDIR/dl" && { apt-get download -q "$KPKG:$DEBARCH" >/dev/null 2>&1 ||
-		{ apt-get update -q >/dev/null 2>&1; apt-get download -q "$KPKG:$DEBARCH" >/dev/null 2>&1; }; } ) ||
-		fail "apt-get download $KPKG failed (apt-cache search linux-image-6.1 lists what exists; set VM_KERNEL_PKG)"
-	deb=$(ls "$VMDIR"/dl/"${KPKG}"_*.deb 2>/dev/null | head -1)
-	[ -n "$deb" ] || fail "apt-get download $KPKG left no .deb"
-	dpkg -x "$deb" "$KDIR.tmp" || fail "dpkg -x $deb failed"
+	mkdir -p "$VMDIR/dl" || fail "cannot create $VMDIR/dl"
+	# shellcheck disable=SC2086 # package names, a word each
+	( cd "$VMDIR/dl" && { apt-get -q "${APTO[@]}" download $debs >/dev/null 2>&1 ||
+		{ apt_update; apt-get -q "${APTO[@]}" download $debs >/dev/null; }; } ) ||
+		fail "apt-get download $debs failed (Debian's $KSUITE at $MIRROR)"
+	for deb in "$VMDIR"/dl/*.deb; do
+		dpkg -x "$deb" "$KDIR.tmp" || fail "dpkg -x $deb failed"
+	done
+	kernel_layout "$KDIR.tmp" || fail "cannot find the kernel in $debs"
 	kv=$(ls "$KDIR.tmp/lib/modules")
 	depmod -b "$KDIR.tmp" "$kv" || fail "depmod for $kv failed"
-	cp "$deb" "$KDIR.tmp/" && mv "$KDIR.tmp" "$KDIR" && rm -rf "$VMDIR/dl" || fail "cannot store $KDIR"
+	cp "$VMDIR"/dl/*.deb "$KDIR.tmp/" && mv "$KDIR.tmp" "$KDIR" && rm -rf "$VMDIR/dl" || fail "cannot store $KDIR"
 fi
 KVER=$(ls "$KDIR/lib/modules")
 VMLINUZ=$KDIR/boot/vmlinuz-$KVER
@@ -100,27 +263,58 @@ BUSYBOX=$GROOT/bin/busybox
 
 # --- the initramfs: busybox-static, the virtio/9p/overlay modules, tools/vm/init
 INITRD=$VMDIR/initramfs-$KVER.cpio.gz
+# the modules the 9p root and its overlay need (virtio_pci: the 9p shares
+# are virtio PCI devices on both machines); init_modules adds what they need
+INIT_MODULES="virtio_pci 9pnet_virtio 9p overlay"
+MODDIR=$KDIR/lib/modules/$KVER
+# init_modules: the path (under MODDIR) of each module /init loads, in
+# load order, each once. depmod wrote modules.dep at the fetch: a module's
+# line lists all it depends on, the one to load first last. Which there
+# are differs: 6.1 has netfs and fscache, 5.10 no netfs nor
+# virtio_pci_*_dev, 6.12 no fscache (in netfs) and its 9pnet needs netfs.
+init_modules() {
+	local m
+	for m in $INIT_MODULES; do
+		awk -v m="$m" '{ k = $1; sub(/:$/, "", k); n = k; sub(/.*\//, "", n); sub(/\.ko(\.[a-z]+)?$/, "", n) }
+			n == m { for (i = NF; i > 1; i--) print $i; print k; exit }' "$MODDIR/modules.dep"
+	done | awk '!seen[$0]++'
+}
+# unpack_module SRC DST: SRC as a plain .ko, whatever its compression
+# (6.12's and unstable's are .ko.xz): decompressed here, so that /init's
+# busybox insmod need not know xz or zstd
+unpack_module() {
+	case $1 in
+	*.ko) cp "$1" "$2" ;;
+	*.ko.xz) xz -dc "$1" >"$2" ;;
+	*.ko.zst) zstd -qdc "$1" >"$2" ;;
+	*.ko.gz) gzip -dc "$1" >"$2" ;;
+	*) echo "vmtest: $1: not a module file (.ko, .ko.xz, .ko.zst, .ko.gz)" >&2; return 1 ;;
+	esac
+}
 # (run.sh too: an initramfs from before modules/order must not be kept)
 if [ ! -s "$INITRD" ] || [ "$ROOT/tools/vm/init" -nt "$INITRD" ] || [ "$BUSYBOX" -nt "$INITRD" ] ||
-   [ "$ROOT/tools/vm/run.sh" -nt "$INITRD" ]; then
+   [ "$ROOT/tools/vm/run.sh" -nt "$INITRD" ] || [ "$MODDIR/modules.dep" -nt "$INITRD" ]; then
 	st=$(mktemp -d "$VMDIR/initrd.XXXXXX") || fail "mktemp"
-	mkdir -p "$st/bin" "$st/modules"
+	mkdir -p "$st/bin" "$st/modules" && : >"$st/modules/order"
 	cp "$BUSYBOX" "$st/bin/busybox" && cp "$ROOT/tools/vm/init" "$st/init" && chmod 0755 "$st/init" ||
 		fail "cannot stage the initramfs"
-	# in dependency order (modinfo -F depends); /init loads them in the
-	# order of modules/order. One built into the kernel (arm64's virtio) is
-	# left out.
-	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci \
-		 9pnet 9pnet_virtio netfs fscache 9p overlay; do
-		f=$(find "$KDIR/lib/modules/$KVER" -name "$m.ko" | head -1)
-		if [ -n "$f" ]; then
-			cp "$f" "$st/modules/" && echo "$m" >>"$st/modules/order" || fail "cannot stage $m.ko"
-		elif ! grep -q "/$m\.ko\$" "$KDIR/lib/modules/$KVER/modules.builtin"; then
-			fail "module $m.ko is not in $KPKG, nor built in"
-		fi
+	# one built into the kernel (arm64's virtio, unstable's virtio_pci) is
+	# left out: not in modules.dep, in modules.builtin
+	for m in $INIT_MODULES; do
+		grep -qE "/$m\.ko(\.[a-z]+)?:" "$MODDIR/modules.dep" ||
+			grep -q "/$m\.ko\$" "$MODDIR/modules.builtin" ||
+			fail "module $m is not in $KPKG ($KVER), nor built in (modules.dep, modules.builtin)"
+	done
+	# /init loads them in the order of modules/order
+	for f in $(init_modules); do
+		m=${f##*/}
+		m=${m%%.ko*}
+		unpack_module "$MODDIR/$f" "$st/modules/$m.ko" && echo "$m" >>"$st/modules/order" ||
+			fail "cannot stage $f into the initramfs"
 	done
 	( cd "$st" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1 >"$INITRD.tmp" ) &&
 		mv "$INITRD.tmp" "$INITRD" || fail "cannot build $INITRD"
+	echo "vmtest: initramfs for $KVER: $(paste -sd ' ' "$st/modules/order" 2>/dev/null)"
 	rm -rf "$st"
 fi
 
@@ -129,33 +323,47 @@ fi
 # other test does. The BTF comes from the first boot that gets that far.
 BTFDIR=$KDIR/btf
 want_btf=
-bmake() { MAKEFLAGS= MAKELEVEL= make -C "$ROOT" -s --no-print-directory -j"$(nproc)" ARCH="$VM_ARCH" "$@"; }
-# core_check: make bpf-objs against a vmlinux.h dumped from $BTFDIR/vmlinux
+bmake() { MAKEFLAGS='' MAKELEVEL='' make -C "$ROOT" -s --no-print-directory -j"$(nproc)" ARCH="$VM_ARCH" "$@"; }
+# core_check: make bpf-objs against a vmlinux.h dumped from $BTFDIR/vmlinux;
+# CORE_WHY says which kernel and what failed, for the closing line
+CORE_WHY=
 core_check() {
-	local out=$BTFDIR/check.log t=$(date +%s)
+	local out=$BTFDIR/check.log t names
+	t=$(date +%s)
 	if ! [ "$BTFDIR/vmlinux.h" -nt "$BTFDIR/vmlinux" ] &&
 	   ! bmake VMLINUX_BTF="$BTFDIR/vmlinux" VMLINUX_H="$BTFDIR/vmlinux.h" vmlinux >"$out" 2>&1; then
 		cat "$out" >&2
 		rm -f "$BTFDIR/vmlinux" "$BTFDIR/vmlinux.h"
-		echo "vmtest: FAILED: no vmlinux.h from $KVER's BTF (dropped; the next boot brings it again)" >&2
+		CORE_WHY="no vmlinux.h from $KVER's BTF"
+		echo "vmtest: FAILED: $CORE_WHY (dropped; the next boot brings it again)" >&2
 		return 1
 	fi
 	# -B: compiled every run, whatever make thinks is up to date
 	if ! bmake -B BUILD="$BTFDIR/build" VMLINUX_H="$BTFDIR/vmlinux.h" bpf-objs >"$out" 2>&1; then
 		# clang's error lines; its macro-expansion notes stay in the log
 		grep -E 'error' "$out" >&2 || cat "$out" >&2
-		echo "vmtest: FAILED: the BPF objects do not compile against $KVER's types" \
-			"(make bpf-objs VMLINUX_H=$BTFDIR/vmlinux.h; all of clang's output: $out):" \
+		# what this kernel lacks, once each: clang's messages without file and line
+		names=$(sed -n 's/.*error: //p' "$out" | sort -u | paste -sd '|' | sed 's/|/; /g')
+		CORE_WHY="the BPF objects do not compile against $KVER's types ($VM_ARCH, $KPKG): ${names:-see $out}"
+		echo "vmtest: FAILED: $CORE_WHY" >&2
+		echo "vmtest: (make bpf-objs VMLINUX_H=$BTFDIR/vmlinux.h; all of clang's output: $out):" \
 			"name what differs in bpf/core_fixes.bpf.h" >&2
 		return 1
 	fi
 	echo "vmtest: the BPF objects compile against $KVER's types ($(( $(date +%s) - t )) s)"
 }
+core_failed=
 if [ -n "${VM_BTF_ONLY:-}" ]; then
 	want_btf=1
 elif [ -s "$BTFDIR/vmlinux" ]; then
-	# seconds: fail here rather than after the suite's ten minutes
-	core_check || { closing 0 1; exit 1; }
+	# seconds: fail here rather than after the suite's ten minutes. A run of
+	# VM_CMD (debugging) or of the smoke part boots all the same and fails
+	# at the end: a kernel whose types the objects lack is one to look at
+	if ! core_check; then
+		[ -n "${VM_CMD:-}" ] || [ "${VM_SMOKE:-}" = 1 ] || { closing 0 1 "$CORE_WHY"; exit 1; }
+		core_failed=1
+		echo "vmtest: booting all the same (VM_CMD or VM_SMOKE): the run fails for the compile check at its end"
+	fi
 else
 	want_btf=1
 	echo "vmtest: no BTF of $KVER kept yet: the guest brings it, then the objects are compiled against it"
@@ -217,7 +425,7 @@ boot() {
 	local a=$1 window=$2 tpid i
 	case $a in
 	kvm) accel=(-accel kvm -cpu host) ;;
-	tcg) accel=(-accel tcg,thread=multi -cpu max) ;;
+	tcg) accel=(-accel 'tcg,thread=multi' -cpu max) ;;
 	*) fail "VM_ACCEL=$a: kvm or tcg" ;;
 	esac
 	: >"$log"
@@ -326,10 +534,13 @@ elif [ -n "$want_btf" ] && [ -s "$XFER/btf" ]; then
 	flock 9
 	{ mkdir -p "$BTFDIR" && cp "$XFER/btf" "$BTFDIR/vmlinux.tmp" && mv "$BTFDIR/vmlinux.tmp" "$BTFDIR/vmlinux"; } ||
 		fail "cannot keep the guest's BTF in $BTFDIR"
-	core_check || { rc=1; failed=$((failed + 1)); }
+	core_check || core_failed=1
 	flock -u 9
 elif [ -n "$want_btf" ]; then
 	echo "vmtest: the guest brought no BTF back: no compile check against $KVER's types in this run" >&2
+fi
+if [ -n "$core_failed" ]; then
+	rc=1 failed=$((failed + 1)) why=${why:+$why; }$CORE_WHY
 fi
 if [ -n "${VM_OUT:-}" ]; then
 	mkdir -p "$VM_OUT" && cp -r "$XFER/out/." "$VM_OUT/" || fail "cannot copy the guest's /vmxfer/out to $VM_OUT"
