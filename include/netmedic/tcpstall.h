@@ -100,9 +100,10 @@ struct ts_acks {
 	__u64 sk;		/* the socket's address; TS_SLOT_FREE, TS_SLOT_BUSY: no socket */
 	struct ts_key key;	/* the socket's flow, filled in when the entry is made */
 	/*
-	 * Which claim of the slot this is (a global sequence): counters restart
-	 * at each claim, so a new one means no delta against the last report,
-	 * even for a new socket at a freed socket's address.
+	 * Which claim of the slot this is (the slot's own count, one more at
+	 * each claim: 5.10 has no fetch-and-add for a global one): counters
+	 * restart at each claim, so a new one means no delta against the last
+	 * report, even for a new socket at a freed socket's address.
 	 */
 	__u32 gen;
 	__u64 acks_out;		/* pure ACKs transmitted */
