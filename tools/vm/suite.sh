@@ -98,19 +98,6 @@ vm_list_hooks() {
 	done
 }
 
-# vm_jobs MODE: the files run side by side in MODE (tests/run-integration.sh,
-# NM_JOBS): NM_JOBS when set; else 2 in the x86 guest's fentry and auto
-# modes, as on the host (measured 2026-12-05: 453 + 236 s where one file at
-# a time took about 930), 1 in the arm64 guest (TCG emulating another
-# architecture) and the smoke mode, which are short
-vm_jobs() {
-	if [ -n "${NM_JOBS:-}" ]; then
-		echo "$NM_JOBS"
-	else
-		case $1 in fentry | auto) echo 2 ;; *) echo 1 ;; esac
-	fi
-}
-
 # vm_starts HOOKS: each CLI starts on this kernel (loads, attaches, runs
 # one interval, exits 0), counted as a mode of its own, "starts"
 vm_starts() {
@@ -153,8 +140,8 @@ vm_suite() {
 		echo "=== vmtest: mode $mode: files ${!files} (tests/integration/)"
 		out=$(mktemp)
 		t0=$(date +%s)
-		NM_JOBS=$(vm_jobs "$mode") NETMEDIC_HOOKS=$hooks BATS_FILES="-T ${!files}" \
-			BATS_FILTER_TAGS=$(vm_tags "$mode") timeout -k 10 "$budget" tests/run-integration.sh | tee "$out"
+		NETMEDIC_HOOKS=$hooks BATS_FILES="-T ${!files}" BATS_FILTER_TAGS=$(vm_tags "$mode") \
+			timeout -k 10 "$budget" tests/run-integration.sh | tee "$out"
 		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 		p=$(sed -n 's/^integration: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out" | tail -1)
 		[ -n "$p" ] || { p="0 1"; echo "vmtest: mode $mode: no closing line (timed out after $budget s?)"; }
