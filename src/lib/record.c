@@ -423,6 +423,22 @@ void nm_rec_layout_row(FILE *f, const struct nm_record *r, const struct nm_rec_l
 	putc('\n', f);
 }
 
+void nm_rec_table(FILE *f, const struct nm_record *r, const void *rows, size_t stride, size_t n,
+		  int columns, struct nm_rec_layout *l)
+{
+	struct nm_rec_layout own;
+
+	if (!l)
+		l = &own;
+	nm_rec_layout_init(l, r, columns);
+	for (size_t i = 0; i < n; i++)
+		nm_rec_layout_add(l, r, (const char *)rows + i * stride);
+	nm_rec_layout_fit(l);
+	nm_rec_layout_header(f, r, l);
+	for (size_t i = 0; i < n; i++)
+		nm_rec_layout_row(f, r, l, (const char *)rows + i * stride);
+}
+
 void nm_rec_table_header(FILE *f, const struct nm_record *r)
 {
 	struct nm_rec_layout l;

@@ -166,6 +166,13 @@ void nm_rec_layout_header(FILE *f, const struct nm_record *r, const struct nm_re
 /* A row, of r or of another record whose columns share r's places. */
 void nm_rec_layout_row(FILE *f, const struct nm_record *r, const struct nm_rec_layout *l,
 		       const void *row);
+/*
+ * A whole table of n rows of r, stride bytes apart, at most columns wide
+ * (0: no limit): laid out over all of them (init, add, fit), then the
+ * header and each row. The layout it chose goes to *l when l is not NULL.
+ */
+void nm_rec_table(FILE *f, const struct nm_record *r, const void *rows, size_t stride, size_t n,
+		  int columns, struct nm_rec_layout *l);
 /* The column headers, then a row, each alone: every column at its .width (or wider, never cut). */
 void nm_rec_table_header(FILE *f, const struct nm_record *r);
 void nm_rec_table_row(FILE *f, const struct nm_record *r, const void *row);

@@ -58,17 +58,10 @@ static char *json_of(const struct nm_record *rec, const void *row)
 /* The rows as a report's table lays them out, for no terminal (no limit). */
 static char *table_of(const struct qs_qdisc_row *rows, int n)
 {
-	struct nm_rec_layout l;
 	struct capture c;
 
 	cap_open(&c);
-	nm_rec_layout_init(&l, &qs_qdisc_rec, 0);
-	for (int i = 0; i < n; i++)
-		nm_rec_layout_add(&l, &qs_qdisc_rec, &rows[i]);
-	nm_rec_layout_fit(&l);
-	nm_rec_layout_header(c.f, &qs_qdisc_rec, &l);
-	for (int i = 0; i < n; i++)
-		nm_rec_layout_row(c.f, &qs_qdisc_rec, &l, &rows[i]);
+	nm_rec_table(c.f, &qs_qdisc_rec, rows, sizeof(rows[0]), n, 0, NULL);
 	return cap_close(&c);
 }
 

@@ -156,19 +156,12 @@ static void test_json_fixed_time(void **state)
 
 static void test_table_header_and_rows(void **state)
 {
-	struct nm_rec_layout l;
 	struct capture c;
 	char *got;
 
 	(void)state;
 	cap_open(&c);
-	nm_rec_layout_init(&l, &rec, 0);
-	for (int i = 0; i < 3; i++)
-		nm_rec_layout_add(&l, &rec, &rows[i]);
-	nm_rec_layout_fit(&l);
-	nm_rec_layout_header(c.f, &rec, &l);
-	for (int i = 0; i < 3; i++)
-		nm_rec_layout_row(c.f, &rec, &l, &rows[i]);
+	nm_rec_table(c.f, &rec, rows, sizeof(rows[0]), 3, 0, NULL);
 	got = cap_close(&c);
 	/*
 	 * by .colno, not table order; each column as wide as its widest cell,

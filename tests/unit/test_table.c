@@ -193,11 +193,7 @@ static void test_tcpstall_socket_at_80(void **state)
 	assert_int_equal(inet_pton(AF_INET6, "fd00:198:18:0:aaaa:bbbb:cccc:2", k.raddr), 1);
 	ts_socket_row(&r, &k, "nm-ts-snd", &s, NULL, 0, 10);
 	cap_open(&c);
-	nm_rec_layout_init(&l, &ts_socket_rec, 80);
-	nm_rec_layout_add(&l, &ts_socket_rec, &r);
-	nm_rec_layout_fit(&l);
-	nm_rec_layout_header(c.f, &ts_socket_rec, &l);
-	nm_rec_layout_row(c.f, &ts_socket_rec, &l, &r);
+	nm_rec_table(c.f, &ts_socket_rec, &r, sizeof(r), 1, 80, &l);
 	got = cap_close(&c);
 	assert_true(l.apart);
 	assert_non_null(strstr(got, "\n  FLOW\n"));
@@ -225,13 +221,7 @@ static void test_qdiscstuck_names_whole(void **state)
 
 	(void)state;
 	cap_open(&c);
-	nm_rec_layout_init(&l, &qs_qdisc_rec, 80);
-	for (int i = 0; i < 2; i++)
-		nm_rec_layout_add(&l, &qs_qdisc_rec, &r[i]);
-	nm_rec_layout_fit(&l);
-	nm_rec_layout_header(c.f, &qs_qdisc_rec, &l);
-	for (int i = 0; i < 2; i++)
-		nm_rec_layout_row(c.f, &qs_qdisc_rec, &l, &r[i]);
+	nm_rec_table(c.f, &qs_qdisc_rec, r, sizeof(r[0]), 2, 80, &l);
 	got = cap_close(&c);
 	assert_false(l.apart);
 	assert_true(starts(line(got, 0, buf, sizeof(buf)), "DEV             NETNS             HANDLE "));

@@ -76,17 +76,10 @@ static char *json_of(const struct nm_record *rec, const void *row)
 /* The rows as a report's table lays them out, for no terminal (no limit). */
 static char *table_of(const struct nm_record *rec, const void *rows, size_t stride, int n)
 {
-	struct nm_rec_layout l;
 	struct capture c;
 
 	cap_open(&c);
-	nm_rec_layout_init(&l, rec, 0);
-	for (int i = 0; i < n; i++)
-		nm_rec_layout_add(&l, rec, (const char *)rows + i * stride);
-	nm_rec_layout_fit(&l);
-	nm_rec_layout_header(c.f, rec, &l);
-	for (int i = 0; i < n; i++)
-		nm_rec_layout_row(c.f, rec, &l, (const char *)rows + i * stride);
+	nm_rec_table(c.f, rec, rows, stride, n, 0, NULL);
 	return cap_close(&c);
 }
 
