@@ -90,6 +90,8 @@ ended_by_pipe() {
 	piped "$TMP/out" "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-a --lock qa:1 --json -i 0.5
 	ended_by_pipe
 	[ "$(jq -r .type "$TMP/out")" = start ]
+	# it had locked (before its first line), and it undid that on its way out
+	grep -q "lock: restoring the lockless qdiscs" "$TMP/out.err"
 	qs_unlocked
 }
 
