@@ -405,7 +405,7 @@ int nm_agent_report(void *skel)
 			break;
 		}
 		if (env.o.json)
-			nm_emit_json_tool(stdout, &e, x->d->name);
+			nm_emit_json(stdout, &e, x->d->name);
 		if (env.o.table)
 			nm_emit_table(env.o.json ? stderr : stdout, &e);
 		if (all)

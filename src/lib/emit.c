@@ -19,12 +19,7 @@ static const void *next_row(const struct nm_emit_rows *s, size_t *pos, const str
 	return (const char *)s->rows + (*pos)++ * s->stride;
 }
 
-void nm_emit_json(FILE *f, const struct nm_emit *e)
-{
-	nm_emit_json_tool(f, e, NULL);
-}
-
-void nm_emit_json_tool(FILE *f, const struct nm_emit *e, const char *tool)
+void nm_emit_json(FILE *f, const struct nm_emit *e, const char *tool)
 {
 	const struct nm_record *rec;
 	const void *row;
@@ -35,7 +30,7 @@ void nm_emit_json_tool(FILE *f, const struct nm_emit *e, const char *tool)
 		if (!e->json[i].rec)
 			continue;
 		while ((row = next_row(&e->json[i], &pos, &rec)))
-			nm_rec_json_tool(f, rec, row, tool);
+			nm_rec_json_at(f, rec, row, tool, e->time);
 	}
 }
 
@@ -155,7 +150,7 @@ void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_e
 {
 	/* its reader gone, the run ends (nm_out_flush): the last report goes to the textfile only */
 	if (o->json && !nm_out_closed())
-		nm_emit_json(stdout, e);
+		nm_emit_json(stdout, e, o->tool);
 	if (o->table && !nm_out_closed())
 		nm_emit_table(o->json ? stderr : stdout, e);
 	if (o->prom_file || o->http)
@@ -196,7 +191,7 @@ void nm_emit_first(const struct nm_opts *o, const struct nm_first *l, const stru
 		   int nhooks)
 {
 	if (o->json)
-		nm_rec_json(stdout, l->rec, l->row);
+		nm_rec_json_at(stdout, l->rec, l->row, o->tool, time(NULL));
 	if (o->table)
 		nm_emit_first_line(o->json ? stderr : stdout, o, l, hooks, nhooks);
 }

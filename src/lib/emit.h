@@ -134,10 +134,12 @@ void nm_emit(const struct nm_opts *o, const struct nm_emit *e, const struct nm_e
 /* A textfile's content to --prom-file and the --listen server (the agent's, of every detector). */
 void nm_emit_prom_out(const struct nm_opts *o, struct nm_prom *p);
 
-/* The sinks alone (nm_emit calls them; tests too). */
-void nm_emit_json(FILE *f, const struct nm_emit *e);
-/* ... each line with "tool":tool (the agent's stream; nm_rec_json_tool) */
-void nm_emit_json_tool(FILE *f, const struct nm_emit *e, const char *tool);
+/*
+ * The sinks alone (nm_emit calls them; tests too). JSON: each line
+ * stamped with tool and the report's time (nm_rec_json_at), in a CLI's
+ * stream and in the agent's, where the tool tells its detectors apart.
+ */
+void nm_emit_json(FILE *f, const struct nm_emit *e, const char *tool);
 /* The table, as wide as f's terminal allows (nm_out_columns); _in: columns wide (0: no limit). */
 void nm_emit_table(FILE *f, const struct nm_emit *e);
 void nm_emit_table_in(FILE *f, const struct nm_emit *e, int columns);

@@ -173,7 +173,7 @@ static void json_kick(const char *dev, unsigned int queue, const struct kick_res
 				 .attempts = k->attempts, .stray = k->stray, .why = why };
 
 	snprintf(r.dev, sizeof(r.dev), "%s", dev);
-	nm_rec_json(stdout, &qs_kick_rec, &r);
+	nm_rec_json_at(stdout, &qs_kick_rec, &r, "qdiscstuck", time(NULL));
 }
 
 /* A kick's outcome into line (made or not), or why it could not be sent into err. */

@@ -151,16 +151,19 @@ static bool has_json_key(const struct nm_record *r, const char *key)
 
 void nm_rec_json(FILE *f, const struct nm_record *r, const void *row)
 {
-	nm_rec_json_tool(f, r, row, NULL);
+	nm_rec_json_at(f, r, row, NULL, 0);
 }
 
-void nm_rec_json_tool(FILE *f, const struct nm_record *r, const void *row, const char *tool)
+void nm_rec_json_at(FILE *f, const struct nm_record *r, const void *row, const char *tool,
+		    time_t time)
 {
 	struct nm_json j;
 
 	nm_json_begin(&j, f, r->type);
 	if (tool && !has_json_key(r, "tool"))
 		nm_json_str(&j, "tool", tool);
+	if (time && !has_json_key(r, "time"))
+		nm_json_u64(&j, "time", (uint64_t)time);
 	for (int i = 0; i < r->nfields; i++)
 		if (r->fields[i].json)
 			json_field(&j, &r->fields[i], row);
@@ -600,6 +603,22 @@ static void prom_hist(struct nm_prom *p, const struct nm_record *r, const struct
 	nm_prom_log2_hist(p, m->prom, sl, slots, NM_HIST_SLOTS, m->scale, sum);
 }
 
+/* Whether any row with a value has a count in any slot of histogram field m. */
+static bool hist_any(const struct nm_field *m, const char *rows, size_t stride, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const void *row = rows + i * stride;
+		const uint64_t *h = (const uint64_t *)at(row, m->off);
+
+		if (!has_value(m, row))
+			continue;
+		for (size_t s = 0; s < (size_t)nvalues(m) * NM_HIST_SLOTS; s++)
+			if (h[s])
+				return true;
+	}
+	return false;
+}
+
 /*
  * One sample per distinct label set (and name), at its first row with a
  * value: the value sums the rows that share it. Integers are summed as
@@ -612,6 +631,9 @@ static void prom_metric(struct nm_prom *p, const struct nm_record *r, const stru
 	char lv[MAX_LABELS][24], ov[MAX_LABELS][24], sv[MAX_LABELS][24];
 	bool exact = m->type != NM_REC_DOUBLE && m->type != NM_REC_I64;
 
+	/* a histogram with no count has no series, and then no family either */
+	if (m->type == NM_REC_LOG2_HIST && !hist_any(m, rows, stride, n))
+		return;
 	nm_prom_family(p, m->prom, nm_rec_prom_type(m), m->help);
 	for (size_t i = 0; i < n; i++) {
 		const void *row = rows + i * stride;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include "lib/output.h"
 
 enum nm_rec_type {
@@ -132,10 +133,14 @@ struct nm_record {
 /* One JSON line: {"type":TYPE, then every field with a key, in table order}. */
 void nm_rec_json(FILE *f, const struct nm_record *r, const void *row);
 /*
- * The same with "tool":tool after "type" (the agent's one stream for its
- * detectors), unless the record has a field of that key (the start record).
+ * The same, stamped as every record a tool writes is: "tool":tool and
+ * "time":time (Unix seconds, the report's) after "type", each unless the
+ * record has a field of that key (the start record's tool, an interval's
+ * time, a stall's own end) or it is NULL or 0. One report's records share
+ * its interval record's time, so that a reader can group them by it.
  */
-void nm_rec_json_tool(FILE *f, const struct nm_record *r, const void *row, const char *tool);
+void nm_rec_json_at(FILE *f, const struct nm_record *r, const void *row, const char *tool,
+		    time_t time);
 /*
  * A table's layout: cells by .colno, one space apart, each column as wide
  * as its widest cell of the rows given (at least .width and its header),

@@ -544,6 +544,19 @@ size_t ts_report_ns_rows(struct ts_report *r)
 	if (!r->ns)
 		return 0;
 	ns_now(r);
+	/*
+	 * No namespace has had a socket or a flow yet (a healthy, quiet host):
+	 * one row of zeros for tcpstall's own, so that every series has a
+	 * sample and a dashboard reads 0, not "No data".
+	 */
+	if (!nm_htab_count(r->ns)) {
+		if (!ns_rows_room(r, 1))
+			return r->nns_rows = 0;
+		memset(&r->ns_rows[0], 0, sizeof(r->ns_rows[0]));
+		r->ns_rows[0].labelled = true;
+		ns_name(r, r->self_ino, r->ns_rows[0].netns, sizeof(r->ns_rows[0].netns));
+		return r->nns_rows = 1;
+	}
 	if (!ns_rows_room(r, nm_htab_count(r->ns)))
 		return 0;
 	while (nm_htab_next(r->ns, &pos, &k, &v)) {

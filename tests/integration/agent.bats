@@ -60,6 +60,7 @@ started() {
 
 @test "netmedic default run: the ACK storm is found by its tcpstall detector, named, its tool said" {
 	"$TS" up --quickack on --defer 0
+	t0=$(date +%s)
 	start_bg "$TMP/out" "$BIN/netmedic" --json -i 4 -c 1
 	"$TS" storm 3 >/dev/null
 	wait_bg
@@ -67,8 +68,8 @@ started() {
 	# every detector's records, in the detectors' order
 	[ "$(jq -r 'select(.type == "start") | .tool' "$TMP/out" | paste -sd,)" = "$(nm_detectors | paste -sd,)" ]
 	[ "$(jq -r 'select(.type == "interval") | .tool' "$TMP/out" | sort -u | paste -sd,)" = "$(nm_tools | sort | paste -sd,)" ]
-	# every line names its detector
-	[ "$(jq -s 'map(select(.tool == null)) | length' "$TMP/out")" = 0 ]
+	# every line names its detector, and carries its report's time
+	assert_stamped "$TMP/out" "" "$t0"
 	# the lab's receiver, in its netns (a file beside this one may run the
 	# same lab, under its own names, at the same time)
 	run jq -c --argjson i "$(ino ${LAB_PREFIX}ts-rcv)" \

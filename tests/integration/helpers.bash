@@ -180,3 +180,21 @@ end_bg() {
 	BG_PID=
 	[ $rc = 0 ] || { echo "exit $rc" >&2; return 1; }
 }
+
+# assert_stamped FILE TOOL SINCE: every JSON record in FILE carries its
+# tool (TOOL; "" for the agent: any detector's name) and its time, a Unix
+# time in seconds from SINCE (date +%s before the run) to now; and each
+# record of a report has its interval record's time (start, stall and
+# kick records have their own). The bad records are printed.
+assert_stamped() {
+	local bad
+	bad=$(jq -sc --arg tool "$2" --argjson t0 "$3" --argjson t1 "$(date +%s)" '
+		def off: (.tool | type) != "string" or ($tool != "" and .tool != $tool)
+			or (.time | type) != "number" or .time < $t0 - 1 or .time > $t1 + 1;
+		reduce .[] as $r ({iv: {}, bad: map(select(off))};
+			if $r.type == "interval" then .iv[$r.tool | tostring] = $r.time
+			elif ($r.type | IN("start", "stall", "kick")) or .iv[$r.tool | tostring] == $r.time then .
+			else .bad += [$r] end) | .bad[]' "$1")
+	[ -z "$bad" ] || { echo "records without their tool or time:" >&2; echo "$bad" | head -5 >&2; return 1; }
+	[ -s "$1" ]
+}

@@ -44,9 +44,11 @@ tc_sent() {
 # bats test_tags=vm:left-out,rungs
 @test "qdiscstuck: LAB's stopped veth is driver_stopped within threshold + one interval, with tc's backlog" {
 	"$QS" up stopped
+	t0=$(date +%s)
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 8
 	"$QS" burst 1000
 	wait_bg
+	assert_stamped "$TMP/out" qdiscstuck "$t0"
 	records "$TMP/out" '.handle == "3e:" and .qlen > 0' | tee "$TMP/rows"
 	# the first report with a backlog may still be inside the threshold; the next one is not
 	run jq -s -r '.[0:2] | map(.state) | join(" ")' "$TMP/rows"

@@ -64,9 +64,12 @@ bulk_samples() {
 # rwnd_run OUT: tcpstall on the sender while its reader stops reading; the
 # sender's socket record must say rwnd_limited, for more than 100 ms
 rwnd_run() {
+	local t0
+	t0=$(date +%s)
 	start_bg "$1" "$BIN/tcpstall" --netns $SND --json -i 2.5 -c 1
 	"$TS" rwnd 2 >/dev/null
 	wait_bg
+	assert_stamped "$1" tcpstall "$t0"
 	run jq -c 'select(.type == "socket" and .dport == 5301)' "$1"
 	echo "$output"
 	[ "$(echo "$output" | jq -r .last_cause)" = rwnd_limited ]

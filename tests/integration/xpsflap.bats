@@ -31,11 +31,13 @@ flow() {
 
 # measure OUT [xpsflap args...]: one report covering a 4 s bulk flow.
 measure() {
-	local out=$1
+	local out=$1 t0
 	shift
+	t0=$(date +%s)
 	start_bg "$out" "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 7 -c 1 "$@"
 	"$XF" traffic 4 >"$TMP/iperf.json"
 	wait_bg
+	assert_stamped "$out" xpsflap "$t0"
 }
 
 xps() { lab_xps_get xf-mid $DEV "$1"; }

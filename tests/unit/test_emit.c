@@ -57,7 +57,7 @@ static char *json_of(const struct nm_emit *e)
 	struct capture c;
 
 	cap_open(&c);
-	nm_emit_json(c.f, e);
+	nm_emit_json(c.f, e, NULL);
 	return cap_close(&c);
 }
 

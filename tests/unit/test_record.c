@@ -87,7 +87,10 @@ static void test_json_of_a_row(void **state)
 	free(got);
 }
 
-/* The agent's stream: "tool" after "type", but never twice (a record with its own tool field). */
+/*
+ * Every record stamped: "tool" and "time" after "type", but never twice (a
+ * record with its own tool field, an interval's own time).
+ */
 static void test_json_tool(void **state)
 {
 	static const struct nm_field own[] = {
@@ -99,12 +102,13 @@ static void test_json_tool(void **state)
 
 	(void)state;
 	cap_open(&c);
-	nm_rec_json_tool(c.f, &rec, &rows[1], "xpsflap");
-	nm_rec_json_tool(c.f, &with_tool, &rows[0], "xpsflap");
-	nm_rec_json_tool(c.f, &with_tool, &rows[0], NULL);
+	nm_rec_json_at(c.f, &rec, &rows[1], "xpsflap", 1796177158);
+	nm_rec_json_at(c.f, &with_tool, &rows[0], "xpsflap", 0);
+	nm_rec_json_at(c.f, &with_tool, &rows[0], NULL, 0);
 	got = cap_close(&c);
 	assert_string_equal(got,
-		"{\"type\":\"t\",\"tool\":\"xpsflap\",\"dev\":\"eth0\",\"queue\":1,\"note\":null,\"packets\":7,"
+		"{\"type\":\"t\",\"tool\":\"xpsflap\",\"time\":1796177158,\"dev\":\"eth0\",\"queue\":1,"
+		"\"note\":null,\"packets\":7,"
 		"\"delta\":2,\"ratio\":null,\"ok\":false,\"cpus\":[],\"ids\":[],\"obj\":{\"q\":1}}\n"
 		"{\"type\":\"start\",\"tool\":\"a\\\"b\"}\n"
 		"{\"type\":\"start\",\"tool\":\"a\\\"b\"}\n");
@@ -148,9 +152,13 @@ static void test_json_fixed_time(void **state)
 	cap_open(&c);
 	nm_rec_json(c.f, &trec, &r[0]);
 	nm_rec_json(c.f, &trec, &r[1]);
+	/* a record's own time (a stall's end) is not stamped over */
+	nm_rec_json_at(c.f, &trec, &r[0], "tcpstall", 1796165650);
 	got = cap_close(&c);
 	assert_string_equal(got, "{\"type\":\"s\",\"time\":1796165649.123,\"ratio\":1.79617e+09}\n"
-				 "{\"type\":\"s\",\"time\":null,\"ratio\":0.5}\n");
+				 "{\"type\":\"s\",\"time\":null,\"ratio\":0.5}\n"
+				 "{\"type\":\"s\",\"tool\":\"tcpstall\",\"time\":1796165649.123,"
+				 "\"ratio\":1.79617e+09}\n");
 	free(got);
 }
 

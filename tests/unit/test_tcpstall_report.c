@@ -533,6 +533,11 @@ static char *types_of(void (*sink)(FILE *, const struct nm_emit *), const struct
 	return cap_close(&c);
 }
 
+static void json_sink(FILE *f, const struct nm_emit *e)
+{
+	nm_emit_json(f, e, "tcpstall");
+}
+
 /* Each "type" of the JSON lines of s, in order, space-separated, into out. */
 static void json_types(const char *s, char *out, size_t len)
 {
@@ -549,7 +554,7 @@ static void json_types(const char *s, char *out, size_t len)
 /* The JSON's records of type t in e. */
 static int json_count(const struct nm_emit *e, const char *t)
 {
-	char types[4096], *s = types_of(nm_emit_json, e);
+	char types[4096], *s = types_of(json_sink, e);
 	int n = 0;
 
 	json_types(s, types, sizeof(types));
@@ -683,7 +688,7 @@ static void test_sort_what_matters(void **state)
 	assert_int_equal(ir.ack_flows, 7);
 	assert_int_equal(ir.ack_flows_not_shown, 3);
 	/* JSON in that order: the storm, then 15, then the misplaced 11 and 10 */
-	s = types_of(nm_emit_json, &e);
+	s = types_of(json_sink, &e);
 	assert_non_null(strstr(s, "\"sport\":30,"));
 	assert_true(strstr(s, "\"sport\":30,") < strstr(s, "\"sport\":15,"));
 	assert_true(strstr(s, "\"sport\":15,") < strstr(s, "\"sport\":11,"));
@@ -728,7 +733,7 @@ static void test_emit(void **state)
 	r.tot.stalls[TS_RWND] = 1;
 	r.tot.hist_us[TS_RWND][3] = 1;
 	ts_report_emit(&r, &e, &ir);
-	s = types_of(nm_emit_json, &e);
+	s = types_of(json_sink, &e);
 	json_types(s, types, sizeof(types));
 	assert_string_equal(types, "interval stall socket socket socket socket socket socket "
 				   "socket socket socket socket socket socket acks placement acks");
@@ -792,7 +797,7 @@ static void test_emit_cgroup_paths(void **state)
 	*(struct ts_sock *)nm_htab_upsert(r.socks, &k2, NULL) = lost;
 	ts_report_flows_start(&r, 10);
 	ts_report_emit(&r, &e, &ir);
-	s = types_of(nm_emit_json, &e);
+	s = types_of(json_sink, &e);
 	assert_non_null(strstr(s, "\"sport\":1,"));
 	assert_non_null(strstr(s, "\"cgroup\":\"/pod1\",\"cgroup_id\":"));
 	assert_non_null(strstr(s, "\"cgroup\":\"?\",\"cgroup_id\":1,"));
@@ -900,16 +905,44 @@ static void test_drop_netns(void **state)
 	report_done(&r);
 }
 
-/* Host-wide with no netns seen yet: no rows, and no sort of an array not made (UBSan) */
+/*
+ * Host-wide with no netns seen yet (a quiet, healthy host): one row of
+ * zeros for tcpstall's own netns, so that each series it declares has a
+ * sample (0, not Grafana's "No data"); the stall histogram has none until
+ * a stall ends.
+ */
 static void test_ns_rows_none(void **state)
 {
+	static const char *const gauges[] = { "tcpstall_sockets_stalled", "tcpstall_ack_storm_flows",
+					      "tcpstall_stalls_total", "tcpstall_cross_cpu_flows",
+					      "tcpstall_acks_sent_total" };
 	static struct ts_report r;
+	struct nm_prom *p = nm_prom_new();
+	char line[128];
+	const char *got;
+	size_t len;
 
 	(void)state;
 	report_init(&r);
 	assert_int_equal(ts_report_init(&r), 0);
 	r.per_ns = true;
-	assert_int_equal(ts_report_ns_rows(&r), 0);
+	r.ns_name = test_ns_name;
+	r.self_ino = 7;
+	assert_int_equal(ts_report_ns_rows(&r), 1);
+	assert_string_equal(r.ns_rows[0].netns, "nm-ts-rcv");
+	assert_true(r.ns_rows[0].labelled);
+	assert_int_equal(r.ns_rows[0].stalled_now[TS_RWND], 0);
+	assert_non_null(p);
+	nm_rec_prom(p, &ts_netns_rec, r.ns_rows, sizeof(r.ns_rows[0]), 1);
+	got = nm_prom_text(p, &len);
+	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
+		snprintf(line, sizeof(line), "\n%s{netns=\"nm-ts-rcv\"", gauges[i]);
+		assert_non_null(strstr(got, line));
+	}
+	assert_non_null(strstr(got, "tcpstall_sockets_stalled{netns=\"nm-ts-rcv\",state=\"tsq_idle\"} 0\n"));
+	/* no stall ended: the histogram is not declared, as it has no series */
+	assert_null(strstr(got, "tcpstall_stall_seconds"));
+	nm_prom_free(p);
 	report_done(&r);
 }
 

@@ -202,11 +202,13 @@ static void test_emit(void **state)
 			    "flows: 3 active, 0 flapping, 3 tracked of 65536, 0 evicted, 2 not shown");
 	assert_int_equal(e.table[0].top, 0);
 	cap_open(&c);
-	nm_emit_json(c.f, &e);
+	nm_emit_json(c.f, &e, "xpsflap");
 	got = cap_close(&c);
 	assert_non_null(strstr(got, "\"flows_active\":3,\"flows_flapping\":0,\"flows_not_shown\":2,"));
-	/* one flow record: the worst */
-	assert_non_null(strstr(got, "\"type\":\"flow\",\"dev\":\"xqm3\",\"netns\":\"nm-xf-mid\""));
+	/* one flow record: the worst, with its tool and the interval's time */
+	assert_non_null(strstr(got, "\"type\":\"interval\",\"tool\":\"xpsflap\",\"time\":1796177158,"));
+	assert_non_null(strstr(got, "\"type\":\"flow\",\"tool\":\"xpsflap\",\"time\":1796177158,"
+				    "\"dev\":\"xqm3\",\"netns\":\"nm-xf-mid\""));
 	assert_non_null(strstr(got, "\"sport\":1,"));
 	assert_null(strstr(got, "\"sport\":2,"));
 	assert_null(strstr(strstr(got, "\"type\":\"flow\"") + 1, "\"type\":\"flow\""));
