@@ -186,7 +186,9 @@ enum qs_state qs_update(struct qs_track *t, const struct qs_obs *o, uint64_t thr
 	if (!t->init) {
 		/* first sight: nothing is known to have moved before now */
 		memset(t, 0, sizeof(*t));
-		t->last_progress_ns = o->have_events && o->last_deq_ns ? o->last_deq_ns : o->now_ns;
+		t->first_ns = o->now_ns;
+		t->first_deq_known = o->have_events && o->last_deq_ns;
+		t->last_progress_ns = t->first_deq_known ? o->last_deq_ns : o->now_ns;
 		t->last_sweep_ns = o->now_ns;
 		t->packets = o->packets;
 		t->requeues = o->requeues;
@@ -234,6 +236,11 @@ bool qs_kick_due(const struct qs_track *t, uint64_t last_kick_ns, uint64_t now_n
 uint64_t qs_state_ms(const struct qs_track *t, uint64_t now_ns)
 {
 	return now_ns > t->since_ns ? (now_ns - t->since_ns) / 1000000 : 0;
+}
+
+bool qs_state_since_start(const struct qs_track *t)
+{
+	return t->init && !t->first_deq_known && t->since_ns == t->first_ns;
 }
 
 const char *qs_txq_state_str(uint32_t state, char *buf, size_t len)

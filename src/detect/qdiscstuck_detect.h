@@ -71,6 +71,13 @@ struct qs_track {
 	bool init;
 	enum qs_state state;
 	uint64_t since_ns;		/* in this state since */
+	/*
+	 * First sight, and whether a dequeue was known then: when not, a state
+	 * that held from first sight on has since_ns == first_ns, a bound
+	 * (qs_state_since_start)
+	 */
+	uint64_t first_ns;
+	bool first_deq_known;
 	uint64_t last_sweep_ns;
 	uint64_t last_progress_ns;	/* last dequeue seen (or first sight) */
 	uint64_t packets, requeues;	/* counters at the last sweep */
@@ -94,6 +101,16 @@ bool qs_kick_due(const struct qs_track *t, uint64_t last_kick_ns, uint64_t now_n
 
 /* Milliseconds in the current state at o->now_ns. */
 uint64_t qs_state_ms(const struct qs_track *t, uint64_t now_ns);
+/*
+ * Whether the current state already held when the tool first saw the
+ * qdisc, with no dequeue known before: then qs_state_ms counts from that
+ * first sight and is a lower bound (a backlog stopped an hour before the
+ * tool started shows the seconds since its start). Neither the qdisc nor
+ * its TX queue keeps when it last moved for every driver (an LLTX device
+ * such as veth never updates the queue's trans_start), so the age is named
+ * for what it is rather than guessed.
+ */
+bool qs_state_since_start(const struct qs_track *t);
 
 /* "ok", "idle", "shaped", "driver_stopped", "stuck", "unknown" */
 const char *qs_state_name(enum qs_state s);

@@ -11,6 +11,9 @@
 #define S(f)	offsetof(struct qs_start_row, f)
 #define I(f)	offsetof(struct qs_interval_row, f)
 #define Q(f)	offsetof(struct qs_qdisc_row, f)
+
+/* MS's mark: the state held when qdiscstuck first saw the qdisc */
+static const char *const since_cells[] = { "", "+" };
 #define K(f)	offsetof(struct qs_kick_row, f)
 #define D(f)	offsetof(struct qs_queue_row, f)
 
@@ -67,13 +70,16 @@ static const struct nm_field qdisc_fields[] = {
 	  .nnames = QS_NSTATES, .col = "STATE", .colno = 9, .width = -14 },
 	{ .json = "state_ms", .type = NM_REC_U64, .off = Q(state_ms), .col = "MS", .colno = 10,
 	  .width = 7 },
+	/* "1860 +": at least that long, counted from qdiscstuck's first sight */
+	{ .json = "state_since_start", .type = NM_REC_BOOL, .off = Q(state_since_start),
+	  .names = since_cells, .nnames = 2, .colno = 11, .flags = NM_COL_JOIN },
 	{ .json = "txq_state", .type = NM_REC_U64, .off = Q(txq_state), .flags = NM_F_VALID,
 	  .valid = Q(txq_state_known) },
 	{ .json = "txq_state_names", .type = NM_REC_STR, .off = Q(txq_state_names),
 	  .flags = NM_F_VALID | NM_F_OMIT, .valid = Q(txq_state_known), .absent = "?",
-	  .col = "TXQ_STATE", .colno = 12 },
+	  .col = "TXQ_STATE", .colno = 13 },
 	{ .json = "dequeue_rate", .type = NM_REC_DOUBLE, .off = Q(dequeue_rate), .col = "DEQ/S",
-	  .colno = 11, .width = 7, .flags = NM_COL_FIXED, .prec = 0 },
+	  .colno = 12, .width = 7, .flags = NM_COL_FIXED, .prec = 0 },
 	{ .json = "requeue_rate", .type = NM_REC_DOUBLE, .off = Q(requeue_rate) },
 	{ .json = "packets", .type = NM_REC_U64, .off = Q(packets), .unit = "packets" },
 	{ .json = "drops", .type = NM_REC_U64, .off = Q(drops), .unit = "packets" },
@@ -157,6 +163,7 @@ void qs_qdisc_row(struct qs_qdisc_row *r, const char *dev, const char *netns,
 	r->backlog_bytes = nl->backlog;
 	r->state = t->state;
 	r->state_ms = qs_state_ms(t, now_ns);
+	r->state_since_start = qs_state_since_start(t);
 	r->txq_state_known = t->txq_state_known;
 	r->txq_state = t->txq_state;
 	if (t->txq_state_known)

@@ -49,6 +49,7 @@ struct qs_qdisc_row {
 	uint64_t qlen, backlog_bytes;
 	uint32_t state;			/* enum qs_state */
 	uint64_t state_ms;
+	bool state_since_start;		/* qs_state_since_start: state_ms is a lower bound */
 	uint64_t txq_state;
 	bool txq_state_known;
 	char txq_state_names[48];

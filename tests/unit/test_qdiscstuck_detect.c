@@ -147,8 +147,38 @@ static void test_stopped_queue_is_driver_stopped_not_stuck(void **state)
 
 	replay(recs, 4, false, &t);
 	assert_int_equal(qs_state_ms(&t, T0 + 5120 * MS), 5105);
+	/* it stopped after the first sight: its age is known */
+	assert_false(qs_state_since_start(&t));
 	assert_int_equal(t.txq_state, QS_TXQ_DRV_XOFF);
 	assert_true(t.txq_state_known);
+}
+
+/*
+ * A backlog already stopped when the tool starts (no dequeue seen yet): its
+ * age counts from the first sight and is named a lower bound, until a
+ * dequeue starts a state whose age is known.
+ */
+static void test_stopped_before_start_is_a_lower_bound(void **state)
+{
+	(void)state;
+	const struct rec recs[] = {
+		{ .at_ms = 0, .qlen = 749, .packets = 257, .txq_state = QS_TXQ_DRV_XOFF,
+		  .last_was_null = 1, .want = QS_OK },
+		{ .at_ms = 500, .qlen = 749, .packets = 257, .txq_state = QS_TXQ_DRV_XOFF,
+		  .last_was_null = 1, .want = QS_DRIVER_STOPPED },
+		{ .at_ms = 1000, .qlen = 749, .packets = 257, .txq_state = QS_TXQ_DRV_XOFF,
+		  .last_was_null = 1, .want = QS_DRIVER_STOPPED },
+	};
+	const struct rec moved = { .at_ms = 1500, .qlen = 10, .packets = 996, .last_deq_ms = 1490,
+				   .want = QS_OK };
+	struct qs_track t;
+	struct qs_obs o = obs(&moved, false);
+
+	replay(recs, 3, false, &t);
+	assert_int_equal(qs_state_ms(&t, T0 + 1000 * MS), 1000);
+	assert_true(qs_state_since_start(&t));
+	assert_int_equal(qs_update(&t, &o, THRESH), QS_OK);
+	assert_false(qs_state_since_start(&t));
 }
 
 static void test_bql_and_frozen_are_driver_stopped(void **state)
@@ -685,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_race_with_missed_fix_is_scheduled_not_stuck),
 		cmocka_unit_test(test_race_missed_set_but_unscheduled_is_stuck),
 		cmocka_unit_test(test_stopped_queue_is_driver_stopped_not_stuck),
+		cmocka_unit_test(test_stopped_before_start_is_a_lower_bound),
 		cmocka_unit_test(test_bql_and_frozen_are_driver_stopped),
 		cmocka_unit_test(test_recovery_from_driver_stopped),
 		cmocka_unit_test(test_shaper_is_shaped_never_stuck),

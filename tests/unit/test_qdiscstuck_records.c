@@ -81,7 +81,8 @@ static void test_qdisc_json_and_table(void **state)
 		"{\"type\":\"qdisc\",\"dev\":\"qa\",\"netns\":\"nm-qs-a\",\"netns_ino\":4026532177,"
 		"\"handle\":\"0:\",\"parent\":\"1:2\","
 		"\"kind\":\"pfifo_fast\",\"txq\":1,\"qlen\":743,\"backlog_bytes\":31949,"
-		"\"state\":\"driver_stopped\",\"state_ms\":1001,\"txq_state\":1,"
+		"\"state\":\"driver_stopped\",\"state_ms\":1001,\"state_since_start\":false,"
+		"\"txq_state\":1,"
 		"\"txq_state_names\":\"DRV_XOFF\",\"dequeue_rate\":0,\"requeue_rate\":0,"
 		"\"packets\":257,\"drops\":0,\"requeues\":1,\"lockless\":true,\"events\":true,"
 		"\"scheduled\":false,\"missed\":false,\"running\":false,\"watchdog_ms\":null}\n");
@@ -96,6 +97,9 @@ static void test_qdisc_json_and_table(void **state)
 	t.state = QS_SHAPED;
 	t.txq_state_known = false;
 	t.deq_rate = 1234.6;
+	/* shaped since the first sight, no dequeue known then: at least 1001 ms */
+	t.init = true;
+	t.first_ns = t.since_ns;
 	/* a netns named after a process, and a long device: whole in the table */
 	qs_qdisc_row(&r[1], "averylongdev", "containerd:1234", 4026532300UL, &nl, &t, NULL, -1,
 		     false, NOW);
@@ -104,7 +108,8 @@ static void test_qdisc_json_and_table(void **state)
 		"{\"type\":\"qdisc\",\"dev\":\"averylongdev\",\"netns\":\"containerd:1234\","
 		"\"netns_ino\":4026532300,\"handle\":\"8001:\",\"parent\":\"root\","
 		"\"kind\":\"htb\",\"txq\":null,\"qlen\":123456,\"backlog_bytes\":98765432,"
-		"\"state\":\"shaped\",\"state_ms\":1001,\"txq_state\":null,\"dequeue_rate\":1234.6,"
+		"\"state\":\"shaped\",\"state_ms\":1001,\"state_since_start\":true,"
+		"\"txq_state\":null,\"dequeue_rate\":1234.6,"
 		"\"requeue_rate\":0,\"packets\":257,\"drops\":0,\"requeues\":1,\"lockless\":false,"
 		"\"events\":false,\"watchdog_ms\":null}\n");
 	free(got);
@@ -113,7 +118,7 @@ static void test_qdisc_json_and_table(void **state)
 	assert_string_equal(got,
 		"DEV          NETNS           HANDLE PARENT KIND       TXQ   QLEN    BYTES STATE               MS   DEQ/S TXQ_STATE\n"
 		"qa           nm-qs-a         0:     1:2    pfifo_fast 1      743    31949 driver_stopped    1001       0 DRV_XOFF\n"
-		"averylongdev containerd:1234 8001:  root   htb        all   123k      99M shaped            1001    1235 ?\n");
+		"averylongdev containerd:1234 8001:  root   htb        all   123k      99M shaped          1001 +    1235 ?\n");
 	free(got);
 }
 
