@@ -25,13 +25,15 @@
 #   without the sampler. Not again: a remedy's undo (tagged undo), and what
 #   userspace alone does with the same records (--top, --sort and the
 #   textfile's format).
-# Within a pass, files run side by side, NM_JOBS at a time (2 unless set),
-# and the tests tagged serial alone after them (tests/run-integration.sh).
+# The passes' tests not tagged serial run side by side in one pool, a
+# pass's file per job, NM_POOL jobs at a time (3 unless set), longest
+# first; then the tests tagged serial, alone, pass by pass
+# (tests/run-pass.sh runs a pass's files).
 # The Prometheus rules and dashboard are checked once, before the builds
 # (tools/prometheus/check.sh).
 # NETMEDIC_FUZZ (make test sets it): the fuzz harnesses, each run for 20 s
-# (tests/fuzz/run.sh), NM_JOBS at once; a crash or a sanitizer report fails
-# the run.
+# (tests/fuzz/run.sh), NM_JOBS at once (2 unless set: one per CPU here); a
+# crash or a sanitizer report fails the run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/../tools/tools.sh
@@ -81,44 +83,112 @@ done
 nb=$(as_nobody_build "$san") || { echo "integration: 0 passed, 1 failed"; f=$((f + 1)); nb=; }
 # the journals in a directory of nobody's, as a unit's RuntimeDirectory= (tools/systemd)
 [ -z "$nb" ] || { mkdir -m 0700 "$nb/run" && chown 65534:65534 "$nb/run"; }
-# pass_nobody PHASES, pass_plain PHASES: those phases of the nobody pass and of the
-# plain build's pass (tests/run-integration.sh, NM_PHASES)
-pass_nobody() {
-	[ -n "$nb" ] || return 0
-	NM_PHASES=$1 NM_REAL_BUILD=$san BATS_FILTER_TAGS='!root,!plain' NETMEDIC_BUILD=$nb \
-		NETMEDIC_RUN_DIR=$nb/run "$here/run-integration.sh"
+# The passes (tests/run-pass.sh reads them), each a user, a build and the
+# tags of its tests (docs/RELIABILITY.md, "Which pass runs what"):
+# n: nobody, the sanitized build; p: root, the plain build; r: root, the
+# sanitized build; f: root, the plain build, tp_btf programs and the
+# sampler refused.
+export NM_PASS_n_TAGS='!root,!plain' NM_PASS_n_BUILD=$nb NM_PASS_n_RUN_DIR=$nb/run NM_PASS_n_REAL=$san
+export NM_PASS_p_TAGS=plain NM_PASS_p_BUILD=$plain
+export NM_PASS_r_TAGS='root,!plain' NM_PASS_r_BUILD=$san
+export NM_PASS_f_TAGS='rungs,!undo' NM_PASS_f_BUILD=$plain NM_PASS_f_REFUSE=tp_btf/,qs_sample
+passes="n p r f"
+[ -n "$nb" ] || passes="p r f"
+# integration_check: what every pass needs, or one failure that says why
+# (a silent skip would report a broken project as tested)
+integration_check() {
+	local why=
+	[ "$(id -u)" = 0 ] || why="needs root (BPF programs, network namespaces)"
+	[ -r /sys/kernel/btf/vmlinux ] || why="no kernel BTF at /sys/kernel/btf/vmlinux"
+	command -v bats >/dev/null || why="bats is not installed (make deps)"
+	[ -d /usr/lib/bats/bats-assert ] || why="bats-assert is not installed (make deps)"
+	command -v parallel >/dev/null || why="GNU parallel is not installed (make deps)"
+	[ -z "$why" ] && return 0
+	echo "integration: cannot run: $why"
+	return 1
 }
-pass_plain() {
-	NM_PHASES=$1 BATS_FILTER_TAGS='plain' NETMEDIC_BUILD=$plain "$here/run-integration.sh"
+# has_tags FILE TAGS: whether FILE names, in its bats tags lines, each tag
+# of TAGS that is required (not "!tag")
+has_tags() {
+	local t
+	for t in ${2//,/ }; do
+		case $t in !*) continue ;; esac
+		grep -qE "^# bats (file|test)_tags=(.*,)?$t(,|$)" "$1" || return 1
+	done
 }
-# The two passes' side-by-side files at once: the plain pass is the end to
-# end against Prometheus (6 minutes, nearly all of it waiting for rules'
-# for: and scrapes) and the package, which the nobody pass's files overlap.
-# Each pass's output is shown whole once both are done.
-logs=$(mktemp -d)
-echo "== side by side: the nobody pass's files and the plain build's ($san as nobody, $plain as root)"
-pass_nobody parallel >"$logs/nobody" 2>&1 &
-np=$!
-pass_plain parallel >"$logs/plain" 2>&1 &
-pp=$!
-wait $np $pp
-echo "== integration tests as nobody, with the capabilities each command line asks for ($san): side by side"
-cat "$logs/nobody"
-tally "$(tail -1 "$logs/nobody")"
-echo "== integration tests of the plain build, as root ($plain): side by side"
-cat "$logs/plain"
-tally "$(tail -1 "$logs/plain")"
-rm -rf "$logs"
-echo "== integration tests as nobody ($san): those tagged serial, alone"
-run pass_nobody serial
-echo "== integration tests of the plain build, as root ($plain): those tagged serial, alone"
-run pass_plain serial
+# jobs PHASE: "SECONDS PASS FILE", one line per pass and file that has
+# tests in PHASE, longest first (tests/integration/durations; 30 s unless
+# listed)
+jobs() {
+	local pass file t tags n
+	for pass in $passes; do
+		t="NM_PASS_${pass}_TAGS"
+		tags=${!t}
+		case $1 in side) tags="${tags:+$tags,}!serial" ;; alone) tags="${tags:+$tags,}serial" ;; esac
+		for file in "$here"/integration/*.bats; do
+			# bats --count takes 0.3 s a file: first, a file without
+			# one of the tags the pass requires has none of its tests
+			has_tags "$file" "$tags" || continue
+			file=${file##*/}
+			n=$(cd "$here/integration" && bats --count --filter-tags "$tags" "$file") || n=1
+			[ "$n" -gt 0 ] || continue
+			awk -v p="$pass" -v f="$file" 'BEGIN { s = 30 } $1 == p && $2 == f { s = $3 }
+				END { print s, p, f }' "$here/integration/durations"
+		done
+	done | sort -k1,1nr -k2,2 -k3,3
+}
+# tally_tap FILE: FILE's TAP counted, a skipped test as failed (it tested
+# nothing); failed at least 1 when rc (a job's exit) is not 0
+tally_tap() {
+	local skipped pass failed
+	skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$1")
+	pass=$(($(grep -c '^ok ' "$1") - skipped))
+	failed=$(($(grep -c '^not ok ' "$1") + skipped))
+	[ "$skipped" -gt 0 ] && echo "integration: $skipped test(s) skipped, counted as failed"
+	[ "$2" != 0 ] && [ "$failed" = 0 ] && failed=1
+	echo "integration: $pass passed, $failed failed"
+}
+tap=$(mktemp)
+if integration_check; then
+	# Side by side: one pool of NM_POOL slots (3 unless set) over every
+	# pass's files, each file of a pass one job, its tests one after
+	# another (its lab and journal folder are its own: helpers.bash). The
+	# pool keeps every slot busy to the end, where one phase per pass left
+	# slots idle while its last file ran. Most of a test's time is waiting
+	# (traffic windows, intervals), so three run on two CPUs.
+	alone=$(mktemp)
+	jobs alone >"$alone" &
+	echo "== side by side, ${NM_POOL:-3} at a time: every pass's tests not tagged serial (passes: $passes)"
+	jobs side | parallel --jobs "${NM_POOL:-3}" --group --colsep ' ' \
+		'echo "# pass {2}: {3}"; '"$here"'/run-pass.sh {2} side {3}' | tee "$tap"
+	rc=${PIPESTATUS[1]}
+	line=$(tally_tap "$tap" "$rc")
+	echo "$line"
+	tally "$(echo "$line" | tail -1)"
+	# Alone: the tests that look at the whole host or measure what a
+	# sibling's load would change, one at a time with nothing beside them
+	# (docs/RELIABILITY.md lists them and says why)
+	wait
+	for pass in $passes; do
+		files=$(awk -v p="$pass" '$2 == p { print $3 }' "$alone" | sort)
+		[ -n "$files" ] || continue
+		echo "== alone: pass $pass's tests tagged serial"
+		# shellcheck disable=SC2086 # file names without spaces
+		"$here/run-pass.sh" "$pass" alone $files | tee "$tap"
+		rc=${PIPESTATUS[0]}
+		line=$(tally_tap "$tap" "$rc")
+		echo "$line"
+		tally "$(echo "$line" | tail -1)"
+	done
+	# each file's journal folder, if its tools left it empty; one that
+	# holds a journal stays, for a test's teardown or --cleanup missed it
+	rmdir /run/netmedic/*/ ${nb:+"$nb"/run/*/} 2>/dev/null
+else
+	echo "integration: 0 passed, 1 failed"
+	f=$((f + 1))
+fi
+rm -f "$tap" "${alone:-}"
 [ -z "$nb" ] || rm -rf "$nb"
-echo "== integration tests about root, as root ($san)"
-BATS_FILTER_TAGS='root,!plain' NETMEDIC_BUILD=$san run "$here/run-integration.sh"
-echo "== detections with every tp_btf program and the qdisc sampler refused (NETMEDIC_REFUSE=tp_btf/,qs_sample, $plain)"
-NETMEDIC_REFUSE=tp_btf/,qs_sample BATS_FILTER_TAGS='rungs,!undo' NETMEDIC_BUILD=$plain \
-	run "$here/run-integration.sh"
 if [ -n "${NETMEDIC_FUZZ:-}" ]; then
 	echo "== fuzz harnesses, 20 s each"
 	# shellcheck disable=SC2086 # a list of paths without spaces

@@ -27,14 +27,14 @@ out=$(mktemp)
 # change. docs/RELIABILITY.md lists them and says why.
 tags=${BATS_FILTER_TAGS:-}
 # NM_PHASES: which of the two to run, "parallel serial" unless set (a
-# caller that runs two passes' side-by-side files at once runs each pass's
+# caller may run one phase alone)
 # serial tests later, alone: tests/run-all.sh)
 phases=${NM_PHASES:-parallel serial}
 rc=0
 : >"$out"
 jobs=${NM_JOBS:-1}
 if [ "$jobs" -le 1 ] && [ "$phases" = "parallel serial" ]; then
-	bats --tap ${tags:+--filter-tags "$tags"} $files | tee "$out"
+	bats --tap --timing ${tags:+--filter-tags "$tags"} $files | tee "$out"
 	rc=${PIPESTATUS[0]}
 else
 	side=()
@@ -44,12 +44,12 @@ else
 	fi
 	case " $phases " in *" parallel "*)
 		echo "# side by side, $jobs files at a time: the tests not tagged serial"
-		bats --tap "${side[@]}" --filter-tags "${tags:+$tags,}!serial" $files | tee -a "$out"
+		bats --tap --timing "${side[@]}" --filter-tags "${tags:+$tags,}!serial" $files | tee -a "$out"
 		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	esac
 	case " $phases " in *" serial "*)
 		echo "# alone: the tests tagged serial"
-		bats --tap --filter-tags "${tags:+$tags,}serial" $files | tee -a "$out"
+		bats --tap --timing --filter-tags "${tags:+$tags,}serial" $files | tee -a "$out"
 		[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 	esac
 fi

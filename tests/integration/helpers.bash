@@ -34,7 +34,9 @@ file_id() {
 # and its tools' journals go to a folder ID of the suite's run directory
 # (the nobody pass has its own). The tools make that folder, as the user
 # they run as, the first time they journal.
-FILE_ID=$(file_id "$BATS_TEST_FILENAME")
+# A pass's letter (NM_PASS_ID, tests/run-pass.sh) goes before the ID, as
+# one file may run in two passes at the same moment.
+FILE_ID=${NM_PASS_ID:-}$(file_id "$BATS_TEST_FILENAME")
 export LAB_PREFIX=nm-$FILE_ID-
 RUN_DIR=${NM_SUITE_RUN_DIR:-${NETMEDIC_RUN_DIR:-/run/netmedic}}/$FILE_ID
 export NM_SUITE_RUN_DIR=${NM_SUITE_RUN_DIR:-${NETMEDIC_RUN_DIR:-/run/netmedic}}
