@@ -146,18 +146,30 @@ refused_next() {
 # fast sweep only when a full sweep (1 s apart) finds it with data to send,
 # and under TCG the iperf3 sender is often between writes (one guest run in
 # six of tcpstall.bats's bulk test then had 0 samples).
+# Under TCG a 3-s flow was once sampled 0 times on fexit/tcp_push too (a
+# clean-clone CI run, 2026-12-05; every other run had dozens): as in
+# tcpstall.bats's bulk_run, the flow runs again, 3 times at most, until the
+# samples of all its runs pass 10; every sample of every run counts, and no
+# run may have a tsq_idle one.
 @test "6.1: a bulk sender is tagged by fexit/tcp_push, or by net_dev_queue without fentry, and sampled" {
-	local mode want
+	local mode want i
 	"$LAB/tcpstall.sh" up --quickack off --defer 1
 	for mode in fentry tracepoint; do
 		want=tcp_push
 		[ $mode = tracepoint ] && want=net_dev_queue
-		start_bg "$TMP/out" env NETMEDIC_HOOKS=$mode "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-snd --json -i 4 -c 1
-		"$LAB/tcpstall.sh" bulk 3
-		wait_bg
+		start_bg "$TMP/out" env NETMEDIC_HOOKS=$mode "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-snd --json -i 1
+		for i in 1 2 3; do
+			"$LAB/tcpstall.sh" bulk 3
+			# the report that covers the flow's end
+			sleep 1.2
+			[ "$(jq -s 'map(select(.type == "interval") | .samples | add) | add // 0' "$TMP/out")" -gt 10 ] && break
+			echo "$mode: run $i: $(jq -s 'map(select(.type == "interval") | .samples | add) | add // 0' "$TMP/out") samples"
+		done
+		end_bg
 		echo "$mode: $(head -1 "$TMP/out" | jq -c '{senders_tagged_by, hooks}')"
 		head -1 "$TMP/out" | jq -e --arg w $want '.senders_tagged_by == $w'
-		run jq -c 'select(.type == "interval") | .samples' "$TMP/out"
+		run jq -sc 'map(select(.type == "interval") | .samples) |
+			reduce .[] as $s ({}; reduce ($s | to_entries[]) as $e (.; .[$e.key] += $e.value))' "$TMP/out"
 		echo "$output"
 		[ "$(echo "$output" | jq 'add')" -gt 10 ]
 		[ "$(echo "$output" | jq '.tsq_idle')" = 0 ]
