@@ -477,6 +477,50 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+bool nm_kernel_too_old(const char *release, char *why, size_t len)
+{
+	/* what netmedic's programs cannot do without, and since when */
+	static const struct {
+		int maj, min;
+		const char *what;
+	} needs[] = {
+		{ 5, 5, "tp_btf programs (5.5)" },
+		{ 5, 8, "the BPF ring buffer (5.8)" },
+		{ 5, 8, "BPF iterators (5.8)" },
+	};
+	size_t off;
+	int n = 0;
+
+	if (!nm_caps_release_before(release, 5, 10))
+		return false;
+	off = snprintf(why, len, "kernel %s is older than %s, the oldest netmedic runs on", release,
+		       NM_MIN_KERNEL);
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]) && off < len; i++)
+		if (nm_caps_release_before(release, needs[i].maj, needs[i].min))
+			off += snprintf(why + off, len - off, "%s%s", n++ ? ", " : ": it lacks ",
+					needs[i].what);
+	if (!n && off < len)
+		snprintf(why + off, len - off, ": its programs are not verified there (docs/KERNELS.md)");
+	return true;
+}
+
+/*
+ * First of all: a kernel below the minimum gets one line that says so, not
+ * a verifier's error or a missing rung later. NETMEDIC_TEST_RELEASE (a test
+ * aid) stands for the running kernel's release.
+ */
+static int check_kernel(struct nm_opts *o)
+{
+	const char *release = getenv("NETMEDIC_TEST_RELEASE");
+	char why[256];
+
+	if (!release || !*release)
+		release = nm_kernel_release();
+	if (nm_kernel_too_old(release, why, sizeof(why)))
+		return nm_err(o, NM_EXIT_RUNTIME, "%s", why);
+	return NM_EXIT_OK;
+}
+
 static int check_btf(struct nm_opts *o)
 {
 	const char *path = o->btf_path ? o->btf_path : "/sys/kernel/btf/vmlinux";
@@ -734,6 +778,9 @@ int nm_setup(struct nm_opts *o)
 	o->caps.prom_dac = prom_needs_dac(o->prom_file);
 	o->caps.listen_low = o->listen_on && o->listen.port < 1024;
 	o->caps.journal_dac = o->caps.journal && journal_needs_dac();
+	ret = check_kernel(o);
+	if (ret)
+		return ret;
 	ret = check_caps(o);
 	if (ret)
 		return ret;

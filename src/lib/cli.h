@@ -263,6 +263,14 @@ void nm_sleep_until(uint64_t deadline_ns);
 const char *nm_kernel_release(void);
 
 /*
+ * The oldest kernel netmedic runs on: the oldest its objects are loaded on
+ * and its tests pass on (docs/KERNELS.md, the matrix). Whether release is
+ * older; then why, naming the kernel and what it lacks, into why.
+ */
+#define NM_MIN_KERNEL		"5.10"
+bool nm_kernel_too_old(const char *release, char *why, size_t len);
+
+/*
  * libbpf's "permission error while running as root; try raising 'ulimit
  * -l'?" (printed on any EPERM at load), for a kernel of release rel: on
  * 5.11+, which charges BPF memory to the memory cgroup, not to

@@ -122,6 +122,16 @@ takes_dev() {
 	done
 }
 
+@test "common CLI: a kernel older than 5.10 -> exit 1, one line naming it and what it lacks" {
+	local t
+	for t in $(nm_programs); do
+		NETMEDIC_TEST_RELEASE=5.4.0-150-generic refused 1 \
+			"kernel 5.4.0-150-generic is older than 5.10, the oldest netmedic runs on: it lacks tp_btf programs (5.5)" \
+			"$BIN/$t" -c 1
+		NETMEDIC_TEST_RELEASE=5.9.16 refused 1 "kernel 5.9.16 is older than 5.10" "$BIN/$t" -c 1
+	done
+}
+
 @test "common CLI: --prom-file in a missing or unwritable directory -> exit 2, one line" {
 	local t
 	for t in $(nm_tools); do

@@ -182,6 +182,29 @@ static void test_netns_usage(void **state)
 	assert_null(nm_netns_usage(&o, buf, sizeof(buf)));
 }
 
+/* Below the minimum, one line naming the kernel and what it lacks; from 5.10 on, nothing. */
+static void test_kernel_too_old(void **state)
+{
+	char why[256];
+
+	(void)state;
+	assert_true(nm_kernel_too_old("5.4.0-150-generic", why, sizeof(why)));
+	assert_string_equal(why, "kernel 5.4.0-150-generic is older than 5.10, the oldest netmedic "
+				 "runs on: it lacks tp_btf programs (5.5), the BPF ring buffer (5.8), "
+				 "BPF iterators (5.8)");
+	assert_true(nm_kernel_too_old("5.7.19", why, sizeof(why)));
+	assert_non_null(strstr(why, ": it lacks the BPF ring buffer (5.8), BPF iterators (5.8)"));
+	assert_true(nm_kernel_too_old("5.9.16", why, sizeof(why)));
+	assert_non_null(strstr(why, "5.9.16 is older than 5.10, the oldest netmedic runs on: its "
+				    "programs are not verified there"));
+	assert_true(nm_kernel_too_old("4.19.0-27-amd64", why, sizeof(why)));
+	assert_false(nm_kernel_too_old("5.10.0-32-amd64", why, sizeof(why)));
+	assert_false(nm_kernel_too_old("6.1.0-41-arm64", why, sizeof(why)));
+	assert_false(nm_kernel_too_old("7.2.13+deb14-amd64", why, sizeof(why)));
+	/* a release it cannot read is not refused: the rungs say what loads */
+	assert_false(nm_kernel_too_old("unknown", why, sizeof(why)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_parse_values),
 		cmocka_unit_test(test_parse_netns),
 		cmocka_unit_test(test_netns_usage),
+		cmocka_unit_test(test_kernel_too_old),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
