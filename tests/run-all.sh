@@ -116,10 +116,10 @@ has_tags() {
 		grep -qE "^# bats (file|test)_tags=(.*,)?$t(,|$)" "$1" || return 1
 	done
 }
-# jobs PHASE: "SECONDS PASS FILE", one line per pass and file that has
+# pool_jobs PHASE: "SECONDS PASS FILE", one line per pass and file that has
 # tests in PHASE, longest first (tests/integration/durations; 30 s unless
 # listed)
-jobs() {
+pool_jobs() {
 	local pass file t tags n
 	for pass in $passes; do
 		t="NM_PASS_${pass}_TAGS"
@@ -157,9 +157,9 @@ if integration_check; then
 	# slots idle while its last file ran. Most of a test's time is waiting
 	# (traffic windows, intervals), so three run on two CPUs.
 	alone=$(mktemp)
-	jobs alone >"$alone" &
+	pool_jobs alone >"$alone" &
 	echo "== side by side, ${NM_POOL:-3} at a time: every pass's tests not tagged serial (passes: $passes)"
-	jobs side | parallel --jobs "${NM_POOL:-3}" --group --colsep ' ' \
+	pool_jobs side | parallel --jobs "${NM_POOL:-3}" --group --colsep ' ' \
 		'echo "# pass {2}: {3}"; '"$here"'/run-pass.sh {2} side {3}' | tee "$tap"
 	rc=${PIPESTATUS[1]}
 	line=$(tally_tap "$tap" "$rc")

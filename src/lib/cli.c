@@ -491,10 +491,10 @@ bool nm_kernel_too_old(const char *release, char *why, size_t len)
 	size_t off;
 	int n = 0;
 
-	if (!nm_caps_release_before(release, 5, 10))
+	if (!nm_caps_release_before(release, NM_MIN_MAJOR, NM_MIN_MINOR))
 		return false;
-	off = snprintf(why, len, "kernel %s is older than %s, the oldest netmedic runs on", release,
-		       NM_MIN_KERNEL);
+	off = snprintf(why, len, "kernel %s is older than %d.%d, the oldest netmedic runs on", release,
+		       NM_MIN_MAJOR, NM_MIN_MINOR);
 	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]) && off < len; i++)
 		if (nm_caps_release_before(release, needs[i].maj, needs[i].min))
 			off += snprintf(why + off, len - off, "%s%s", n++ ? ", " : ": it lacks ",

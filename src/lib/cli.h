@@ -267,7 +267,8 @@ const char *nm_kernel_release(void);
  * and its tests pass on (docs/KERNELS.md, the matrix). Whether release is
  * older; then why, naming the kernel and what it lacks, into why.
  */
-#define NM_MIN_KERNEL		"5.10"
+#define NM_MIN_MAJOR		5
+#define NM_MIN_MINOR		10
 bool nm_kernel_too_old(const char *release, char *why, size_t len);
 
 /*

@@ -11,11 +11,11 @@
 #define S(f)	offsetof(struct qs_start_row, f)
 #define I(f)	offsetof(struct qs_interval_row, f)
 #define Q(f)	offsetof(struct qs_qdisc_row, f)
+#define K(f)	offsetof(struct qs_kick_row, f)
+#define D(f)	offsetof(struct qs_queue_row, f)
 
 /* MS's mark: the state held when qdiscstuck first saw the qdisc */
 static const char *const since_cells[] = { "", "+" };
-#define K(f)	offsetof(struct qs_kick_row, f)
-#define D(f)	offsetof(struct qs_queue_row, f)
 
 static const struct nm_field start_fields[] = {
 	{ .json = "tool", .type = NM_REC_STRP, .off = S(tool) },

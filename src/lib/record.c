@@ -141,7 +141,7 @@ static void json_field(struct nm_json *j, const struct nm_field *f, const void *
 	}
 }
 
-static bool has_json_key(const struct nm_record *r, const char *key)
+bool nm_rec_has_key(const struct nm_record *r, const char *key)
 {
 	for (int i = 0; i < r->nfields; i++)
 		if (r->fields[i].json && !strcmp(r->fields[i].json, key))
@@ -160,9 +160,9 @@ void nm_rec_json_at(FILE *f, const struct nm_record *r, const void *row, const c
 	struct nm_json j;
 
 	nm_json_begin(&j, f, r->type);
-	if (tool && !has_json_key(r, "tool"))
+	if (tool && !nm_rec_has_key(r, "tool"))
 		nm_json_str(&j, "tool", tool);
-	if (time && !has_json_key(r, "time"))
+	if (time && !nm_rec_has_key(r, "time"))
 		nm_json_u64(&j, "time", (uint64_t)time);
 	for (int i = 0; i < r->nfields; i++)
 		if (r->fields[i].json)

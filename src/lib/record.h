@@ -130,6 +130,8 @@ struct nm_record {
 
 #define NM_RECORD(t, f) { .type = (t), .fields = (f), .nfields = sizeof(f) / sizeof((f)[0]) }
 
+/* Whether a field of r has JSON key key. */
+bool nm_rec_has_key(const struct nm_record *r, const char *key);
 /* One JSON line: {"type":TYPE, then every field with a key, in table order}. */
 void nm_rec_json(FILE *f, const struct nm_record *r, const void *row);
 /*

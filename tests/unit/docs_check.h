@@ -251,14 +251,6 @@ static void doc_json_line_keys(const char *line, char *out, size_t len)
 	}
 }
 
-static bool doc_record_has(const struct nm_record *r, const char *key)
-{
-	for (int i = 0; i < r->nfields; i++)
-		if (r->fields[i].json && !strcmp(r->fields[i].json, key))
-			return true;
-	return false;
-}
-
 /*
  * The keys r writes, in order, as "k1,k2,...": its stamp (tool, time, each
  * unless a field has that key), then its fields'; those of NM_F_OMIT
@@ -272,7 +264,7 @@ static void doc_want_keys(const struct nm_record *r, const char *got, char *want
 	want[0] = 0;
 	/* the stamp every record carries, as nm_rec_json_at writes it */
 	for (int i = 0; i < 2; i++)
-		if (!doc_record_has(r, i ? "time" : "tool"))
+		if (!nm_rec_has_key(r, i ? "time" : "tool"))
 			off += snprintf(want + off, len - off, "%s%s", off ? "," : "", i ? "time" : "tool");
 	for (int i = 0; i < r->nfields; i++) {
 		const struct nm_field *f = &r->fields[i];
