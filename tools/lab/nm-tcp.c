@@ -3,6 +3,7 @@
  * nm-tcp: the lab's TCP endpoints, bounded in time.
  *
  *   nm-tcp recv ADDR PORT SECONDS [--chunk BYTES] [--dontneed] [--stop-ms MS]
+ *                                 [--rcvbuf BYTES]
  *   nm-tcp send ADDR PORT SECONDS [--chunk BYTES] [--nodelay-file PATH]
  *   nm-tcp http ADDR PORT SECONDS [--seg BYTES] [--tail BYTES] [--nodelay] [--two]
  *
@@ -11,6 +12,10 @@
  * page-faults while it owns the socket lock and arriving segments go to
  * the backlog (the ACK storm setting). --stop-ms stops reading after MS
  * but keeps the socket open: the sender's window fills (rwnd stall).
+ * --rcvbuf fixes the receive buffer (SO_RCVBUF, no autotuning), so that
+ * the window closes within moments of the stop whatever the path's speed:
+ * an autotuned buffer of megabytes takes most of a short run to fill on a
+ * starved CPU (TCG), and the stall is then cut to what is left of it.
  * --nodelay-file: the sender writes its socket's TCP_NODELAY ("0" or "1")
  * to PATH at least every 100 ms, as only the socket's owner can read it
  * (tests of tcpstall --fix=kick: is the old value back?).
@@ -56,7 +61,8 @@ static int addr_of(const char *ip, const char *port, struct sockaddr_in *sa)
 	return inet_pton(AF_INET, ip, &sa->sin_addr) == 1 ? 0 : -1;
 }
 
-static int do_recv(struct sockaddr_in *sa, double secs, size_t chunk, int dontneed, double stop_ms)
+static int do_recv(struct sockaddr_in *sa, double secs, size_t chunk, int dontneed, double stop_ms,
+		   int rcvbuf)
 {
 	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0), s;
 	struct timeval tv = { .tv_sec = 1 };
@@ -66,6 +72,9 @@ static int do_recv(struct sockaddr_in *sa, double secs, size_t chunk, int dontne
 	ssize_t n;
 
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* set before listen(): the accepted socket inherits it */
+	if (rcvbuf > 0 && setsockopt(ls, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
+		return perror("nm-tcp recv: SO_RCVBUF"), 1;
 	if (bind(ls, (void *)sa, sizeof(*sa)) || listen(ls, 1))
 		return perror("nm-tcp recv: bind/listen"), 1;
 	/* bounded: give up waiting for the sender after the run's length */
@@ -270,12 +279,12 @@ int main(int argc, char **argv)
 	size_t chunk = 65536, seg = 1448, tail = 200;
 	const char *nodelay_file = NULL;
 	double stop_ms = -1;
-	int dontneed = 0, nodelay = 0, two = 0;
+	int dontneed = 0, nodelay = 0, two = 0, rcvbuf = 0;
 	struct sockaddr_in sa;
 
 	if (argc < 5 || addr_of(argv[2], argv[3], &sa)) {
 		fprintf(stderr, "usage: nm-tcp recv|send|http ADDR PORT SECONDS [--chunk B] [--dontneed] [--stop-ms MS]"
-			" [--nodelay-file PATH]"
+			" [--rcvbuf B] [--nodelay-file PATH]"
 			" [--seg B] [--tail B] [--nodelay] [--two]\n");
 		return 2;
 	}
@@ -286,6 +295,8 @@ int main(int argc, char **argv)
 			dontneed = 1;
 		else if (!strcmp(argv[i], "--stop-ms") && i + 1 < argc)
 			stop_ms = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--rcvbuf") && i + 1 < argc)
+			rcvbuf = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seg") && i + 1 < argc)
 			seg = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--tail") && i + 1 < argc)
@@ -300,7 +311,7 @@ int main(int argc, char **argv)
 			return fprintf(stderr, "nm-tcp: unknown option %s\n", argv[i]), 2;
 	}
 	if (!strcmp(argv[1], "recv"))
-		return do_recv(&sa, atof(argv[4]), chunk, dontneed, stop_ms);
+		return do_recv(&sa, atof(argv[4]), chunk, dontneed, stop_ms, rcvbuf);
 	if (!strcmp(argv[1], "send"))
 		return do_send(&sa, atof(argv[4]), chunk, nodelay_file);
 	if (!strcmp(argv[1], "http"))

@@ -9,9 +9,12 @@
 #        tcpstall.sh bulk SECONDS [N [CC]]
 #                                      iperf3 bulk flow (healthy); N flows (-P N),
 #                                      congestion control CC (default cubic)
-#        tcpstall.sh rwnd SECONDS      the reader stops reading after 0.5 s
-#        tcpstall.sh hold SECONDS FILE like rwnd; the sender writes its socket's
-#                                      TCP_NODELAY to FILE every 100 ms
+#        tcpstall.sh rwnd SECONDS      the reader stops reading after 0.5 s; its
+#                                      buffer fixed at 128 KiB, so the window
+#                                      is shut moments later on any CPU
+#        tcpstall.sh hold SECONDS FILE like rwnd, its buffer autotuned; the
+#                                      sender writes its socket's TCP_NODELAY
+#                                      to FILE every 100 ms
 #        tcpstall.sh read SECONDS      a plain reader on CPU 1 (64 KiB reads)
 #        tcpstall.sh down
 # The ACK storm (LAB.md): the receiver's route back to the sender carries
@@ -83,7 +86,7 @@ case ${1:-} in
 up) shift; up "$@" ;;
 down) lab_down ts- ;;
 storm) run "${2:-4}" --chunk 1048576 --dontneed ;;
-rwnd) run "${2:-4}" --stop-ms 500 ;;
+rwnd) run "${2:-4}" --stop-ms 500 --rcvbuf 131072 ;;
 hold) run "${2:-4}" --stop-ms 500 -- --nodelay-file "${3:?hold SECONDS FILE}" ;;
 read) run "${2:-4}" ;;
 bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" -P "${3:-1}" -C "${4:-cubic}" >/dev/null ;;
