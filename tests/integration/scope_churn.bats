@@ -15,8 +15,8 @@
 # that refuses is a failure, not a tool left out.
 #
 # NM_CHURN_CYCLES sets the number (1,000 unless set). The file takes about
-# 3.5 minutes on the 2-CPU host (6.18.44-fc-v1252; the setup, churn
-# included, nearly all of it). make test runs it once, with the plain
+# 3.2 minutes on the 2-CPU host (6.18.44-fc-v1294; the churn 2.5 of them,
+# where it took about 6 while the senders were shell loops). make test runs it once, with the plain
 # build (tagged plain: the RSS bound needs the plain allocator) and alone
 # (tagged serial: every check is about the whole host, which another
 # file's namespaces would change); tests/run-all.sh says why.
@@ -44,27 +44,39 @@ RSS_GROWTH_KB=8192
 
 # ---- the churn ----
 
-# addr K / peer K: the /31 of cycle K's veth, and the address beyond it
-addr() { echo "198.19.$((128 + $1 / 128)).$(($1 % 128 * 2))"; }
-peer() { echo "198.19.$((128 + $1 / 128)).$(($1 % 128 * 2 + 1))"; }
-
-# cfg K: ip -batch lines that set up cycle K's veth (cK, dK) inside its netns;
-# the peer's neighbour entry is static, so datagrams leave cK with no ARP
-cfg() {
-	printf 'link set lo up\naddr add %s/31 dev c%d\nlink set c%d up\nlink set d%d up\n' "$(addr "$1")" "$1" "$1" "$1"
-	printf 'neigh add %s lladdr 02:00:00:00:00:01 dev c%d nud permanent\n' "$(peer "$1")" "$1"
+# Each helper below sets a variable (printf -v), as a $(...) would fork the
+# test's shell: some 200 forks a batch, a large share of the churn's CPU.
+# ends K: ADDR, the /31 of cycle K's veth, and PEER, the address beyond it
+ends() {
+	ADDR=198.19.$((128 + $1 / 128)).$(($1 % 128 * 2))
+	PEER=198.19.$((128 + $1 / 128)).$(($1 % 128 * 2 + 1))
 }
-veth() { echo "c$1 numtxqueues 2 numrxqueues 2 $2 type veth peer name d$1 numtxqueues 2 numrxqueues 2 $2"; }
-# send K: a datagram every 0.2 s to cycle K's peer, until killed (each
-# sender a session of its own, setsid: its group is killed, the sleep of
-# the moment with it, so no orphan keeps its netns a moment longer)
+
+# cfg K: CFG, the ip -batch lines that set up cycle K's veth (cK, dK) inside
+# its netns; the peer's neighbour entry is static, so datagrams leave cK
+# with no ARP
+cfg() {
+	ends "$1"
+	printf -v CFG 'link set lo up\naddr add %s/31 dev c%d\nlink set c%d up\nlink set d%d up\nneigh add %s lladdr 02:00:00:00:00:01 dev c%d nud permanent\n' \
+		"$ADDR" "$1" "$1" "$1" "$PEER" "$1"
+}
+# veth K EXTRA: VETH, the link add arguments of cycle K's pair (EXTRA on both ends)
+veth() { VETH="c$1 numtxqueues 2 numrxqueues 2 $2 type veth peer name d$1 numtxqueues 2 numrxqueues 2 $2"; }
+# send K: SEND, a script that sends a datagram every 0.2 s to cycle K's
+# peer, until killed (each sender a session of its own, setsid: its group
+# is killed, so no orphan keeps its netns a moment longer). One process
+# (nm-tcp udp), not a shell loop: a loop forked a sleep five times a
+# second in each of the 25 namespaces alive, and those forks were two
+# thirds of the churn's CPU (perf, 2026-12-05), which the tools under test
+# then waited behind.
 # Beside it, on lo, a TCP sender whose reader stops reading at once: its
 # unsent data stops moving (rwnd_limited), so tcpstall has a socket of
 # each netns to name, as qdiscstuck has its mq and xpsflap its flow.
 send() {
-	echo "$BIN/nm-tcp recv 127.0.0.1 5001 60 --stop-ms 0 >/dev/null 2>&1 & sleep 0.05;" \
-		"$BIN/nm-tcp send 127.0.0.1 5001 60 >/dev/null 2>&1 &" \
-		"while :; do echo x >/dev/udp/$(peer "$1")/9; sleep 0.2; done"
+	ends "$1"
+	SEND="$BIN/nm-tcp recv 127.0.0.1 5001 60 --stop-ms 0 >/dev/null 2>&1 & sleep 0.05;"
+	SEND+=" $BIN/nm-tcp send 127.0.0.1 5001 60 >/dev/null 2>&1 &"
+	SEND+=" exec $BIN/nm-tcp udp $PEER 9 60 --every-ms 200"
 }
 
 # batch_up FIRST N: cycles FIRST.. FIRST+N-1 up together: even ones named
@@ -76,18 +88,26 @@ batch_up() {
 	PIDS=()
 	for ((k = first; k < first + n; k++)); do ((k % 2)) || named+=("$k"); done
 	for k in "${named[@]}"; do echo "netns add $CH$k"; done | ip -batch - || return 1
-	for k in "${named[@]}"; do echo "link add $(veth "$k" "netns $CH$k")"; done | ip -batch - || return 1
+	for k in "${named[@]}"; do veth "$k" "netns $CH$k" && echo "link add $VETH"; done | ip -batch - || return 1
 	for k in "${named[@]}"; do
-		cfg "$k" | ip -n "$CH$k" -batch - || return 1
+		cfg "$k"
+		ip -n "$CH$k" -batch - <<<"$CFG" || return 1
 		tc -n "$CH$k" qdisc add dev "c$k" root handle 1: mq || return 1
-		echo "$CH$k $(stat -L -c %i "/run/netns/$CH$k")" >>"$RECORD"
-		ip netns exec "$CH$k" setsid bash -c "$(send "$k")" &
+		send "$k"
+		ip netns exec "$CH$k" setsid bash -c "$SEND" &
 		PIDS+=($!)
 	done
+	# the named ones' inodes, one stat for all (in /run/netns/NAME order)
+	if ((${#named[@]})); then
+		stat -L -c '%n %i' "${named[@]/#//run/netns/$CH}" | sed 's|^/run/netns/||' >>"$RECORD" || return 1
+	fi
 	for ((k = first; k < first + n; k++)); do
 		((k % 2)) || continue
-		unshare -n setsid bash -c "ip link add $(veth "$k" "") && ip -batch - <<<'$(cfg "$k")' &&
-			tc qdisc add dev c$k root handle 1: mq && $(send "$k")" &
+		veth "$k" ""
+		cfg "$k"
+		send "$k"
+		unshare -n setsid bash -c "ip link add $VETH && ip -batch - <<<'$CFG' &&
+			tc qdisc add dev c$k root handle 1: mq && $SEND" &
 		PIDS+=($!)
 		nheld=$((nheld + 1))
 	done
@@ -104,12 +124,12 @@ batch_up() {
 # read its inode once gave the host's, and the test took the tools' true
 # name of the netns it entered next for a wrong one (CI, 2026-12-04).
 held_in() {
-	local p i w host
-	host=$(stat -L -c %i /proc/self/ns/net)
+	local p w
 	for p in "${HELD[@]}"; do
+		# -ef: the same netns (device and inode), with no fork per look
 		for ((w = 0; w < 200; w++)); do
-			i=$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null) || break
-			[ "$i" != "$host" ] && break
+			[ -e "/proc/$p/ns/net" ] || break
+			[[ /proc/$p/ns/net -ef /proc/$$/ns/net ]] || break
 			sleep 0.05
 		done
 	done
@@ -118,10 +138,14 @@ held_in() {
 # batch_down: the batch's processes ended, the holders' inodes recorded
 # first (each unshared at its start), then the named ones deleted
 batch_down() {
-	local p k
-	for p in "${HELD[@]}"; do
-		echo ":$p $(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null || echo gone)" >>"$RECORD"
-	done
+	local p k paths
+	# the holders' inodes, one stat for all; a holder already gone is "gone"
+	if ((${#HELD[@]})); then
+		paths=("${HELD[@]/#//proc/}")
+		stat -L -c '%n %i' "${paths[@]/%//ns/net}" 2>/dev/null | sed 's|^/proc/\([0-9]*\)/ns/net |\1 |' |
+			awk -v held="${HELD[*]}" '{ ino[$1] = $2 }
+				END { n = split(held, h, " "); for (i = 1; i <= n; i++) print ":" h[i], (h[i] in ino ? ino[h[i]] : "gone") }' >>"$RECORD"
+	fi
 	for p in "${PIDS[@]}"; do kill -TERM -- -"$p" 2>/dev/null || true; done
 	wait "${PIDS[@]}" 2>/dev/null || true
 	for k in "${NAMED[@]}"; do echo "netns del $CH$k"; done | ip -batch -

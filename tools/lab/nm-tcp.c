@@ -6,6 +6,7 @@
  *                                 [--rcvbuf BYTES]
  *   nm-tcp send ADDR PORT SECONDS [--chunk BYTES] [--nodelay-file PATH]
  *   nm-tcp http ADDR PORT SECONDS [--seg BYTES] [--tail BYTES] [--nodelay] [--two]
+ *   nm-tcp udp ADDR PORT SECONDS [--every-ms MS]
  *
  * recv accepts one connection and reads it in --chunk reads. --dontneed
  * reads into memory just given back with MADV_DONTNEED, so every read
@@ -32,6 +33,11 @@
  * autocorking on (the default), the tail waits while the
  * body is below TCP (a shaping qdisc holds it): the race's setting. Prints
  * "responses N" on exit.
+ *
+ * udp sends a one-byte datagram every --every-ms (200 by default) for
+ * SECONDS, errors ignored (a route not up yet): a trickle of traffic that
+ * costs one process, where a shell loop forks a sleep five times a second
+ * (the namespace churn runs dozens of them at once).
  */
 #include <pthread.h>
 #include <arpa/inet.h>
@@ -163,6 +169,25 @@ static int do_send(struct sockaddr_in *sa, double secs, size_t chunk, const char
 	return 0;
 }
 
+static int do_udp(struct sockaddr_in *sa, double secs, double every_ms)
+{
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	struct timespec gap = {
+		.tv_sec = (time_t)(every_ms / 1000),
+		.tv_nsec = (long)((every_ms - (time_t)(every_ms / 1000) * 1000) * 1e6),
+	};
+	double end = now() + secs;
+
+	if (s < 0)
+		return perror("nm-tcp udp: socket"), 1;
+	while (now() < end) {
+		sendto(s, "x", 1, 0, (void *)sa, sizeof(*sa));
+		nanosleep(&gap, NULL);
+	}
+	close(s);
+	return 0;
+}
+
 struct http_conn {
 	int fd;
 	size_t seg, tail;
@@ -278,14 +303,14 @@ int main(int argc, char **argv)
 {
 	size_t chunk = 65536, seg = 1448, tail = 200;
 	const char *nodelay_file = NULL;
-	double stop_ms = -1;
+	double stop_ms = -1, every_ms = 200;
 	int dontneed = 0, nodelay = 0, two = 0, rcvbuf = 0;
 	struct sockaddr_in sa;
 
 	if (argc < 5 || addr_of(argv[2], argv[3], &sa)) {
-		fprintf(stderr, "usage: nm-tcp recv|send|http ADDR PORT SECONDS [--chunk B] [--dontneed] [--stop-ms MS]"
+		fprintf(stderr, "usage: nm-tcp recv|send|http|udp ADDR PORT SECONDS [--chunk B] [--dontneed] [--stop-ms MS]"
 			" [--rcvbuf B] [--nodelay-file PATH]"
-			" [--seg B] [--tail B] [--nodelay] [--two]\n");
+			" [--seg B] [--tail B] [--nodelay] [--two] [--every-ms MS]\n");
 		return 2;
 	}
 	for (int i = 5; i < argc; i++) {
@@ -295,6 +320,8 @@ int main(int argc, char **argv)
 			dontneed = 1;
 		else if (!strcmp(argv[i], "--stop-ms") && i + 1 < argc)
 			stop_ms = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--every-ms") && i + 1 < argc)
+			every_ms = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--rcvbuf") && i + 1 < argc)
 			rcvbuf = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--seg") && i + 1 < argc)
@@ -314,6 +341,8 @@ int main(int argc, char **argv)
 		return do_recv(&sa, atof(argv[4]), chunk, dontneed, stop_ms, rcvbuf);
 	if (!strcmp(argv[1], "send"))
 		return do_send(&sa, atof(argv[4]), chunk, nodelay_file);
+	if (!strcmp(argv[1], "udp"))
+		return do_udp(&sa, atof(argv[4]), every_ms);
 	if (!strcmp(argv[1], "http"))
 		return do_http(&sa, atof(argv[4]), seg, tail, nodelay, two);
 	return 2;
