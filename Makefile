@@ -79,6 +79,7 @@ LDLIBS := -lbpf -lelf -lz -lmnl -lmicrohttpd -lm
 # `lock +=` (bpf/common.bpf.h), and the object rule below refuses any other
 # atomic, so that one build loads on 5.10 as on 6.x (docs/KERNELS.md).
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-fms-extensions -Wno-microsoft-anon-tag \
 	-I$(BUILD) -Iinclude -Ibpf
 # Kernel types older than 5.15 (VMLINUX_H from 5.10's BTF, as make vmtest's
 # check compiles) have no struct bpf_timer: bpf/core_fixes.bpf.h declares it.
