@@ -118,6 +118,21 @@ int xf_cmp_by(const void *a, const void *b, void *key)
 	return c ? c : xf_cmp_worst(a, b);
 }
 
+/* fe80::/10, or a multicast address of link scope (ffX2::/16) */
+static bool v6_link_scope(const uint8_t *a)
+{
+	return (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || (a[0] == 0xff && (a[1] & 0x0f) == 2);
+}
+
+bool xf_link_local(const struct xf_flow_key *k)
+{
+	if (k->family == NM_AF_INET)
+		return k->proto == 2;	/* IGMP */
+	if (k->family != NM_AF_INET6 || (k->proto != 58 && k->proto != 0))
+		return false;		/* not ICMPv6, nor MLD's hop-by-hop header */
+	return v6_link_scope(k->saddr) || v6_link_scope(k->daddr);
+}
+
 const char *xf_proto_name(uint8_t proto, char *buf, size_t len)
 {
 	if (proto == 6)

@@ -66,6 +66,13 @@ enum xf_sort {
 extern const char *const xf_sort_names[XF_NR_SORTS];
 /* qsort_r order by the key *(const enum xf_sort *)key, worst first. */
 int xf_cmp_by(const void *a, const void *b, void *key);
+/*
+ * A link-local control flow, the noise of every link rather than traffic
+ * (neighbour discovery, MLD, IGMP): IGMP, or ICMPv6 (behind a hop-by-hop
+ * header too, as MLD is) from or to a link-local address, fe80::/10 or a
+ * link-scope multicast group (ff02::1, ff02::1:ff00:0/104).
+ */
+bool xf_link_local(const struct xf_flow_key *k);
 /* "tcp", "udp", or the protocol number. */
 const char *xf_proto_name(uint8_t proto, char *buf, size_t len);
 /* An XPS mask as sysfs prints it ("00000000,00000003"): true when any CPU bit is set. */

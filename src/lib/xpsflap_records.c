@@ -37,6 +37,8 @@ static const struct nm_field interval_fields[] = {
 	 * textfile has no flows to leave out)
 	 */
 	{ .json = "flows_not_shown", .type = NM_REC_U64, .off = I(flows_not_shown) },
+	/* ... and the link-local control flows it left out of every count (--link-local) */
+	{ .json = "flows_link_local", .type = NM_REC_U64, .off = I(flows_link_local) },
 	{ .json = "flows_tracked", .type = NM_REC_U64, .off = I(flows_tracked) },
 	{ .json = "max_flows", .type = NM_REC_U64, .off = I(max_flows) },
 	{ .json = "evictions", .type = NM_REC_U64, .off = I(evictions) },

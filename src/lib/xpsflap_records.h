@@ -29,6 +29,7 @@ struct xf_interval_row {
 	uint64_t time;
 	uint64_t flows_active, flows_flapping, flows_tracked, max_flows;
 	uint64_t flows_not_shown;	/* active flows the table and JSON left out */
+	uint64_t flows_link_local;	/* active link-local control flows left out (--link-local) */
 	uint64_t evictions, untracked_picks, parsed_skbs, one_queue_picks;
 	uint64_t out_of_scope_skbs;
 	uint64_t netns_named, netns_over, devices_over;	/* the scope's (lib/scope.h) */

@@ -113,10 +113,14 @@ void xf_report_rank(struct xf_report *r)
 {
 	size_t n = 0;
 
-	r->flapping = 0;
+	r->flapping = r->hidden = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		if (!xf_active(&r->e[i].val, r->since_ns))
 			continue;
+		if (!r->link_local && xf_link_local(&r->e[i].key)) {
+			r->hidden++;
+			continue;
+		}
 		xf_judge(&r->e[i], r->epoch, r->min_switches);
 		r->flapping += r->e[i].flapping;
 		if (i != n)
@@ -136,7 +140,7 @@ void xf_report_interval(struct xf_report *r, const struct nm_scope_counts *c, ui
 
 	r->ival = (struct xf_interval_row){
 		.time = time, .flows_active = r->active, .flows_flapping = r->flapping,
-		.flows_not_shown = r->active - r->shown,
+		.flows_not_shown = r->active - r->shown, .flows_link_local = r->hidden,
 		.flows_tracked = r->n, .max_flows = max_flows,
 		.evictions = k[XF_CNT_EVICTED], .untracked_picks = k[XF_CNT_UNTRACKED],
 		.parsed_skbs = k[XF_CNT_PARSED], .one_queue_picks = k[XF_CNT_ONE_QUEUE],
@@ -218,8 +222,11 @@ void xf_report_emit(struct xf_report *r, struct nm_emit *e, bool prom)
 		       (unsigned long long)ir->flows_tracked, (unsigned long long)ir->max_flows,
 		       (unsigned long long)ir->evictions);
 	if (ir->flows_not_shown && len > 0 && (size_t)len < sizeof(t->heading))
-		snprintf(t->heading + len, sizeof(t->heading) - len, ", %llu not shown",
-			 (unsigned long long)ir->flows_not_shown);
+		len += snprintf(t->heading + len, sizeof(t->heading) - len, ", %llu not shown",
+				(unsigned long long)ir->flows_not_shown);
+	if (ir->flows_link_local && len > 0 && (size_t)len < sizeof(t->heading))
+		snprintf(t->heading + len, sizeof(t->heading) - len, ", %llu link-local left out",
+			 (unsigned long long)ir->flows_link_local);
 	t->rows = flows;
 	if (!prom)
 		return;

@@ -35,6 +35,7 @@ struct xf_report {
 	uint32_t min_switches;
 	size_t top;			/* shown besides the flapping ones (0: XF_REPORT_TOP) */
 	bool all;			/* --all: every active flow */
+	bool link_local;		/* --link-local: link-local control flows too (xf_link_local) */
 	enum xf_sort sort;		/* --sort: the key the top ones are ranked by */
 	xf_dev_name_fn dev_name;
 	xf_ns_name_fn ns_name;
@@ -45,8 +46,12 @@ struct xf_report {
 	uint64_t counters[XF_CNT_MAX];
 	uint64_t now_ns, since_ns;	/* the interval: flows active since since_ns */
 	uint32_t epoch;			/* the interval being reported */
-	/* xf_report_rank's: e[0, active) the active ones, e[0, shown) those shown */
-	size_t active, flapping, shown;
+	/*
+	 * xf_report_rank's: e[0, active) the active ones, e[0, shown) those
+	 * shown; without link_local, the active link-local ones are left out
+	 * of all of them, and counted (hidden)
+	 */
+	size_t active, flapping, shown, hidden;
 	/*
 	 * Per device slot and queue (--prom-file): the BPF totals summed
 	 * over CPUs with the flows' unflushed counts, the device of each
@@ -83,7 +88,9 @@ void xf_report_slot_gone(struct xf_report *r, uint32_t slot);
 /*
  * The judge step: the active flows first, judged, worst first by the
  * sort key; counted (active, flapping). Those shown come first: the top ones and the
- * flapping ones after them, in that order (all: every active one).
+ * flapping ones after them, in that order (all: every active one). Link-local
+ * control flows are noise, not the device's traffic: left out here, before
+ * the table, JSON and metrics, unless link_local asks for them.
  */
 void xf_report_rank(struct xf_report *r);
 /* Whether the i-th of the ranked active flows is shown. */

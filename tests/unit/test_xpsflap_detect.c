@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 #include "detect/xpsflap_detect.h"
 
@@ -160,6 +161,42 @@ static void test_proto_and_xps_mask(void **state)
 	assert_true(xf_xps_mask_set("00000000,00000100"));
 }
 
+/* #37: neighbour discovery, MLD and IGMP are every link's noise, not its traffic */
+static void test_link_local(void **state)
+{
+	struct xf_flow_key k = { .family = NM_AF_INET6, .proto = 58,
+				 .saddr = { 0xfe, 0x80, [15] = 1 }, .daddr = { 0xfe, 0x80, [15] = 2 } };
+	static const uint8_t global[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
+	static const uint8_t site_mcast[16] = { 0xff, 0x05, [15] = 1 };
+	static const uint8_t unspec[16] = {};
+
+	(void)state;
+	/* ICMPv6 between link-local addresses (a ping of fe80::, ND) */
+	assert_true(xf_link_local(&k));
+	/* ... from an address not yet there (DAD, an early MLD report) to a link-scope group */
+	memcpy(k.saddr, unspec, 16);
+	memcpy(k.daddr, all_nodes, 16);
+	assert_true(xf_link_local(&k));
+	k.proto = 0;	/* MLD: a hop-by-hop header before the ICMPv6 one */
+	assert_true(xf_link_local(&k));
+	/* a global one's ping, a site-scope group's, and UDP to fe80:: are traffic */
+	k.proto = 58;
+	memcpy(k.saddr, global, 16);
+	memcpy(k.daddr, global, 16);
+	assert_false(xf_link_local(&k));
+	memcpy(k.daddr, site_mcast, 16);
+	assert_false(xf_link_local(&k));
+	k.proto = 17;
+	memcpy(k.daddr, all_nodes, 16);
+	assert_false(xf_link_local(&k));
+	/* IPv4: IGMP only, whatever its addresses; an ICMP ping is traffic */
+	k = (struct xf_flow_key){ .family = NM_AF_INET, .proto = 2, .daddr = { 224, 0, 0, 22 } };
+	assert_true(xf_link_local(&k));
+	k.proto = 1;
+	assert_false(xf_link_local(&k));
+}
+
 /* The verdicts the sinks read, set once: flapping, this interval's switches, in flight. */
 static void test_judge_sets_the_verdicts(void **state)
 {
@@ -195,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_sort_keys),
 		cmocka_unit_test(test_proto_and_xps_mask),
 		cmocka_unit_test(test_judge_sets_the_verdicts),
+		cmocka_unit_test(test_link_local),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

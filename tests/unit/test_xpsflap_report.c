@@ -134,6 +134,50 @@ static void test_all(void **state)
 	free_report(r);
 }
 
+/*
+ * #37: link-local control flows (ND, MLD, IGMP) are left out of the report
+ * and of its counts, and counted apart; link_local (--link-local) keeps
+ * them as any flow.
+ */
+static void test_link_local(void **state)
+{
+	struct xf_report *r = new_report(0, true);
+	static const uint16_t want[] = { 1, 2 };
+	struct nm_emit e = {};
+	struct xf_entry *mld, *igmp;
+
+	(void)state;
+	flow(r, 1, 9, 10, true, false);
+	mld = flow(r, 0, 40, 10, true, false);
+	mld->key = (struct xf_flow_key){ .netns = NS, .ifindex = 3, .family = NM_AF_INET6,
+					 .proto = 0, .daddr = { 0xff, 0x02, [15] = 0x16 } };
+	igmp = flow(r, 0, 30, 10, false, false);
+	igmp->key = (struct xf_flow_key){ .netns = NS, .ifindex = 3, .family = NM_AF_INET,
+					  .proto = 2, .daddr = { 224, 0, 0, 22 } };
+	flow(r, 2, 1, 10, false, false);
+	xf_report_rank(r);
+	/* --all: every active flow but those two, which are not active nor flapping either */
+	assert_ports(r, want, 2);
+	assert_int_equal(r->active, 2);
+	assert_int_equal(r->flapping, 1);
+	xf_report_interval(r, &no_scope, 1796177158, 65536);
+	assert_int_equal(r->ival.flows_active, 2);
+	assert_int_equal(r->ival.flows_not_shown, 0);
+	assert_int_equal(r->ival.flows_link_local, 2);
+	xf_report_emit(r, &e, true);
+	assert_string_equal(e.table[0].heading, "flows: 2 active, 1 flapping, 4 tracked of 65536, "
+				"0 evicted, 2 link-local left out");
+	/* --link-local: they are flows as any other, the worst first */
+	r->link_local = true;
+	xf_report_rank(r);
+	assert_int_equal(r->active, 4);
+	assert_int_equal(r->flapping, 2);
+	assert_int_equal(r->e[0].key.proto, 0);
+	xf_report_interval(r, &no_scope, 1796177158, 65536);
+	assert_int_equal(r->ival.flows_link_local, 0);
+	free_report(r);
+}
+
 /* fewer active flows than the top: all shown; top 0 is the default, 20 */
 static void test_fewer_than_top(void **state)
 {
@@ -294,6 +338,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_top_and_flapping),
 		cmocka_unit_test(test_all),
+		cmocka_unit_test(test_link_local),
 		cmocka_unit_test(test_fewer_than_top),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_emit),
