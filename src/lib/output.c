@@ -18,6 +18,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 
 #include "lib/cli.h"
 #include "lib/err.h"
@@ -649,6 +651,48 @@ static int check_target(const char *path, char *dir, size_t dirlen,
 }
 
 /*
+ * The kernel's own file systems: they hold the files the kernel makes and
+ * take no new one, whoever asks, and the errno of a create there misleads
+ * (ENOENT in /proc, EACCES in /sys, even for root).
+ */
+static const struct {
+	long magic;
+	const char *name;
+} kernel_fs[] = {
+	{ PROC_SUPER_MAGIC, "proc" }, { SYSFS_MAGIC, "sysfs" },
+	{ CGROUP_SUPER_MAGIC, "cgroup" }, { CGROUP2_SUPER_MAGIC, "cgroup2" },
+	{ DEBUGFS_MAGIC, "debugfs" }, { TRACEFS_MAGIC, "tracefs" },
+	{ DEVPTS_SUPER_MAGIC, "devpts" }, { SECURITYFS_MAGIC, "securityfs" },
+	{ BPF_FS_MAGIC, "bpf" },
+};
+
+/* The kernel file system dir is on, or NULL for any other */
+static const char *kernel_fs_of(const char *dir)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf))
+		return NULL;
+	for (size_t i = 0; i < sizeof(kernel_fs) / sizeof(kernel_fs[0]); i++)
+		if (sf.f_type == kernel_fs[i].magic)
+			return kernel_fs[i].name;
+	return NULL;
+}
+
+/* Why dir took no new file (err: the create's -errno): its file system's kind, or the errno's. */
+static void create_err(const char *dir, int err, char *buf, size_t len)
+{
+	const char *fs = kernel_fs_of(dir);
+
+	if (fs)
+		nm_set_err(buf, len, 0, "cannot create files in directory %s: it is on a %s file "
+			   "system, which takes no new files", dir, fs);
+	else
+		nm_set_err(buf, len, 0, "cannot create files in directory %s: %s", dir,
+			   strerror(-err));
+}
+
+/*
  * The temp name starts with '.' and does not end in ".prom", so the textfile
  * collector never picks up a half-written file.
  */
@@ -664,8 +708,7 @@ static int create_temp(const char *dir, const char *base, char *tmp,
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		ret = -errno;
-		nm_set_err(err, errlen, 0, "cannot create files in directory %s: %s",
-			dir, strerror(-ret));
+		create_err(dir, ret, err, errlen);
 		return ret;
 	}
 	/* mkstemp uses 0600; node_exporter usually runs as another user. */
