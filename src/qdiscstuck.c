@@ -256,6 +256,11 @@ static const char *one_shot(void)
 	return env.kick ? "--kick" : NULL;
 }
 
+static const char *remedy(void)
+{
+	return qs_remedy_opt(&env);
+}
+
 static bool changes(void)
 {
 	return env.lock;
@@ -348,7 +353,8 @@ static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
 	.fixes = qs_fixes, .nfixes = QS_NFIXES, .list_fixes = &env.list_fixes,
 	.grid = true, .drop_before_change = true,
-	.caps = set_caps, .one_shot = one_shot, .setup = setup, .start = start, .changes = changes, .change = change,
+	.caps = set_caps, .one_shot = one_shot, .remedy = remedy, .setup = setup, .start = start,
+	.changes = changes, .change = change,
 	.first = first_line, .ready = ready, .report = report_step, .after = after_report, .stop = stop,
 	.free = free_run,
 };

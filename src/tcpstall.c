@@ -355,6 +355,11 @@ static void set_caps(struct nm_opts *o)
 	ts_act_caps(&o->caps, env.fix);
 }
 
+static const char *remedy(void)
+{
+	return env.fix ? "--fix" : NULL;
+}
+
 /* a usage error, before anything (--print-caps, --cleanup) answers */
 static int check(void)
 {
@@ -448,7 +453,8 @@ static const struct nm_tool tool = {
 	.fixes = ts_fixes, .nfixes = TS_NFIXES, .list_fixes = &env.list_fixes,
 	.signal_in_load_goes_on = true,
 	/* --list-fixes: kick's probe loads ts_kick alone; --cleanup undoes a sockopt through it */
-	.caps = set_caps, .check = check, .cleanup = ts_act_cleanup, .list = ts_act_list_fixes,
+	.caps = set_caps, .remedy = remedy, .check = check, .cleanup = ts_act_cleanup,
+	.list = ts_act_list_fixes,
 	.setup = setup, .start = start, .first = first_line, .report = report_step,
 	.after = after_report, .loop = loop, .stop = stop, .free = free_run,
 };

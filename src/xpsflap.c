@@ -341,6 +341,11 @@ static void set_caps(struct nm_opts *o)
 	o->caps.module_btf = !o->cleanup && nm_kernel_has_func(o, "bpf_rdonly_cast") == 0;
 }
 
+static const char *remedy(void)
+{
+	return env.pin ? "--pin" : NULL;
+}
+
 /* Before the load, with the privileges the names need: the scope's first scan. */
 static int setup(void)
 {
@@ -348,6 +353,7 @@ static int setup(void)
 	rep.min_switches = env.min_switches;
 	rep.top = env.view.top;
 	rep.all = env.view.all;
+	rep.link_local = env.link_local;
 	rep.sort = env.view.sort;
 	rep.dev_name = dev_name;
 	rep.ns_name = ns_name;
@@ -441,7 +447,8 @@ static const struct nm_tool tool = {
 	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
 	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
 	.grid = true,
-	.caps = set_caps, .setup = setup, .start = start, .changes = changes, .change = change,
+	.caps = set_caps, .remedy = remedy, .setup = setup, .start = start, .changes = changes,
+	.change = change,
 	.first = first_line, .ready = ready,
 	.report = report_step, .after = after_report, .stop = stop, .free = free_run,
 };

@@ -171,6 +171,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct agent_env *e = state->input;
 	const char *why;
+	char buf[160];
 
 	/* the words since the last call: this option's, its argument's */
 	e->next = state->next;
@@ -180,18 +181,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DETECT:
 		if (!parse_detect(arg))
-			argp_error(state, "invalid --detect '%s': a comma-separated list of " NM_AGENT_NAMES, arg);
+			nm_usage(state, "invalid --detect '%s': a comma-separated list of " NM_AGENT_NAMES, arg);
 		e->detect = arg;
 		break;
 	case OPT_OPTS:
 		if ((why = parse_opts(arg)))
-			argp_error(state, "invalid --opts '%s': %s", arg, why);
+			nm_usage(state, "invalid --opts '%s': %s", arg, why);
 		break;
 	case OPT_PROM_SPLIT:
 		e->prom_split = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		nm_usage(state, "unexpected argument '%s'", arg);
+		break;
+	case ARGP_KEY_END:
+		/* the common options', named by the agent (a detector's remedy: before_load) */
+		if (nm_opts_conflict(&e->o, false, NULL, buf, sizeof(buf)))
+			nm_usage(state, "%s", buf);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -539,6 +545,9 @@ static int before_load(void)
 		if ((opt = not_run(t)))
 			return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=%s: the agent does not run %s; %s %s does",
 				      x->d->name, x->args, opt, x->d->name, opt);
+		/* a remedy of its --opts with --cleanup: as its CLI, named by it */
+		if ((ret = nm_run_conflict(t)))
+			return ret;
 		nm_caps_run_merge(&env.o.caps, &t->o->caps);
 		if (t->check && (ret = t->check()))
 			return ret;
@@ -713,16 +722,24 @@ static int run_loaded(void *skel)
 }
 
 /*
- * --list-hooks: each detector's hooks and programs under its name; the
- * program on net_dev_queue that several take is under each of them.
+ * --list-hooks: each detector's hooks and programs under its name (with
+ * --json, in "tool"); the program on net_dev_queue that several take is
+ * under each of them.
  */
 static void list_hooks(void)
 {
 	const char *sep = "";
+	time_t now = time(NULL);
 
 	for_each_det(x) {
+		const struct nm_hook *h = hooks + x->first_hook;
+
+		if (env.o.json) {
+			nm_hooks_list_json(stdout, h, x->d->ops->nhooks, x->d->name, now);
+			continue;
+		}
 		printf("%s%s:\n", sep, x->d->name);
-		nm_hooks_list(stdout, hooks + x->first_hook, x->d->ops->nhooks);
+		nm_hooks_list(stdout, h, x->d->ops->nhooks);
 		sep = "\n";
 	}
 }
@@ -758,7 +775,7 @@ int main(int argc, char **argv)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	common_argp = nm_common_argp;
 	common_argp.parser = parse_common;
-	argp_parse(&argp, argc, argv, 0, NULL, &env);
+	nm_argp_parse(&argp, argc, argv, &env, TOOL);
 	if (!env.detect)
 		for (int i = 0; i < NDETS; i++)
 			dets[i].on = true;

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <netdb.h>
 #include <net/if.h>
+#include <arpa/inet.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@ enum {
 	OPT_TABLE,
 	OPT_PRINT_CAPS,
 	OPT_LISTEN,
+	OPT_USAGE,
 };
 
 /*
@@ -100,10 +103,11 @@ const struct nm_optdoc nm_common_docs[] = {
 	  NULL, NULL },
 	{ "listen", "Serve the metrics over HTTP: `GET /metrics` answers the text **--prom-file** "
 	  "would hold (the last report's, in the same format), as `node_exporter` and "
-	  "`ebpf_exporter` serve theirs; before the first report it answers 503. ADDR:PORT is "
-	  "numeric: `9435` or `:9435` (127.0.0.1, the host's own scraper), `0.0.0.0:9435`, "
-	  "`[::1]:9435`. The socket is bound at start, in {tool}'s own network namespace even "
-	  "with **--netns**; an address in use, or one not on this host, exits with status 1 "
+	  "`ebpf_exporter` serve theirs; before the first report it answers 503. ADDR is "
+	  "numeric; PORT a number, or a TCP service's name in the services database "
+	  "(/etc/services): `9435` or `:9435` (127.0.0.1, the host's own scraper), "
+	  "`0.0.0.0:9435`, `[::1]:9435`, `:http-alt`. The socket is bound at start, in "
+	  "{tool}'s own network namespace even with **--netns**; an address in use, or one not on this host, exits with status 1 "
 	  "before anything is loaded, and a bad value is a usage error (status 2). A port below "
 	  "1024 needs `CAP_NET_BIND_SERVICE`. The server is libmicrohttpd, run by a thread that "
 	  "holds no capability, with at most 32 connections and a 10-s timeout; any other path "
@@ -120,16 +124,25 @@ const struct nm_optdoc nm_common_docs[] = {
 	  NULL, "repeatable" },
 	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
 	  "tracepoint: never fentry.", "auto|fentry|tracepoint", NULL },
-	{ "list-hooks", "Probe every hook rung on this kernel, print, exit. Like monitoring, it "
-	  "needs `CAP_BPF` and `CAP_PERFMON` (**PRIVILEGES**); only **--help**, **--usage** and "
-	  "**--version** need nothing.", NULL, NULL },
+	{ "list-hooks", "Probe every hook rung on this kernel, print, exit: a table of the rungs "
+	  "(`HOOK`, `RUNG`, `PROGRAM`, `VERDICT`), then one of the programs (`PROGRAM`, `HOOK`, "
+	  "`RUNG`, `STATE`). With **--json**, one JSON line a row instead, the columns as keys: "
+	  "records of type `rung` (`hook`, `rung`, `program`, `verdict`), then of type "
+	  "`program` (`program`, `hook`, `rung`, `state`), each with the `tool` and `time` "
+	  "every record has. "
+	  "With **--cleanup**, **--list-fixes**, **-c**, **-i**, **--prom-file** or **--listen** "
+	  "it is a usage error (status 2): it answers and exits, with no report. Like "
+	  "monitoring, it needs `CAP_BPF` and `CAP_PERFMON` (**PRIVILEGES**); only **--help**, "
+	  "**--usage** and **--version** need nothing.", NULL, NULL },
 	{ "print-caps", "Print the capabilities this command line needs, as the user running it, "
 	  "one a line (`CAP_NET_ADMIN<TAB>--fix<TAB>tc, netlink, net sysctls`), or `none`, then "
 	  "exit 0 before anything is loaded or changed. It is what to put in a unit's "
 	  "`AmbientCapabilities=` or give `setpriv --ambient-caps` for that command line; the "
 	  "test suite runs every tool so, as nobody. See **PRIVILEGES**.",
 	  NULL, "the capabilities a command line needs" },
-	{ "cleanup", "Undo the changes of an instance that died (kill -9), then exit.", NULL, NULL },
+	{ "cleanup", "Undo the changes of an instance that died (kill -9), then exit. With a "
+	  "remedy option, **--list-hooks**, **--list-fixes**, **-c**, **-i**, **--prom-file** or "
+	  "**--listen** it is a usage error (status 2).", NULL, NULL },
 	{ "bpf-stats", "Measure program run time (BPF\\_ENABLE_STATS while running; off again at "
 	  "exit). This fills `netmedic_bpf_prog_runs_total` and "
 	  "`netmedic_bpf_prog_run_seconds_total`. The kernel keeps these statistics for every BPF "
@@ -180,6 +193,18 @@ int nm_parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned
 	errno = 0;
 	*v = strtoul(s, &end, 10);
 	return errno || *end || !*s || *s == '-' || *v < min || *v > max ? -1 : 0;
+}
+
+unsigned int nm_parse_port(const char *s)
+{
+	struct servent *se;
+	unsigned long v;
+
+	/* digits are a number, never a name: "8080", not "70000" nor "000008080" */
+	if (*s && strspn(s, "0123456789") == strlen(s))
+		return strlen(s) > 5 || nm_parse_ulong(s, 1, 65535, &v) ? 0 : v;
+	se = *s ? getservbyname(s, "tcp") : NULL;
+	return se ? ntohs(se->s_port) : 0;
 }
 
 int nm_parse_uint(const char *s, unsigned int *v)
@@ -316,13 +341,13 @@ error_t nm_view_arg(int key, const char *arg, struct argp_state *state,
 	case NM_OPT_TOP:
 		/* into a long first: an int would wrap 4294967297 to 1 */
 		if (nm_parse_long(arg, 1, s->top_max, &n))
-			argp_error(state, "invalid --top '%s': 1 to %ld", arg, s->top_max);
+			nm_usage(state, "invalid --top '%s': 1 to %ld", arg, s->top_max);
 		v->top = n;
 		return 0;
 	case NM_OPT_SORT:
 		if ((v->sort = nm_parse_name(arg, s->sort_names, s->nsorts)) < 0)
-			argp_error(state, "invalid --sort '%s': %s", arg,
-				   nm_names_or(s->sort_names, s->nsorts, names, sizeof(names)));
+			nm_usage(state, "invalid --sort '%s': %s", arg,
+				 nm_names_or(s->sort_names, s->nsorts, names, sizeof(names)));
 		return 0;
 	case NM_OPT_ALL:
 		v->all = true;
@@ -339,11 +364,12 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'i':
 		if (nm_parse_interval(arg, &o->interval))
-			argp_error(state, "invalid interval '%s': seconds from 0.01 to 86400", arg);
+			nm_usage(state, "invalid interval '%s': seconds from 0.01 to 86400", arg);
+		o->interval_given = true;
 		break;
 	case 'c':
 		if (nm_parse_count(arg, &o->count))
-			argp_error(state, "invalid count '%s': a whole number >= 1", arg);
+			nm_usage(state, "invalid count '%s': a whole number >= 1", arg);
 		break;
 	case OPT_JSON:
 		o->json = true;
@@ -356,14 +382,14 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LISTEN:
 		if (nm_listen_parse(arg, &o->listen, err, sizeof(err)))
-			argp_error(state, "invalid --listen '%s': %s", arg, err);
+			nm_usage(state, "invalid --listen '%s': %s", arg, err);
 		o->listen_on = true;
 		break;
 	case OPT_DEV:
 		if (o->ndevs >= NM_MAX_DEVS)
-			argp_error(state, "too many --dev (at most %d)", NM_MAX_DEVS);
+			nm_usage(state, "too many --dev (at most %d)", NM_MAX_DEVS);
 		if (!*arg || strlen(arg) >= IFNAMSIZ)
-			argp_error(state, "invalid device name '%s'", arg);
+			nm_usage(state, "invalid device name '%s'", arg);
 		o->devs[o->ndevs++] = arg;
 		break;
 	case OPT_NETNS:
@@ -371,7 +397,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_HOOKS:
 		if (nm_parse_hook_mode(arg, &o->hooks))
-			argp_error(state, "invalid --hooks '%s': auto, fentry or tracepoint", arg);
+			nm_usage(state, "invalid --hooks '%s': auto, fentry or tracepoint", arg);
 		break;
 	case OPT_LIST_HOOKS:
 		o->list_hooks = true;
@@ -411,6 +437,134 @@ const struct argp nm_common_argp_nodev = {
 	.parser = common_parse,
 };
 
+/*
+ * argp's own --help takes -? but not -h, which users try first: these
+ * stand in for argp's (nm_argp_parse asks for none of its own), with the
+ * same texts and output.
+ */
+static const struct argp_option help_options[] = {
+	{ "help", 'h', NULL, 0, "Give this help list", -1 },
+	{ NULL, '?', NULL, OPTION_ALIAS, NULL, -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Give a short usage message", -1 },
+	{ "version", 'V', NULL, 0, "Print program version", -1 },
+	{},
+};
+
+static error_t help_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	switch (key) {
+	case ARGP_KEY_INIT:
+		/*
+		 * getopt's own usage errors (an unknown option, a missing
+		 * argument) are its one line, "TOOL: ...": argp would add
+		 * "Try `TOOL --help'..." after it, which a NULL stream stops
+		 * (nm_argp_parse then exits 2). The parsers' usage errors are
+		 * nm_usage's, which prints its own line.
+		 */
+		state->err_stream = NULL;
+		break;
+	case 'h':
+	case '?':
+		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
+		break;
+	case OPT_USAGE:
+		argp_state_help(state, state->out_stream, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
+		break;
+	case 'V':
+		fprintf(state->out_stream, "%s\n", argp_program_version);
+		exit(NM_EXIT_OK);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp nm_help_argp = {
+	.options = help_options,
+	.parser = help_parse,
+};
+
+void nm_argp_parse(const struct argp *argp, int argc, char **argv, void *input, const char *tool)
+{
+	/* getopt names the program by argv[0], as run ("./tcpstall"): the tool's name instead */
+	if (argc > 0)
+		argv[0] = (char *)tool;
+	/* an error returned is getopt's, which has said what is wrong */
+	if (argp_parse(argp, argc, argv, ARGP_NO_HELP, NULL, input))
+		exit(NM_EXIT_USAGE);
+}
+
+void nm_usage(const struct argp_state *state, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", state->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(NM_EXIT_USAGE);
+}
+
+/* The options that make a run do one job and exit: what each does, for the usage error */
+static const struct {
+	const char *opt, *what;
+} answers[] = {
+	{ "--cleanup", "undoes what a killed instance left" },
+	{ "--list-fixes", "probes the remedies" },
+	{ "--list-hooks", "probes the hooks" },
+};
+
+/* The i-th of those given (-1: none), in the order above. */
+static int answer_given(const struct nm_opts *o, bool list_fixes, int i)
+{
+	bool given[] = { o->cleanup, list_fixes, o->list_hooks };
+
+	for (int k = 0; k < 3; k++)
+		if (given[k] && !i--)
+			return k;
+	return -1;
+}
+
+/* An option given that only a run of reports uses, and what it would be for (NULL: none). */
+static const char *report_opt(const struct nm_opts *o, const char **what)
+{
+	static const char *const opts[] = { "-c", "-i", "--prom-file", "--listen" };
+	static const char *const whats[] = { "no report to count", "no report to space",
+					     "no metrics to write", "no metrics to serve" };
+	bool given[] = { o->count, o->interval_given, o->prom_file, o->listen_on };
+
+	for (int k = 0; k < 4; k++)
+		if (given[k]) {
+			*what = whats[k];
+			return opts[k];
+		}
+	return NULL;
+}
+
+const char *nm_opts_conflict(const struct nm_opts *o, bool list_fixes, const char *remedy,
+			     char *buf, size_t len)
+{
+	int a = answer_given(o, list_fixes, 0), b = answer_given(o, list_fixes, 1);
+	const char *opt, *what;
+
+	if (a < 0)
+		return NULL;
+	if (b >= 0)
+		snprintf(buf, len, "%s and %s: each does its one job and exits; give one of them",
+			 answers[a].opt, answers[b].opt);
+	else if (remedy && !o->list_hooks)
+		snprintf(buf, len, "%s and %s: %s %s, then exits: it runs no remedy", answers[a].opt,
+			 remedy, answers[a].opt, answers[a].what);
+	else if ((opt = report_opt(o, &what)))
+		snprintf(buf, len, "%s and %s: %s %s, then exits: %s", answers[a].opt, opt,
+			 answers[a].opt, answers[a].what, what);
+	else
+		return NULL;
+	return buf;
+}
+
 void nm_opts_init(struct nm_opts *o, const char *tool)
 {
 	memset(o, 0, sizeof(*o));
@@ -428,7 +582,8 @@ int nm_err(const struct nm_opts *o, int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: error: ", o->tool);
+	/* bad input says what is wrong, as getopt's own lines do (nm_usage) */
+	fprintf(stderr, code == NM_EXIT_USAGE ? "%s: " : "%s: error: ", o->tool);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

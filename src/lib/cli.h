@@ -50,6 +50,7 @@ struct nm_opts {
 	 */
 	bool scope;
 	int verbose;
+	bool interval_given;		/* -i was given: a run of reports is asked for */
 	enum nm_hook_mode hooks;
 	bool list_hooks;
 	bool cleanup;
@@ -83,12 +84,21 @@ extern const struct argp nm_common_argp;
 extern const struct argp nm_common_argp_nodev;
 
 /*
+ * -h, -?, --help, --usage and -V, --version: argp's own are not used
+ * (nm_argp_parse), as they cannot take -h. Its parser also makes argp's
+ * own usage errors one line (lib/cli.c).
+ */
+extern const struct argp nm_help_argp;
+
+/*
  * A CLI's argp, named argp: its options, parser and doc, the common
- * options (nm_common_argp or nm_common_argp_nodev) as a child.
+ * options (nm_common_argp or nm_common_argp_nodev) as its first child,
+ * the help options as its second.
  */
 #define NM_ARGP(opts, parser_fn, doc_str, common)				\
 	static const struct argp_child nm_argp_children[] = {			\
 		{ common, 0, "Common options:", 1 },				\
+		{ &nm_help_argp, 0, NULL, 2 },					\
 		{},								\
 	};									\
 	static const struct argp argp = {					\
@@ -100,7 +110,25 @@ extern const struct argp nm_common_argp_nodev;
 
 void nm_opts_init(struct nm_opts *o, const char *tool);
 
-/* "TOOL: error: ..." on stderr, one line. Returns code for `return nm_err(...)`. */
+/*
+ * The command line into input by argp (built with NM_ARGP), as tool: the
+ * name every usage error starts with, getopt's too. A usage error exits
+ * with status 2, after its one line.
+ */
+void nm_argp_parse(const struct argp *argp, int argc, char **argv, void *input, const char *tool);
+
+/*
+ * A usage error found by a parser: "TOOL: what is wrong" on stderr, one
+ * line, as getopt's own are (an unknown option); exits with status 2.
+ */
+void nm_usage(const struct argp_state *state, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+
+/*
+ * One line on stderr: "TOOL: error: ..."; for code NM_EXIT_USAGE, bad
+ * input, "TOOL: ..." as every usage error is. Returns code for
+ * `return nm_err(...)`.
+ */
 int nm_err(const struct nm_opts *o, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void nm_info(const struct nm_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -138,6 +166,24 @@ const char *nm_parse_netns(const char *arg, char *buf, size_t len, const char **
  * --dev, which names devices in the one netns the tool runs in).
  */
 const char *nm_netns_usage(const struct nm_opts *o, char *buf, size_t len);
+
+/*
+ * Options given together that cannot both be, pure: the first such pair's
+ * usage error into buf, naming both and why, or NULL. Two of --cleanup,
+ * --list-fixes and --list-hooks (each answers and exits); one of them with
+ * -c, -i, --prom-file or --listen (they are for a run's reports); --cleanup
+ * or --list-fixes with remedy, the tool's remedy option given (NULL: none).
+ * --list-hooks takes a remedy: its hooks are listed with it.
+ */
+const char *nm_opts_conflict(const struct nm_opts *o, bool list_fixes, const char *remedy,
+			     char *buf, size_t len);
+
+/*
+ * A port, as --port and --listen take it: 1 to 65535 in decimal digits,
+ * or the name of a TCP service (getservbyname: "http" is 80), as ss and
+ * tcpdump take them. 0 for anything else.
+ */
+unsigned int nm_parse_port(const char *s);
 
 /*
  * A comma-separated list of names (--fix=kick,lock) as a mask: bit i for

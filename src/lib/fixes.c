@@ -7,12 +7,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/btf.h>
 #include "lib/fixes.h"
 #include "lib/plan.h"
+#include "lib/record.h"
 
 int nm_fix_probe_file(const struct nm_fix *f, char *why, size_t len)
 {
@@ -89,18 +92,53 @@ void nm_fix_line(FILE *out, const struct nm_fix *f, int err, const char *why)
 		err ? why : "");
 }
 
-int nm_fixes_list(FILE *out, const struct nm_fix *fixes, int n)
+#define R(f)	offsetof(struct fix_row, f)
+
+/* --list-fixes --json: a remedy, the columns of its line as keys */
+struct fix_row {
+	const char *fix, *lever;
+	char verdict[272];
+};
+
+static const struct nm_field fix_fields[] = {
+	{ .json = "fix", .type = NM_REC_STRP, .off = R(fix) },
+	{ .json = "lever", .type = NM_REC_STRP, .off = R(lever) },
+	{ .json = "verdict", .type = NM_REC_STR, .off = R(verdict) },
+};
+
+static const struct nm_record fix_rec = NM_RECORD("fix", fix_fields);
+
+/* Each remedy probed: a line under a header, or with tool a JSON line stamped with it. */
+static int list(FILE *out, const struct nm_fix *fixes, int n, const char *tool)
 {
+	time_t now = time(NULL);
 	int allowed = 0;
 
-	fprintf(out, "%-10s %-56s %s\n", "FIX", "LEVER", "VERDICT");
+	if (!tool)
+		fprintf(out, "%-10s %-56s %s\n", "FIX", "LEVER", "VERDICT");
 	for (int i = 0; i < n; i++) {
+		struct fix_row r = { .fix = fixes[i].name, .lever = fixes[i].lever };
 		char why[256] = "";
 		int err = fixes[i].probe ? fixes[i].probe(&fixes[i], why, sizeof(why)) : 0;
 
-		nm_fix_line(out, &fixes[i], err, why);
+		snprintf(r.verdict, sizeof(r.verdict), "%s%s", err ? "not allowed: " : "allowed",
+			 err ? why : "");
+		if (tool)
+			nm_rec_json_at(out, &fix_rec, &r, tool, now);
+		else
+			nm_fix_line(out, &fixes[i], err, why);
 		allowed += !err;
 	}
 	fflush(out);
 	return allowed;
+}
+
+int nm_fixes_list(FILE *out, const struct nm_fix *fixes, int n)
+{
+	return list(out, fixes, n, NULL);
+}
+
+int nm_fixes_list_json(FILE *out, const struct nm_fix *fixes, int n, const char *tool)
+{
+	return list(out, fixes, n, tool);
 }

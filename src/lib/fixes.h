@@ -45,9 +45,12 @@ int nm_fix_probe_prog(const struct nm_fix *f, char *why, size_t len);
 /*
  * Probes each remedy and prints one line per remedy under a header:
  * "kick       iter/tcp + bpf_setsockopt(TCP_NODELAY)    allowed", or
- * "not allowed: <why>". Returns the number allowed.
+ * "not allowed: <why>". Returns the number allowed. With --json
+ * (nm_fixes_list_json), one JSON line a remedy instead, record "fix"
+ * (fix, lever, verdict), stamped with tool and the time as every record is.
  */
 int nm_fixes_list(FILE *out, const struct nm_fix *fixes, int n);
+int nm_fixes_list_json(FILE *out, const struct nm_fix *fixes, int n, const char *tool);
 
 /* One line of the listing, for a verdict already probed (err 0: allowed). */
 void nm_fix_line(FILE *out, const struct nm_fix *f, int err, const char *why);

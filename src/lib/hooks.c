@@ -7,6 +7,8 @@
  * keeps one failing rung from failing the whole object.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "lib/hooks.h"
+#include "lib/record.h"
 
 void nm_hook_rung(struct nm_hook *h, struct bpf_program *p0, struct bpf_program *p1)
 {
@@ -600,22 +603,6 @@ const char *nm_hooks_summary(const struct nm_hook *hooks, int n, char *buf, size
 	return buf;
 }
 
-static void list_rungs(FILE *f, const struct nm_hook *h)
-{
-	for (int j = 0; j < h->nrungs; j++) {
-		const struct nm_rung *r = &h->rungs[j];
-		const char *v = j == h->chosen ? "chosen" : r->why[0] ? r->why : "not needed";
-		char prog[96];
-
-		snprintf(prog, sizeof(prog), "%s%s%s", r->label, r->kfunc ? "+" : "",
-			 r->kfunc ? r->kfunc : "");
-		fprintf(f, "%-16s %-4d %-36s %s", h->name, j + 1, prog, v);
-		if (j == h->chosen && r->lost)
-			fprintf(f, ": %s", r->lost);
-		fputc('\n', f);
-	}
-}
-
 /*
  * loaded; set aside (loaded, but the tool took another rung after the
  * load); refused (the kernel, or NETMEDIC_REFUSE, refused this program);
@@ -638,37 +625,123 @@ static const char *prog_state(const struct nm_hook *h, int j, const struct bpf_p
 	return r->why[0] ? "rung refused" : "not loaded";
 }
 
-/* Each program once, with the rung that holds it (the chosen one, if a shared program is). */
-static void list_progs(FILE *f, const struct nm_hook *hooks, int n)
+#define RR(f)	offsetof(struct nm_hook_rung_row, f)
+#define PR(f)	offsetof(struct nm_hook_prog_row, f)
+
+/* --list-hooks' two tables, and its JSON lines (--json): the same columns, as keys */
+static const struct nm_field rung_fields[] = {
+	{ .json = "hook", .type = NM_REC_STRP, .off = RR(hook), .col = "HOOK", .colno = 1,
+	  .width = -16 },
+	{ .json = "rung", .type = NM_REC_U32, .off = RR(rung), .col = "RUNG", .colno = 2, .width = -4 },
+	{ .json = "program", .type = NM_REC_STR, .off = RR(program), .col = "PROGRAM", .colno = 3,
+	  .width = -36 },
+	{ .json = "verdict", .type = NM_REC_STR, .off = RR(verdict), .col = "VERDICT", .colno = 4,
+	  .width = -7 },
+};
+
+static const struct nm_field prog_fields[] = {
+	{ .json = "program", .type = NM_REC_STRP, .off = PR(program), .col = "PROGRAM", .colno = 1,
+	  .width = -24 },
+	{ .json = "hook", .type = NM_REC_STRP, .off = PR(hook), .col = "HOOK", .colno = 2,
+	  .width = -16 },
+	{ .json = "rung", .type = NM_REC_U32, .off = PR(rung), .col = "RUNG", .colno = 3, .width = -4 },
+	{ .json = "state", .type = NM_REC_STRP, .off = PR(state), .col = "STATE", .colno = 4,
+	  .width = -5 },
+};
+
+const struct nm_record nm_hook_rung_rec = NM_RECORD("rung", rung_fields);
+const struct nm_record nm_hook_prog_rec = NM_RECORD("program", prog_fields);
+
+/* Every rung of h as a row: chosen (with what it loses), not needed, or why it was refused. */
+static size_t rung_rows(const struct nm_hook *h, struct nm_hook_rung_row *rows)
 {
-	fprintf(f, "\n%-24s %-16s %-4s %s\n", "PROGRAM", "HOOK", "RUNG", "STATE");
-	for (int i = 0; i < n; i++) {
-		const struct nm_hook *h = &hooks[i];
+	for (int j = 0; j < h->nrungs; j++) {
+		const struct nm_rung *r = &h->rungs[j];
+		struct nm_hook_rung_row *row = &rows[j];
 
-		for (int j = 0; h->name && j < h->nrungs; j++) {
-			const struct nm_rung *r = &h->rungs[j];
+		row->hook = h->name;
+		row->rung = j + 1;
+		snprintf(row->program, sizeof(row->program), "%s%s%s", r->label, r->kfunc ? "+" : "",
+			 r->kfunc ? r->kfunc : "");
+		if (j != h->chosen)
+			snprintf(row->verdict, sizeof(row->verdict), "%s",
+				 r->why[0] ? r->why : "not needed");
+		else
+			snprintf(row->verdict, sizeof(row->verdict), "chosen%s%s", r->lost ? ": " : "",
+				 r->lost ? r->lost : "");
+	}
+	return h->nrungs;
+}
 
-			for (int k = 0; k < NM_RUNG_PROGS && r->progs[k]; k++) {
-				const struct bpf_program *p = r->progs[k];
-				int rj = -1;
+/* Each program once, with the rung that holds it (the chosen one, if a shared program is). */
+static size_t prog_rows(const struct nm_hook *hooks, int n, const struct nm_hook *h,
+			struct nm_hook_prog_row *rows)
+{
+	size_t k = 0;
 
-				/* a program shared by rungs: once, at the rung find_prog names */
-				if (nm_hooks_find_prog((struct nm_hook *)hooks, n, p, &rj) != h || rj != j)
-					continue;
-				fprintf(f, "%-24s %-16s %-4d %s\n", bpf_program__name(p), h->name, j + 1,
-					prog_state(h, j, p));
-			}
+	for (int j = 0; j < h->nrungs; j++) {
+		const struct nm_rung *r = &h->rungs[j];
+
+		for (int p = 0; p < NM_RUNG_PROGS && r->progs[p]; p++) {
+			const struct bpf_program *prog = r->progs[p];
+			int rj = -1;
+
+			/* a program shared by rungs: once, at the rung find_prog names */
+			if (nm_hooks_find_prog((struct nm_hook *)hooks, n, prog, &rj) != h || rj != j)
+				continue;
+			rows[k++] = (struct nm_hook_prog_row){
+				.program = bpf_program__name(prog), .hook = h->name, .rung = j + 1,
+				.state = prog_state(h, j, prog),
+			};
 		}
 	}
+	return k;
+}
+
+/* Both tables' rows, of every hook: at most NM_MAX_RUNGS a hook, NM_RUNG_PROGS a rung */
+struct listing {
+	struct nm_hook_rung_row rungs[NM_MAX_HOOKS * NM_MAX_RUNGS];
+	struct nm_hook_prog_row progs[NM_MAX_HOOKS * NM_MAX_RUNGS * NM_RUNG_PROGS];
+	size_t nrungs, nprogs;
+};
+
+/* The rows of hooks[0, n); NULL when out of memory */
+static struct listing *listing(const struct nm_hook *hooks, int n)
+{
+	struct listing *l = calloc(1, sizeof(*l));
+
+	for (int i = 0; l && i < n && i < NM_MAX_HOOKS; i++) {
+		if (!hooks[i].name)
+			continue;
+		l->nrungs += rung_rows(&hooks[i], &l->rungs[l->nrungs]);
+		l->nprogs += prog_rows(hooks, n, &hooks[i], &l->progs[l->nprogs]);
+	}
+	return l;
 }
 
 void nm_hooks_list(FILE *f, const struct nm_hook *hooks, int n)
 {
-	fprintf(f, "%-16s %-4s %-36s %s\n", "HOOK", "RUNG", "PROGRAM", "VERDICT");
-	for (int i = 0; i < n; i++)
-		if (hooks[i].name)
-			list_rungs(f, &hooks[i]);
-	list_progs(f, hooks, n);
+	struct listing *l = listing(hooks, n);
+
+	if (!l)
+		return;
+	nm_rec_table(f, &nm_hook_rung_rec, l->rungs, sizeof(l->rungs[0]), l->nrungs, 0, NULL);
+	fputc('\n', f);
+	nm_rec_table(f, &nm_hook_prog_rec, l->progs, sizeof(l->progs[0]), l->nprogs, 0, NULL);
+	free(l);
+}
+
+void nm_hooks_list_json(FILE *f, const struct nm_hook *hooks, int n, const char *tool, time_t time)
+{
+	struct listing *l = listing(hooks, n);
+
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nrungs; i++)
+		nm_rec_json_at(f, &nm_hook_rung_rec, &l->rungs[i], tool, time);
+	for (size_t i = 0; i < l->nprogs; i++)
+		nm_rec_json_at(f, &nm_hook_prog_rec, &l->progs[i], tool, time);
+	free(l);
 }
 
 struct nm_hook *nm_hooks_find_prog(struct nm_hook *hooks, int n, const struct bpf_program *p,

@@ -14,13 +14,17 @@
 #define NETMEDIC_HOOKS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include <bpf/libbpf.h>
 #include <bpf/btf.h>
 
 #define NM_MAX_RUNGS		5
 #define NM_RUNG_PROGS		4
 #define NM_MAX_HOOKS		12	/* logical hooks per tool */
+
+struct nm_record;
 
 enum nm_hook_mode {
 	NM_HOOKS_AUTO,
@@ -220,9 +224,28 @@ const char *nm_hook_label(const struct nm_hook *h);
 /*
  * --list-hooks: every rung of every hook with its programs, and the
  * verdict: chosen, not needed, or why it was refused (the probe's, or the
- * kernel's errno at load or attach).
+ * kernel's errno at load or attach); then each program, the rung that
+ * holds it and its state. Two tables, or with --json one JSON line a row
+ * (records "rung" and "program", their columns as keys), stamped with
+ * tool and time as every record is (nm_rec_json_at).
  */
+struct nm_hook_rung_row {
+	const char *hook;
+	uint32_t rung;		/* from 1, best first */
+	char program[96];	/* the rung's label, "+kfunc" when it needs one */
+	char verdict[448];	/* chosen (": what is lost"), not needed, or why refused */
+};
+
+struct nm_hook_prog_row {
+	const char *program, *hook;
+	uint32_t rung;
+	const char *state;	/* loaded, set aside, refused, rung refused, not allowed, not loaded */
+};
+
+extern const struct nm_record nm_hook_rung_rec, nm_hook_prog_rec;
+
 void nm_hooks_list(FILE *f, const struct nm_hook *hooks, int n);
+void nm_hooks_list_json(FILE *f, const struct nm_hook *hooks, int n, const char *tool, time_t time);
 
 int nm_parse_hook_mode(const char *s, enum nm_hook_mode *mode);
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "lib/caps.h"
+#include "lib/cli.h"
 #include "lib/listen.h"
 #include "lib/worker.h"
 
@@ -36,21 +36,6 @@ struct nm_listen {
 	char *body;		/* NULL until the first report */
 	size_t len;
 };
-
-/* "65535" -> 65535; anything but 1 to 65535 in decimal digits -> 0 */
-static unsigned int parse_port(const char *s)
-{
-	unsigned long v = 0;
-
-	if (!*s || strlen(s) > 5)
-		return 0;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return 0;
-		v = v * 10 + (unsigned long)(*s - '0');
-	}
-	return v <= 65535 ? (unsigned int)v : 0;
-}
 
 static int set_v4(struct nm_listen_addr *a, const char *host, unsigned int port)
 {
@@ -89,10 +74,10 @@ int nm_listen_parse(const char *arg, struct nm_listen_addr *a, char *err, size_t
 	unsigned int port;
 
 	memset(a, 0, sizeof(*a));
-	port = parse_port(port_s);
+	port = nm_parse_port(port_s);
 	if (!port) {
-		snprintf(err, len, "port '%s' is not a number from 1 to 65535 (ADDR:PORT, [ADDR6]:PORT or PORT)",
-			 port_s);
+		snprintf(err, len, "port '%s' is not a number from 1 to 65535 nor a TCP service's "
+			 "name (ADDR:PORT, [ADDR6]:PORT or PORT)", port_s);
 		return -EINVAL;
 	}
 	a->port = port;

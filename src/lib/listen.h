@@ -30,8 +30,10 @@ struct nm_listen_addr {
 };
 
 /*
- * PORT, :PORT, IPV4:PORT or [IPV6]:PORT; numeric only (no resolver in a
- * daemon's start). Without an address, loopback (127.0.0.1): the metrics
+ * PORT, :PORT, IPV4:PORT or [IPV6]:PORT; a numeric address (no resolver in
+ * a daemon's start), a port as nm_parse_port takes it: a number, or a
+ * service's name of the local services database (/etc/services). Without
+ * an address, loopback (127.0.0.1): the metrics
  * name the host's sockets, and are for the host's scraper unless told
  * otherwise. 0, or -EINVAL with the reason in err ("port 0 is not a port").
  */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/cli.h"
 #include "lib/optdoc.h"
 
 #define WRAP		80	/* columns of a definition's lines, their indent included */
@@ -31,15 +32,8 @@ NM_TOOL_LIST
 const struct nm_tool_doc *const nm_tool_docs[] = { NM_TOOL_LIST NULL };
 #undef X
 
-/* argp's own options, which every tool has: not in any table, argp adds them */
-static const struct argp_option argp_own[] = {
-	{ "help", '?', NULL, 0, NULL, 0 },
-	{ "usage", -3, NULL, 0, NULL, 0 },
-	{ "version", 'V', NULL, 0, NULL, 0 },
-	{},
-};
-
-static const struct nm_optdoc argp_own_docs[] = {
+/* The help options every tool has (lib/cli.c's, in place of argp's own) */
+static const struct nm_optdoc help_docs[] = {
 	{ "help", "Give this help list.", NULL, NULL },
 	{ "usage", "Give a short usage message.", NULL, NULL },
 	{ "version", "Print program version.", NULL, NULL },
@@ -173,11 +167,15 @@ static void write_text(FILE *f, const char *text, const char *tool)
 	free(t);
 }
 
+/* As --help prints it: its short options, those of the aliases after it too ("-h, -?, --help") */
 static void write_term(FILE *f, const struct argp_option *o)
 {
 	fputc('`', f);
 	if (has_short(o))
 		fprintf(f, "-%c, ", o->key);
+	for (const struct argp_option *a = o + 1; (a->flags & OPTION_ALIAS) && !a->name; a++)
+		if (has_short(a))
+			fprintf(f, "-%c, ", a->key);
 	fprintf(f, "--%s", o->name);
 	if (o->arg)
 		fprintf(f, o->flags & OPTION_ARG_OPTIONAL ? "[=%s]" : "=%s", o->arg);
@@ -214,7 +212,7 @@ void nm_optdoc_write_tool(FILE *f, const struct nm_tool_doc *t)
 	write_group(f, t, t->argp->options, NULL);
 	fprintf(f, "Common options:\n\n");
 	write_group(f, t, common_options_of(t), nm_common_docs);
-	write_group(f, t, argp_own, argp_own_docs);
+	write_group(f, t, nm_help_argp.options, help_docs);
 }
 
 /* Whether tool t's --help lists the common option name */

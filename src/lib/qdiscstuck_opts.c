@@ -57,6 +57,11 @@ static int parse_fix(const char *arg)
 	return nm_parse_names(arg, fix_names, 2);
 }
 
+const char *qs_remedy_opt(const struct qs_env *e)
+{
+	return e->kick ? "--kick" : e->lock ? "--lock" : e->fix ? "--fix" : NULL;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	static const struct nm_view_spec view = { INT_MAX, qs_sort_names, QS_NR_SORTS };
@@ -72,18 +77,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_THRESHOLD:
 		if (nm_parse_long(arg, 1, 3600000, &e->threshold_ms))
-			argp_error(state, "invalid --threshold '%s': milliseconds from 1 to 3600000", arg);
+			nm_usage(state, "invalid --threshold '%s': milliseconds from 1 to 3600000", arg);
 		break;
 	case OPT_FIX:
 		e->fix = parse_fix(arg);
 		if (e->fix < 0)
-			argp_error(state, "invalid --fix '%s': kick, lock or kick,lock", arg);
+			nm_usage(state, "invalid --fix '%s': kick, lock or kick,lock", arg);
 		break;
 	case OPT_KICK:
 	case OPT_LOCK:
 		if (qs_parse_dev_queue(arg, dev, sizeof(dev), &q))
-			argp_error(state, "invalid --%s '%s': DEV:QUEUE, e.g. eth0:3",
-				   key == OPT_KICK ? "kick" : "lock", arg);
+			nm_usage(state, "invalid --%s '%s': DEV:QUEUE, e.g. eth0:3",
+				 key == OPT_KICK ? "kick" : "lock", arg);
 		if (key == OPT_KICK)
 			e->kick = arg;
 		else
@@ -93,15 +98,15 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		e->list_fixes = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		nm_usage(state, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
 		if (e->kick && (e->lock || e->fix))
-			argp_error(state, "--kick is a one-shot action: not with --lock or --fix");
+			nm_usage(state, "--kick is a one-shot action: not with --lock or --fix");
 		/* a remedy acts in the netns the tool runs in: two --netns enter none */
 		if (e->o.nnetns > 1 && (e->kick || e->lock || e->fix))
-			argp_error(state, "%s needs exactly one --netns: it acts in the netns qdiscstuck runs in",
-				   e->kick ? "--kick" : e->lock ? "--lock" : "--fix");
+			nm_usage(state, "%s needs exactly one --netns: it acts in the netns qdiscstuck runs in",
+				 qs_remedy_opt(e));
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -141,7 +146,9 @@ static const struct nm_optdoc docs[] = {
 	  "**--top** ones (`qdiscs_not_shown` is then 0). As **xpsflap --all**: every record.",
 	  NULL, NULL },
 	{ "list-fixes", "Probe each remedy on this kernel and print one line each, its lever and "
-	  "`allowed` or `not allowed:` with the reason; exit 0. `kick`: an AF_PACKET socket "
+	  "`allowed` or `not allowed:` with the reason; exit 0. With **--json**, one JSON line a "
+	  "remedy instead, the columns as keys: `fix`, `lever` and `verdict`, with the `tool` "
+	  "and `time` every record has. `kick`: an AF_PACKET socket "
 	  "opens. `lock`: `tc` is on PATH (the locked pfifo is put in, and taken out at exit, "
 	  "with tc). `lock-bpf`: the struct\\_ops lever of a BPF qdisc (6.16+, "
 	  "CONFIG\\_NET\\_SCH\\_BPF), there when the kernel's BTF has `bpf_struct_ops_Qdisc_ops`; "
@@ -155,7 +162,10 @@ static const struct nm_optdoc docs[] = {
 	  "lock-bpf   struct_ops Qdisc_ops: a BPF FIFO (6.16+; netmedic has none yet) not allowed: bpf_struct_ops_Qdisc_ops: not in kernel BTF\n"
 	  "```", NULL, NULL },
 	{ "cleanup", "Undo the changes of an instance that died (kill -9), then exit: the "
-	  "journals of **--fix=lock** and **--lock** (see REMEDIES).", NULL, NULL },
+	  "journals of **--fix=lock** and **--lock** (see REMEDIES). With **--fix**, **--kick**, "
+	  "**--lock**, **--list-hooks**, **--list-fixes**, **-c**, **-i**, **--prom-file** or "
+	  "**--listen** it is a usage error (status 2): it makes no change of its own, and no "
+	  "report.", NULL, NULL },
 	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log); also explains "
 	  "driver_stopped queues without **--fix**.", NULL, NULL },
 	{ "dev", "Watch this device only (repeatable, up to 8). Names are looked up in the "
@@ -183,7 +193,7 @@ void qs_opts_parse(struct qs_env *e, int argc, char **argv)
 	nm_opts_init(&e->o, "qdiscstuck");
 	e->o.scope = true;	/* every netns, or the --netns given */
 	e->threshold_ms = QS_THRESHOLD_MS_DEFAULT;
-	argp_parse(&argp, argc, argv, 0, NULL, e);
+	nm_argp_parse(&argp, argc, argv, e, e->o.tool);
 	/*
 	 * --dev, --kick and --lock name devices of the netns qdiscstuck runs
 	 * in: without --netns that one is the scope, which needs no names of

@@ -23,6 +23,8 @@ struct qs_env {
 
 /* The command line into e, defaults first; a usage error exits with status 2 (argp). */
 void qs_opts_parse(struct qs_env *e, int argc, char **argv);
+/* The remedy option given (--kick, --lock, --fix), for the usage errors naming it; or NULL */
+const char *qs_remedy_opt(const struct qs_env *e);
 
 /* Its options and their docs: docs/qdiscstuck.md OPTIONS (make docs). */
 extern const struct nm_tool_doc qdiscstuck_tool_doc;

@@ -63,6 +63,16 @@ static int done(int ret)
 	return ret ? ret : NM_RUN_DONE;
 }
 
+int nm_run_conflict(const struct nm_tool *t)
+{
+	const char *remedy = t->remedy ? t->remedy() : NULL;
+	char why[160];
+
+	if (nm_opts_conflict(t->o, *t->list_fixes, remedy, why, sizeof(why)))
+		return nm_err(t->o, NM_EXIT_USAGE, "%s", why);
+	return 0;
+}
+
 /* Before the load: everything that answers without BPF, in this order. */
 static int before_load(const struct nm_tool *t)
 {
@@ -76,6 +86,8 @@ static int before_load(const struct nm_tool *t)
 	}
 	if (t->caps)
 		t->caps(t->o);
+	if ((ret = nm_run_conflict(t)))
+		return ret;
 	if (t->check && (ret = t->check()))
 		return ret;
 	if (t->o->cleanup)
@@ -86,7 +98,10 @@ static int before_load(const struct nm_tool *t)
 	if (ret)
 		return ret;
 	if (*t->list_fixes) {
-		nm_fixes_list(stdout, t->fixes, t->nfixes);
+		if (t->o->json)
+			nm_fixes_list_json(stdout, t->fixes, t->nfixes, t->o->tool);
+		else
+			nm_fixes_list(stdout, t->fixes, t->nfixes);
 		return NM_RUN_DONE;
 	}
 	return t->setup ? t->setup() : 0;

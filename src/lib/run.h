@@ -61,6 +61,8 @@ struct nm_tool {
 	 * ready step ends the run), or NULL: an agent runs no one-shot.
 	 */
 	const char *(*one_shot)(void);
+	/* The remedy option given (--fix, --pin...), or NULL: --cleanup and --list-fixes run none */
+	const char *(*remedy)(void);
 	/* --cleanup (NULL: nm_cleanup_main); o and skel are the tool's own */
 	int (*cleanup)(struct nm_opts *o, const struct nm_skel_ops *skel);
 	/* --list-fixes before nm_setup (NULL: after it, the table) */
@@ -89,6 +91,13 @@ struct nm_tool {
 
 /* The whole run, after argp_parse: its exit code. */
 int nm_run(const struct nm_tool *t);
+
+/*
+ * Options given together that cannot both be (nm_opts_conflict, with t's
+ * --list-fixes and remedy): 0, or the usage error said, NM_EXIT_USAGE.
+ * Before --cleanup, --list-fixes or anything else answers.
+ */
+int nm_run_conflict(const struct nm_tool *t);
 
 /*
  * A CLI's main, after its struct nm_tool tool: argp's version line, the

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -212,7 +213,10 @@ int nm_skel_load(const struct nm_opts *o, const struct nm_skel_ops *ops, void **
 		ret = nm_err(o, NM_EXIT_RUNTIME, "loading BPF programs: more than %d refused",
 			     NM_MAX_REFUSED);
 	if (o->list_hooks) {
-		nm_hooks_list(stdout, hooks, ops->nhooks);
+		if (o->json)
+			nm_hooks_list_json(stdout, hooks, ops->nhooks, o->tool, time(NULL));
+		else
+			nm_hooks_list(stdout, hooks, ops->nhooks);
 		return ret ? ret : NM_SKEL_LISTED;
 	}
 	return ret;

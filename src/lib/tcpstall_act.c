@@ -440,7 +440,10 @@ int ts_act_list_fixes(struct nm_opts *o, const struct nm_skel_ops *ops)
 	for (int i = 0; i < TS_NFIXES; i++)
 		if (f[i].probe == nm_fix_probe_prog)
 			f[i].ops = ops;
-	nm_fixes_list(stdout, f, TS_NFIXES);
+	if (o->json)
+		nm_fixes_list_json(stdout, f, TS_NFIXES, o->tool);
+	else
+		nm_fixes_list(stdout, f, TS_NFIXES);
 	return NM_EXIT_OK;
 }
 

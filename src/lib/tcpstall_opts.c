@@ -32,7 +32,7 @@ static const char doc[] =
 static const struct argp_option options[] = {
 	{ "threshold", OPT_THRESHOLD, "MS", 0, "Unsent data not moving this long is a stall (default 10)", 0 },
 	{ "sweep", OPT_SWEEP, "MS", 0, "Socket sweep period (default 10)", 0 },
-	{ "port", OPT_PORT, "PORT", 0, "Only flows with this local or remote port", 0 },
+	{ "port", OPT_PORT, "PORT", 0, "Only flows with this local or remote port (a number, or a service's name: http)", 0 },
 	{ "max-flows", OPT_MAX_FLOWS, "N", 0, "Slots of the ACK flow table, rounded up to a power of two (default 65536)", 0 },
 	{ "histogram", 'H', NULL, 0, "Print log2 histograms of stall durations", 0 },
 	{ "fix", OPT_FIX, "WHAT", OPTION_ARG_OPTIONAL,
@@ -76,27 +76,28 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_THRESHOLD:
 		if (nm_parse_ulong(arg, 1, 3600000, &v))
-			argp_error(state, "invalid --threshold '%s': milliseconds, 1 to 3600000", arg);
+			nm_usage(state, "invalid --threshold '%s': milliseconds, 1 to 3600000", arg);
 		e->threshold_ms = v;
 		break;
 	case OPT_SWEEP:
 		if (nm_parse_ulong(arg, 1, 60000, &v))
-			argp_error(state, "invalid --sweep '%s': milliseconds, 1 to 60000", arg);
+			nm_usage(state, "invalid --sweep '%s': milliseconds, 1 to 60000", arg);
 		e->sweep_ms = v;
 		break;
 	case OPT_PORT:
-		if (nm_parse_ulong(arg, 1, 65535, &v))
-			argp_error(state, "invalid --port '%s': 1 to 65535", arg);
-		e->port = v;
+		e->port = nm_parse_port(arg);
+		if (!e->port)
+			nm_usage(state, "invalid --port '%s': 1 to 65535, or a TCP service's name (/etc/services)",
+				 arg);
 		break;
 	case OPT_MAX_FLOWS:
 		if (nm_parse_ulong(arg, 64, 16777216, &v))
-			argp_error(state, "invalid --max-flows '%s': 64 to 16777216", arg);
+			nm_usage(state, "invalid --max-flows '%s': 64 to 16777216", arg);
 		e->max_flows = v;
 		break;
 	case OPT_MIN_SEGS:
 		if (nm_parse_ulong(arg, 1, 1000000000, &v))
-			argp_error(state, "invalid --min-segs '%s'", arg);
+			nm_usage(state, "invalid --min-segs '%s'", arg);
 		e->storm.min_segs = v;
 		break;
 	case 'H':
@@ -108,14 +109,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_FIX:
 		fix = parse_fix(arg);
 		if (fix < 0)
-			argp_error(state, "invalid --fix '%s': defer, autocork, rfs, routes, kick, comma-separated", arg);
+			nm_usage(state, "invalid --fix '%s': defer, autocork, rfs, routes, kick, comma-separated", arg);
 		e->fix = fix;
 		break;
 	case OPT_LIST_FIXES:
 		e->list_fixes = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		nm_usage(state, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
 		/* one line, as every --netns refusal is (lib/cli.c) */
@@ -140,8 +141,10 @@ static const struct nm_optdoc docs[] = {
 	{ "threshold", "Unsent data not moving this long is a stall (default 10), from 1 to "
 	  "3600000 ms.", NULL, NULL },
 	{ "sweep", "Socket sweep period (default 10), from 1 to 60000 ms.", NULL, NULL },
-	{ "port", "Only flows with this local or remote port, from 1 to 65535. It applies to the "
-	  "sweep and to every tracepoint.", NULL, NULL },
+	{ "port", "Only flows with this local or remote port: a number from 1 to 65535, or the "
+	  "name of a TCP service in the services database (/etc/services), as `ss` and "
+	  "`tcpdump` take it: `--port http` is `--port 80`. A name it does not hold is a usage "
+	  "error (status 2). It applies to the sweep and to every tracepoint.", NULL, NULL },
 	{ "max-flows", "Slots of the ACK flow table, one socket each, rounded up to a power of two "
 	  "(default 65536). From 64 to 16777216. See **Cost and bounds** "
 	  "(docs/design/tcpstall.md) for how slots are shared.", NULL, NULL },
@@ -163,7 +166,9 @@ static const struct nm_optdoc docs[] = {
 	  "the kick's program must load and run once. They run in the namespace tcpstall starts "
 	  "in (**--netns** does not apply: `rps_sock_flow_entries` exists in the initial one "
 	  "only). It needs `CAP_BPF` and `CAP_PERFMON`; the probes find what this user may do. "
-	  "See **REMEDIES** for its output.", NULL, NULL },
+	  "See **REMEDIES** for its output. With **--json**, one JSON line a remedy instead, "
+	  "the columns as keys: `fix`, `lever` and `verdict`, with the `tool` and `time` every "
+	  "record has.", NULL, NULL },
 	{ "prom-netns", "With one **--netns**: label every `tcpstall_` metric with "
 	  "`netns=\"INODE\"`, the inode number of the network namespace tcpstall runs in, so that "
 	  "several instances, one per namespace, can write their textfiles into one textfile "
@@ -206,7 +211,9 @@ static const struct nm_optdoc docs[] = {
 	  "longer is killed and named (`tc monitor: timed out after 10 s (killed)`), and counts "
 	  "as failed too. A change whose undo fails stays in its journal, which then holds only "
 	  "the changes that failed: **--cleanup** says which file keeps how many, and exits 1; "
-	  "fix the cause and run it again.", NULL, NULL },
+	  "fix the cause and run it again. With **--fix**, **--list-hooks**, **--list-fixes**, "
+	  "**-c**, **-i**, **--prom-file** or **--listen** it is a usage error (status 2): "
+	  "it makes no change of its own, and no report.", NULL, NULL },
 	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
 	  "tracepoint: never fentry. *fentry* applies to the hooks that have an fentry/fexit "
 	  "rung (`tcp_push`, `__release_sock`). If such a rung cannot attach, tcpstall exits "
@@ -242,7 +249,7 @@ void ts_opts_parse(struct ts_env *e, int argc, char **argv)
 	e->max_flows = 65536;
 	e->storm = (struct ts_storm_cfg)TS_STORM_CFG_DEFAULT;
 	e->kick = (struct ts_kick_cfg)TS_KICK_CFG_DEFAULT;
-	argp_parse(&argp, argc, argv, 0, NULL, e);
+	nm_argp_parse(&argp, argc, argv, e, e->o.tool);
 	e->max_flows = nm_table_size(e->max_flows);
 }
 

@@ -11,7 +11,7 @@
 #include "lib/xpsflap_report.h"
 
 enum {
-	OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_MIN_SWITCHES, OPT_LIST_FIXES,
+	OPT_PIN = 0x2000, OPT_MAX_FLOWS, OPT_MIN_SWITCHES, OPT_LIST_FIXES, OPT_LINK_LOCAL,
 };
 
 static const char doc[] =
@@ -35,6 +35,9 @@ static const struct argp_option options[] = {
 	NM_VIEW_OPTIONS("Flows shown besides the flapping ones (default " NM_STR(XF_REPORT_TOP) ")",
 			"Rank flows by switches (default), risky, reordered, packets, bytes or queues",
 			"Show every active flow"),
+	{ "link-local", OPT_LINK_LOCAL, NULL, 0,
+	  "Show the link-local control flows too (ICMPv6 of fe80::/10 or ff02::, as ND and MLD "
+	  "are, and IGMP), left out by default", 0 },
 	{ "min-switches", OPT_MIN_SWITCHES, "N", 0,
 	  "Queue switches in one interval that make a flow flapping (default 2)", 0 },
 	NM_LIST_FIXES_OPTION(OPT_LIST_FIXES),
@@ -58,22 +61,25 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_LIST_FIXES:
 		e->list_fixes = true;
 		break;
+	case OPT_LINK_LOCAL:
+		e->link_local = true;
+		break;
 	case OPT_MAX_FLOWS:
 		if (nm_parse_long(arg, 64, 16777216, &e->max_flows))
-			argp_error(state, "invalid --max-flows '%s': 64 to 16777216", arg);
+			nm_usage(state, "invalid --max-flows '%s': 64 to 16777216", arg);
 		break;
 	case OPT_MIN_SWITCHES:
 		if (nm_parse_long(arg, 1, 1000000, &e->min_switches))
-			argp_error(state, "invalid --min-switches '%s': 1 to 1000000", arg);
+			nm_usage(state, "invalid --min-switches '%s': 1 to 1000000", arg);
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		nm_usage(state, "unexpected argument '%s'", arg);
 		break;
 	case ARGP_KEY_END:
 		if (e->pin && e->o.nnetns > 1)
-			argp_error(state, "--pin needs exactly one --netns: it changes devices of the netns xpsflap runs in");
+			nm_usage(state, "--pin needs exactly one --netns: it changes devices of the netns xpsflap runs in");
 		if (e->pin && !e->o.ndevs)
-			argp_error(state, "--pin needs --dev: it changes the named devices only");
+			nm_usage(state, "--pin needs --dev: it changes the named devices only");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -104,13 +110,23 @@ static const struct nm_optdoc docs[] = {
 	{ "all", "Show every active flow, in the table and in **--json**, not only the flapping "
 	  "ones and the **--top** others (`flows_not_shown` is then 0). As **qdiscstuck --all**: "
 	  "every record.", NULL, NULL },
+	{ "link-local", "Show the link-local control flows too: IGMP, and ICMPv6 from or to a "
+	  "link-local address (fe80::/10, or a link-scope multicast group such as ff02::1 and "
+	  "ff02::1:ffXX:XXXX), MLD's behind its hop-by-hop header included. Neighbour discovery, "
+	  "MLD and IGMP are every link's noise, not its traffic: by default they are left out of "
+	  "the table, **--json** and the flow counts (`flows_active`, `flows_flapping` and their "
+	  "metrics), and the interval record counts them in `flows_link_local`. The per-queue "
+	  "totals (`xpsflap_packets_total`...) are the queue's and count every packet.",
+	  NULL, NULL },
 	{ "min-switches", "Queue switches in one interval that make a flow flapping (default 2). "
 	  "From 1 to 1000000.", NULL, NULL },
 	{ "list-fixes", "Probe the remedy on this kernel and print one line: **--pin**, its lever "
 	  "(the XPS maps cleared in sysfs, and a tc BPF program on egress that picks the queue), "
 	  "and `allowed`, or `not allowed:` with the reason (its program `xf_pin_tc` does not "
-	  "load, or there is no `tc` on PATH, which takes the filter away at exit). Exit 0. It "
-	  "needs `CAP_BPF` and `CAP_PERFMON`:\n\n"
+	  "load, or there is no `tc` on PATH, which takes the filter away at exit). Exit 0. "
+	  "With **--json**, one JSON line instead, the columns as keys: `fix`, `lever` and "
+	  "`verdict`, with the `tool` and `time` every record has. It needs `CAP_BPF` and "
+	  "`CAP_PERFMON`:\n\n"
 	  "```\n"
 	  "# xpsflap --list-fixes\n"
 	  "FIX        LEVER                                                    VERDICT\n"
@@ -128,8 +144,10 @@ static const struct nm_optdoc docs[] = {
 	  "and when a change is made: one that takes longer is killed and named (`tc monitor: "
 	  "timed out after 10 s (killed)`), and counts as failed too. A change whose undo fails "
 	  "stays in its journal, which then holds only the changes that failed: **--cleanup** "
-	  "says which file keeps how many, and exits 1; fix the cause and run it again.",
-	  NULL, NULL },
+	  "says which file keeps how many, and exits 1; fix the cause and run it again. With "
+	  "**--pin**, **--list-hooks**, **--list-fixes**, **-c**, **-i**, **--prom-file** or "
+	  "**--listen** it is a usage error (status 2): it makes no change of its own, and no "
+	  "report.", NULL, NULL },
 	{ "dev", "Watch this device only (repeatable, up to 8). Names are looked up in the "
 	  "network namespace xpsflap runs in: the **--netns** one if one is given, else its "
 	  "own. Without **--dev**, every device of every namespace in scope is watched "
@@ -162,6 +180,6 @@ void xf_opts_parse(struct xf_env *e, int argc, char **argv)
 	e->o.scope = true;	/* every netns, or the --netns given */
 	e->max_flows = 65536;
 	e->min_switches = XF_MIN_SWITCHES_DEFAULT;
-	argp_parse(&argp, argc, argv, 0, NULL, e);
+	nm_argp_parse(&argp, argc, argv, e, e->o.tool);
 	e->max_flows = nm_table_size(e->max_flows);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * xpsflap's options: its own (--pin, --max-flows, --top, --sort, --all,
- * --min-switches, --list-fixes) beside the common ones. The argp table is data a test
- * can read as well as --help (docs/xpsflap.md OPTIONS).
+ * --link-local, --min-switches, --list-fixes) beside the common ones. The
+ * argp table is data a test can read as well as --help (docs/xpsflap.md
+ * OPTIONS).
  */
 #ifndef NETMEDIC_XPSFLAP_OPTS_H
 #define NETMEDIC_XPSFLAP_OPTS_H
@@ -17,6 +18,7 @@ struct xf_env {
 	bool list_fixes;
 	long max_flows;		/* slots: a power of two once parsed */
 	long min_switches;
+	bool link_local;	/* --link-local: ICMPv6 ND/MLD and IGMP flows shown too */
 	struct nm_view view;	/* --all: every active flow; --sort: enum xf_sort */
 };
 

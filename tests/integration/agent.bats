@@ -267,7 +267,7 @@ started() {
 	[ -z "$(cat "$TMP"/prom/*.prom | grep -v '^#' | sed 's/ [^ ]*$//' | sort | uniq -d)" ]
 	run "$BIN/netmedic" -c 1 --prom-split
 	[ "$status" = 2 ]
-	assert_one_line_error
+	assert_usage_error netmedic
 	assert_output --partial "--prom-split: splits --prom-file, which is not given"
 }
 
@@ -306,11 +306,24 @@ started() {
 	done
 	run "$BIN/netmedic" --detect=xpsflap --opts 'tcpstall=--top 3' -c 1
 	[ "$status" = 2 ]
-	assert_one_line_error
+	assert_usage_error netmedic
 	echo "$output" | grep -q 'tcpstall is not in --detect'
 	run "$BIN/netmedic" --opts 'xpsflap=--top 1' --opts 'xpsflap=--top 2' -c 1
 	[ "$status" = 2 ]
 	echo "$output" | grep -q 'given twice'
+}
+
+# #37: --cleanup runs no remedy: one given to a detector with it is refused
+# as its CLI refuses it, named by the detector; the agent's own options
+# that cannot go together are named by the agent (common_cli.bats).
+@test "netmedic --cleanup with a detector's remedy (--opts) -> exit 2, one line naming both" {
+	run --separate-stderr "$BIN/netmedic" --cleanup --opts 'qdiscstuck=--fix=lock'
+	assert_failure 2
+	output=$stderr assert_usage_error qdiscstuck
+	assert_equal "$stderr" "qdiscstuck: --cleanup and --fix: --cleanup undoes what a killed instance left, then exits: it runs no remedy"
+	run --separate-stderr "$BIN/netmedic" --cleanup --opts 'xpsflap=--pin' --dev lo --detect=xpsflap
+	assert_failure 2
+	assert_equal "$stderr" "xpsflap: --cleanup and --pin: --cleanup undoes what a killed instance left, then exits: it runs no remedy"
 }
 
 # A detector's remedy in the agent is its CLI's: journaled under the

@@ -21,13 +21,18 @@ teardown() {
 }
 
 # refused STATUS TEXT CMD...: CMD exits STATUS with one line on stderr,
-# and that line holds TEXT
+# and that line holds TEXT; status 2 (bad input, run as "$BIN/TOOL ..."):
+# in the usage errors' one format
 refused() {
 	local status=$1 text=$2
 	shift 2
 	run --separate-stderr "$@"
 	assert_failure "$status"
-	output=$stderr assert_one_line_error
+	if [ "$status" = 2 ]; then
+		output=$stderr assert_usage_error "${1##*/}"
+	else
+		output=$stderr assert_one_line_error
+	fi
 	[[ $stderr == *"$text"* ]] || fail "$*: $stderr"
 }
 
@@ -39,10 +44,10 @@ takes_dev() {
 	esac
 }
 
-@test "common CLI: --help, -? and --usage on stdout, --version names the tool, an unknown option exit 2" {
+@test "common CLI: --help, -h, -? and --usage on stdout, --version names the tool, an unknown option exit 2" {
 	local t a
 	for t in $(nm_tools); do
-		for a in --help '-?' --usage; do
+		for a in --help -h '-?' --usage; do
 			run --separate-stderr "$BIN/$t" "$a"
 			assert_success
 			[ -z "$stderr" ]
@@ -52,6 +57,8 @@ takes_dev() {
 		for a in -i -c --json --prom-file --netns --hooks --list-hooks --bpf-stats --print-caps --cleanup; do
 			assert_output --regexp "(^| )$a[ =,]"
 		done
+		# -h where users look for it first: on --help's own line
+		assert_line --regexp '^  -h, -\?, --help +Give this help list$'
 		for a in --version -V; do
 			run --separate-stderr "$BIN/$t" "$a"
 			assert_success
@@ -59,8 +66,31 @@ takes_dev() {
 		done
 		run --separate-stderr "$BIN/$t" --no-such-option
 		assert_failure 2
-		[[ $stderr == *"unrecognized option '--no-such-option'"* ]]
-		[[ $stderr == *"Try \`$t --help'"* ]]
+		assert_equal "$stderr" "$t: unrecognized option '--no-such-option'"
+	done
+}
+
+# #37: getopt's own lines named the program by the path it was run by
+# ("./tcpstall: unrecognized option"), with argp's "Try" line after them;
+# the tools' said "tcpstall: invalid --port ..." and "tcpstall: error:
+# --prom-file ...". Bad input, whoever finds it, is now one line,
+# "TOOL: what is wrong", and exit 2.
+@test "common CLI: every usage error is one line, 'TOOL: what is wrong', exit 2, however the tool was run" {
+	local t a
+	for t in $(nm_programs); do
+		for a in "--no-such-option|unrecognized option '--no-such-option'" \
+			"-i|option requires an argument -- 'i'" \
+			"--interval|option '--interval' requires an argument" \
+			"-i 0|invalid interval '0': seconds from 0.01 to 86400" \
+			"stray|unexpected argument 'stray'" \
+			"--netns=|invalid --netns '': empty" \
+			"--prom-file $TMP/missing/x.prom -c 1|--prom-file $TMP/missing/x.prom: directory $TMP/missing does not exist"; do
+			# by a path, as a user in the build directory runs it
+			run --separate-stderr bash -c 'cd "$1" && shift && "$@"' _ "$BIN" "./$t" ${a%%|*}
+			assert_failure 2
+			output=$stderr assert_usage_error "$t"
+			assert_equal "$stderr" "$t: ${a#*|}"
+		done
 	done
 }
 
@@ -132,11 +162,92 @@ takes_dev() {
 	done
 }
 
-@test "common CLI: --prom-file in a missing or unwritable directory -> exit 2, one line" {
+# #37: /proc's refusal (ENOENT) was said as "No such file or directory" of
+# a directory that is there: the reason is its file system, which takes no
+# new files, as sysfs (EACCES, even for root).
+@test "common CLI: --prom-file in a missing or unwritable directory -> exit 2, one line with the true reason" {
 	local t
 	for t in $(nm_tools); do
 		refused 2 "does not exist" "$BIN/$t" --prom-file "$TMP/missing/x.prom" -c 1
-		refused 2 "--prom-file /proc/$t.prom" "$BIN/$t" --prom-file "/proc/$t.prom" -c 1
+		refused 2 "--prom-file /proc/$t.prom: cannot create files in directory /proc: it is on a proc file system, which takes no new files" \
+			"$BIN/$t" --prom-file "/proc/$t.prom" -c 1
+		[[ $stderr != *"No such file or directory"* ]]
+		refused 2 "--prom-file /sys/$t.prom: cannot create files in directory /sys: it is on a sysfs file system, which takes no new files" \
+			"$BIN/$t" --prom-file "/sys/$t.prom" -c 1
+	done
+}
+
+# #37: options of which the run could honour one only passed silently
+# (--cleanup with -c undid and exited, -c unused). Two jobs that each end
+# the run, or one of them with what only a run of reports uses: refused,
+# one line naming both and why, exit 2, before anything is done.
+@test "common CLI: --cleanup, --list-hooks, --list-fixes with each other, -c, -i, --prom-file or --listen -> exit 2, one line naming both" {
+	local t a
+	for t in $(nm_programs); do
+		for a in "--cleanup --list-hooks|--cleanup and --list-hooks: each does its one job and exits; give one of them" \
+			"--list-hooks -c 2|--list-hooks and -c: --list-hooks probes the hooks, then exits: no report to count" \
+			"--list-hooks -i 5|--list-hooks and -i: --list-hooks probes the hooks, then exits: no report to space" \
+			"--cleanup --prom-file $TMP/x.prom|--cleanup and --prom-file: --cleanup undoes what a killed instance left, then exits: no metrics to write" \
+			"--listen 9435 --list-hooks|--list-hooks and --listen: --list-hooks probes the hooks, then exits: no metrics to serve"; do
+			refused 2 "$t: ${a#*|}" "$BIN/$t" ${a%%|*}
+		done
+		[ ! -e "$TMP/x.prom" ]
+	done
+	# --list-fixes is the CLIs' (the agent refuses it in --opts)
+	for t in $(nm_tools); do
+		refused 2 "$t: --cleanup and --list-fixes: each does its one job and exits; give one of them" \
+			"$BIN/$t" --list-fixes --cleanup
+		refused 2 "$t: --list-fixes and -c: --list-fixes probes the remedies, then exits: no report to count" \
+			"$BIN/$t" --list-fixes -c 1
+	done
+}
+
+# #37: --list-hooks --json printed the text tables. One JSON line a row of
+# each table, the columns as keys, with the tool and time every record has;
+# the agent's carry each detector's name.
+@test "common CLI: --list-hooks --json writes a JSON line a row of both tables, with tool and time" {
+	local t tools t0 json agent=${NETMEDIC_AGENT:-netmedic}
+	for t in $(nm_programs); do
+		tools=$t
+		[ "$t" != "$agent" ] || tools=$(nm_detectors | paste -sd ' ')
+		t0=$(date +%s)
+		run --separate-stderr "$BIN/$t" --list-hooks --json
+		assert_success
+		# each line an object of the two records, the columns its keys, stamped
+		echo "$output" | jq -e --arg tools " $tools " --argjson t0 "$t0" --argjson t1 "$(date +%s)" '
+			(.tool | type == "string") and (.tool as $t | $tools | contains(" " + $t + " ")) and
+			.time >= $t0 and .time <= $t1 and
+			(if .type == "rung" then keys_unsorted == ["type", "tool", "time", "hook", "rung", "program", "verdict"]
+			 elif .type == "program" then keys_unsorted == ["type", "tool", "time", "program", "hook", "rung", "state"]
+			 else false end)' >/dev/null || { echo "$output"; false; }
+		json=$output
+		# a line for each row of the tables (not their headers, nor the agent's NAME: lines)
+		run "$BIN/$t" --list-hooks
+		assert_success
+		assert_equal "$(printf '%s\n' "$json" | grep -c .)" \
+			"$(printf '%s\n' "$output" | grep -vcE '^(HOOK|PROGRAM) |^$|^[a-z]+:$')"
+		# the chosen rung of each hook, as the table says it
+		assert_equal "$(printf '%s\n' "$json" | jq -r 'select(.type == "rung" and (.verdict | startswith("chosen"))) | "\(.hook) \(.rung) \(.program)"' | sort)" \
+			"$(printf '%s\n' "$output" | awk 'NF >= 4 && $2 ~ /^[0-9]+$/ && $4 ~ /^chosen/ { print $1, $2, $3 }' | sort)"
+	done
+}
+
+# #37: --list-fixes --json printed the text table too: one JSON line a
+# remedy, the table's columns as keys, with the tool and time.
+@test "common CLI: --list-fixes --json writes a JSON line a remedy, its line's columns as keys" {
+	local t json
+	for t in $(nm_tools); do
+		run --separate-stderr "$BIN/$t" --list-fixes --json
+		assert_success
+		echo "$output" | jq -e --arg t "$t" '.type == "fix" and .tool == $t and (.time | type == "number")
+			and keys_unsorted == ["type", "tool", "time", "fix", "lever", "verdict"]' >/dev/null ||
+			{ echo "$output"; false; }
+		json=$(echo "$output" | jq -r '"\(.fix) \(.verdict)"')
+		# each remedy and its verdict, as the table says them
+		run "$BIN/$t" --list-fixes
+		assert_success
+		assert_equal "$json" "$(printf '%s\n' "$output" | sed 1d |
+			sed -E 's/^([^ ]+) .* (not allowed: .*|allowed)$/\1 \2/')"
 	done
 }
 

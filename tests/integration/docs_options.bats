@@ -9,16 +9,17 @@
 load helpers
 
 # help_opts TOOL: the long options --help prints, one a line, sorted. An
-# option's line starts "  -x, --name" or "      --name"; wrapped text is
-# indented further, so a "--name" inside it is not taken.
+# option's line starts "  -x, --name", "  -x, -y, --name" (an alias) or
+# "      --name"; wrapped text is indented further, so a "--name" inside it
+# is not taken.
 help_opts() {
-	"$BIN/$1" --help | sed -n 's/^\(  -[^-], \|      \)--\([a-z][a-z0-9-]*\).*/--\2/p' | sort -u
+	"$BIN/$1" --help | sed -n 's/^\(  \(-[^-], \)\+\|      \)--\([a-z][a-z0-9-]*\).*/--\3/p' | sort -u
 }
 
 # help_common TOOL: those of them listed under " Common options:"
 help_common() {
 	"$BIN/$1" --help | awk '/^ Common options:$/ { on = 1; next } on && /^$/ { exit } on' |
-		sed -n 's/^\(  -[^-], \|      \)--\([a-z][a-z0-9-]*\).*/--\2/p' | sort -u
+		sed -n 's/^\(  \(-[^-], \)\+\|      \)--\([a-z][a-z0-9-]*\).*/--\3/p' | sort -u
 }
 
 # doc_opts TOOL: the long options named by the terms of docs/TOOL.md's

@@ -97,6 +97,16 @@ assert_one_line_error() {
 	assert_output --partial "error"
 }
 
+# assert_usage_error TOOL: bad input's one line on stderr, in the one format
+# every usage error has (#37), getopt's own too: "TOOL: what is wrong", the
+# tool's name and not the path it was run by, no "error:" (a runtime
+# error's word) and no argp "Try `TOOL --help'..." line after it.
+assert_usage_error() {
+	assert_equal "$(printf '%s\n' "$output" | grep -c .)" 1
+	[[ $output == "$1: "?* ]] || fail "not '$1: ...': $output"
+	[[ $output != "$1: error: "* ]] || fail "a usage error says what is wrong, not 'error:': $output"
+}
+
 # signal_at POINT SIG CMD...: CMD as a script's background job (bash
 # starts it with SIGINT ignored), stopped at POINT by NETMEDIC_TEST_STOP
 # ("load": before the BPF load; "change": before its first change), sent

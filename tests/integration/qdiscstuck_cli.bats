@@ -47,15 +47,35 @@ teardown() {
 	[[ $stderr == *"--kick is a one-shot action"* ]]
 }
 
+# #37: --cleanup --fix=lock undid a dead instance's lock and exited, --fix
+# unsaid. A remedy with --cleanup or --list-fixes (neither runs one) is
+# refused, one line naming both and why, before anything is undone.
+@test "qdiscstuck: --cleanup or --list-fixes with --fix, --kick or --lock -> exit 2, one line naming both" {
+	local a opt
+	for a in "--cleanup --fix=lock" "--cleanup --fix=kick" "--lock lo:0 --cleanup" "--cleanup --kick lo:0" \
+		"--list-fixes --fix=lock"; do
+		opt=$(echo "$a" | grep -oE -- '--(fix|kick|lock)')
+		run --separate-stderr "$BIN/qdiscstuck" $a
+		assert_failure 2
+		output=$stderr assert_usage_error qdiscstuck
+		case $a in
+		*--cleanup*) want="--cleanup and $opt: --cleanup undoes what a killed instance left, then exits: it runs no remedy" ;;
+		*) want="--list-fixes and $opt: --list-fixes probes the remedies, then exits: it runs no remedy" ;;
+		esac
+		assert_equal "$stderr" "qdiscstuck: $want"
+		[[ $stderr != *"cleanup: "* ]]
+	done
+}
+
 # --dev's unknown device: common_cli.bats
 @test "qdiscstuck: unknown device or queue -> exit 2, one line" {
 	run --separate-stderr "$BIN/qdiscstuck" --kick nm-no-such-dev:0
 	assert_failure 2
-	output=$stderr assert_one_line_error
+	output=$stderr assert_usage_error qdiscstuck
 	[[ $stderr == *"unknown device 'nm-no-such-dev'"* ]]
 	run --separate-stderr "$BIN/qdiscstuck" --lock lo:7
 	assert_failure 2
-	output=$stderr assert_one_line_error
+	output=$stderr assert_usage_error qdiscstuck
 	[[ $stderr == *"no tx-7"* ]]
 }
 

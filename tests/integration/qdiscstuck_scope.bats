@@ -323,7 +323,7 @@ seen() {
 	done
 	run --separate-stderr "$BIN/qdiscstuck" --netns $NS --netns ${LAB_PREFIX}qs-b --dev qa -c 1
 	assert_failure 2
-	output=$stderr assert_one_line_error
+	output=$stderr assert_usage_error qdiscstuck
 	[[ $stderr == *"--dev needs exactly one --netns"* ]]
 	assert_equal "$(lab_exec qs-a tc qdisc show dev qa)" "$before"
 	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep qdiscstuck)" ]

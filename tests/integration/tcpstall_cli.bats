@@ -20,6 +20,29 @@ teardown() {
 	done
 }
 
+# #37: --port http was refused. A port is a number or a TCP service's name,
+# as ss and tcpdump take it; a name the services database lacks is one line.
+@test "tcpstall --port: a service's name as well as a number; an unknown name -> exit 2, one line" {
+	run --separate-stderr "$BIN/tcpstall" --port http --json -c 1 -i 0.2
+	assert_success
+	[ "$(printf '%s\n' "$output" | jq -s 'map(select(.type == "interval")) | length')" = 1 ]
+	run --separate-stderr "$BIN/tcpstall" --port nm-no-such-service -c 1 -i 0.2
+	assert_failure 2
+	output=$stderr assert_usage_error tcpstall
+	assert_equal "$stderr" "tcpstall: invalid --port 'nm-no-such-service': 1 to 65535, or a TCP service's name (/etc/services)"
+}
+
+# #37: a remedy with --cleanup or --list-fixes, neither of which runs one
+@test "tcpstall: --cleanup or --list-fixes with --fix -> exit 2, one line naming both" {
+	run --separate-stderr "$BIN/tcpstall" --cleanup --fix=defer
+	assert_failure 2
+	output=$stderr assert_usage_error tcpstall
+	assert_equal "$stderr" "tcpstall: --cleanup and --fix: --cleanup undoes what a killed instance left, then exits: it runs no remedy"
+	run --separate-stderr "$BIN/tcpstall" --fix --list-fixes
+	assert_failure 2
+	assert_equal "$stderr" "tcpstall: --list-fixes and --fix: --list-fixes probes the remedies, then exits: it runs no remedy"
+}
+
 # Left out in the 6.1 guest: asserts the host's tcp_push=iter/tcp; on 6.1
 # tcp_push gets its fexit rung
 # bats test_tags=vm:left-out

@@ -276,7 +276,7 @@ nsfds() {
 	for f in --fix --fix=kick --fix=defer,routes; do
 		run --separate-stderr "$BIN/tcpstall" --netns $RCV --netns $SND "$f" -c 1
 		assert_failure 2
-		output=$stderr assert_one_line_error
+		output=$stderr assert_usage_error tcpstall
 		[[ $stderr == *"--fix needs exactly one --netns: it changes the netns tcpstall runs in"* ]] ||
 			fail "$f: $stderr"
 	done

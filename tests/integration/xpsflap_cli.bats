@@ -42,6 +42,17 @@ teardown() {
 	[[ $stderr == *"--pin needs --dev"* ]]
 }
 
+# #37: a remedy with --cleanup or --list-fixes, neither of which runs one
+@test "xpsflap: --cleanup or --list-fixes with --pin -> exit 2, one line naming both" {
+	run --separate-stderr "$BIN/xpsflap" --cleanup --pin --dev lo
+	assert_failure 2
+	output=$stderr assert_usage_error xpsflap
+	assert_equal "$stderr" "xpsflap: --cleanup and --pin: --cleanup undoes what a killed instance left, then exits: it runs no remedy"
+	run --separate-stderr "$BIN/xpsflap" --list-fixes --pin --dev lo
+	assert_failure 2
+	assert_equal "$stderr" "xpsflap: --list-fixes and --pin: --list-fixes probes the remedies, then exits: it runs no remedy"
+}
+
 # Where vmlinux BTF lacks the pick's kfunc (bpf_rdonly_cast, 6.2+), libbpf
 # walks the modules' BTF for it, which takes CAP_SYS_ADMIN: xpsflap says so.
 # Given it, the host-wide run keeps it to name the devices of namespaces
@@ -314,10 +325,11 @@ lab_ll() {
 
 # #37: an IPv6 flow is never cut (the FLOW column stopped at 33 characters
 # whatever the width). A link-local ICMPv6 flow over the lab's two-queue
-# device, as long as its two addresses: whole in the table at 80 columns
-# (COLUMNS), on a line of its own below its row, and without a terminal on
-# its row's line; as --json names its ends. Only userspace lays the table
-# out: the 6.1 guest would add nothing to the host's run.
+# device (--link-local shows it), as long as its two addresses: whole in
+# the table at 80 columns (COLUMNS), on a line of its own below its row,
+# and without a terminal on its row's line; as --json names its ends.
+# Only userspace lays the table out: the 6.1 guest would add nothing to
+# the host's run.
 # bats test_tags=vm:left-out
 @test "xpsflap: an IPv6 flow is whole in the table, on a line of its own at 80 columns" {
 	local src dst want
@@ -332,7 +344,7 @@ lab_ll() {
 		lab_exec xf-snd ping -6 -q -i 0.1 -w 10 "$dst%xs0" >/dev/null 2>&1 3>&- &
 		ping_pid=$!
 		COLUMNS=$cols run --separate-stderr "$BIN/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm \
-			--all --json --table -i 1.5 -c 2
+			--all --link-local --json --table -i 1.5 -c 2
 		kill "$ping_pid" 2>/dev/null || true
 		wait "$ping_pid" 2>/dev/null || true
 		echo "COLUMNS=$cols: $stderr"
@@ -347,6 +359,48 @@ lab_ll() {
 			! printf '%s\n' "$stderr" | grep -E '^(xqm|DEV) ' | awk 'length > 80' | grep -q .
 		else
 			printf '%s\n' "$stderr" | grep -qE "^xqm .* $want\$"
+		fi
+	done
+}
+
+# ll_flows OUT: the link-local control flows of OUT's flow records, one a
+# line: IGMP, and ICMPv6 (MLD behind its hop-by-hop header) of fe80:: or ff02::
+ll_flows() {
+	jq -r 'select(.type == "flow" and (.proto == "igmp" or ((.proto == "icmp6" or .proto == "hopopt")
+		and ([.saddr, .daddr] | any(test("^(fe[89ab]|ff02:)")))))) | "\(.proto) \(.saddr)>\(.daddr)"' "$1"
+}
+
+# #37: the table listed every link's own noise beside its traffic:
+# neighbour discovery, MLD, IGMP, and a ping of fe80::. Those flows are left
+# out of the table, JSON and the flow counts, and counted apart, unless
+# --link-local asks for them; the agent runs the CLI's detector, and does
+# the same. Only userspace leaves them out: the 6.1 guest would add
+# nothing to the host's run.
+# bats test_tags=vm:left-out
+@test "xpsflap: link-local ICMPv6 and IGMP flows are left out and counted, unless --link-local; the agent's too" {
+	local dst run group=0 ival
+	"$XF" up --queues 2 --xps on
+	dst=$(lab_ll xf-rcv xq0)
+	for run in "xpsflap --all" "xpsflap --all --link-local" "netmedic --detect=xpsflap --opts xpsflap=--all"; do
+		group=$((group + 1))
+		start_bg "$TMP/out" "$BIN/${run%% *}" --netns ${LAB_PREFIX}xf-mid --dev xqm --json -i 2 -c 1 \
+			${run#* }
+		# an IGMP report (a group joined behind the bridge), and a ping of fe80::
+		lab_exec xf-snd ip addr add "239.1.2.$group/32" dev xs0 autojoin
+		lab_exec xf-snd ping -6 -q -i 0.1 -c 10 "$dst%xs0" >/dev/null 2>&1 3>&-
+		wait_bg
+		ival=$(jq -c 'select(.type == "interval")' "$TMP/out")
+		echo "$run: $ival"
+		ll_flows "$TMP/out"
+		if [[ $run == *--link-local* ]]; then
+			ll_flows "$TMP/out" | grep -qxF "icmp6 $(lab_ll xf-snd xs0)>$dst"
+			ll_flows "$TMP/out" | grep -q '^igmp '
+			assert_equal "$(echo "$ival" | jq .flows_link_local)" 0
+		else
+			[ -z "$(ll_flows "$TMP/out")" ]
+			# the ping and the report at least, counted apart; not active, so not flapping
+			[ "$(echo "$ival" | jq .flows_link_local)" -ge 2 ]
+			assert_equal "$(echo "$ival" | jq .flows_active)" "$(jq -s 'map(select(.type == "flow")) | length' "$TMP/out")"
 		fi
 	done
 }

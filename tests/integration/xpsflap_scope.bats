@@ -190,7 +190,7 @@ lab_flows() {
 	"$XF" up --queues 2 --xps on
 	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns $RCV --dev xqm -c 1
 	assert_failure 2
-	output=$stderr assert_one_line_error
+	output=$stderr assert_usage_error xpsflap
 	[[ $stderr == *"--dev needs exactly one --netns"* ]]
 	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns $RCV --dev xqm --pin -c 1
 	assert_failure 2
@@ -209,7 +209,7 @@ lab_flows() {
 	for a in "0:not a PID" "99999999:not a PID" "..:not a netns name" ":empty"; do
 		run --separate-stderr "$BIN/xpsflap" --netns "${a%%:*}" -c 1
 		assert_failure 2
-		output=$stderr assert_one_line_error
+		output=$stderr assert_usage_error xpsflap
 		[[ $stderr == *"invalid --netns '${a%%:*}': ${a#*:}"* ]] || fail "$a: $stderr"
 	done
 	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns $MID -c 1
@@ -218,7 +218,7 @@ lab_flows() {
 	# the same netns by two names
 	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns /run/netns/$MID -c 1
 	assert_failure 2
-	output=$stderr assert_one_line_error
+	output=$stderr assert_usage_error xpsflap
 	[[ $stderr == *"--netns /run/netns/$MID: the same netns as --netns $MID"* ]]
 	# one of two that is not a netns, or not there
 	run --separate-stderr "$BIN/xpsflap" --netns $MID --netns /etc/passwd -c 1

@@ -182,6 +182,74 @@ static void test_netns_usage(void **state)
 	assert_null(nm_netns_usage(&o, buf, sizeof(buf)));
 }
 
+/*
+ * #37: options that cannot both be were taken silently (qdiscstuck
+ * --cleanup --fix=lock undid, and forgot --fix). The first such pair is
+ * named, with why; what goes together passes.
+ */
+static void test_opts_conflict(void **state)
+{
+	struct nm_opts o = { .tool = "qdiscstuck" };
+	char buf[160];
+
+	(void)state;
+	/* a run, or one job alone, or --list-hooks with the remedy whose hooks it lists */
+	assert_null(nm_opts_conflict(&o, false, "--fix", buf, sizeof(buf)));
+	o.count = 3;
+	assert_null(nm_opts_conflict(&o, false, NULL, buf, sizeof(buf)));
+	o = (struct nm_opts){ .cleanup = true, .print_caps = true, .json = true };
+	assert_null(nm_opts_conflict(&o, false, NULL, buf, sizeof(buf)));
+	o = (struct nm_opts){ .list_hooks = true };
+	assert_null(nm_opts_conflict(&o, false, "--fix", buf, sizeof(buf)));
+
+	o = (struct nm_opts){ .cleanup = true };
+	assert_string_equal(nm_opts_conflict(&o, false, "--fix", buf, sizeof(buf)),
+			    "--cleanup and --fix: --cleanup undoes what a killed instance left, "
+			    "then exits: it runs no remedy");
+	assert_string_equal(nm_opts_conflict(&o, true, "--pin", buf, sizeof(buf)),
+			    "--cleanup and --list-fixes: each does its one job and exits; give one "
+			    "of them");
+	o.list_hooks = true;
+	assert_string_equal(nm_opts_conflict(&o, false, NULL, buf, sizeof(buf)),
+			    "--cleanup and --list-hooks: each does its one job and exits; give one "
+			    "of them");
+	o = (struct nm_opts){ .list_hooks = true, .count = 2 };
+	assert_string_equal(nm_opts_conflict(&o, false, NULL, buf, sizeof(buf)),
+			    "--list-hooks and -c: --list-hooks probes the hooks, then exits: no "
+			    "report to count");
+	o = (struct nm_opts){ .interval_given = true };
+	assert_string_equal(nm_opts_conflict(&o, true, "--lock", buf, sizeof(buf)),
+			    "--list-fixes and --lock: --list-fixes probes the remedies, then exits: "
+			    "it runs no remedy");
+	assert_non_null(strstr(nm_opts_conflict(&o, true, NULL, buf, sizeof(buf)),
+			       "--list-fixes and -i: "));
+	o = (struct nm_opts){ .cleanup = true, .prom_file = "/x.prom" };
+	assert_non_null(strstr(nm_opts_conflict(&o, false, NULL, buf, sizeof(buf)),
+			       "--cleanup and --prom-file: "));
+	o = (struct nm_opts){ .cleanup = true, .listen_on = true };
+	assert_non_null(strstr(nm_opts_conflict(&o, false, NULL, buf, sizeof(buf)),
+			       "--cleanup and --listen: "));
+}
+
+/* #37: a port is a number or a TCP service's name, as ss and tcpdump take it. */
+static void test_parse_port(void **state)
+{
+	(void)state;
+	assert_int_equal(nm_parse_port("5201"), 5201);
+	assert_int_equal(nm_parse_port("65535"), 65535);
+	assert_int_equal(nm_parse_port("08080"), 8080);
+	assert_int_equal(nm_parse_port("http"), 80);
+	assert_int_equal(nm_parse_port("ssh"), 22);
+	/* digits are never a name: out of range is refused, not looked up */
+	assert_int_equal(nm_parse_port("0"), 0);
+	assert_int_equal(nm_parse_port("65536"), 0);
+	assert_int_equal(nm_parse_port("000009435"), 0);
+	assert_int_equal(nm_parse_port(""), 0);
+	assert_int_equal(nm_parse_port("-1"), 0);
+	assert_int_equal(nm_parse_port("+80"), 0);
+	assert_int_equal(nm_parse_port("nm-no-such-service"), 0);
+}
+
 /* Below the minimum, one line naming the kernel and what it lacks; from 5.10 on, nothing. */
 static void test_kernel_too_old(void **state)
 {
@@ -217,6 +285,8 @@ int main(void)
 		cmocka_unit_test(test_parse_netns),
 		cmocka_unit_test(test_netns_usage),
 		cmocka_unit_test(test_kernel_too_old),
+		cmocka_unit_test(test_opts_conflict),
+		cmocka_unit_test(test_parse_port),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -113,10 +114,41 @@ static void test_list(void **state)
 	free(buf);
 }
 
+/* #37: with --json, a JSON line a remedy, its line's columns as keys, stamped as every record */
+static void test_list_json(void **state)
+{
+	const struct nm_fix fixes[] = {
+		{ .name = "always", .lever = "nothing at all" },
+		{ .name = "kick", .lever = "iter/tcp", .probe = probe_no, .arg = "ts_kick" },
+	};
+	char *buf = NULL, want[512];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	long now = time(NULL);
+
+	(void)state;
+	assert_non_null(out);
+	assert_int_equal(nm_fixes_list_json(out, fixes, 2, "tcpstall"), 1);
+	fclose(out);
+	/* the time is the listing's: within a second of the call */
+	for (long t = now; t <= now + 1; t++) {
+		snprintf(want, sizeof(want),
+			 "{\"type\":\"fix\",\"tool\":\"tcpstall\",\"time\":%ld,\"fix\":\"always\","
+			 "\"lever\":\"nothing at all\",\"verdict\":\"allowed\"}\n"
+			 "{\"type\":\"fix\",\"tool\":\"tcpstall\",\"time\":%ld,\"fix\":\"kick\","
+			 "\"lever\":\"iter/tcp\",\"verdict\":\"not allowed: ts_kick: refused\"}\n", t, t);
+		if (!strcmp(buf, want))
+			break;
+	}
+	assert_string_equal(buf, want);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_file),
+		cmocka_unit_test(test_list_json),
 		cmocka_unit_test(test_probe_sysctl),
 		cmocka_unit_test(test_probe_cmd),
 		cmocka_unit_test(test_probe_btf_type),

@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -122,6 +124,57 @@ static void test_loss_explained(void **state)
 	p.chosen = 0;
 	nm_hook_explain_loss(&p);
 	assert_string_equal(p.rungs[0].lost, "backlog drops are not counted");
+}
+
+/* What --list-hooks writes of a ladder into a string (json: as --json does); caller frees */
+static char *listed(const struct nm_hook *h, int n, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (json)
+		nm_hooks_list_json(f, h, n, "tcpstall", 1796000000);
+	else
+		nm_hooks_list(f, h, n);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * #37: --list-hooks --json printed the text tables. It writes a JSON line
+ * a row, the tables' columns as keys, with the tool and time every record
+ * has; the tables stay as they were.
+ */
+static void test_list_hooks_json(void **state)
+{
+	struct nm_hook h = { .name = "kick" };
+	char *got;
+
+	(void)state;
+	nm_hook_rung_virtual(&h, "iter/tcp");
+	nm_hook_rung_none_why(&h, "--fix=kick is not available on this kernel");
+	snprintf(h.rungs[0].why, sizeof(h.rungs[0].why), "ts_kick: load: Operation not permitted (EPERM)");
+	h.chosen = 1;
+	nm_hook_explain_loss(&h);
+	got = listed(&h, 1, true);
+	assert_string_equal(got,
+		"{\"type\":\"rung\",\"tool\":\"tcpstall\",\"time\":1796000000,\"hook\":\"kick\","
+		"\"rung\":1,\"program\":\"iter/tcp\",\"verdict\":\"ts_kick: load: Operation not "
+		"permitted (EPERM)\"}\n"
+		"{\"type\":\"rung\",\"tool\":\"tcpstall\",\"time\":1796000000,\"hook\":\"kick\","
+		"\"rung\":2,\"program\":\"none\",\"verdict\":\"chosen: --fix=kick is not available "
+		"on this kernel (ts_kick: load: Operation not permitted (EPERM))\"}\n");
+	free(got);
+	got = listed(&h, 1, false);
+	assert_string_equal(got,
+		"HOOK             RUNG PROGRAM                              VERDICT\n"
+		"kick             1    iter/tcp                             ts_kick: load: Operation not permitted (EPERM)\n"
+		"kick             2    none                                 chosen: --fix=kick is not available on this kernel (ts_kick: load: Operation not permitted (EPERM))\n"
+		"\n"
+		"PROGRAM                  HOOK             RUNG STATE\n");
+	free(got);
 }
 
 /* The object beside this test's directory: build/xpsflap.bpf.o for build/tests/test_hooks. */
@@ -249,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_refusal_str_and_hint),
 		cmocka_unit_test(test_optional_and_losses),
 		cmocka_unit_test(test_loss_explained),
+		cmocka_unit_test(test_list_hooks_json),
 		cmocka_unit_test(test_declare),
 		cmocka_unit_test(test_btf_enumerator),
 	};

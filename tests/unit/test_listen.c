@@ -64,6 +64,17 @@ static void test_addresses(void **state)
 	assert_parsed("[2001:db8::1]:9100", AF_INET6, 9100, "[2001:db8::1]:9100");
 }
 
+/* #37: a port by its service's name, as ss and tcpdump take it; the address stays numeric */
+static void test_service_names(void **state)
+{
+	(void)state;
+	assert_parsed("http-alt", AF_INET, 8080, "127.0.0.1:8080");
+	assert_parsed("0.0.0.0:http", AF_INET, 80, "0.0.0.0:80");
+	assert_parsed("[::1]:http-alt", AF_INET6, 8080, "[::1]:8080");
+	assert_refused(":nm-no-such-service", "port 'nm-no-such-service' is not a number from 1 to "
+		       "65535 nor a TCP service's name");
+}
+
 static void test_bad_ports(void **state)
 {
 	(void)state;
@@ -122,6 +133,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_port_alone_is_loopback),
 		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_service_names),
 		cmocka_unit_test(test_bad_ports),
 		cmocka_unit_test(test_bad_addresses),
 		cmocka_unit_test(test_bound_twice_says_so),

@@ -189,7 +189,7 @@ static void test_written(void **state)
 	(void)state;
 	assert_non_null(strstr(xf, "\n`--dev=IFNAME`\n:   Watch this device only"));
 	assert_non_null(strstr(xf, "\n`-i, --interval=SEC`\n"));
-	assert_non_null(strstr(xf, "\n`-?, --help`\n:   Give this help list.\n"));
+	assert_non_null(strstr(xf, "\n`-h, -?, --help`\n:   Give this help list.\n"));
 	/* {tool} is the tool's name */
 	assert_non_null(strstr(xf, "when xpsflap starts"));
 	assert_null(strstr(xf, "{tool}"));

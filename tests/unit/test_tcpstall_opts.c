@@ -47,6 +47,7 @@ static void test_values(void **state)
 	char *argv[] = { "tcpstall", "--threshold", "25", "--sweep", "5", "--port", "5201",
 			 "--max-flows", "1000", "-H", "--prom-netns", "--min-segs", "50",
 			 "--fix=kick,rfs", "--list-fixes", "--json", "--sort", "owned", NULL };
+	char *named[] = { "tcpstall", "--port", "http", NULL };
 	struct ts_env e;
 
 	(void)state;
@@ -59,6 +60,9 @@ static void test_values(void **state)
 	assert_int_equal(e.fix, TS_FIX_KICK | TS_FIX_RFS);
 	assert_true(e.hist && e.prom_netns && e.list_fixes && e.o.json);
 	assert_int_equal(e.view.sort, TS_SORT_OWNED);
+	/* #37: a port by its TCP service's name, as ss takes it */
+	parse(&e, 3, named);
+	assert_int_equal(e.port, 80);
 }
 
 /* --fix alone: the storm's and tsq_idle's sysctls */

@@ -29,7 +29,7 @@ static void test_defaults(void **state)
 	assert_int_equal(e.min_switches, XF_MIN_SWITCHES_DEFAULT);
 	assert_int_equal(e.view.top, 0);
 	assert_int_equal(e.view.sort, XF_SORT_SWITCHES);
-	assert_false(e.pin || e.list_fixes || e.o.json || e.view.all);
+	assert_false(e.pin || e.list_fixes || e.o.json || e.view.all || e.link_local);
 }
 
 /* --max-flows is rounded up to a power of two; the common options reach e->o */
@@ -37,15 +37,15 @@ static void test_values(void **state)
 {
 	char *argv[] = { "xpsflap", "--max-flows", "100", "--top", "5", "--min-switches", "3",
 			 "--pin", "--dev", "eth9", "--json", "--list-fixes", "--all", "--sort",
-			 "reordered", NULL };
+			 "reordered", "--link-local", NULL };
 	struct xf_env e;
 
 	(void)state;
-	parse(&e, 15, argv);
+	parse(&e, 16, argv);
 	assert_int_equal(e.max_flows, 128);
 	assert_int_equal(e.view.top, 5);
 	assert_int_equal(e.min_switches, 3);
-	assert_true(e.pin && e.list_fixes && e.o.json && e.view.all);
+	assert_true(e.pin && e.list_fixes && e.o.json && e.view.all && e.link_local);
 	assert_int_equal(e.view.sort, XF_SORT_REORDERED);
 	assert_int_equal(e.o.ndevs, 1);
 	assert_string_equal(e.o.devs[0], "eth9");
