@@ -5,9 +5,10 @@
 set -uo pipefail
 s=$1
 j() { jq -r "$1" "$s"; }
-# the delayed-ACK timeout (TCP_DELACK_MIN, 40 ms) less a fifth: a p99.99 at
-# or above it is the report's tail, one below it is not
-TAIL_MS=32
+# the delayed-ACK timeout less a fifth, as the guest's runs judged it
+# (tools/faults/tsq.sh)
+# shellcheck source=SCRIPTDIR/tsq.sh
+TAIL_MS=$(. "$(dirname "$0")/tsq.sh" && echo "$TSQ_TAIL_MS")
 # the percentile judged: the report's p99.99 in full runs; p99.9 in short
 # ones (CI's), whose 6-s runs hold about 15,000 requests: there p99.99 is
 # the second-slowest one, which a single TCG hiccup decides (60 ms seen
@@ -30,6 +31,7 @@ for r in on on_autocork_fix on_kick; do
 		"$(j ".tsq.runs.$r.timed")" "$(j ".tsq.runs.$r.misnamed")" "$(j ".tsq.runs.$r.ended_before_delack")"
 done
 echo "tsq_idle stalls named with the injection off: $(j .tsq.false_positives_off)"
+echo "sets of runs measured: $(j '.tsq.sets // 1') (again when the run with no injection had the tail itself)"
 echo "injections in the measured runs: $(j '[.tsq.runs | to_entries[] | "\(.key) \(.value.injected_measured // "?")"] | join(", ")')"
 echo "--fix=autocork: acted before the measured run: $(j .tsq.runs.on_autocork_fix.fix_before_measured), after $(j .tsq.runs.on_autocork_fix.warmup_rounds) warm-up round(s)"
 echo "--fix=kick: $(j '.tsq.runs.on_kick | "kick at \(.kick_at), kicker \(.kicker), \(.kick_due) timer requests, \(.kicks_done) kicks done, the oldest stall at its kick \(.kick_age_max_ms) ms"')"

@@ -2,7 +2,10 @@
 # make faults, the TSQ part's figures: matches nm_tsq_inject's log of
 # injected stalls with tcpstall's stall records, run by run, and prints
 # the "tsq" object of build/faults/summary.json on stdout.
-# Usage: tsq-report.sh OUTDIR THRESHOLD_MS
+# Usage: tsq-report.sh OUTDIR THRESHOLD_MS [SETS]
+# SETS: how many sets of runs were measured, the last one reported
+# (tools/faults/tsq.sh: a set is measured again when the guest was too
+# busy to judge a tail); 1 unless given.
 #
 # An injected stall is long when it lasted at least the threshold (from the
 # injection to the socket's next transmit of new data, as the module dates
@@ -13,7 +16,7 @@
 # ended_before_delack: long ones that ended before TCP_DELACK_MIN (40 ms),
 # that is, before the client's delayed ACK would have: what a kick cuts.
 set -euo pipefail
-out=$1 thr=$2
+out=$1 thr=$2 sets=${3:-1}
 inj=$out/tsq-injections.txt
 
 # the run's stall records: sport dport start_ns ms cause by
@@ -109,11 +112,11 @@ on=$(run_obj on 2)
 fix=$(run_obj on_autocork_fix 3)
 kickrun=$(kick_run)
 jq -nc --argjson on "$on" --argjson fix "$fix" --argjson kick "$kickrun" --argjson fp "$fp" \
-	--argjson thr "$thr" --argjson woff "$(wrk_p off)" --argjson won "$(wrk_p on)" \
+	--argjson thr "$thr" --argjson sets "$sets" --argjson woff "$(wrk_p off)" --argjson won "$(wrk_p on)" \
 	--argjson wfix "$(wrk_p on_autocork_fix)" --argjson wkick "$(wrk_p on_kick)" \
 	--arg causes "$(stalls "$out/tsq-on.json" | cut -f5 | sort | uniq -c | awk '{printf "%s%s:%s", s, $2, $1; s=","}')" '
 	{injected: $on.injected, injected_long: $on.injected_long, detected: $on.detected,
-	 false_positives_off: $fp, threshold_ms: $thr,
+	 false_positives_off: $fp, threshold_ms: $thr, sets: $sets,
 	 timed: $on.timed, seen: $on.seen, misnamed: $on.misnamed,
 	 stall_causes_on: ($causes | split(",") | map(select(. != "") | split(":") | {(.[0]): (.[1] | tonumber)}) | add // {}),
 	 runs: {on: $on, on_autocork_fix: $fix, on_kick: $kick},
