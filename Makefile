@@ -298,14 +298,14 @@ bench: deps
 # says which package each is; unset: 6.1, what CI runs).
 KERNEL ?=
 vmtest: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) VM_KERNEL=$(KERNEL) tools/vm/run.sh
 
 # The smoke part (VM_SMOKE=1) on each kernel of the matrix in turn (x86:
 # 5.10 6.1 6.12 newest; arm64: 5.10 6.1), each bounded: a line per kernel
 # with its counts, then the total.
 vmtest-matrix: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) VM_MATRIX=all tools/vm/run.sh
 
 # The headline bugs made real: fault-injection modules in the 6.1 guest, a

@@ -44,6 +44,7 @@ takes_dev() {
 	esac
 }
 
+# bats test_tags=userspace
 @test "common CLI: --help, -h, -? and --usage on stdout, --version names the tool, an unknown option exit 2" {
 	local t a
 	for t in $(nm_tools); do
@@ -75,6 +76,7 @@ takes_dev() {
 # the tools' said "tcpstall: invalid --port ..." and "tcpstall: error:
 # --prom-file ...". Bad input, whoever finds it, is now one line,
 # "TOOL: what is wrong", and exit 2.
+# bats test_tags=userspace
 @test "common CLI: every usage error is one line, 'TOOL: what is wrong', exit 2, however the tool was run" {
 	local t a
 	for t in $(nm_programs); do
@@ -94,6 +96,7 @@ takes_dev() {
 	done
 }
 
+# bats test_tags=userspace
 @test "common CLI: bad -i, -c and --hooks -> exit 2, 'invalid', alone or before good ones" {
 	local t a
 	for t in $(nm_tools); do
@@ -181,6 +184,7 @@ takes_dev() {
 # (--cleanup with -c undid and exited, -c unused). Two jobs that each end
 # the run, or one of them with what only a run of reports uses: refused,
 # one line naming both and why, exit 2, before anything is done.
+# bats test_tags=userspace
 @test "common CLI: --cleanup, --list-hooks, --list-fixes with each other, -c, -i, --prom-file or --listen -> exit 2, one line naming both" {
 	local t a
 	for t in $(nm_programs); do

@@ -21,6 +21,7 @@ teardown() {
 }
 
 # bad -i, -c, --hooks: common_cli.bats
+# bats test_tags=userspace
 @test "qdiscstuck: bad options -> exit 2, one line naming the option" {
 	for a in "--threshold 0" "--threshold abc" "--threshold 99999999" "--fix=bogus" "--fix=" "--fix=kick,,lock" "--fix=,kick" \
 		 "--kick eth0" "--kick :1" "--lock eth0:x"; do
@@ -30,6 +31,7 @@ teardown() {
 	done
 }
 
+# bats test_tags=userspace
 @test "qdiscstuck: bad --sort or --top -> one line naming it, exit 2" {
 	run --separate-stderr "$BIN/qdiscstuck" --sort backlog -c 1
 	assert_failure 2
@@ -41,6 +43,7 @@ teardown() {
 	done
 }
 
+# bats test_tags=userspace
 @test "qdiscstuck: --kick with --fix -> exit 2" {
 	run --separate-stderr "$BIN/qdiscstuck" --kick lo:0 --fix=kick
 	assert_failure 2
@@ -50,6 +53,7 @@ teardown() {
 # #37: --cleanup --fix=lock undid a dead instance's lock and exited, --fix
 # unsaid. A remedy with --cleanup or --list-fixes (neither runs one) is
 # refused, one line naming both and why, before anything is undone.
+# bats test_tags=userspace
 @test "qdiscstuck: --cleanup or --list-fixes with --fix, --kick or --lock -> exit 2, one line naming both" {
 	local a opt
 	for a in "--cleanup --fix=lock" "--cleanup --fix=kick" "--lock lo:0 --cleanup" "--cleanup --kick lo:0" \

@@ -12,6 +12,7 @@ teardown() {
 }
 
 # bad -i, -c, --hooks, and --dev refused: common_cli.bats
+# bats test_tags=userspace
 @test "tcpstall: bad options -> exit 2" {
 	for a in "--threshold 0" "--sweep x" "--port 70000" "--fix=bogus" "--fix=defer,,autocork" "--fix=kick," "--max-flows 1"; do
 		run --separate-stderr "$BIN/tcpstall" $a -c 1 -i 0.2
@@ -33,6 +34,7 @@ teardown() {
 }
 
 # #37: a remedy with --cleanup or --list-fixes, neither of which runs one
+# bats test_tags=userspace
 @test "tcpstall: --cleanup or --list-fixes with --fix -> exit 2, one line naming both" {
 	run --separate-stderr "$BIN/tcpstall" --cleanup --fix=defer
 	assert_failure 2

@@ -21,12 +21,14 @@ teardown() {
 }
 
 # bad -i, -c, --hooks: common_cli.bats
+# bats test_tags=userspace
 @test "xpsflap: bad --max-flows -> exit 2" {
 	run --separate-stderr "$BIN/xpsflap" --max-flows 3
 	assert_failure 2
 	[[ $stderr == *invalid* ]]
 }
 
+# bats test_tags=userspace
 @test "xpsflap: bad --sort or --top -> one line naming it, exit 2" {
 	run --separate-stderr "$BIN/xpsflap" --sort worst -c 1
 	assert_failure 2
@@ -36,6 +38,7 @@ teardown() {
 	[[ $stderr == *"invalid --top '0': 1 to 2147483647"* ]]
 }
 
+# bats test_tags=userspace
 @test "xpsflap: --pin without --dev -> exit 2" {
 	run --separate-stderr "$BIN/xpsflap" --pin -c 1
 	assert_failure 2
@@ -43,6 +46,7 @@ teardown() {
 }
 
 # #37: a remedy with --cleanup or --list-fixes, neither of which runs one
+# bats test_tags=userspace
 @test "xpsflap: --cleanup or --list-fixes with --pin -> exit 2, one line naming both" {
 	run --separate-stderr "$BIN/xpsflap" --cleanup --pin --dev lo
 	assert_failure 2
