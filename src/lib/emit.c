@@ -34,14 +34,14 @@ void nm_emit_json(FILE *f, const struct nm_emit *e, const char *tool)
 	}
 }
 
-/* The part's first top rows (all: top 0): printed, or measured into l. */
-static void part_rows(FILE *f, const struct nm_emit_table *t, struct nm_rec_layout *l, bool print)
+/* The part's first top rows (all: top 0): printed, or measured into l; how many. */
+static size_t part_rows(FILE *f, const struct nm_emit_table *t, struct nm_rec_layout *l, bool print)
 {
 	const struct nm_record *rec;
 	const void *row;
-	size_t pos = 0;
+	size_t pos = 0, shown;
 
-	for (size_t shown = 0; !t->top || shown < t->top; shown++) {
+	for (shown = 0; !t->top || shown < t->top; shown++) {
 		if (!(row = next_row(&t->rows, &pos, &rec)))
 			break;
 		if (print)
@@ -49,15 +49,22 @@ static void part_rows(FILE *f, const struct nm_emit_table *t, struct nm_rec_layo
 		else
 			nm_rec_layout_add(l, rec, row);
 	}
+	return shown;
 }
 
-/* Its rows read twice: once to size the columns to them, once to print. */
+/*
+ * Its rows read twice: once to size the columns to them, once to print.
+ * A part with no row prints nothing, not even its header: the heading
+ * above it already says there is nothing (an idle unit at -i 15 wrote a
+ * header every interval, thousands of lines a day that said nothing).
+ */
 static void table_part(FILE *f, const struct nm_emit_table *t, int columns)
 {
 	struct nm_rec_layout l;
 
 	nm_rec_layout_init(&l, t->rows.rec, columns);
-	part_rows(f, t, &l, false);
+	if (!part_rows(f, t, &l, false))
+		return;
 	nm_rec_layout_fit(&l);
 	nm_rec_layout_header(f, t->rows.rec, &l);
 	part_rows(f, t, &l, true);

@@ -105,6 +105,19 @@ teardown() {
 	[[ $stderr == *"qdiscstuck: caps: kept cap_net_admin,cap_net_raw (remedies); no_new_privs"* ]]
 }
 
+# #37: an idle run printed the table's header under each interval's
+# summary, with no row: a unit at -i 15 wrote thousands of such lines a day
+@test "qdiscstuck: an idle interval is its summary line alone, no empty table header" {
+	"$QS" up mq
+	run --separate-stderr "$BIN/qdiscstuck" --netns ${LAB_PREFIX}qs-a -c 3 -i 0.2
+	assert_success
+	echo "$output"
+	# each interval: a blank line, then the time and the summary
+	[ "$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]  qdiscs: 0 stuck, 0 driver_stopped, 0 unknown, 0 shaped, 0 ok, [0-9]* idle$' <<<"$output")" = 3 ]
+	! grep -q '^DEV ' <<<"$output"
+	[ "$(grep -c . <<<"$output")" = 4 ]	# the first line and the three summaries
+}
+
 @test "qdiscstuck: bad input with --lock changes nothing on the system" {
 	"$QS" up mq
 	before=$(lab_exec qs-a tc qdisc show dev qa)

@@ -235,6 +235,20 @@ static void test_qdiscstuck_names_whole(void **state)
  * COLUMNS first (a number only), then the terminal's width, 80 when it
  * says 0; no terminal: no limit.
  */
+/*
+ * An interval with nothing to list is its heading alone: no header of an
+ * empty table (#37: an idle unit wrote one every interval, saying nothing).
+ */
+static void test_empty_table_heading_only(void **state)
+{
+	char *got;
+
+	(void)state;
+	got = xf_table(NULL, 0, 80);
+	assert_string_equal(got, "\n00:00:00  flows: 0 active\n");
+	free(got);
+}
+
 static void test_columns(void **state)
 {
 	(void)state;
@@ -260,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_no_terminal_no_limit),
 		cmocka_unit_test(test_tcpstall_socket_at_80),
 		cmocka_unit_test(test_qdiscstuck_names_whole),
+		cmocka_unit_test(test_empty_table_heading_only),
 		cmocka_unit_test(test_columns),
 	};
 
