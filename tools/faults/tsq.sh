@@ -117,10 +117,10 @@ tsq_run() {
 }
 
 # tsq_tail OUTDIR NAME: the tail table.sh judges (ms) of run NAME's wrk:
-# p99.9 in short runs (FAULTS_SHORT), p99.99 in full ones
+# p99 in short runs (FAULTS_SHORT; table.sh says why), p99.99 in full ones
 tsq_tail() {
 	local k=p9999
-	[ -n "${FAULTS_SHORT:-}" ] && k=p999
+	[ -n "${FAULTS_SHORT:-}" ] && k=p99
 	grep -o "\"${k}_ms\":[0-9.]*" "$1/tsq-$2.wrk" | cut -d: -f2
 }
 
