@@ -315,10 +315,10 @@ void nm_rec_layout_init(struct nm_rec_layout *l, const struct nm_record *r, int 
 
 	memset(l, 0, sizeof(*l));
 	l->columns = columns;
+	l->lines = 1;
 	for (int pos = 1; pos <= NM_REC_COLS && (c = column(r, pos)); pos++) {
 		if (!own_column(c))
 			continue;
-		l->before = l->last;
 		l->last = pos;
 		l->width[pos] = iabs(c->width);
 		if ((int)strlen(c->col) > l->width[pos])
@@ -341,70 +341,73 @@ void nm_rec_layout_add(struct nm_rec_layout *l, const struct nm_record *r, const
 	}
 }
 
-/* The columns before the last, and the spaces between them. */
-static int lead_width(const struct nm_rec_layout *l)
-{
-	int w = 0;
-
-	for (int pos = 1; pos < l->last; pos++)
-		w += l->width[pos] + (pos > 1);
-	return w;
-}
-
 /*
- * The last column goes on a line of its own when the row would pass the
- * terminal's edge and the columns before it alone would not: a flow is
- * never cut. When even those pass it, the terminal wraps the row anyway,
- * and a line more would only add to it.
+ * A row that would pass the terminal's edge goes on more lines: each line
+ * takes the columns that fit, in order, and the next starts indented. So
+ * an address or a flow is never cut, and the columns of one line stay
+ * aligned from row to row, whatever the width. (A column of its own has a
+ * width: its header is never empty. A joined one has none.)
  */
 void nm_rec_layout_fit(struct nm_rec_layout *l)
 {
-	int lead = lead_width(l);
+	int x = 0;
 
-	l->apart = l->columns > 0 && l->last > 1 && lead + 1 + l->width[l->last] > l->columns &&
-		   lead <= l->columns;
+	memset(l->brk, 0, sizeof(l->brk));
+	l->lines = 1;
+	for (int pos = 1; pos <= l->last; pos++) {
+		if (!l->width[pos])
+			continue;
+		if (!x) {
+			x = l->width[pos];
+		} else if (l->columns > 0 && x + 1 + l->width[pos] > l->columns) {
+			l->brk[pos] = true;
+			l->lines++;
+			x = NM_REC_INDENT + l->width[pos];
+		} else {
+			x += 1 + l->width[pos];
+		}
+	}
+	l->apart = l->brk[l->last];
+}
+
+/* The column ends a line of the row: the last, or the next starts a line. */
+static bool line_end(const struct nm_rec_layout *l, int pos)
+{
+	while (++pos <= l->last)
+		if (l->width[pos])
+			return l->brk[pos];
+	return true;
 }
 
 /*
- * Padded to its width: left-aligned unless the field asks for the right;
- * left-aligned at the end of a line (the last column apart), not padded.
+ * A cell after a space, or at the start of a line of its own, indented;
+ * padded to its column's width, on the left when right-aligned (a number),
+ * and not at all when left-aligned at the end of a line, so that no line
+ * ends in spaces. The last column alone on its line, empty, takes no line.
  */
 static void put_cell(FILE *f, const struct nm_rec_layout *l, const struct nm_field *c, int pos,
 		     const char *text)
 {
 	int width = l->width[pos];
 
-	if (c->width <= 0 && l->apart && pos == l->before)
+	if (pos == l->last && l->brk[pos] && !*text)
+		return;
+	if (l->brk[pos])
+		fprintf(f, "\n%*s", NM_REC_INDENT, "");
+	else if (pos > 1)
+		putc(' ', f);
+	if (c->width <= 0 && line_end(l, pos))
 		width = 0;
-	fprintf(f, "%s%*s", pos > 1 ? " " : "", c->width > 0 ? width : -width, text);
-}
-
-/*
- * The last column: after a space, padded only when right-aligned (a
- * number), so that no line ends in spaces; or on a line of its own,
- * indented. Never cut.
- */
-static void put_tail(FILE *f, const struct nm_rec_layout *l, const struct nm_field *c, int pos,
-		     const char *text)
-{
-	if (l->apart && *text)
-		fprintf(f, "\n%*s%s", NM_REC_INDENT, "", text);
-	else if (!l->apart)
-		fprintf(f, "%s%*s", pos > 1 ? " " : "", c->width > 0 ? l->width[pos] : 0, text);
+	fprintf(f, "%*s", c->width > 0 ? width : -width, text);
 }
 
 void nm_rec_layout_header(FILE *f, const struct nm_record *r, const struct nm_rec_layout *l)
 {
 	const struct nm_field *c;
 
-	for (int pos = 1; pos <= l->last && (c = column(r, pos)); pos++) {
-		if (!own_column(c))
-			continue;
-		if (pos < l->last)
+	for (int pos = 1; pos <= l->last && (c = column(r, pos)); pos++)
+		if (own_column(c))
 			put_cell(f, l, c, pos, c->col);
-		else
-			put_tail(f, l, c, pos, c->col);
-	}
 	putc('\n', f);
 }
 
@@ -418,10 +421,7 @@ void nm_rec_layout_row(FILE *f, const struct nm_record *r, const struct nm_rec_l
 		if (!own_column(c))
 			continue;
 		col_text(r, pos, row, buf, sizeof(buf));
-		if (pos < l->last)
-			put_cell(f, l, c, pos, buf);
-		else
-			put_tail(f, l, c, pos, buf);
+		put_cell(f, l, c, pos, buf);
 	}
 	putc('\n', f);
 }

@@ -149,20 +149,22 @@ void nm_rec_json_at(FILE *f, const struct nm_record *r, const void *row, const c
  * so that no cell is cut and the columns stay aligned; the last column
  * (a flow, an address: the widest) is padded only when right-aligned.
  * Where the table may take columns characters (a terminal's width,
- * nm_out_columns; 0: no limit) and a row would pass that edge, the last
- * column goes on a line of its own below its row, indented, rather than
- * be cut.
+ * nm_out_columns; 0: no limit) and a row would pass that edge, the row
+ * goes on as many lines as it needs, the columns that do not fit on one
+ * line going on the next, indented, and the header the same way; a cell
+ * is never cut. Only a single cell wider than the terminal passes it.
  * init, then add each row, then fit; then the header and each row.
  */
 #define NM_REC_COLS	32	/* .colno at most */
 #define NM_REC_TEXT	512	/* a column's text, its joined cells with it */
-#define NM_REC_INDENT	2	/* the last column's, on a line of its own */
+#define NM_REC_INDENT	2	/* a row's second and later lines */
 
 struct nm_rec_layout {
 	int columns;			/* the width the table may take; 0: no limit */
 	int width[NM_REC_COLS + 1];	/* by .colno */
+	bool brk[NM_REC_COLS + 1];	/* by .colno: the column starts a line of the row */
 	int last;			/* the last column's .colno */
-	int before;			/* the one before it (0: none) */
+	int lines;			/* lines a row takes */
 	bool apart;			/* the last column on a line of its own */
 };
 

@@ -202,32 +202,77 @@ static void test_tcpstall_socket_at_80(void **state)
 	free(got);
 }
 
+/* The lab's driver-stopped child of mq, as qdiscstuck's table shows it. */
+static void stopped_row(struct qs_qdisc_row *r, const char *dev, const char *netns)
+{
+	*r = (struct qs_qdisc_row){ .handle = "866c:", .parent = "1:2", .kind = "pfifo_fast",
+				    .txq = 1, .has_txq = true, .qlen = 743, .backlog_bytes = 31949,
+				    .state = QS_DRIVER_STOPPED, .state_ms = 1002,
+				    .state_since_start = true, .txq_state_names = "DRV_XOFF",
+				    .txq_state_known = true };
+	snprintf(r->dev, sizeof(r->dev), "%s", dev);
+	snprintf(r->netns, sizeof(r->netns), "%s", netns);
+}
+
+/*
+ * qdiscstuck's table at 80 columns (it wrapped at 106): the row goes on
+ * two lines, its STATE on the first, and the header the same way; at 200
+ * it is one line.
+ */
+static void test_qdiscstuck_at_80(void **state)
+{
+	struct qs_qdisc_row r;
+	struct nm_rec_layout l;
+	struct capture c;
+	char *got;
+
+	(void)state;
+	stopped_row(&r, "qa", "nm-qs-a");
+	cap_open(&c);
+	nm_rec_table(c.f, &qs_qdisc_rec, &r, sizeof(r), 1, 80, &l);
+	got = cap_close(&c);
+	assert_string_equal(got,
+		"DEV      NETNS      HANDLE PARENT KIND       TXQ   QLEN    BYTES STATE\n"
+		"       MS   DEQ/S TXQ_STATE\n"
+		"qa       nm-qs-a    866c:  1:2    pfifo_fast 1      743    31949 driver_stopped\n"
+		"   1002 +       0 DRV_XOFF\n");
+	assert_int_equal(l.lines, 2);
+	assert_true(widest(got) <= 80);
+	free(got);
+	cap_open(&c);
+	nm_rec_table(c.f, &qs_qdisc_rec, &r, sizeof(r), 1, 200, &l);
+	got = cap_close(&c);
+	assert_int_equal(l.lines, 1);
+	assert_non_null(strstr(got, " driver_stopped  1002 +       0 DRV_XOFF\n"));
+	free(got);
+}
+
 /*
  * qdiscstuck's DEV and NETNS (cut at 8 and 10): whole, the columns as wide
- * as the longest; rows too wide for the terminal whatever is done are left
- * for it to wrap, no line added.
+ * as the longest, the rest of the row on lines below, none wider than 80.
  */
 static void test_qdiscstuck_names_whole(void **state)
 {
-	struct qs_qdisc_row r[2] = {
-		{ .dev = "qa", .netns = "nm-qs-a", .handle = "0:", .parent = "1:2", .kind = "pfifo",
-		  .txq_state_names = "DRV_XOFF", .txq_state_known = true },
-		{ .dev = "averylongdevice", .netns = "cni-0f8e2d1c-4b7a", .handle = "0:",
-		  .parent = "1:2", .kind = "pfifo", .txq_state_names = "-", .txq_state_known = true },
-	};
+	struct qs_qdisc_row r[2];
 	struct nm_rec_layout l;
 	struct capture c;
 	char buf[256], *got;
 
 	(void)state;
+	stopped_row(&r[0], "qa", "nm-qs-a");
+	stopped_row(&r[1], "averylongdevice", "cni-0f8e2d1c-4b7a-9e3f-aa01-5c6d7e8f9a0b");
 	cap_open(&c);
 	nm_rec_table(c.f, &qs_qdisc_rec, r, sizeof(r[0]), 2, 80, &l);
 	got = cap_close(&c);
-	assert_false(l.apart);
-	assert_true(starts(line(got, 0, buf, sizeof(buf)), "DEV             NETNS             HANDLE "));
-	assert_true(starts(line(got, 1, buf, sizeof(buf)), "qa              nm-qs-a           0:     "));
-	assert_true(starts(line(got, 2, buf, sizeof(buf)), "averylongdevice cni-0f8e2d1c-4b7a 0:     "));
-	assert_non_null(strstr(line(got, 1, buf, sizeof(buf)), " DRV_XOFF"));
+	assert_true(l.lines > 1);
+	assert_true(starts(line(got, 0, buf, sizeof(buf)),
+			   "DEV             NETNS                                    HANDLE "));
+	assert_true(starts(line(got, l.lines, buf, sizeof(buf)),
+			   "qa              nm-qs-a                                  866c:  "));
+	assert_true(starts(line(got, 2 * l.lines, buf, sizeof(buf)),
+			   "averylongdevice cni-0f8e2d1c-4b7a-9e3f-aa01-5c6d7e8f9a0b 866c:  "));
+	assert_non_null(strstr(got, " DRV_XOFF\n"));
+	assert_true(widest(got) <= 80);
 	free(got);
 }
 
@@ -273,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_icmp6_flow_whole),
 		cmocka_unit_test(test_no_terminal_no_limit),
 		cmocka_unit_test(test_tcpstall_socket_at_80),
+		cmocka_unit_test(test_qdiscstuck_at_80),
 		cmocka_unit_test(test_qdiscstuck_names_whole),
 		cmocka_unit_test(test_empty_table_heading_only),
 		cmocka_unit_test(test_columns),
