@@ -51,6 +51,20 @@ col10() { printf '%s' "$1"; }
 # shellcheck source=../../tools/tools.sh
 . "$ROOT/tools/tools.sh"
 
+# free_port: a TCP port no socket of this host's namespace uses, listening
+# or connected, below the ephemeral range (ip_local_port_range), so that no
+# connecting socket of a test beside this one (curl, iperf3, a scrape)
+# takes it between here and the bind
+free_port() {
+	local lo p
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range
+	[ "$lo" -gt 21024 ] || lo=30000
+	for p in $(shuf -i 20000-$((lo - 1)) -n 50); do
+		ss -Htan "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
 # start_bg OUT CMD...: run CMD in the background (stdout to OUT, stderr to
 # OUT.err) and wait until it printed its first line, i.e. it has attached.
 start_bg() {

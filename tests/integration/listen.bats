@@ -7,12 +7,7 @@ load helpers
 setup() {
 	TMP=$(mktemp -d)
 	BG_PID=
-	# a port nothing listens on, in the range no ephemeral socket takes
-	PORT=
-	for p in $(shuf -i 20000-29999 -n 50); do
-		ss -Htln "sport = :$p" | grep -q . || { PORT=$p; break; }
-	done
-	[ -n "$PORT" ]
+	PORT=$(free_port)
 }
 
 teardown() {

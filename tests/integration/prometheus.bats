@@ -46,15 +46,6 @@ teardown() {
 	rm -rf "$TMP"
 }
 
-# free_port: a TCP port nothing listens on, on this host
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 30000))
-		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
-	done
-}
-
 now() { date +%s.%N; }
 # elapsed T0: seconds since T0, with 0.1 s precision
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
