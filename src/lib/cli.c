@@ -70,7 +70,7 @@ enum {
 	  "Undo the changes of an instance that died (kill -9), then exit", 1 },		\
 	{ "bpf-stats", OPT_BPF_STATS, NULL, 0,							\
 	  "Measure program run time (BPF_ENABLE_STATS while running; off again at exit)", 1 }, \
-	{ "verbose", 'v', NULL, 0, "Verbose: libbpf's messages (load errors, verifier log)", 1 }, \
+	{ "verbose", 'v', NULL, 0, "Verbose: the hook rungs on the first line, libbpf's messages", 1 }, \
 	{},											\
 }
 
@@ -148,7 +148,10 @@ const struct nm_optdoc nm_common_docs[] = {
 	  "`netmedic_bpf_prog_run_seconds_total`. The kernel keeps these statistics for every BPF "
 	  "program while any process, or the sysctl `kernel.bpf_stats_enabled`, has them on.",
 	  NULL, NULL },
-	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log).", NULL, NULL },
+	{ "verbose", "Verbose: the first line also names each hook's rung and every program this kernel "
+	  "refused (where a later rung made up for it, nothing was lost; **--list-hooks** gives "
+	  "the whole ladder), and libbpf's messages (load errors, the verifier's log) go to "
+	  "standard error.", NULL, NULL },
 	{},
 };
 

@@ -187,10 +187,13 @@ void nm_emit_first_line(FILE *f, const struct nm_opts *o, const struct nm_first 
 {
 	char sum[512], loss[1024], all[1280];
 
-	nm_hooks_summary(hooks, nhooks, sum, sizeof(sum));
-	nm_hooks_losses(hooks, nhooks, loss, sizeof(loss));
-	fprintf(f, "%s: kernel %s, hooks %s, interval %gs, %s%s\n", o->tool, nm_kernel_release(), sum,
-		o->interval, l->what, nm_emit_losses(loss, l->lost, all, sizeof(all)));
+	/* the rungs and the refusals are for -v (and --list-hooks): a user first needs what is lost */
+	nm_hooks_losses(hooks, nhooks, o->verbose, loss, sizeof(loss));
+	fprintf(f, "%s: kernel %s, ", o->tool, nm_kernel_release());
+	if (o->verbose)
+		fprintf(f, "hooks %s, ", nm_hooks_summary(hooks, nhooks, sum, sizeof(sum)));
+	fprintf(f, "interval %gs, %s%s\n", o->interval, l->what,
+		nm_emit_losses(loss, l->lost, all, sizeof(all)));
 	nm_out_flush(f);
 }
 

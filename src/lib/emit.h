@@ -101,6 +101,7 @@ struct nm_emit_self {
 
 /*
  * The first line: the start record in JSON, and the table's
+ * "TOOL: kernel K, interval Is, WHAT[; lost: ...]"; with -v,
  * "TOOL: kernel K, hooks H, interval Is, WHAT[; refused: ...][; lost: ...]".
  * devices is --dev's devices, or "all", for the tool's row and its what.
  */

@@ -805,13 +805,14 @@ static void add_refusal(const struct nm_refusal *r, const struct nm_hook *h, voi
 			   r->prog, nm_refusal_str(r, e, sizeof(e)));
 }
 
-const char *nm_hooks_losses(const struct nm_hook *hooks, int n, char *buf, size_t len)
+const char *nm_hooks_losses(const struct nm_hook *hooks, int n, bool refusals, char *buf, size_t len)
 {
 	struct losses l = { .buf = buf, .len = len };
 	int lost = 0;
 
 	buf[0] = 0;
-	nm_hooks_each_refusal(hooks, n, add_refusal, &l);
+	if (refusals)
+		nm_hooks_each_refusal(hooks, n, add_refusal, &l);
 	for (int i = 0; i < n && l.off < len; i++)
 		if (hooks[i].name && nm_hook_lost(&hooks[i]))
 			l.off += snprintf(buf + l.off, len - l.off, "%s%s (%s)", lost++ ? ", " : "; lost: ",

@@ -205,9 +205,11 @@ bool nm_hook_optional(const struct nm_hook *h);
 /*
  * What the kernel took away, for the first line: "" when nothing, else
  * "; refused: ts_sweep_tagged (load: Operation not permitted (EPERM));
- * lost: backlog_drop (backlog drops are not counted)".
+ * lost: backlog_drop (backlog drops are not counted)". The programs
+ * refused only with refusals: a refusal that a later rung makes up for
+ * costs the user nothing, and -v shows it.
  */
-const char *nm_hooks_losses(const struct nm_hook *hooks, int n, char *buf, size_t len);
+const char *nm_hooks_losses(const struct nm_hook *hooks, int n, bool refusals, char *buf, size_t len);
 
 /* Calls fn for each program refused at load, attach or run, once (rungs may share one). */
 void nm_hooks_each_refusal(const struct nm_hook *hooks, int n,

@@ -166,8 +166,11 @@ static const struct nm_optdoc docs[] = {
 	  "**--lock**, **--list-hooks**, **--list-fixes**, **-c**, **-i**, **--prom-file** or "
 	  "**--listen** it is a usage error (status 2): it makes no change of its own, and no "
 	  "report.", NULL, NULL },
-	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log); also explains "
-	  "driver_stopped queues without **--fix**.", NULL, NULL },
+	{ "verbose", "Verbose: the first line also names each hook's rung and every program this kernel "
+	  "refused (where a later rung made up for it, nothing was lost; **--list-hooks** gives "
+	  "the whole ladder), and libbpf's messages (load errors, the verifier's log) go to "
+	  "standard error; it also explains driver_stopped queues without "
+	  "**--fix**.", NULL, NULL },
 	{ "dev", "Watch this device only (repeatable, up to 8). Names are looked up in the "
 	  "network namespace qdiscstuck runs in: the **--netns** one if one is given, else its "
 	  "own; only that namespace is swept then. Without **--dev**, every qdisc of every "

@@ -232,8 +232,11 @@ static const struct nm_optdoc docs[] = {
 	  "are watched and tcpstall runs in none of them, so **--fix** is refused (status 2). A "
 	  "value that is empty, too long, not a PID, or the same namespace twice is a usage "
 	  "error (status 2), and so is one that does not exist.", NULL, "repeatable" },
-	{ "verbose", "Verbose: libbpf's messages (load errors, verifier log). The `fix:` lines of "
-	  "**--fix** are printed with or without it.", NULL, NULL },
+	{ "verbose", "Verbose: the first line also names each hook's rung and every program this kernel "
+	  "refused (where a later rung made up for it, nothing was lost; **--list-hooks** gives "
+	  "the whole ladder), and libbpf's messages (load errors, the verifier's log) go to "
+	  "standard error. The `fix:` lines of **--fix** are "
+	  "printed with or without it.", NULL, NULL },
 	{},
 };
 

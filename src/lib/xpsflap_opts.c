@@ -166,9 +166,11 @@ static const struct nm_optdoc docs[] = {
 	  "exactly one **--netns**). A value that is empty, too long, `.`, `..`, a PID out of "
 	  "range, given twice, or not a network namespace, is a usage error (status 2) that "
 	  "names it.", NULL, "repeatable" },
-	{ "verbose", "Verbose: libbpf messages and remedy details. In practice it turns on "
-	  "libbpf's warnings and information messages. The `pin:` lines of **--pin** are "
-	  "printed with or without it.", NULL, NULL },
+	{ "verbose", "Verbose: the first line also names each hook's rung and every program this kernel "
+	  "refused (where a later rung made up for it, nothing was lost; **--list-hooks** gives "
+	  "the whole ladder), and libbpf's messages (load errors, the verifier's log) go to "
+	  "standard error. The `pin:` lines of **--pin** are printed "
+	  "with or without it.", NULL, NULL },
 	{},
 };
 

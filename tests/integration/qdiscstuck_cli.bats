@@ -141,8 +141,12 @@ teardown() {
 	! ls "$RUN_DIR" 2>/dev/null | grep -q qdiscstuck
 }
 
-@test "qdiscstuck: the first line names the kernel and the hook rungs; JSON too" {
+@test "qdiscstuck: the first line names the kernel, -v the hook rungs too; JSON too" {
 	run "$BIN/qdiscstuck" -c 1 -i 0.2
+	assert_success
+	assert_line --index 0 --regexp "^qdiscstuck: kernel $(uname -r), interval 0.2s, threshold "
+	[[ ${lines[0]} != *"hooks "* && ${lines[0]} != *"refused: "* ]]
+	run --separate-stderr "$BIN/qdiscstuck" -c 1 -i 0.2 -v
 	assert_success
 	assert_line --index 0 --regexp "^qdiscstuck: kernel $(uname -r), hooks __qdisc_run=[a-z_]+/[a-z_]+ qdisc_enqueue=[a-z_]+/qdisc_enqueue qdisc_reset=[a-z_]+/qdisc_reset kick_queue=[a-z_]+/net_dev_queue sampler=raw_tp seed=raw_tp,"
 	run "$BIN/qdiscstuck" -c 1 -i 0.2 --json
@@ -156,7 +160,7 @@ teardown() {
 	echo "$output"
 	assert_line --regexp '^__qdisc_run +1 +fentry/__qdisc_run'
 	if echo "$output" | grep -qE '^__qdisc_run +1 +fentry/__qdisc_run +chosen'; then
-		run "$BIN/qdiscstuck" --hooks=fentry -c 1 -i 0.2
+		run --separate-stderr "$BIN/qdiscstuck" --hooks=fentry -c 1 -i 0.2 -v
 		assert_success
 		assert_line --index 0 --partial "__qdisc_run=fentry/__qdisc_run"
 	else
@@ -165,7 +169,7 @@ teardown() {
 		output=$stderr assert_one_line_error
 		[[ $stderr == *"fentry/__qdisc_run"* ]]
 		# auto falls back to the dequeue tracepoint
-		run "$BIN/qdiscstuck" --hooks=auto -c 1 -i 0.2
+		run --separate-stderr "$BIN/qdiscstuck" --hooks=auto -c 1 -i 0.2 -v
 		assert_success
 		assert_line --index 0 --partial "__qdisc_run=tp_btf/qdisc_dequeue"
 	fi

@@ -51,7 +51,8 @@ prog_state() {
 		base=$("$BIN/$t" $(args "$t") -c 1 -i 0.2 --json 2>/dev/null | jq -c 'select(.type == "start") | .hooks')
 		[ -n "$base" ] || fail "$t: no start record without refusals"
 		for p in $(progs "$t"); do
-			out=$(NETMEDIC_REFUSE=$p "$BIN/$t" $(args "$t") -c 1 -i 0.2 --json --table 2>"$BATS_TEST_TMPDIR/err") ||
+			# -v: the first line names every refusal, a loss or not
+			out=$(NETMEDIC_REFUSE=$p "$BIN/$t" $(args "$t") -c 1 -i 0.2 --json --table -v 2>"$BATS_TEST_TMPDIR/err") ||
 				fail "$t with $p refused: exit $?: $(cat "$BATS_TEST_TMPDIR/err")"
 			start=$(printf '%s\n' "$out" | jq -c 'select(.type == "start")')
 			[ "$(printf '%s\n' "$out" | jq -s 'map(select(.type != "start")) | length')" -ge 1 ] ||
@@ -115,6 +116,11 @@ prog_state() {
 	prom=$BATS_TEST_TMPDIR/q.prom
 	NETMEDIC_REFUSE=qs_sample run "$BIN/qdiscstuck" -c 1 -i 0.2 --prom-file "$prom"
 	assert_success
+	# what is lost, on the first line; which program was refused, with -v
+	assert_line --index 0 --partial ", netns all; lost: sampler (scheduling state is not sampled: judged by events alone)"
+	[[ ${lines[0]} != *"refused: "* ]]
+	NETMEDIC_REFUSE=qs_sample run --separate-stderr "$BIN/qdiscstuck" -c 1 -i 0.2 -v
+	assert_success
 	assert_line --index 0 --partial "; refused: qs_sample (load: Operation not permitted (EPERM) by NETMEDIC_REFUSE); lost: sampler (scheduling state is not sampled: judged by events alone)"
 	grep -qx 'netmedic_feature_enabled{tool="qdiscstuck",feature="sampler"} 0' "$prom"
 	grep -qx 'netmedic_feature_enabled{tool="qdiscstuck",feature="qdisc_enqueue"} 1' "$prom"
@@ -133,7 +139,7 @@ prog_state() {
 	assert_success
 	hooks=$(printf '%s\n' "$output" | jq -c 'select(.type == "start") | .hooks')
 	assert_equal "$hooks" '{"netdev_pick_tx":"raw_tp/net_dev_queue","net_dev_xmit":"raw_tp/net_dev_start_xmit"}'
-	NETMEDIC_REFUSE=fexit/,ts_sweep_fast,iter/bpf_sk_storage_map run "$BIN/tcpstall" -c 1 -i 0.2
+	NETMEDIC_REFUSE=fexit/,ts_sweep_fast,iter/bpf_sk_storage_map run --separate-stderr "$BIN/tcpstall" -c 1 -i 0.2 -v
 	assert_success
 	assert_line --index 0 --partial " fast_sweep=none "
 	assert_line --index 0 --partial "lost: fast_sweep (every sweep samples every socket)"

@@ -48,8 +48,12 @@ teardown() {
 # Left out in the 6.1 guest: asserts the host's tcp_push=iter/tcp; on 6.1
 # tcp_push gets its fexit rung
 # bats test_tags=vm:left-out
-@test "tcpstall: first line names the hook rungs; --list-hooks says why fentry is refused" {
+@test "tcpstall: -v's first line names the hook rungs; --list-hooks says why fentry is refused" {
 	run "$BIN/tcpstall" -c 1 -i 0.2
+	assert_success
+	assert_line --index 0 --regexp "^tcpstall: kernel $(uname -r), interval 0.2s, sweep "
+	[[ ${lines[0]} != *"hooks "* && ${lines[0]} != *"refused: "* ]]
+	run --separate-stderr "$BIN/tcpstall" -c 1 -i 0.2 -v
 	assert_success
 	assert_line --index 0 --regexp "^tcpstall: kernel $(uname -r), hooks sweep=iter/tcp fast_sweep=iter/[a-z_]+ tcp_push=iter/tcp __release_sock=[^ ]+ tcp_rcv=[a-z_]+/tcp_probe"
 	# 6.3+: each write tags the socket for the fast sweep
@@ -99,7 +103,7 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 }
 
 @test "tcpstall --fix=kick: the first line, JSON and --list-hooks name the kick rung" {
-	run --separate-stderr "$BIN/tcpstall" --fix=kick -c 1 -i 0.2 --json --table
+	run --separate-stderr "$BIN/tcpstall" --fix=kick -c 1 -i 0.2 --json --table -v
 	assert_success
 	first=$(printf '%s\n' "$stderr" | grep -m1 '^tcpstall: kernel ')
 	[[ $first == *" kick=iter/tcp, interval "* ]] || fail "first line: $first"
@@ -117,7 +121,7 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 @test "tcpstall --fix=kick with ts_kick refused (NETMEDIC_REFUSE): it runs and says kick is lost, and why" {
 	prom=$BATS_TEST_TMPDIR/k.prom
 	NETMEDIC_REFUSE=ts_kick run --separate-stderr "$BIN/tcpstall" --fix=kick -c 1 -i 0.2 --json --table \
-		--prom-file "$prom"
+		--prom-file "$prom" -v
 	assert_success
 	why='--fix=kick is not available on this kernel: tsq_idle sockets are not kicked (ts_kick: load: Operation not permitted (EPERM) by NETMEDIC_REFUSE)'
 	first=$(printf '%s\n' "$stderr" | grep -m1 '^tcpstall: kernel ')

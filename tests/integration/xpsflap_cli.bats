@@ -122,8 +122,12 @@ teardown() {
 	[ -z "$(ls "$RUN_DIR" 2>/dev/null | grep xpsflap)" ]
 }
 
-@test "xpsflap: the first line names the kernel and the hook rungs; JSON too" {
+@test "xpsflap: the first line names the kernel, -v the hook rungs too; JSON too" {
 	run "$BIN/xpsflap" -c 1 -i 0.2
+	assert_success
+	assert_line --index 0 --regexp "^xpsflap: kernel $(uname -r), interval 0.2s, devices "
+	[[ ${lines[0]} != *"hooks "* && ${lines[0]} != *"refused: "* ]]
+	run --separate-stderr "$BIN/xpsflap" -c 1 -i 0.2 -v
 	assert_success
 	assert_line --index 0 --regexp "^xpsflap: kernel $(uname -r), hooks netdev_pick_tx=[a-z_]+/[a-z_]+ net_dev_xmit=[a-z_]+/net_dev_start_xmit"
 	run "$BIN/xpsflap" -c 1 -i 0.2 --json
@@ -137,7 +141,7 @@ teardown() {
 	echo "$output"
 	assert_line --regexp '^netdev_pick_tx +1 +fexit/netdev_core_pick_tx'
 	if echo "$output" | grep -qE '^netdev_pick_tx +1 +fexit/netdev_core_pick_tx +chosen'; then
-		run "$BIN/xpsflap" --hooks=fentry -c 1 -i 0.2
+		run --separate-stderr "$BIN/xpsflap" --hooks=fentry -c 1 -i 0.2 -v
 		assert_success
 		assert_line --index 0 --partial "netdev_pick_tx=fexit/netdev_core_pick_tx"
 	else
@@ -146,11 +150,11 @@ teardown() {
 		output=$stderr assert_one_line_error
 		[[ $stderr == *"fexit/netdev_core_pick_tx"* ]]
 		# and auto falls back to the tracepoint rung
-		run "$BIN/xpsflap" --hooks=auto -c 1 -i 0.2
+		run --separate-stderr "$BIN/xpsflap" --hooks=auto -c 1 -i 0.2 -v
 		assert_success
 		assert_line --index 0 --partial "netdev_pick_tx=tp_btf/net_dev_queue"
 	fi
-	run "$BIN/xpsflap" --hooks=tracepoint -c 1 -i 0.2
+	run --separate-stderr "$BIN/xpsflap" --hooks=tracepoint -c 1 -i 0.2 -v
 	assert_success
 	assert_line --index 0 --partial "netdev_pick_tx=tp_btf/net_dev_queue"
 }

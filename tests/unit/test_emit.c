@@ -251,7 +251,7 @@ static void test_devices(void **state)
 	assert_string_equal(nm_emit_devices(&o, buf, sizeof(buf)), "eth0,veth1,a-lo");
 }
 
-/* The table's first line: tool, kernel, hooks, interval, then the tool's what. */
+/* The table's first line: tool, kernel, interval, then the tool's what; with -v the hooks too. */
 static void test_first_line(void **state)
 {
 	struct nm_first l = { .what = "devices all, --pin" };
@@ -263,6 +263,14 @@ static void test_first_line(void **state)
 	(void)state;
 	nm_opts_init(&o, "t");
 	o.interval = 0.5;
+	cap_open(&c);
+	nm_emit_first_line(c.f, &o, &l, NULL, 0);
+	s = cap_close(&c);
+	snprintf(want, sizeof(want), "t: kernel %s, interval 0.5s, devices all, --pin\n",
+		 nm_kernel_release());
+	assert_string_equal(s, want);
+	free(s);
+	o.verbose = 1;
 	cap_open(&c);
 	nm_emit_first_line(c.f, &o, &l, NULL, 0);
 	s = cap_close(&c);

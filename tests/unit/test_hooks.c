@@ -79,7 +79,7 @@ static void test_optional_and_losses(void **state)
 
 	/* nothing refused or lost: nothing said */
 	h[0].chosen = 0, h[1].chosen = 0, h[2].chosen = 0;
-	assert_string_equal(nm_hooks_losses(h, 3, buf, sizeof(buf)), "");
+	assert_string_equal(nm_hooks_losses(h, 3, true, buf, sizeof(buf)), "");
 	assert_false(nm_hook_lost(&h[1]));
 
 	/* a refused program (named once, though two rungs hold it) and a lost feature */
@@ -88,12 +88,12 @@ static void test_optional_and_losses(void **state)
 	h[1].chosen = 1;
 	assert_true(nm_hook_lost(&h[1]));
 	assert_string_equal(nm_hook_mode_name(&h[1]), "none");
-	assert_string_equal(nm_hooks_losses(h, 3, buf, sizeof(buf)),
+	assert_string_equal(nm_hooks_losses(h, 3, true, buf, sizeof(buf)),
 			    "; refused: ts_sweep_tagged (load: Operation not permitted (EPERM)); "
 			    "lost: fast_sweep (every sweep samples every socket)");
 	/* a hook not declared (no name) is left out */
 	h[1].name = NULL;
-	assert_string_equal(nm_hooks_losses(h, 3, buf, sizeof(buf)),
+	assert_string_equal(nm_hooks_losses(h, 3, true, buf, sizeof(buf)),
 			    "; refused: ts_sweep_tagged (load: Operation not permitted (EPERM))");
 }
 
@@ -111,7 +111,7 @@ static void test_loss_explained(void **state)
 	nm_hook_explain_loss(&h);
 	assert_string_equal(h.rungs[1].lost,
 			    "--fix=kick is not available on this kernel (ts_kick: load: Operation not permitted (EPERM))");
-	assert_string_equal(nm_hooks_losses(&h, 1, buf, sizeof(buf)),
+	assert_string_equal(nm_hooks_losses(&h, 1, true, buf, sizeof(buf)),
 			    "; lost: kick (--fix=kick is not available on this kernel (ts_kick: load: Operation not permitted (EPERM)))");
 	/* chosen again (a reopening): composed from the text as declared, not twice */
 	nm_hook_explain_loss(&h);

@@ -99,14 +99,14 @@ refused_next() {
 }
 
 # bats test_tags=vm:auto,vm:arm64,vm:arm64-smoke
-@test "6.1: the first line of each CLI names the rungs it attached (fentry/fexit on x86)" {
-	run "$BIN/xpsflap" -c 1 -i 0.2
+@test "6.1: -v's first line of each CLI names the rungs it attached (fentry/fexit on x86)" {
+	run --separate-stderr "$BIN/xpsflap" -c 1 -i 0.2 -v
 	assert_success
 	assert_line --index 0 --partial "kernel $(uname -r), hooks netdev_pick_tx=$(rung61 netdev_pick_tx) "
-	run "$BIN/tcpstall" -c 1 -i 0.2
+	run --separate-stderr "$BIN/tcpstall" -c 1 -i 0.2 -v
 	assert_success
 	assert_line --index 0 --partial " __release_sock=$(rung61 __release_sock) "
-	run "$BIN/qdiscstuck" -c 1 -i 0.2
+	run --separate-stderr "$BIN/qdiscstuck" -c 1 -i 0.2 -v
 	assert_success
 	assert_line --index 0 --partial " __qdisc_run=$(rung61 __qdisc_run) "
 	run "$BIN/qdiscstuck" -c 1 -i 0.2 --json
