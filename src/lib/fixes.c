@@ -86,49 +86,48 @@ int nm_fix_probe_prog(const struct nm_fix *f, char *why, size_t len)
 	return nm_skel_probe_prog(f->ops, f->arg, why, len);
 }
 
-void nm_fix_line(FILE *out, const struct nm_fix *f, int err, const char *why)
-{
-	fprintf(out, "%-10s %-56s %s%s\n", f->name, f->lever, err ? "not allowed: " : "allowed",
-		err ? why : "");
-}
-
 #define R(f)	offsetof(struct fix_row, f)
 
-/* --list-fixes --json: a remedy, the columns of its line as keys */
+/* A remedy probed: its line of the table, or its JSON line, from the one field list */
 struct fix_row {
 	const char *fix, *lever;
 	char verdict[272];
 };
 
 static const struct nm_field fix_fields[] = {
-	{ .json = "fix", .type = NM_REC_STRP, .off = R(fix) },
-	{ .json = "lever", .type = NM_REC_STRP, .off = R(lever) },
-	{ .json = "verdict", .type = NM_REC_STR, .off = R(verdict) },
+	{ .json = "fix", .type = NM_REC_STRP, .off = R(fix), .col = "FIX", .colno = 1, .width = -10 },
+	{ .json = "lever", .type = NM_REC_STRP, .off = R(lever), .col = "LEVER", .colno = 2,
+	  .width = -56 },
+	{ .json = "verdict", .type = NM_REC_STR, .off = R(verdict), .col = "VERDICT", .colno = 3,
+	  .width = -7 },
 };
 
 static const struct nm_record fix_rec = NM_RECORD("fix", fix_fields);
 
-/* Each remedy probed: a line under a header, or with tool a JSON line stamped with it. */
+/* Each remedy probed: a table, or with tool a JSON line a remedy stamped with it. */
 static int list(FILE *out, const struct nm_fix *fixes, int n, const char *tool)
 {
+	struct fix_row *rows = calloc(n > 0 ? n : 1, sizeof(*rows));
 	time_t now = time(NULL);
 	int allowed = 0;
 
-	if (!tool)
-		fprintf(out, "%-10s %-56s %s\n", "FIX", "LEVER", "VERDICT");
+	if (!rows)
+		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		struct fix_row r = { .fix = fixes[i].name, .lever = fixes[i].lever };
+		struct fix_row *r = &rows[i];
 		char why[256] = "";
 		int err = fixes[i].probe ? fixes[i].probe(&fixes[i], why, sizeof(why)) : 0;
 
-		snprintf(r.verdict, sizeof(r.verdict), "%s%s", err ? "not allowed: " : "allowed",
+		*r = (struct fix_row){ .fix = fixes[i].name, .lever = fixes[i].lever };
+		snprintf(r->verdict, sizeof(r->verdict), "%s%s", err ? "not allowed: " : "allowed",
 			 err ? why : "");
 		if (tool)
-			nm_rec_json_at(out, &fix_rec, &r, tool, now);
-		else
-			nm_fix_line(out, &fixes[i], err, why);
+			nm_rec_json_at(out, &fix_rec, r, tool, now);
 		allowed += !err;
 	}
+	if (!tool)
+		nm_rec_table(out, &fix_rec, rows, sizeof(*rows), n, 0, NULL);
+	free(rows);
 	fflush(out);
 	return allowed;
 }

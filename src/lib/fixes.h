@@ -43,7 +43,8 @@ int nm_fix_probe_btf_type(const struct nm_fix *f, char *why, size_t len);
 int nm_fix_probe_prog(const struct nm_fix *f, char *why, size_t len);
 
 /*
- * Probes each remedy and prints one line per remedy under a header:
+ * Probes each remedy and prints one line per remedy under a header (the
+ * record "fix"'s table):
  * "kick       iter/tcp + bpf_setsockopt(TCP_NODELAY)    allowed", or
  * "not allowed: <why>". Returns the number allowed. With --json
  * (nm_fixes_list_json), one JSON line a remedy instead, record "fix"
@@ -51,8 +52,5 @@ int nm_fix_probe_prog(const struct nm_fix *f, char *why, size_t len);
  */
 int nm_fixes_list(FILE *out, const struct nm_fix *fixes, int n);
 int nm_fixes_list_json(FILE *out, const struct nm_fix *fixes, int n, const char *tool);
-
-/* One line of the listing, for a verdict already probed (err 0: allowed). */
-void nm_fix_line(FILE *out, const struct nm_fix *f, int err, const char *why);
 
 #endif

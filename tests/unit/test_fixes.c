@@ -114,6 +114,34 @@ static void test_list(void **state)
 	free(buf);
 }
 
+/*
+ * The table is the record "fix"'s (as --list-hooks' are): a lever wider
+ * than its column widens it, and the verdicts stay aligned (qdiscstuck's
+ * lock-bpf lever pushed its verdict out of line).
+ */
+static void test_list_wide_lever(void **state)
+{
+	const struct nm_fix fixes[] = {
+		{ .name = "kick", .lever = "a frame" },
+		{ .name = "lock-bpf", .lever = "struct_ops Qdisc_ops: a BPF FIFO (6.16+; netmedic has none yet)",
+		  .probe = probe_no, .arg = "bpf_struct_ops_Qdisc_ops" },
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(out);
+	assert_int_equal(nm_fixes_list(out, fixes, 2), 1);
+	fclose(out);
+	assert_string_equal(buf,
+		"FIX        LEVER                                                           VERDICT\n"
+		"kick       a frame                                                         allowed\n"
+		"lock-bpf   struct_ops Qdisc_ops: a BPF FIFO (6.16+; netmedic has none yet) "
+		"not allowed: bpf_struct_ops_Qdisc_ops: refused\n");
+	free(buf);
+}
+
 /* #37: with --json, a JSON line a remedy, its line's columns as keys, stamped as every record */
 static void test_list_json(void **state)
 {
@@ -153,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_probe_cmd),
 		cmocka_unit_test(test_probe_btf_type),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_list_wide_lever),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
