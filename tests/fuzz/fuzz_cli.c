@@ -61,6 +61,25 @@ static void dev_queue(const char *s)
 	FZ_CHECK(!strncmp(s, dev, strlen(dev)) && s[strlen(dev)] == ':');
 }
 
+/*
+ * --port and --listen's port: digits are a number in 1-65535 written in at
+ * most five of them, never a name; anything else is a service name, which
+ * getservbyname finds only as a whole word of /etc/services (no space,
+ * no control character in it).
+ */
+static void port(const char *s)
+{
+	unsigned int p = nm_parse_port(s);
+
+	FZ_CHECK(p <= 65535);
+	if (*s && strspn(s, "0123456789") == strlen(s)) {
+		FZ_CHECK(p == (strlen(s) <= 5 && strtoul(s, NULL, 10) <= 65535 ? strtoul(s, NULL, 10) : 0));
+		return;
+	}
+	for (const char *c = s; p && *c; c++)
+		FZ_CHECK((unsigned char)*c > ' ' && *c != 0x7f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fz_str(data, size);
@@ -69,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	numbers(s);
 	names(s);
 	dev_queue(s);
+	port(s);
 	if (!nm_parse_hook_mode(s, &mode))
 		FZ_CHECK(!strcmp(s, "auto") || !strcmp(s, "fentry") || !strcmp(s, "tracepoint"));
 	free(s);
