@@ -7,6 +7,9 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 # where make install puts the systemd units (make deb: /lib/systemd/system, Debian 12's)
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# the docs beyond the man pages (make install-docs), and the Prometheus rules
+DOCDIR ?= $(PREFIX)/share/doc/netmedic
+DATADIR ?= $(PREFIX)/share/netmedic
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -105,8 +108,8 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 
-.PHONY: all help deps vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest vmtest-matrix faults \
-	soak fuzz fuzz-bins install install-man deb docs clean FORCE
+.PHONY: all help deps deps-deb vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest vmtest-matrix faults \
+	soak fuzz fuzz-bins install install-man install-docs deb docs clean FORCE
 
 # the CPUs a build may use at once (make test)
 NPROC := $(shell nproc 2>/dev/null || echo 1)
@@ -134,11 +137,17 @@ help:
 	@echo "                       make vmtest ARCH=arm64: a tagged subset in qemu-system-aarch64 (TCG)"
 	@echo "make install PREFIX=/usr/local"
 	@echo "make install-man        the man pages only (docs/NAME.md through lowdown), into PREFIX"
-	@echo "make deb               deps + a Debian package: CLIs, man pages, units (disabled), rules (DEB_DIR: $(BUILD)/)"
-	@echo "make docs              rewrite the OPTIONS of docs/NAME.md and README's common options from the option tables"
+	@echo "make install-docs       the reference, design and fleet docs, and the Prometheus rules, into PREFIX"
+	@echo "make deb               the build packages + a Debian package: CLIs, man pages, units (disabled), rules (DEB_DIR: $(BUILD)/)"
+	@echo "make docs              rewrite the OPTIONS of docs/NAME.md, docs/reference/NAME.md and README's common options"
+	@echo "                       from the option tables"
 
 deps:
 	@tools/deps.sh $(filter-out $(HOST_ARCH),$(ARCH))
+
+# make deb's: the build packages only (tools/deps.txt's lines marked "deb")
+deps-deb:
+	@tools/deps.sh --deb $(filter-out $(HOST_ARCH),$(ARCH))
 
 # Regenerates the committed header (or VMLINUX_H) from a kernel's BTF.
 # ARCH=arm64 on another host: from the BTF of the kernel make vmtest boots.
@@ -234,9 +243,12 @@ $(BUILD)/nm-docopts: tools/docopts.c $(LIB_OBJS) $(LIB_HDRS)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 # Rewrites the regions "<!-- options: NAME -->" ... "<!-- end -->" of the
-# docs; tests/unit/test_optdoc.c fails when one differs from the tables.
+# docs: each option at length in the reference (docs/reference/NAME.md),
+# as --help says it in the man page (docs/NAME.md, "options-brief");
+# tests/unit/test_optdoc.c fails when one differs from the tables.
 docs: $(BUILD)/nm-docopts
-	$(BUILD)/nm-docopts --update README.md $(patsubst %,docs/%.md,$(TOOLS))
+	$(BUILD)/nm-docopts --update README.md $(patsubst %,docs/%.md,$(TOOLS)) \
+		$(patsubst %,docs/reference/%.md,$(TOOLS))
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
@@ -321,11 +333,11 @@ soak: deps
 	@$(MAKE) --no-print-directory all
 	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/soak/run.sh
 
-install: all install-man
+install: all install-man install-docs
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(SYSTEMDUNITDIR)
 	install -m 0755 $(addprefix $(BUILD)/,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/sbin/
 	for t in $(PROGRAMS); do \
-		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' tools/systemd/$$t.service.in \
+		sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@DOCDIR@|$(DOCDIR)|g' tools/systemd/$$t.service.in \
 			> $(DESTDIR)$(SYSTEMDUNITDIR)/$$t.service || exit 1; \
 		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$t.service || exit 1; \
 	done
@@ -333,7 +345,11 @@ install: all install-man
 # The man pages, docs/NAME.md through lowdown (section 8). The page's first
 # line, "# NAME(8)", is its title on GitHub; here .TH is. No smart quotes
 # or dashes: options must copy and paste as ASCII. The date is
-# SOURCE_DATE_EPOCH's, else the page's last commit's, else today's.
+# SOURCE_DATE_EPOCH's, else the page's last commit's, else today's. A page
+# names the docs where the package puts them (/usr/share/doc/netmedic,
+# /usr/share/netmedic); another PREFIX's page names its own. No
+# hyphenation (.nh): a path or an identifier (tcp_backlog_ack_defer) cut
+# at a line's end does not copy and paste.
 # Needs no build: tests/integration/man.bats installs the pages alone.
 install-man:
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
@@ -342,11 +358,32 @@ install-man:
 		[ -z "$$SOURCE_DATE_EPOCH" ] || d=$$(date -u -d "@$$SOURCE_DATE_EPOCH" +%F); \
 		[ -n "$$d" ] || d=$$(git log -1 --format=%cd --date=short -- docs/$$t.md 2>/dev/null); \
 		[ -n "$$d" ] || d=$$(date -u +%F); \
-		md=$$(sed '1{/^# /d}' docs/$$t.md) || exit 1; \
-		printf '%s\n' "$$md" | lowdown -s -Tman --out-no-smarty -M shiftheadinglevelby=-1 \
+		md=$$(sed -e '1{/^# /d}' -e 's|/usr/share/doc/netmedic|$(DOCDIR)|g' \
+			-e 's|/usr/share/netmedic|$(DATADIR)|g' docs/$$t.md) || exit 1; \
+		page=$$(printf '%s\n' "$$md" | lowdown -s -Tman --out-no-smarty -M shiftheadinglevelby=-1 \
 			-M title=$$(echo $$t | tr a-z A-Z) -M section=8 -M date=$$d -M source=netmedic \
-			-M "volume=System Manager's Manual" > $(DESTDIR)$(PREFIX)/share/man/man8/$$t.8 || exit 1; \
+			-M "volume=System Manager's Manual") || exit 1; \
+		printf '%s\n' "$$page" | sed '/^\.TH /a .nh' > $(DESTDIR)$(PREFIX)/share/man/man8/$$t.8 || exit 1; \
 	done
+
+# What the man pages leave to other docs, where they name it: each tool's
+# reference (docs/reference: its options at length, every output key and
+# metric, the remedies, privileges, files, the unit), its design
+# (docs/design), and the pages those point to; docs/X goes to DOCDIR/X, so
+# that their links hold in both places. The Prometheus rules, their tests
+# and the dashboard are data (DATADIR/prometheus), their README a doc.
+# Needs no build, as install-man.
+INSTALL_DOCS := $(wildcard docs/reference/*.md) $(wildcard docs/design/*.md) \
+	docs/KERNELS.md docs/FLEET.md docs/PERFORMANCE.md docs/performance.png
+install-docs:
+	install -d $(DESTDIR)$(DOCDIR)/reference $(DESTDIR)$(DOCDIR)/design $(DESTDIR)$(DOCDIR)/prometheus \
+		$(DESTDIR)$(DATADIR)/prometheus
+	for f in $(INSTALL_DOCS); do \
+		install -m 0644 $$f $(DESTDIR)$(DOCDIR)/$${f#docs/} || exit 1; \
+	done
+	install -m 0644 tools/prometheus/netmedic.rules.yml tools/prometheus/netmedic.test.yml \
+		tools/prometheus/netmedic-dashboard.json $(DESTDIR)$(DATADIR)/prometheus/
+	install -m 0644 tools/prometheus/README.md $(DESTDIR)$(DOCDIR)/prometheus/README.md
 
 # A Debian package (tools/deb/build.sh): the CLIs built apart, in
 # DEB_BUILD, with Debian's hardening flags (dpkg-buildflags), make install
@@ -356,7 +393,7 @@ install-man:
 # the package is removed and have systemd forget them (tools/deb).
 DEB_BUILD ?= build/deb
 DEB_DIR ?= $(BUILD)
-deb: deps
+deb: deps-deb
 	@[ "$(SANITIZE)" != 1 ] || { echo "make deb: not with SANITIZE=1 (the package's CLIs are built in $(DEB_BUILD))" >&2; exit 1; }
 	@VERSION=$(VERSION) DEB_BUILD=$(DEB_BUILD) DEB_DIR=$(DEB_DIR) tools/deb/build.sh
 

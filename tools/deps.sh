@@ -3,13 +3,36 @@
 # Runs apt-get only when something is missing, so `make test` stays quick.
 # deps.sh ARCH (make deps ARCH=arm64): tools/deps-ARCH.txt too, the cross
 # toolchain, ARCH's libraries and its qemu, after adding ARCH to dpkg's.
+# deps.sh --deb [ARCH] (make deb): only what building the package takes,
+# the lines of deps.txt marked "deb" (and ARCH's list, all of it build
+# packages but its qemu), not the test, lab, VM and bench packages.
 set -eu
 cd "$(dirname "$0")"
+# --list: print the packages, install nothing
+only= list=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--deb) only=deb ;;
+	--list) list=1 ;;
+	*) break ;;
+	esac
+	shift
+done
 arch=${1:-}
-lists=deps.txt
-[ -z "$arch" ] || lists="$lists deps-$arch.txt"
+# a line is a package, then the roles it is marked with
+pkgs=$(grep -v "^#" deps.txt | awk -v only="$only" 'NF && (only == "" || $2 == only) { print $1 }')
+if [ -n "$arch" ]; then
+	# ARCH's cross toolchain and libraries, and its qemu (not for a package)
+	more=$(grep -v "^#" "deps-$arch.txt" | awk 'NF { print $1 }')
+	[ -z "$only" ] || more=$(printf '%s\n' "$more" | grep -v '^qemu-')
+	pkgs="$pkgs $more"
+fi
+if [ -n "$list" ]; then
+	printf '%s\n' $pkgs
+	exit 0
+fi
 missing=""
-for p in $(grep -hv "^#" $lists); do
+for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done

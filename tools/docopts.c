@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * nm-docopts: the docs' OPTIONS from the option tables (lib/optdoc.h).
- *   nm-docopts TOOL             the region of docs/TOOL.md ("common": README's)
+ *   nm-docopts TOOL             the region of docs/reference/TOOL.md ("common": README's)
+ *   nm-docopts --brief TOOL     the region of docs/TOOL.md, the man page: --help's texts
  *   nm-docopts --update FILE... rewrite each file's regions (make docs)
  *   nm-docopts --check FILE...  exit 1, naming the first option that differs
  */
@@ -20,7 +21,8 @@ static int files(int argc, char **argv, bool update)
 		if (rc)
 			fprintf(stderr, "nm-docopts: %s\n", why);
 		else if (!n)
-			fprintf(stderr, "nm-docopts: %s: no <!-- options: NAME --> region\n", argv[i]);
+			fprintf(stderr, "nm-docopts: %s: no <!-- options: NAME --> or <!-- options-brief: NAME --> region\n",
+				argv[i]);
 		if (rc || !n)
 			ret = 1;
 	}
@@ -35,10 +37,14 @@ int main(int argc, char **argv)
 		nm_optdoc_write_readme(stdout);
 		return fflush(stdout) ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--brief") && nm_optdoc_tool(argv[2])) {
+		nm_optdoc_write_tool_brief(stdout, nm_optdoc_tool(argv[2]));
+		return fflush(stdout) ? 1 : 0;
+	}
 	if (argc == 2 && nm_optdoc_tool(argv[1])) {
 		nm_optdoc_write_tool(stdout, nm_optdoc_tool(argv[1]));
 		return fflush(stdout) ? 1 : 0;
 	}
-	fprintf(stderr, "usage: nm-docopts TOOL|common | --update FILE... | --check FILE...\n");
+	fprintf(stderr, "usage: nm-docopts TOOL|common | --brief TOOL | --update FILE... | --check FILE...\n");
 	return 2;
 }

@@ -4,7 +4,7 @@
  * (its flows, the values the loader read, what was done already), the plan
  * of changes that lib/plan.c's executor makes. Each remedy is made once
  * per run, on the first report that calls for it, and only in the netns
- * tcpstall runs in (docs/tcpstall.md, REMEDIES): a flow of another netns
+ * tcpstall runs in (docs/reference/tcpstall.md, REMEDIES): a flow of another netns
  * is said once (ts_fix_elsewhere, ts_kick_elsewhere), never acted on.
  */
 #ifndef NETMEDIC_TCPSTALL_PLAN_H

@@ -78,10 +78,11 @@ static const struct argp_option common_options[] = COMMON_OPTIONS(0);
 static const struct argp_option common_options_nodev[] = COMMON_OPTIONS(OPTION_HIDDEN);
 
 /*
- * The docs' text of each common option (docs/NAME.md OPTIONS, README),
- * longer than --help's; a tool's own table may give its own text of one
- * (lib/optdoc.h). Keyed by the long option; test_optdoc checks that each
- * option has one and each entry an option.
+ * The docs' text of each common option (docs/reference/NAME.md OPTIONS,
+ * README), longer than --help's, which the man page (docs/NAME.md) gives;
+ * a tool's own table may give its own text of one (lib/optdoc.h). Keyed
+ * by the long option; test_optdoc checks that each option has one and
+ * each entry an option.
  */
 const struct nm_optdoc nm_common_docs[] = {
 	{ "interval", "Seconds between reports (default 1), from 0.01 to 86400; fractions are "
@@ -120,7 +121,7 @@ const struct nm_optdoc nm_common_docs[] = {
 	  "`.`, `..` or a PID out of range, or one given twice, is a usage error (status 2) "
 	  "that names it, and so is a namespace that does not exist. Repeatable (up to 8): "
 	  "without **--netns** every namespace of the host is watched; with two or more, "
-	  "those, and the tool runs in none of them (its page's SCOPE says what needs one).",
+	  "those, and the tool runs in none of them (**SCOPE** says what needs one).",
 	  NULL, "repeatable" },
 	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
 	  "tracepoint: never fentry.", "auto|fentry|tracepoint", NULL },

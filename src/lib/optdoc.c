@@ -2,6 +2,8 @@
 /*
  * The docs' OPTIONS from the option tables (optdoc.h): a definition list,
  * "`--name=ARG`" then ":   text", in --help's order, own options first.
+ * The text is the doc table's (the reference), or argp's own (the man
+ * page's brief region: what --help prints).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +16,8 @@
 #define WRAP		80	/* columns of a definition's lines, their indent included */
 #define README_WRAP	100	/* README's lines are longer */
 #define MAX_LISTED	64
-#define START_MARK	"<!-- options: "
+#define START_MARK	"<!-- options"	/* then ": " (at length) or "-brief: " */
+#define BRIEF_KIND	"-brief"
 #define END_MARK	"<!-- end -->"
 
 /*
@@ -167,6 +170,29 @@ static void write_text(FILE *f, const char *text, const char *tool)
 	free(t);
 }
 
+/*
+ * argp's doc of an option as Markdown, for a definition's text: what
+ * --help prints, with every character Markdown would read as markup
+ * escaped (an underscore pair would be emphasis: "tcp_backlog_ack_defer").
+ */
+static void write_brief_text(FILE *f, const char *doc)
+{
+	char *md = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&md, &len);
+
+	if (!m)
+		abort();
+	for (const char *c = doc ? doc : "(no doc: add one to the option table)"; *c; c++) {
+		if (strchr("\\`*_[]<>|", *c))
+			fputc('\\', m);
+		fputc(*c, m);
+	}
+	fclose(m);
+	wrap(f, md, len, ":   ", "    ", WRAP);
+	free(md);
+}
+
 /* As --help prints it: its short options, those of the aliases after it too ("-h, -?, --help") */
 static void write_term(FILE *f, const struct argp_option *o)
 {
@@ -182,9 +208,12 @@ static void write_term(FILE *f, const struct argp_option *o)
 	fputs("`\n", f);
 }
 
-/* The options of one table, in --help's order: each tool's doc, else the fallback's */
+/*
+ * The options of one table, in --help's order: each tool's doc, else the
+ * fallback's; brief: argp's own doc, as --help prints it.
+ */
 static void write_group(FILE *f, const struct nm_tool_doc *t, const struct argp_option *opts,
-			const struct nm_optdoc *fallback)
+			const struct nm_optdoc *fallback, bool brief)
 {
 	const struct argp_option *v[MAX_LISTED];
 	int n = listed_sorted(opts, v);
@@ -195,7 +224,10 @@ static void write_group(FILE *f, const struct nm_tool_doc *t, const struct argp_
 		if (!d)
 			d = nm_optdoc_find(fallback, v[i]->name);
 		write_term(f, v[i]);
-		write_text(f, d ? d->text : "(no doc: add one to the option tables)", t->tool);
+		if (brief)
+			write_brief_text(f, v[i]->doc);
+		else
+			write_text(f, d ? d->text : "(no doc: add one to the option tables)", t->tool);
 		fputc('\n', f);
 	}
 }
@@ -206,13 +238,23 @@ static const struct argp_option *common_options_of(const struct nm_tool_doc *t)
 	       t->argp->children[0].argp->options : NULL;
 }
 
-void nm_optdoc_write_tool(FILE *f, const struct nm_tool_doc *t)
+static void write_tool(FILE *f, const struct nm_tool_doc *t, bool brief)
 {
 	fprintf(f, "\nOptions specific to %s:\n\n", t->tool);
-	write_group(f, t, t->argp->options, NULL);
+	write_group(f, t, t->argp->options, NULL, brief);
 	fprintf(f, "Common options:\n\n");
-	write_group(f, t, common_options_of(t), nm_common_docs);
-	write_group(f, t, nm_help_argp.options, help_docs);
+	write_group(f, t, common_options_of(t), nm_common_docs, brief);
+	write_group(f, t, nm_help_argp.options, help_docs, brief);
+}
+
+void nm_optdoc_write_tool(FILE *f, const struct nm_tool_doc *t)
+{
+	write_tool(f, t, false);
+}
+
+void nm_optdoc_write_tool_brief(FILE *f, const struct nm_tool_doc *t)
+{
+	write_tool(f, t, true);
 }
 
 /* Whether tool t's --help lists the common option name */
@@ -322,19 +364,22 @@ static void first_diff(const char *have, size_t hlen, char *want, char *opt, siz
 	free(hl), free(wl), free(h);
 }
 
-/* The region's expected text for a marker's name; -1 for a name with no tables */
-static int expected(const char *name, char **out, size_t *len)
+/*
+ * The region's expected text for a marker's name and kind; -1 for a name
+ * with no tables (README's "common" has no brief kind)
+ */
+static int expected(const char *name, bool brief, char **out, size_t *len)
 {
 	const struct nm_tool_doc *t = nm_optdoc_tool(name);
 	FILE *m;
 
-	if (!t && strcmp(name, "common"))
+	if (!t && (brief || strcmp(name, "common")))
 		return -1;
 	m = open_memstream(out, len);
 	if (!m)
 		abort();
 	if (t)
-		nm_optdoc_write_tool(m, t);
+		write_tool(m, t, brief);
 	else
 		nm_optdoc_write_readme(m);
 	fclose(m);
@@ -400,23 +445,33 @@ int nm_optdoc_file(const char *path, bool update, int *regions, char *why, size_
 	if (!o)
 		abort();
 	for (p = src; ret >= 0;) {
-		char *start = strstr(p, "\n" START_MARK), *body, *end, name[64], *want = NULL;
+		char *start = p, *body, *end, name[64] = "", mark[80], *want = NULL;
+		bool brief = false;
 		size_t wlen;
 
+		/* the next "<!-- options: NAME" or "<!-- options-brief: NAME" line; another is text */
+		while ((start = strstr(start, "\n" START_MARK))) {
+			const char *kind = start + 1 + strlen(START_MARK);
+
+			brief = !strncmp(kind, BRIEF_KIND ": ", strlen(BRIEF_KIND) + 2);
+			if (brief || !strncmp(kind, ": ", 2))
+				break;
+			start++;
+		}
 		if (!start)
 			break;
+		snprintf(mark, sizeof(mark), "%s%s: ", START_MARK, brief ? BRIEF_KIND : "");
 		body = strchr(start + 1, '\n');
 		end = body ? strstr(body, "\n" END_MARK "\n") : NULL;
-		sscanf(start + 1 + strlen(START_MARK), "%63[a-z]", name);
+		sscanf(start + 1 + strlen(mark), "%63[a-z]", name);
 		if (!end) {
-			snprintf(why, len, "%s: %s%s has no %s line after it", path, START_MARK, name,
-				 END_MARK);
+			snprintf(why, len, "%s: %s%s has no %s line after it", path, mark, name, END_MARK);
 			ret = -1;
 			break;
 		}
 		body++, end++;
-		if (expected(name, &want, &wlen)) {
-			snprintf(why, len, "%s: %s%s: no option tables of that name", path, START_MARK, name);
+		if (expected(name, brief, &want, &wlen)) {
+			snprintf(why, len, "%s: %s%s: no option tables of that name", path, mark, name);
 			ret = -1;
 			break;
 		}
@@ -427,8 +482,8 @@ int nm_optdoc_file(const char *path, bool update, int *regions, char *why, size_
 			char opt[64];
 
 			first_diff(body, end - body, want, opt, sizeof(opt));
-			snprintf(why, len, "%s: %s's options differ from the option tables from %s on (make docs rewrites them)",
-				 path, name, opt);
+			snprintf(why, len, "%s: %s's options%s differ from the option tables from %s on (make docs rewrites them)",
+				 path, name, brief ? " (brief)" : "", opt);
 			ret = 1;
 		}
 		free(want);

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The OPTIONS of docs/NAME.md and README's common options, made from the
- * argp tables that --help prints and a doc table beside each, keyed by
- * the long option: help and docs come from one place. make docs
- * (build/nm-docopts) rewrites the regions between
- * "<!-- options: NAME ... -->" and "<!-- end -->"; a unit test fails when
- * a region differs.
+ * The OPTIONS of the docs and README's common options, made from the argp
+ * tables that --help prints and a doc table beside each, keyed by the long
+ * option: help and docs come from one place. make docs (build/nm-docopts)
+ * rewrites the regions between a start line and "<!-- end -->"; a unit
+ * test fails when a region differs. Two kinds, as a page has room:
+ *   "<!-- options: NAME ... -->"        each option's doc text, at length
+ *                                       (docs/reference/NAME.md; "common":
+ *                                       README's paragraph)
+ *   "<!-- options-brief: NAME ... -->"  each option's argp doc, what --help
+ *                                       prints (docs/NAME.md, the man page)
  */
 #ifndef NETMEDIC_OPTDOC_H
 #define NETMEDIC_OPTDOC_H
@@ -54,8 +58,10 @@ const struct nm_optdoc *nm_optdoc_find(const struct nm_optdoc *docs, const char 
 /* The options --help lists (not hidden, not a doc line) of an argp table. */
 bool nm_optdoc_listed(const struct argp_option *o);
 
-/* Writes the region of docs/TOOL.md: its own options, then the common ones it takes. */
+/* Writes the region of docs/reference/TOOL.md: its own options, then the common ones it takes. */
 void nm_optdoc_write_tool(FILE *f, const struct nm_tool_doc *t);
+/* The same options, each with the text --help prints: the man page's (docs/TOOL.md). */
+void nm_optdoc_write_tool_brief(FILE *f, const struct nm_tool_doc *t);
 /* Writes README's region: the common options, and which tools take those not all take. */
 void nm_optdoc_write_readme(FILE *f);
 

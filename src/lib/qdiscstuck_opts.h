@@ -2,7 +2,8 @@
 /*
  * qdiscstuck's options: its own (--threshold, --fix, --kick, --lock, --top,
  * --sort, --all, --list-fixes) beside the common ones. The argp table is data a test can
- * read as well as --help (docs/qdiscstuck.md OPTIONS).
+ * read as well as --help (OPTIONS of docs/reference/qdiscstuck.md and
+ * docs/qdiscstuck.md).
  */
 #ifndef NETMEDIC_QDISCSTUCK_OPTS_H
 #define NETMEDIC_QDISCSTUCK_OPTS_H
@@ -26,7 +27,10 @@ void qs_opts_parse(struct qs_env *e, int argc, char **argv);
 /* The remedy option given (--kick, --lock, --fix), for the usage errors naming it; or NULL */
 const char *qs_remedy_opt(const struct qs_env *e);
 
-/* Its options and their docs: docs/qdiscstuck.md OPTIONS (make docs). */
+/*
+ * Its options and their docs: OPTIONS of docs/reference/qdiscstuck.md, and of
+ * docs/qdiscstuck.md, the man page (make docs).
+ */
 extern const struct nm_tool_doc qdiscstuck_tool_doc;
 
 #endif

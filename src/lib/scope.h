@@ -131,7 +131,8 @@ bool nm_scope_gone(const struct nm_scope *s, unsigned long ino, unsigned int ifi
  * readable, a netns the registry does not know right after its scan (a
  * tool's report scans first): one made and gone between two scans, which
  * BPF saw and no scan ever named. A netns held by nothing but an fd is
- * never in the registry either, and is dropped too (the docs' SCOPE).
+ * never in the registry either, and is dropped too (SCOPE in
+ * docs/reference/NAME.md).
  * Not while the registry was over its cap at its last scan: it left live
  * namespaces out then.
  */

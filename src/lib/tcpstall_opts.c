@@ -14,17 +14,20 @@
 enum { OPT_THRESHOLD = 0x2000, OPT_SWEEP, OPT_PORT, OPT_MAX_FLOWS, OPT_FIX, OPT_PROM_NETNS,
        OPT_MIN_SEGS, OPT_LIST_FIXES };
 
+/* lines under 80 columns: argp wraps a longer one, and its tail stands alone */
 static const char doc[] =
-"tcpstall: TCP sockets holding unsent data that send nothing, by cause, and ACK storms.\n"
+"tcpstall: TCP sockets holding unsent data that send nothing, by cause, and ACK\n"
+"storms.\n"
 "\n"
-"Stalls are told apart: rwnd_limited, cwnd_limited, pacing, nagle, host_queue (TSQ\n"
-"throttled with data below TCP), sndbuf_limited, and tsq_idle, the netdev report's\n"
-"state (TSQ_THROTTLED set, nothing below TCP, nothing queued: it waits a delayed-ACK\n"
-"timeout). ACK storms: pure ACKs per data segment and ACKs sent while the user\n"
-"thread runs the socket backlog, with causes read from the kernel.\n"
+"Stalls are told apart: rwnd_limited, cwnd_limited, pacing, nagle, host_queue\n"
+"(TSQ throttled with data below TCP), sndbuf_limited, and tsq_idle, the netdev\n"
+"report's state (TSQ_THROTTLED set, nothing below TCP, nothing queued: it waits\n"
+"a delayed-ACK timeout). ACK storms: pure ACKs per data segment and ACKs sent\n"
+"while the user thread runs the socket backlog, with causes read from the\n"
+"kernel.\n"
 "\n"
 "EXAMPLES:\n"
-"  tcpstall                          # every socket of every netns, table every second\n"
+"  tcpstall                          # every netns's sockets, a table a second\n"
 "  tcpstall --netns lab --port 5201 --json -c 5\n"
 "  tcpstall --netns lab --fix        # tcp_backlog_ack_defer=1 while it runs\n"
 "  tcpstall --cleanup                # undo the remedy of a killed instance";

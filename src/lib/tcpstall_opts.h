@@ -3,7 +3,7 @@
  * tcpstall's options: its own (--threshold, --sweep, --port, --max-flows,
  * -H, --fix, --list-fixes, --prom-netns, --min-segs, --top, --sort, --all) beside the common
  * ones. The argp table is data a test can read as well as --help
- * (docs/tcpstall.md OPTIONS).
+ * (OPTIONS of docs/reference/tcpstall.md, and of the man page, docs/tcpstall.md).
  */
 #ifndef NETMEDIC_TCPSTALL_OPTS_H
 #define NETMEDIC_TCPSTALL_OPTS_H
@@ -35,7 +35,7 @@ struct ts_env {
 void ts_opts_parse(struct ts_env *e, int argc, char **argv);
 
 /*
- * NETMEDIC_TEST_KICK (a test aid, docs/tcpstall.md), t its value: with
+ * NETMEDIC_TEST_KICK (a test aid, docs/reference/tcpstall.md), t its value: with
  * --fix=kick, "any" kicks every swept socket with unsent data, not only
  * tsq_idle ones (a host cannot make one); "crash" also stops the first
  * kick after it set TCP_NODELAY to 1 and kills tcpstall (SIGKILL), so
@@ -43,7 +43,10 @@ void ts_opts_parse(struct ts_env *e, int argc, char **argv);
  */
 void ts_opts_test_aids(struct ts_env *e, const char *t);
 
-/* Its options and their docs: docs/tcpstall.md OPTIONS (make docs). */
+/*
+ * Its options and their docs: OPTIONS of docs/reference/tcpstall.md, and of
+ * docs/tcpstall.md, the man page (make docs).
+ */
 extern const struct nm_tool_doc tcpstall_tool_doc;
 
 #endif

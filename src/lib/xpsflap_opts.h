@@ -2,8 +2,8 @@
 /*
  * xpsflap's options: its own (--pin, --max-flows, --top, --sort, --all,
  * --link-local, --min-switches, --list-fixes) beside the common ones. The
- * argp table is data a test can read as well as --help (docs/xpsflap.md
- * OPTIONS).
+ * argp table is data a test can read as well as --help (OPTIONS of
+ * docs/reference/xpsflap.md and docs/xpsflap.md).
  */
 #ifndef NETMEDIC_XPSFLAP_OPTS_H
 #define NETMEDIC_XPSFLAP_OPTS_H
@@ -25,7 +25,10 @@ struct xf_env {
 /* The command line into e, defaults first; a usage error exits with status 2 (argp). */
 void xf_opts_parse(struct xf_env *e, int argc, char **argv);
 
-/* Its options and their docs: docs/xpsflap.md OPTIONS (make docs). */
+/*
+ * Its options and their docs: OPTIONS of docs/reference/xpsflap.md, and of
+ * docs/xpsflap.md, the man page (make docs).
+ */
 extern const struct nm_tool_doc xpsflap_tool_doc;
 
 #endif

@@ -91,6 +91,25 @@ deb_file() {
 	done < <(sed -n 's/^O: netmedic: \([^ ]*\).*/\1/p' <<<"$output" | sort -u)
 }
 
+# #37: make deb installed all the packages of make deps, qemu, wrk,
+# bpftrace and prometheus among them. It takes the build packages only.
+@test "deb: make deb installs the build packages only, not the test, lab, VM or bench ones" {
+	local p
+	run "$ROOT/tools/deps.sh" --deb --list
+	assert_success
+	for p in make clang libbpf-dev bpftool libmnl-dev lowdown dpkg-dev lintian; do
+		assert_line "$p"
+	done
+	for p in bats libcmocka-dev iperf3 prometheus wrk qemu-system-x86 bpftrace gnuplot-nox; do
+		refute_line "$p"
+	done
+	# what make deb runs first: that list, not make deps'
+	run make -C "$ROOT" -n --no-print-directory deb
+	assert_success
+	assert_line --regexp '^tools/deps.sh --deb *$'
+	refute_line --regexp '^tools/deps.sh *$'
+}
+
 @test "deb: Depends names the package of every library the CLIs link, version from the Makefile" {
 	local deb depends lib pkg t
 	deb=$(deb_file)
@@ -138,6 +157,11 @@ deb_file() {
 	[ -f /usr/share/doc/netmedic/prometheus/README.md ]
 	[ -f /usr/share/doc/netmedic/copyright ]
 	[ -f /usr/share/doc/netmedic/changelog.gz ]
+	# what each man page's SEE ALSO names: the tool's reference and design
+	for t in $(nm_tools); do
+		[ -f "/usr/share/doc/netmedic/reference/$t.md" ]
+		[ -f "/usr/share/doc/netmedic/design/$t.md" ]
+	done
 	# no unit enabled or started, no conffile, nothing outside the package's
 	# files: no wants/ link, no enable state, no runtime directory
 	for u in $UNITS; do

@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # The docs cannot drift from the option tables: the long options each
-# tool's --help prints are the option terms of its docs/NAME.md OPTIONS,
-# both ways, and README's common options are the ones the --help of the
-# tools list under "Common options". (tests/unit/test_optdoc.c checks
-# that the text is the option tables'.) No root, no BPF, no lab: --help
-# and the docs only.
+# tool's --help prints are the option terms of the OPTIONS of its man page
+# (docs/NAME.md) and of its reference (docs/reference/NAME.md, each at
+# length), both ways; the man page's text of each is what --help prints;
+# and README's common options are the ones the --help of the tools list
+# under "Common options". (tests/unit/test_optdoc.c checks that the text
+# is the option tables'.) No root, no BPF, no lab: --help and the docs
+# only.
 
 load helpers
 
@@ -22,13 +24,12 @@ help_common() {
 		sed -n 's/^\(  \(-[^-], \)\+\|      \)--\([a-z][a-z0-9-]*\).*/--\3/p' | sort -u
 }
 
-# doc_opts TOOL: the long options named by the terms of docs/TOOL.md's
-# OPTIONS (up to its first subsection), sorted. A term is a line that
-# starts in column 1 and is followed by ":   " (a definition list); code
-# fences are skipped.
+# doc_opts FILE: the long options named by the terms of FILE's OPTIONS (up
+# to its first subsection), sorted. A term is a line that starts in column
+# 1 and is followed by ":   " (a definition list); code fences are skipped.
 doc_opts() {
 	awk '/^## / { on = ($0 == "## OPTIONS"); next } /^### / { on = 0 }
-		on && /^ *```/ { f = !f; next } on && !f' "$ROOT/docs/$1.md" |
+		on && /^ *```/ { f = !f; next } on && !f' "$1" |
 		awk '/^:   / && prev ~ /^[^ :]/ { print prev } { prev = $0 }' |
 		sed -e 's/[`*]//g' -e 's/\\//g' | grep -o -- '--[a-z][a-z0-9-]*' | sort -u
 }
@@ -43,18 +44,69 @@ differ() {
 	return 1
 }
 
-@test "docs: each tool's OPTIONS documents exactly the long options its --help prints" {
-	local t n=0 h d
+@test "docs: each tool's OPTIONS, in its man page and its reference, documents exactly the long options its --help prints" {
+	local t n=0 h d doc
 	for t in $(nm_tools); do
 		h=$(help_opts "$t")
-		d=$(doc_opts "$t")
 		# a parse that found nothing must not pass as agreement
 		[ "$(printf '%s\n' "$h" | grep -c .)" -ge 10 ] || { echo "$t: --help: $h"; false; }
-		[ "$(printf '%s\n' "$d" | grep -c .)" -ge 10 ] || { echo "$t: docs: $d"; false; }
-		differ "docs/$t.md OPTIONS" "$h" "$d"
+		for doc in "docs/$t.md" "docs/reference/$t.md"; do
+			d=$(doc_opts "$ROOT/$doc")
+			[ "$(printf '%s\n' "$d" | grep -c .)" -ge 10 ] || { echo "$doc: $d"; false; }
+			differ "$doc OPTIONS" "$h" "$d"
+		done
 		n=$((n + 1))
 	done
 	[ "$n" -ge 3 ]
+}
+
+# help_texts TOOL: "--name<TAB>text" for each option --help prints, its
+# text on one line, one space between words. An option's line starts as
+# help_opts says; its text goes on after the term, then on lines indented
+# to argp's doc column.
+help_texts() {
+	"$BIN/$1" --help | awk '
+		function out() { if (name != "") print name "\t" text; name = "" }
+		/^  (-[^-], )+--[a-z]|^      --[a-z]/ {
+			out()
+			match($0, /--[a-z][a-z0-9-]*/)
+			name = substr($0, RSTART, RLENGTH)
+			text = $0
+			sub(/^ +(-[^-], )*--[^ ]+ */, "", text)
+			next
+		}
+		/^                    +[^ ]/ && name != "" { t = $0; sub(/^ +/, "", t); text = text " " t; next }
+		{ out() }
+		END { out() }' | sed -e 's/  */ /g' -e 's/\t /\t/' | sort
+}
+
+# man_texts TOOL: the same of the OPTIONS of docs/TOOL.md, the man page:
+# each term's long option and its text, Markdown escapes undone
+man_texts() {
+	awk '/^## / { on = ($0 == "## OPTIONS"); next } on' "$ROOT/docs/$1.md" | awk '
+		function out() { if (name != "") print name "\t" text; name = "" }
+		/^:   / && prev ~ /^`/ {
+			out()
+			match(prev, /--[a-z][a-z0-9-]*/)
+			name = substr(prev, RSTART, RLENGTH)
+			text = substr($0, 5)
+			next
+		}
+		/^    [^ ]/ && name != "" { text = text " " substr($0, 5); next }
+		{ out(); prev = $0 }
+		END { out() }' | sed -e 's/\\\(.\)/\1/g' -e 's/  */ /g' | sort
+}
+
+# The man page is the short form: each option's text there is --help's,
+# word for word (make docs writes it from the same argp table).
+@test "docs: each tool's man page gives each option the text its --help prints" {
+	local t h d
+	for t in $(nm_tools); do
+		h=$(help_texts "$t")
+		d=$(man_texts "$t")
+		[ "$(printf '%s\n' "$h" | grep -c .)" -ge 10 ] || { echo "$t: --help: $h"; false; }
+		assert_equal "$t: $d" "$t: $h"
+	done
 }
 
 # README's common options: those of every tool's --help (a tool may not

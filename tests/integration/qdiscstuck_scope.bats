@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# qdiscstuck's scope (docs/qdiscstuck.md SCOPE) against
+# qdiscstuck's scope (docs/reference/qdiscstuck.md SCOPE) against
 # tools/lab/qdiscstuck.sh: a default run sweeps every netns and names each
 # qdisc's namespace and device; the controls stay clean host-wide; --netns
 # narrows it; a netns deleted mid-run goes quietly, its socket closed; the

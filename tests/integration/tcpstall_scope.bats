@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# tcpstall's scope (docs/tcpstall.md SCOPE) against tools/lab/tcpstall.sh:
+# tcpstall's scope (docs/reference/tcpstall.md SCOPE) against tools/lab/tcpstall.sh:
 # a default run watches every netns and names each record's namespace;
 # the controls stay clean host-wide; --netns narrows it; a netns that goes
 # mid-run drops its records and its way in, quietly; remedies act in the

@@ -193,7 +193,7 @@ tc_egress() { lab_exec xf-mid tc filter show dev $DEV egress; }
 
 # Handlers come before any change: a signal at any moment of the start ends
 # the run with everything restored, SIGINT too when it was inherited
-# ignored, as by a script's background job (docs/xpsflap.md). Stopped by
+# ignored, as by a script's background job (docs/reference/xpsflap.md). Stopped by
 # NETMEDIC_TEST_STOP before its BPF load and before the pin, it is sent the
 # signal exactly there; and once a second after the start.
 # bats test_tags=undo

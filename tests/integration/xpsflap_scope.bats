@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# xpsflap's scope (docs/xpsflap.md SCOPE) against tools/lab/xpsflap.sh: a
+# xpsflap's scope (docs/reference/xpsflap.md SCOPE) against tools/lab/xpsflap.sh: a
 # default run watches every netns and names each flow's namespace and
 # device; --netns narrows it; two --netns refuse what needs one; without
 # the names' privileges it runs on and says what it lost.

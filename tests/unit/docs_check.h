@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Unit tests: that docs/NAME.md documents exactly the JSON keys, table
- * columns and metrics that a tool's field tables define (lib/record.h),
- * and that its JSON examples have their record's keys in the table's
- * order. Include after cmocka.h.
+ * Unit tests: that a tool's reference, docs/reference/NAME.md, documents
+ * exactly the JSON keys, table columns and metrics that its field tables
+ * define (lib/record.h), and that its JSON examples have their record's
+ * keys in the table's order; and that its man page, docs/NAME.md, the
+ * short form, names each record and column in its OUTPUT. Include after
+ * cmocka.h.
  *
  * The doc's shape: under "### JSON", a line "`record`: ..." opens each
  * record, followed by "- `key`, `key2` (type): ..." bullets; under
@@ -23,7 +25,8 @@
 #define DOC_MAX_ITEMS	256
 
 struct doc_spec {
-	const char *path;		/* docs/NAME.md */
+	const char *path;		/* docs/reference/NAME.md */
+	const char *man;		/* docs/NAME.md, the man page */
 	const struct nm_record *const *records;
 	int nrecords;
 	const char *table_rec;		/* the record(s) the table shows: its columns' */
@@ -317,6 +320,63 @@ static void doc_check_examples(const struct doc_spec *d, int min_examples)
 	}
 	fclose(f);
 	assert_true(n >= min_examples);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * The man page's OUTPUT names every JSON record type and every table
+ * column of the tables, each as a code span ("`acks`", "`FLOW / CAUSES`"):
+ * a record or column added to the tables must be named in the short form
+ * too (the reference says what each holds). A record of metrics only (no
+ * JSON key: xpsflap's dev_queue) is no JSON line, and not named.
+ */
+static void doc_check_man_names(const struct doc_spec *d, int min_names)
+{
+	char line[1024], out[16384] = "", want[80], head[80];
+	FILE *f = fopen(d->man, "r");
+	bool on = false;
+	int n = 0, bad = 0;
+
+	if (!f)
+		fail_msg("cannot open %s", d->man);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "## ", 3))
+			on = !strcmp(line, "## OUTPUT\n");
+		else if (on)
+			snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s", line);
+	}
+	fclose(f);
+	/* lines end at any word: one space between words, as the page reads */
+	for (char *c = out; *c; c++)
+		*c = *c == '\n' ? ' ' : *c;
+	for (int k = 0; k < d->nrecords; k++) {
+		const struct nm_record *r = d->records[k];
+		bool json = false;
+
+		for (int i = 0; i < r->nfields; i++)
+			json |= r->fields[i].json != NULL;
+		snprintf(want, sizeof(want), "`%s`", r->type);
+		if (json && !strstr(out, want)) {
+			print_error("%s: OUTPUT does not name record `%s`\n", d->man, r->type);
+			bad++;
+		}
+		n++;
+		for (int i = 0; i < r->nfields; i++) {
+			const char *col = r->fields[i].col;
+
+			if (!col)
+				continue;
+			/* the header whole; several words are one span */
+			snprintf(want, sizeof(want), "`%s`", col);
+			snprintf(head, sizeof(head), "`%.*s`", (int)strcspn(col, " "), col);
+			if (!strstr(out, want) && !strstr(out, head)) {
+				print_error("%s: OUTPUT does not name column `%s`\n", d->man, col);
+				bad++;
+			}
+			n++;
+		}
+	}
+	assert_true(n >= min_names);
 	assert_int_equal(bad, 0);
 }
 

@@ -2,7 +2,8 @@
 /*
  * Unit tests for src/lib/optdoc.c: every option --help lists has exactly
  * one doc text and every doc text an option, and the docs' OPTIONS regions
- * (docs/NAME.md, README.md) are what the tables make.
+ * (docs/reference/NAME.md at length, docs/NAME.md as --help says it,
+ * README.md) are what the tables make.
  */
 #include <glob.h>
 #include <setjmp.h>
@@ -183,6 +184,7 @@ static void test_written(void **state)
 {
 	char *xf = written(nm_optdoc_write_tool, nm_optdoc_tool("xpsflap"));
 	char *ts = written(nm_optdoc_write_tool, nm_optdoc_tool("tcpstall"));
+	char *brief = written(nm_optdoc_write_tool_brief, nm_optdoc_tool("tcpstall"));
 	char *readme = written(NULL, NULL);
 	char only[256] = "";
 
@@ -196,6 +198,14 @@ static void test_written(void **state)
 	assert_null(strstr(ts, "--dev="));
 	assert_non_null(strstr(ts, "\n`--fix[=WHAT]`\n"));
 	assert_non_null(strstr(ts, "\n`-H, --histogram`\n"));
+	/* brief: the same terms, each with argp's doc, Markdown escaped */
+	assert_non_null(strstr(brief, "\n`--sweep=MS`\n:   Socket sweep period (default 10)\n"));
+	assert_non_null(strstr(brief, "\n`-H, --histogram`\n:   Print log2 histograms of stall durations\n"));
+	assert_non_null(strstr(brief, "tcp\\_backlog\\_ack\\_defer=1"));
+	assert_non_null(strstr(brief, "\nCommon options:\n"));
+	assert_non_null(strstr(brief, "\n`-h, -?, --help`\n:   Give this help list\n"));
+	assert_null(strstr(brief, "--dev="));
+	assert_null(strstr(brief, "**REMEDIES**"));
 	/* wherever the lines wrap */
 	for (char *c = readme; *c; c++)
 		*c = *c == '\n' ? ' ' : *c;
@@ -208,7 +218,7 @@ static void test_written(void **state)
 	assert_string_equal(only + strlen(only) - strlen(" only"), " only");
 	assert_non_null(strstr(readme, "`--hooks auto|fentry|tracepoint`"));
 	assert_non_null(strstr(readme, "`--listen ADDR:PORT`"));
-	free(xf), free(ts), free(readme);
+	free(xf), free(ts), free(brief), free(readme);
 }
 
 static void check_file(const char *path)
@@ -221,7 +231,10 @@ static void check_file(const char *path)
 	assert_int_equal(regions, 1);
 }
 
-/* each doc's region is what the tables make (make docs rewrites them) */
+/*
+ * each doc's region is what the tables make (make docs rewrites them): the
+ * reference's at length, the man page's as --help says it
+ */
 static void test_docs_agree(void **state)
 {
 	char path[512];
@@ -231,18 +244,22 @@ static void test_docs_agree(void **state)
 	for (int i = 0; nm_tool_docs[i]; i++) {
 		snprintf(path, sizeof(path), NM_SRCDIR "/docs/%s.md", nm_tool_docs[i]->tool);
 		check_file(path);
+		snprintf(path, sizeof(path), NM_SRCDIR "/docs/reference/%s.md", nm_tool_docs[i]->tool);
+		check_file(path);
 	}
 }
 
-/* A copy of docs/tcpstall.md with --sweep's text changed: the check names tcpstall and --sweep */
-static void test_differs_named(void **state)
+/*
+ * A copy of doc with --sweep's text changed: the check names tcpstall,
+ * --sweep and the region's kind, and --update puts the tables' text back.
+ */
+static void differs_named(const char *doc, const char *says)
 {
 	char tmpl[] = "/tmp/nm-optdoc-XXXXXX", why[512] = "", *s, *t;
-	FILE *in = fopen(NM_SRCDIR "/docs/tcpstall.md", "r");
+	FILE *in = fopen(doc, "r");
 	size_t len;
 	int fd, regions;
 
-	(void)state;
 	assert_non_null(in);
 	s = calloc(1, 1 << 20);
 	assert_non_null(s);
@@ -256,7 +273,7 @@ static void test_differs_named(void **state)
 	assert_int_equal(write(fd, s, len), (ssize_t)len);
 	close(fd);
 	assert_int_equal(nm_optdoc_file(tmpl, false, &regions, why, sizeof(why)), 1);
-	assert_non_null(strstr(why, "tcpstall's options differ"));
+	assert_non_null(strstr(why, says));
 	assert_non_null(strstr(why, "from --sweep on"));
 	/* --update puts the tables' text back */
 	assert_int_equal(nm_optdoc_file(tmpl, true, &regions, why, sizeof(why)), 0);
@@ -265,12 +282,22 @@ static void test_differs_named(void **state)
 	free(s);
 }
 
+static void test_differs_named(void **state)
+{
+	(void)state;
+	differs_named(NM_SRCDIR "/docs/reference/tcpstall.md", "tcpstall's options differ");
+	differs_named(NM_SRCDIR "/docs/tcpstall.md", "tcpstall's options (brief) differ");
+}
+
 /* a region of no tool's, or one without its end, is an error, not agreement */
 static void test_bad_regions(void **state)
 {
 	static const char *const bad[] = {
 		"x\n<!-- options: nosuchtool -->\n<!-- end -->\n",
 		"x\n<!-- options: tcpstall -->\nno end\n",
+		"x\n<!-- options-brief: tcpstall -->\nno end\n",
+		/* README's paragraph has no brief kind */
+		"x\n<!-- options-brief: common -->\n<!-- end -->\n",
 	};
 	char tmpl[32], why[512];
 	int regions;
@@ -289,6 +316,23 @@ static void test_bad_regions(void **state)
 	}
 }
 
+/* a comment that only starts like a marker is text: no region, no error */
+static void test_other_comment_is_text(void **state)
+{
+	static const char text[] = "x\n<!-- optionsy: tcpstall -->\n<!-- end -->\n";
+	char tmpl[] = "/tmp/nm-optdoc-XXXXXX", why[512] = "";
+	int fd, regions = -1;
+
+	(void)state;
+	fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(nm_optdoc_file(tmpl, false, &regions, why, sizeof(why)), 0);
+	assert_int_equal(regions, 0);
+	unlink(tmpl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_docs_agree),
 		cmocka_unit_test(test_differs_named),
 		cmocka_unit_test(test_bad_regions),
+		cmocka_unit_test(test_other_comment_is_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

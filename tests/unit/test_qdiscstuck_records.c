@@ -2,8 +2,9 @@
 /*
  * Unit tests for src/lib/qdiscstuck_records.c: a judged qdisc's row and its
  * JSON and table, and a TX queue's metrics, as the loader wrote them before
- * the tables; and that docs/qdiscstuck.md documents exactly the JSON keys,
- * table columns and qdiscstuck_ metrics that the field tables define.
+ * the tables; and that docs/reference/qdiscstuck.md documents exactly the
+ * JSON keys, table columns and qdiscstuck_ metrics that the field tables
+ * define, and the man page, docs/qdiscstuck.md, names each record and column.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -22,7 +23,9 @@
 #ifndef NM_SRCDIR
 #define NM_SRCDIR "."
 #endif
-#define DOC NM_SRCDIR "/docs/qdiscstuck.md"
+/* the reference holds every key, column and metric; the man page, the short form, names them */
+#define DOC NM_SRCDIR "/docs/reference/qdiscstuck.md"
+#define MAN NM_SRCDIR "/docs/qdiscstuck.md"
 
 #define NOW	(10ULL * 1000000000)
 
@@ -292,7 +295,7 @@ static void test_queue_metrics(void **state)
 
 static struct doc_spec doc(void)
 {
-	return (struct doc_spec){ .path = DOC, .records = qs_records, .nrecords = qs_nrecords,
+	return (struct doc_spec){ .path = DOC, .man = MAN, .records = qs_records, .nrecords = qs_nrecords,
 				  .table_rec = "qdisc", .metric_prefix = "qdiscstuck_" };
 }
 
@@ -313,6 +316,15 @@ static void test_doc_examples_have_the_tables_keys(void **state)
 	doc_check_examples(&d, 3);
 }
 
+/* the man page's OUTPUT names every record and column, as the reference documents them */
+static void test_man_names_the_records_and_columns(void **state)
+{
+	struct doc_spec d = doc();
+
+	(void)state;
+	doc_check_man_names(&d, 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_queue_metrics),
 		cmocka_unit_test(test_doc_documents_exactly_the_tables),
 		cmocka_unit_test(test_doc_examples_have_the_tables_keys),
+		cmocka_unit_test(test_man_names_the_records_and_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

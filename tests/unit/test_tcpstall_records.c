@@ -3,8 +3,9 @@
  * Unit tests for src/lib/tcpstall_records.c: a tracked socket's, a judged
  * flow's and an ended stall's rows and their JSON and table lines, the
  * report's record and textfile, as the loader wrote them before the
- * tables; and that docs/tcpstall.md documents exactly the JSON keys, table
- * columns and tcpstall_ metrics that the field tables define.
+ * tables; and that docs/reference/tcpstall.md documents exactly the JSON
+ * keys, table columns and tcpstall_ metrics that the field tables define,
+ * and the man page, docs/tcpstall.md, names each record and column.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -23,7 +24,9 @@
 #ifndef NM_SRCDIR
 #define NM_SRCDIR "."
 #endif
-#define DOC NM_SRCDIR "/docs/tcpstall.md"
+/* the reference holds every key, column and metric; the man page, the short form, names them */
+#define DOC NM_SRCDIR "/docs/reference/tcpstall.md"
+#define MAN NM_SRCDIR "/docs/tcpstall.md"
 
 #define NOW	(100ULL * 1000000000)
 
@@ -451,7 +454,7 @@ static void test_kick_names_are_detects(void **state)
 
 static struct doc_spec doc(void)
 {
-	return (struct doc_spec){ .path = DOC, .records = ts_records, .nrecords = ts_nrecords,
+	return (struct doc_spec){ .path = DOC, .man = MAN, .records = ts_records, .nrecords = ts_nrecords,
 				  .table_rec = "socket,acks", .metric_prefix = "tcpstall_" };
 }
 
@@ -471,6 +474,15 @@ static void test_doc_examples_have_the_tables_keys(void **state)
 	doc_check_examples(&d, 8);
 }
 
+/* the man page's OUTPUT names every record and column, as the reference documents them */
+static void test_man_names_the_records_and_columns(void **state)
+{
+	struct doc_spec d = doc();
+
+	(void)state;
+	doc_check_man_names(&d, 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_kick_names_are_detects),
 		cmocka_unit_test(test_doc_documents_exactly_the_tables),
 		cmocka_unit_test(test_doc_examples_have_the_tables_keys),
+		cmocka_unit_test(test_man_names_the_records_and_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for src/lib/xpsflap_records.c: a judged entry's row and its
- * output, and that docs/xpsflap.md documents exactly the JSON keys, table
- * columns and xpsflap_ metrics that the field tables define (netmedic_
- * self-metrics come from lib/selfstats.c, not from these tables).
+ * output, and that docs/reference/xpsflap.md documents exactly the JSON
+ * keys, table columns and xpsflap_ metrics that the field tables define
+ * (netmedic_ self-metrics come from lib/selfstats.c, not from these
+ * tables), and the man page, docs/xpsflap.md, names each record and column.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +21,9 @@
 #ifndef NM_SRCDIR
 #define NM_SRCDIR "."
 #endif
-#define DOC NM_SRCDIR "/docs/xpsflap.md"
+/* the reference holds every key, column and metric; the man page, the short form, names them */
+#define DOC NM_SRCDIR "/docs/reference/xpsflap.md"
+#define MAN NM_SRCDIR "/docs/xpsflap.md"
 
 static struct xf_entry entry(void)
 {
@@ -143,7 +146,7 @@ static void test_dev_metrics(void **state)
 
 static struct doc_spec doc(void)
 {
-	return (struct doc_spec){ .path = DOC, .records = xf_records, .nrecords = xf_nrecords,
+	return (struct doc_spec){ .path = DOC, .man = MAN, .records = xf_records, .nrecords = xf_nrecords,
 				  .table_rec = "flow", .metric_prefix = "xpsflap_" };
 }
 
@@ -154,6 +157,15 @@ static void test_doc_examples_have_the_tables_keys(void **state)
 
 	(void)state;
 	doc_check_examples(&d, 3);
+}
+
+/* the man page's OUTPUT names every record and column, as the reference documents them */
+static void test_man_names_the_records_and_columns(void **state)
+{
+	struct doc_spec d = doc();
+
+	(void)state;
+	doc_check_man_names(&d, 10);
 }
 
 static void test_doc_documents_exactly_the_tables(void **state)
@@ -172,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_dev_metrics),
 		cmocka_unit_test(test_doc_documents_exactly_the_tables),
 		cmocka_unit_test(test_doc_examples_have_the_tables_keys),
+		cmocka_unit_test(test_man_names_the_records_and_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

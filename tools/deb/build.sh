@@ -41,12 +41,13 @@ for t in $(nm_programs); do
 done
 gzip -9n "$root"/usr/share/man/man8/*.8
 
-# the rules, their tests and the dashboard as data; their README as a doc
+# make install put the docs the man pages name in /usr/share/doc/netmedic
+# (the reference, the design, the fleet and kernel pages, as Markdown, not
+# gzipped: the pages name them so, and their links point at each other)
+# and the Prometheus rules, their tests and the dashboard in
+# /usr/share/netmedic/prometheus; the package adds its own docs
 doc=$root/usr/share/doc/netmedic
-install -d "$root/usr/share/netmedic/prometheus" "$doc/prometheus" "$root/usr/share/lintian/overrides"
-install -m 0644 tools/prometheus/netmedic.rules.yml tools/prometheus/netmedic.test.yml \
-	tools/prometheus/netmedic-dashboard.json "$root/usr/share/netmedic/prometheus/"
-install -m 0644 tools/prometheus/README.md "$doc/prometheus/README.md"
+install -d "$root/usr/share/lintian/overrides"
 install -m 0644 tools/deb/README.Debian tools/deb/copyright "$doc/"
 install -m 0644 tools/deb/lintian-overrides "$root/usr/share/lintian/overrides/netmedic"
 
