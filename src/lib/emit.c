@@ -54,17 +54,26 @@ static size_t part_rows(FILE *f, const struct nm_emit_table *t, struct nm_rec_la
 
 /*
  * Its rows read twice: once to size the columns to them, once to print.
- * A part with no row prints nothing, not even its header: the heading
- * above it already says there is nothing (an idle unit at -i 15 wrote a
- * header every interval, thousands of lines a day that said nothing).
+ * A part with no row prints nothing, not even its header, and a part
+ * after the first not even its heading: the first heading, on the
+ * interval's time line, already says there is nothing (an idle unit at
+ * -i 15 wrote headers every interval, thousands of lines a day that said
+ * nothing).
  */
-static void table_part(FILE *f, const struct nm_emit_table *t, int columns)
+static void table_part(FILE *f, const struct nm_emit_table *t, int columns, const char *ts)
 {
+	char heading[sizeof(t->heading) + 16];
 	struct nm_rec_layout l;
 
+	/* the first part's heading is the interval's summary, on its time line */
+	snprintf(heading, sizeof(heading), "%s%s%s", ts ? ts : "", ts ? "  " : "", t->heading);
 	nm_rec_layout_init(&l, t->rows.rec, columns);
-	if (!part_rows(f, t, &l, false))
+	if (!part_rows(f, t, &l, false)) {
+		if (ts)
+			nm_emit_wrapped(f, heading, columns);
 		return;
+	}
+	nm_emit_wrapped(f, heading, columns);
 	nm_rec_layout_fit(&l);
 	nm_rec_layout_header(f, t->rows.rec, &l);
 	part_rows(f, t, &l, true);
@@ -77,15 +86,16 @@ void nm_emit_table(FILE *f, const struct nm_emit *e)
 
 void nm_emit_table_in(FILE *f, const struct nm_emit *e, int columns)
 {
+	bool first = true;
 	char ts[16];
 
 	strftime(ts, sizeof(ts), "%H:%M:%S", localtime(&e->time));
-	fprintf(f, "\n%s  ", ts);
+	putc('\n', f);
 	for (int i = 0; i < NM_EMIT_TABLES; i++) {
 		if (!e->table[i].rows.rec)
 			continue;
-		fprintf(f, "%s\n", e->table[i].heading);
-		table_part(f, &e->table[i], columns);
+		table_part(f, &e->table[i], columns, first ? ts : NULL);
+		first = false;
 	}
 	for (size_t i = 0; i < e->nhists; i++) {
 		fprintf(f, "%s\n", e->hists[i].heading);
@@ -182,18 +192,46 @@ const char *nm_emit_losses(const char *hooks_losses, const char *extra, char *bu
 	return buf;
 }
 
+void nm_emit_wrapped(FILE *f, const char *s, int columns)
+{
+	int x = 0;
+
+	while (*s) {
+		const char *e = s;
+		int n;
+
+		/* the next item, its comma or semicolon with it */
+		while (*e && !((*e == ',' || *e == ';') && e[1] == ' '))
+			e++;
+		n = (int)(e - s) + !!*e;
+		if (x && columns > 0 && x + 1 + n > columns) {
+			fprintf(f, "\n%*s", NM_REC_INDENT, "");
+			x = NM_REC_INDENT;
+		} else if (x) {
+			x += fprintf(f, " ");
+		}
+		x += fprintf(f, "%.*s", n, s);
+		s += n + (*e ? 1 : 0);
+	}
+	putc('\n', f);
+}
+
 void nm_emit_first_line(FILE *f, const struct nm_opts *o, const struct nm_first *l,
 			const struct nm_hook *hooks, int nhooks)
 {
-	char sum[512], loss[1024], all[1280];
+	char sum[512], loss[1024], all[1280], line[3072];
+	size_t off;
 
 	/* the rungs and the refusals are for -v (and --list-hooks): a user first needs what is lost */
 	nm_hooks_losses(hooks, nhooks, o->verbose, loss, sizeof(loss));
-	fprintf(f, "%s: kernel %s, ", o->tool, nm_kernel_release());
-	if (o->verbose)
-		fprintf(f, "hooks %s, ", nm_hooks_summary(hooks, nhooks, sum, sizeof(sum)));
-	fprintf(f, "interval %gs, %s%s\n", o->interval, l->what,
-		nm_emit_losses(loss, l->lost, all, sizeof(all)));
+	off = snprintf(line, sizeof(line), "%s: kernel %s, ", o->tool, nm_kernel_release());
+	if (o->verbose && off < sizeof(line))
+		off += snprintf(line + off, sizeof(line) - off, "hooks %s, ",
+				nm_hooks_summary(hooks, nhooks, sum, sizeof(sum)));
+	if (off < sizeof(line))
+		snprintf(line + off, sizeof(line) - off, "interval %gs, %s%s", o->interval, l->what,
+			 nm_emit_losses(loss, l->lost, all, sizeof(all)));
+	nm_emit_wrapped(f, line, nm_out_columns(f));
 	nm_out_flush(f);
 }
 

@@ -123,7 +123,13 @@ const char *nm_emit_losses(const char *hooks_losses, const char *extra, char *bu
 
 void nm_emit_first(const struct nm_opts *o, const struct nm_first *l, const struct nm_hook *hooks,
 		   int nhooks);
-/* The table's first line alone. */
+/*
+ * s, at most columns wide (0: no limit): where it would pass the edge it
+ * breaks after a ", " or "; " and goes on indented, so that nothing is cut
+ * (an item longer than a line passes it). The first line is written so.
+ */
+void nm_emit_wrapped(FILE *f, const char *s, int columns);
+/* The table's first line alone, to the width of f's terminal. */
 void nm_emit_first_line(FILE *f, const struct nm_opts *o, const struct nm_first *l,
 			const struct nm_hook *hooks, int nhooks);
 /* --dev's devices, comma-separated, or "all". */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tcpstall's report (tcpstall_report.h): its flows, ended stalls and the rows of its sinks. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -750,12 +751,15 @@ void ts_report_emit(struct ts_report *r, struct nm_emit *e, const struct ts_inte
 	e->json[2] = socks;
 	e->json[3] = (struct nm_emit_rows){ .rec = &ts_acks_rec, .next = next_flow_placed, .ctx = r };
 	e->time = ir->time;
-	snprintf(t[0].heading, sizeof(t[0].heading), "stalls (unsent data not moving >= %u ms)",
-		 r->threshold_ms);
+	/* the interval's summary line: the rows below, if any, say which */
+	snprintf(t[0].heading, sizeof(t[0].heading),
+		 "sockets stalled >= %u ms: %" PRIu64 ", ACK storms: %" PRIu64
+		 ", cross-CPU flows: %" PRIu64, r->threshold_ms, ir->sockets_stalled,
+		 ir->ack_storm_flows, ir->cross_cpu_flows);
 	t[0].rows = socks;
 	t[0].top = r->all ? 0 : report_top(r);
 	snprintf(t[1].heading, sizeof(t[1].heading),
-		 "ACKs in the last interval (storm: >= %.2f ACK/seg, owned ratio >= %.2f)",
+		 "ACKs in the last interval (storm: >= %.2f ACK/seg, and >= %.2f while owned)",
 		 r->storm->min_acks_per_seg, r->storm->min_owned_ratio);
 	t[1].rows = (struct nm_emit_rows){ .rec = &ts_acks_rec, .next = next_flow, .ctx = r };
 	t[1].top = r->all ? 0 : report_top(r);

@@ -280,6 +280,36 @@ static void test_first_line(void **state)
 	free(s);
 }
 
+/*
+ * The first line at a terminal's width: broken after a ", " or "; ",
+ * indented, nothing cut; one line with no limit (tcpstall's was 132
+ * characters at 80 columns).
+ */
+static void test_wrapped(void **state)
+{
+	const char *line = "tcpstall: kernel 6.18.44-fc-v1294, interval 1s, sweep 10ms (all sockets "
+			   "every 1000ms, senders tagged by sock_send_length), netns all; lost: "
+			   "kick (ts_kick: load: Operation not permitted)";
+	struct capture c;
+	char *s;
+
+	(void)state;
+	cap_open(&c);
+	nm_emit_wrapped(c.f, line, 80);
+	s = cap_close(&c);
+	assert_string_equal(s,
+		"tcpstall: kernel 6.18.44-fc-v1294, interval 1s,\n"
+		"  sweep 10ms (all sockets every 1000ms, senders tagged by sock_send_length),\n"
+		"  netns all; lost: kick (ts_kick: load: Operation not permitted)\n");
+	free(s);
+	cap_open(&c);
+	nm_emit_wrapped(c.f, line, 0);
+	s = cap_close(&c);
+	assert_int_equal(strlen(s), strlen(line) + 1);
+	assert_string_equal(s + strlen(line), "\n");
+	free(s);
+}
+
 /* Losses besides the hooks' join their "; lost:" part, after any "; refused:". */
 static void test_losses(void **state)
 {
@@ -310,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_first_line),
 		cmocka_unit_test(test_losses),
+		cmocka_unit_test(test_wrapped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -294,6 +294,38 @@ static void test_empty_table_heading_only(void **state)
 	free(got);
 }
 
+/*
+ * A part after the first prints its heading only above rows: an idle
+ * tcpstall printed "ACKs in the last interval ..." every interval.
+ */
+static void test_empty_later_part_no_heading(void **state)
+{
+	struct nm_emit e = { .time = 0 };
+	struct xf_flow_row r;
+	struct capture c;
+	char *got;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	flow(&r, AF_INET, 6, "198.18.0.1", "198.18.0.2");
+	snprintf(e.table[0].heading, sizeof(e.table[0].heading), "summary: 0 of this");
+	e.table[0].rows = NM_EMIT_ROWS(&xf_flow_rec, &r, 0);
+	snprintf(e.table[1].heading, sizeof(e.table[1].heading), "the second part");
+	e.table[1].rows = NM_EMIT_ROWS(&xf_flow_rec, &r, 0);
+	cap_open(&c);
+	nm_emit_table_in(c.f, &e, 80);
+	got = cap_close(&c);
+	assert_string_equal(got, "\n00:00:00  summary: 0 of this\n");
+	free(got);
+	e.table[1].rows = NM_EMIT_ROWS(&xf_flow_rec, &r, 1);
+	cap_open(&c);
+	nm_emit_table_in(c.f, &e, 80);
+	got = cap_close(&c);
+	assert_non_null(strstr(got, "\n00:00:00  summary: 0 of this\nthe second part\nDEV "));
+	free(got);
+}
+
 static void test_columns(void **state)
 {
 	(void)state;
@@ -321,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_qdiscstuck_at_80),
 		cmocka_unit_test(test_qdiscstuck_names_whole),
 		cmocka_unit_test(test_empty_table_heading_only),
+		cmocka_unit_test(test_empty_later_part_no_heading),
 		cmocka_unit_test(test_columns),
 	};
 

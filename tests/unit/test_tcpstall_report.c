@@ -740,8 +740,8 @@ static void test_emit(void **state)
 	free(s);
 	/* the table: ten sockets, both flows, no histogram without -H */
 	s = types_of(nm_emit_table, &e);
-	assert_non_null(strstr(s, "stalls (unsent data not moving >= 10 ms)\n"));
-	assert_non_null(strstr(s, "ACKs in the last interval (storm: >= 0.90 ACK/seg, owned ratio >= 0.90)\n"));
+	assert_non_null(strstr(s, "sockets stalled >= 10 ms: "));
+	assert_non_null(strstr(s, "ACKs in the last interval (storm: >= 0.90 ACK/seg, and >= 0.90 while owned)\n"));
 	assert_int_equal(e.nhists, 0);
 	{
 		int rows = 0;
