@@ -367,7 +367,6 @@ void nm_rec_layout_fit(struct nm_rec_layout *l)
 			x += 1 + l->width[pos];
 		}
 	}
-	l->apart = l->brk[l->last];
 }
 
 /* The column ends a line of the row: the last, or the next starts a line. */

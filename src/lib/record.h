@@ -165,7 +165,6 @@ struct nm_rec_layout {
 	bool brk[NM_REC_COLS + 1];	/* by .colno: the column starts a line of the row */
 	int last;			/* the last column's .colno */
 	int lines;			/* lines a row takes */
-	bool apart;			/* the last column on a line of its own */
 };
 
 void nm_rec_layout_init(struct nm_rec_layout *l, const struct nm_record *r, int columns);
