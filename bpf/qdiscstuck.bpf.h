@@ -401,6 +401,24 @@ int qs_sample(void *ctx)
 	return 0;
 }
 
+/*
+ * The sampler for kernels before 5.13, which have no
+ * bpf_for_each_map_elem: the same sample of one qdisc, whose key userspace
+ * passes as the test-run's first argument (test-run of raw_tp: 5.10), one
+ * run per tracked qdisc. Returns 1 when it sampled one.
+ */
+SEC("raw_tp")
+int qs_sample_key(__u64 *ctx)
+{
+	struct sample_ctx c = { .now = bpf_ktime_get_ns() };
+	__u64 key = ctx[0];
+	struct qs_qdisc *v = bpf_map_lookup_elem(&qdiscs, &key);
+
+	if (v)
+		sample_one((struct bpf_map *)&qdiscs, &key, v, &c);
+	return c.n;
+}
+
 /* ---- the seed: BPF_PROG_TEST_RUN by userspace once, after the attach ---- */
 
 /*

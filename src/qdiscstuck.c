@@ -71,24 +71,59 @@ static int test_run(struct bpf_program *prog)
 	return bpf_prog_test_run_opts(bpf_program__fd(prog), &ro) ? -errno : 0;
 }
 
-static int run_sampler(struct qdiscstuck_bpf *skel)
+/*
+ * The sampler's rung 2, for kernels without bpf_for_each_map_elem: a run
+ * per tracked qdisc, its key the argument. Returns how many it sampled,
+ * or -errno when a run fails (a key deleted meanwhile is no failure).
+ */
+static long sample_key(struct qdiscstuck_bpf *skel, __u64 key)
 {
+	LIBBPF_OPTS(bpf_test_run_opts, ro, .ctx_in = &key, .ctx_size_in = sizeof(key));
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.qs_sample_key), &ro))
+		return -errno;
+	return ro.retval;
+}
+
+static long sample_each(struct qdiscstuck_bpf *skel)
+{
+	int fd = bpf_map__fd(skel->maps.qdiscs);
+	__u64 key, next, *prev = NULL;
+	long n = 0, r;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		r = sample_key(skel, next);
+		if (r < 0)
+			return r;
+		n += r;
+		key = next;
+		prev = &key;
+	}
+	return n;
+}
+
+static long run_sampler(struct qdiscstuck_bpf *skel)
+{
+	if (bpf_program__fd(skel->progs.qs_sample_key) >= 0)
+		return sample_each(skel);
 	return test_run(skel->progs.qs_sample);
 }
 
-static void sample(struct qdiscstuck_bpf *skel)
+static long sample(struct qdiscstuck_bpf *skel)
 {
 	static bool warned;
-	int err;
+	long err;
 
-	if (bpf_program__fd(skel->progs.qs_sample) < 0)
-		return;	/* its rung was refused: the first line said so */
+	if (bpf_program__fd(skel->progs.qs_sample) < 0 && bpf_program__fd(skel->progs.qs_sample_key) < 0)
+		return -1;	/* its rungs were refused: the first line said so */
 	err = run_sampler(skel);
-	if (err && !warned) {
+	if (err < 0 && !warned) {
 		warned = true;
 		nm_info(&env.o, "warning: the sampler program stopped running (%s): scheduling state unknown, judging by events",
-			strerror(-err));
+			strerror((int)-err));
 	}
+	/* rung 1 counts in the map; rung 2's count is the runs' */
+	return bpf_program__fd(skel->progs.qs_sample_key) >= 0 ? err : -1;
 }
 
 /* The collection's sockets and maps, kept across sweeps. */
@@ -97,8 +132,12 @@ static struct qs_collect col = { .o = &env.o, .scope = &scope };
 /* The sampler first: the join reads the scheduling state it leaves in the map. */
 static int sweep(struct qdiscstuck_bpf *skel, struct qs_sweep *s)
 {
-	sample(skel);
-	return qs_collect_sweep(&col, s, env.threshold_ms * 1000000ULL);
+	long n = sample(skel);
+	int ret = qs_collect_sweep(&col, s, env.threshold_ms * 1000000ULL);
+
+	if (n >= 0)
+		s->bpf_entries = n;
+	return ret;
 }
 
 /* ---- the report (lib/qdiscstuck_report.c holds the sweep's rows; lib/emit.c writes them) ---- */
@@ -151,6 +190,7 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 	nm_set_scope_filter(&env.o, &skel->rodata->targ_nscope, skel->rodata->targ_scope);
 	/* the sampler and the seed are run by test-run, never attached */
 	bpf_program__set_autoattach(skel->progs.qs_sample, false);
+	bpf_program__set_autoattach(skel->progs.qs_sample_key, false);
 	bpf_program__set_autoattach(skel->progs.qs_seed, false);
 	declare_hooks(skel, hooks);
 }
@@ -166,8 +206,14 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 	struct qdiscstuck_bpf *skel = p;
 	struct bpf_program *prog = NULL;
 	int err = 0;
+	long r;
 
-	if (nm_hook_can(&hooks[QS_HOOK_SAMPLE], QS_CAN_SAMPLE)) {
+	if (nm_hook_can(&hooks[QS_HOOK_SAMPLE], QS_CAN_SAMPLE_KEY)) {
+		/* no qdisc is tracked yet: a run with no such key is the check */
+		prog = skel->progs.qs_sample_key;
+		r = sample_key(skel, 0);
+		err = r < 0 ? (int)r : 0;
+	} else if (nm_hook_can(&hooks[QS_HOOK_SAMPLE], QS_CAN_SAMPLE)) {
 		prog = skel->progs.qs_sample;
 		err = test_run(prog);
 	}

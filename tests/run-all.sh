@@ -91,7 +91,7 @@ nb=$(as_nobody_build "$san") || { echo "integration: 0 passed, 1 failed"; f=$((f
 export NM_PASS_n_TAGS='!root,!plain' NM_PASS_n_BUILD=$nb NM_PASS_n_RUN_DIR=$nb/run NM_PASS_n_REAL=$san
 export NM_PASS_p_TAGS=plain NM_PASS_p_BUILD=$plain
 export NM_PASS_r_TAGS='root,!plain' NM_PASS_r_BUILD=$san
-export NM_PASS_f_TAGS='rungs,!undo' NM_PASS_f_BUILD=$plain NM_PASS_f_REFUSE=tp_btf/,qs_sample
+export NM_PASS_f_TAGS='rungs,!undo' NM_PASS_f_BUILD=$plain NM_PASS_f_REFUSE=tp_btf/,qs_sample,qs_sample_key
 passes="n p r f"
 [ -n "$nb" ] || passes="p r f"
 # integration_check: what every pass needs, or one failure that says why

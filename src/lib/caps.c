@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
@@ -114,6 +115,15 @@ static int add_bpf(const struct nm_caps_run *r, struct nm_cap_need *need, int n,
 	return add(need, n, max, CAP_PERFMON, what, "tracing programs");
 }
 
+/* Another process's socket: optional, only some kernels need this way (nm_caps_run.getfd). */
+static int add_getfd(struct nm_cap_need *need, int n, int max, const char *what)
+{
+	n = add_optional(need, n, max, CAP_SYS_PTRACE, what,
+			 "pidfd_getfd: a socket no BPF program may change here, taken from its process");
+	return add_optional(need, n, max, CAP_DAC_READ_SEARCH, what,
+			    "other users' /proc/PID/fd: the process holding that socket");
+}
+
 int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int max)
 {
 	const char *opt = r->remedy_opt ? r->remedy_opt : "the remedy";
@@ -129,6 +139,8 @@ int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int ma
 				"a journal directory this user cannot write");
 		if (r->cleanup_bpf)
 			n = add_bpf(r, need, n, max, "--cleanup");
+		if (r->cleanup_getfd)
+			n = add_getfd(need, n, max, "--cleanup");
 		return n < max ? n : max;
 	}
 	if (r->load)
@@ -149,6 +161,8 @@ int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int ma
 		n = add(need, n, max, CAP_DAC_OVERRIDE, opt, "a journal directory this user cannot write");
 	if (r->raw)
 		n = add(need, n, max, CAP_NET_RAW, opt, "AF_PACKET frames");
+	if (r->getfd)
+		n = add_getfd(need, n, max, opt);
 	if (r->bpf_stats)
 		n = add(need, n, max, CAP_SYS_ADMIN, "--bpf-stats", "BPF_ENABLE_STATS");
 	if (r->names) {
@@ -184,25 +198,26 @@ int nm_caps_missing(const struct nm_cap_need *need, int n, uint64_t eff)
 	return -1;
 }
 
-/* What the kept set is for, as -v says it. */
-static const char *keep_why(bool remedy, bool prom, bool names, uint64_t keep)
+/* What the kept set is for, as -v says it: each reason, joined by ", ". */
+static const char *keep_why(bool remedy, bool prom, bool names, bool maps)
 {
-	static const char *const why[8] = {
-		NULL, "remedies", "--prom-file", "remedies, --prom-file", "netns names",
-		"remedies, netns names", "--prom-file, netns names",
-		"remedies, --prom-file, netns names",
-	};
-	int i = remedy | prom << 1 | names << 2;
+	static const char *const part[] = { "remedies", "--prom-file", "netns names",
+					    "map reads: a kernel before 5.19" };
+	static char buf[128];
+	bool on[] = { remedy, prom, names, maps };
+	size_t off = 0;
 
-	if (!i && keep)
-		return "map reads: a kernel before 5.19";
-	return why[i];
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
+		if (on[i] && off < sizeof(buf))
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? ", " : "", part[i]);
+	return buf[0] ? buf : NULL;
 }
 
 uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 {
 	uint64_t keep = 0;
-	bool has_remedy = r->remedy || r->raw || (r->journal && r->journal_dac);
+	bool has_remedy = r->remedy || r->raw || r->getfd_keep || (r->journal && r->journal_dac);
 
 	if (r->remedy)
 		keep |= NM_CAP(CAP_NET_ADMIN);
@@ -215,6 +230,9 @@ uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 		keep |= NM_CAP(CAP_DAC_OVERRIDE);
 	if (r->raw)
 		keep |= NM_CAP(CAP_NET_RAW);
+	/* each remedy takes its socket again: the descriptor is not kept */
+	if (r->getfd_keep)
+		keep |= NM_CAP(CAP_SYS_PTRACE) | NM_CAP(CAP_DAC_READ_SEARCH);
 	if (r->prom_dac)
 		keep |= NM_CAP(CAP_DAC_OVERRIDE);
 	/* each report names the namespaces that came since, and their devices */
@@ -226,8 +244,8 @@ uint64_t nm_caps_keep(const struct nm_caps_run *r, const char **why)
 	if (r->load && r->bpf_cmds_need_cap)
 		keep |= NM_CAP(r->no_cap_bpf ? CAP_SYS_ADMIN : CAP_BPF);
 	if (why)
-		*why = keep_why(has_remedy, r->prom_dac,
-				r->names && (r->names_ptrace || r->names_setns), keep);
+		*why = keep_why(has_remedy, r->prom_dac, r->names && (r->names_ptrace || r->names_setns),
+				r->load && r->bpf_cmds_need_cap);
 	return keep;
 }
 
@@ -257,6 +275,32 @@ bool nm_caps_release_before(const char *release, int maj, int min)
 	if (!release || sscanf(release, "%d.%d", &a, &b) != 2)
 		return false;
 	return a < maj || (a == maj && b < min);
+}
+
+bool nm_caps_memlock_hint(const char *release, rlim_t cur, char *buf, size_t len)
+{
+	if (!nm_caps_release_before(release, 5, 11) || cur == RLIM_INFINITY)
+		return false;
+	snprintf(buf, len,
+		 "kernel %s charges BPF maps and programs to RLIMIT_MEMLOCK (before 5.11), which is %llu KiB here and could not be raised (that needs CAP_SYS_RESOURCE): run under 'ulimit -l unlimited' or LimitMEMLOCK=infinity, as the systemd units do",
+		 release, (unsigned long long)cur / 1024);
+	return true;
+}
+
+const char *nm_caps_eperm_hint(void)
+{
+	static char buf[320];
+	static int done;
+	struct rlimit r;
+	struct utsname u;
+
+	if (!done) {
+		done = 1;
+		if (uname(&u) || getrlimit(RLIMIT_MEMLOCK, &r) ||
+		    !nm_caps_memlock_hint(u.release, r.rlim_cur, buf, sizeof(buf)))
+			buf[0] = 0;
+	}
+	return buf[0] ? buf : NULL;
 }
 
 bool nm_caps_unpriv_bpf_disabled(void)
@@ -389,7 +433,7 @@ void nm_caps_run_merge(struct nm_caps_run *into, const struct nm_caps_run *from)
 	OR(remedy_exec); OR(raw); OR(net_prog); OR(bpf_stats); OR(names); OR(names_ptrace);
 	OR(names_setns); OR(module_btf); OR(cleanup); OR(cleanup_bpf); OR(cleanup_sysfs);
 	OR(prom_dac); OR(listen_low); OR(journal); OR(journal_dac); OR(no_cap_bpf);
-	OR(bpf_cmds_need_cap);
+	OR(bpf_cmds_need_cap); OR(getfd); OR(cleanup_getfd); OR(getfd_keep);
 #undef OR
 	if (!into->remedy_opt)
 		into->remedy_opt = from->remedy_opt;

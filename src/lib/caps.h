@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #define NM_CAP(c)	(1ULL << (c))
@@ -49,6 +50,15 @@ struct nm_caps_run {
 	bool cleanup;		/* --cleanup: undoes journals (tc, sysctl, sysfs, their netns) */
 	bool cleanup_bpf;	/* ... and loads a program to undo (tcpstall's sockopt records) */
 	bool cleanup_sysfs;	/* ... and restores sysfs files, owned by root (xps_cpus, rps_flow_cnt) */
+	/*
+	 * Takes sockets of other processes (pidfd_getfd: ptrace access),
+	 * found in their /proc/PID/fd (other users': CAP_DAC_READ_SEARCH),
+	 * where no BPF program may change them (tcpstall --fix=kick before
+	 * 5.15). Optional: without them such a remedy fails, and says so.
+	 * getfd: the run may, cleanup_getfd: --cleanup may; getfd_keep: the
+	 * load chose to (set before the drop), so the run keeps both.
+	 */
+	bool getfd, cleanup_getfd, getfd_keep;
 	bool prom_dac;		/* the --prom-file directory is writable only with CAP_DAC_OVERRIDE */
 	bool listen_low;	/* --listen on a port below 1024 (bound at start, not kept) */
 	bool journal;		/* writes an undo journal (under nm_journal_dir()) */
@@ -111,6 +121,17 @@ bool nm_caps_dir_writable(uid_t uid, mode_t mode, uid_t euid, bool in_group);
 
 /* Whether a kernel release ("5.15.0-91-generic") is older than maj.min; false when unparsable. */
 bool nm_caps_release_before(const char *release, int maj, int min);
+/*
+ * Before 5.11 the kernel charges BPF memory to RLIMIT_MEMLOCK, not to the
+ * memory cgroup. nm_setup raises the limit to infinity, which a user
+ * without CAP_SYS_RESOURCE cannot do past the hard limit: a map or program
+ * then fails with EPERM, and "the kernel's policy" would mislead. Writes
+ * what to do instead into buf for a kernel of release whose soft limit is
+ * cur; false on 5.11+ or an infinite limit.
+ */
+bool nm_caps_memlock_hint(const char *release, rlim_t cur, char *buf, size_t len);
+/* nm_caps_memlock_hint for this process and kernel, worked out once; NULL when it does not apply. */
+const char *nm_caps_eperm_hint(void);
 /* kernel.unprivileged_bpf_disabled is set (unreadable: assume it is). */
 bool nm_caps_unpriv_bpf_disabled(void);
 

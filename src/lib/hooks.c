@@ -15,6 +15,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include "lib/caps.h"
 #include "lib/hooks.h"
 #include "lib/record.h"
 
@@ -88,6 +89,7 @@ static int declare_rung(struct nm_hook *h, const struct nm_rung_decl *d, const s
 		nm_hook_rung_kfunc(h, d->kfunc);
 		h->rungs[h->nrungs - 1].enumval = d->enumval;
 		h->rungs[h->nrungs - 1].helper = d->helper;
+		h->rungs[h->nrungs - 1].label_decl = d->label;
 	} else if (d->lost && d->lost_why) {
 		nm_hook_rung_none_why(h, d->lost);
 	} else if (d->lost) {
@@ -215,6 +217,9 @@ static const char *hint(int err, const char *stage, bool injected)
 	case ESRCH:
 		return "the kernel's BTF lacks this attach point (inlined or absent function, or no CONFIG_DEBUG_INFO_BTF)";
 	case EPERM:
+		/* before 5.11, the likelier cause is a memory limit the tool could not raise */
+		if (nm_caps_eperm_hint())
+			return nm_caps_eperm_hint();
 		return "the kernel's policy refuses this program type (lockdown, an LSM, a distribution patch): dmesg and /sys/kernel/security/lockdown tell which";
 	case EACCES:
 	case EINVAL:
@@ -346,6 +351,13 @@ static const struct nm_refusal *rung_refusal(const struct nm_rung *r, const stru
 	return NULL;
 }
 
+/* A program rung's label: as declared, else its first program's section. */
+static void label_prog_rung(struct nm_rung *r)
+{
+	snprintf(r->label, sizeof(r->label), "%s",
+		 r->label_decl ? r->label_decl : bpf_program__section_name(r->progs[0]));
+}
+
 static int probe_rung(const struct btf *btf, struct nm_rung *r, const struct nm_refusals *rf,
 		      int *errp)
 {
@@ -355,7 +367,7 @@ static int probe_rung(const struct btf *btf, struct nm_rung *r, const struct nm_
 
 	if (!r->progs[0])
 		return 0;	/* virtual: its label was set when declared */
-	snprintf(r->label, sizeof(r->label), "%s", bpf_program__section_name(r->progs[0]));
+	label_prog_rung(r);
 	x = rung_refusal(r, rf);
 	if (x) {
 		r->refused = x;
@@ -414,8 +426,7 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 
 		if (!rung_allowed(h, r, mode)) {
 			if (r->progs[0])
-				snprintf(r->label, sizeof(r->label), "%s",
-					 bpf_program__section_name(r->progs[0]));
+				label_prog_rung(r);
 			snprintf(r->why, sizeof(r->why), "not allowed by --hooks");
 			continue;
 		}
@@ -425,7 +436,7 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 			last = r->why;
 			lastr = r;
 		} else if (r->progs[0])
-			snprintf(r->label, sizeof(r->label), "%s", bpf_program__section_name(r->progs[0]));
+			label_prog_rung(r);
 	}
 	if (h->chosen < 0) {
 		if (lastr && lastr->refused)

@@ -60,6 +60,7 @@ struct nm_helper {
 struct nm_rung {
 	struct bpf_program *progs[NM_RUNG_PROGS];	/* NULL-terminated */
 	char label[64];		/* e.g. "fexit/netdev_core_pick_tx", filled in by nm_hooks_choose */
+	const char *label_decl;	/* the declared label, in place of the section's name */
 	const char *kfunc;	/* a kfunc its programs call: the rung needs it in kernel BTF */
 	const char *enumval;	/* an enumerator its programs compare with: ... needs it too */
 	struct nm_helper helper;	/* a helper its programs call: the kernel must allow it */
@@ -88,6 +89,8 @@ struct nm_hook {
 struct nm_rung_decl {
 	const char *progs[NM_RUNG_PROGS];	/* program names; none: virtual or lost */
 	const char *virt;	/* a virtual rung's label ("sock_diag") */
+	/* a program rung's label, where its section alone would not tell it from another rung's */
+	const char *label;
 	const char *lost;	/* the "none" rung: what the user loses */
 	bool lost_why;		/* ... and why the rung before it was refused (a remedy asked for) */
 	const char *kfunc;	/* a kfunc its programs call (nm_hook_rung_kfunc) */

@@ -33,6 +33,9 @@ const struct nm_hook_decl qs_hook_decls[QS_NR_HOOKS] = {
 	/* each sweep's scheduling state of every tracked qdisc, by test-run */
 	[QS_HOOK_SAMPLE] = { "sampler", 0, {
 		{ .progs = { "qs_sample" }, .can = QS_CAN_SAMPLE },
+		/* before 5.13 (no bpf_for_each_map_elem): one test-run per qdisc, its key the argument */
+		{ .progs = { "qs_sample_key" }, .label = "raw_tp+per_qdisc",
+		  .can = QS_CAN_SAMPLE | QS_CAN_SAMPLE_KEY },
 		{ .lost = "scheduling state is not sampled: judged by events alone" },
 	} },
 	/*

@@ -20,6 +20,7 @@ enum { QS_HOOK_RUN, QS_HOOK_ENQ, QS_HOOK_RESET, QS_HOOK_KICK, QS_HOOK_SAMPLE, QS
 /* What a rung can do (nm_hook_can). */
 #define QS_CAN_SAMPLE	1u	/* the sampler program, run by test-run each sweep */
 #define QS_CAN_SEED	2u	/* the seed program, run by test-run once: entries for qdiscs with no event yet */
+#define QS_CAN_SAMPLE_KEY 4u	/* the sampler runs once per tracked qdisc, its key the argument (before 5.13) */
 
 extern const struct nm_hook_decl qs_hook_decls[QS_NR_HOOKS];
 /* The object's programs on no rung: NULL-terminated. qdiscstuck has none. */

@@ -159,14 +159,46 @@ signal_at() {
 # holding exactly CAPS (comma-separated: bpf,perfmon), inherited and ambient,
 # so that they are its effective set; "" for none. It execs: use it in a
 # subshell only (run, start_bg), where $BG_PID is then CMD's pid.
+# kernel_before MAJ MIN: the running kernel is older than MAJ.MIN (for the
+# expectations that a kernel changes: what it lacks, what it charges)
+kernel_before() {
+	local a b
+	IFS=. read -r a b _ <<<"$(uname -r)"
+	[ "$a" -lt "$1" ] || { [ "$a" = "$1" ] && [ "${b%%[!0-9]*}" -lt "$2" ]; }
+}
+
+# caps_kept CAPS [WHY]: the -v line of a run that keeps CAPS ("none", or
+# "cap_net_admin,cap_net_raw") for WHY. Before 5.19 the map reads of each
+# interval keep cap_bpf too (bpf(2)'s map commands check it there).
+caps_kept() {
+	local caps=$1 why=${2:-}
+	if kernel_before 5 19; then
+		[ "$caps" = none ] && caps= || caps=$caps,
+		caps=${caps}cap_bpf
+		why=${why:+$why, }"map reads: a kernel before 5.19"
+	fi
+	printf 'caps: kept %s%s; no_new_privs' "$caps" "${why:+ ($why)}"
+}
+
+# caps_mask HEX: the CapEff of a run that keeps HEX, on this kernel (before
+# 5.19, with CAP_BPF, 39, for the map reads: see caps_kept)
+caps_mask() {
+	local m=$((16#$1))
+	kernel_before 5 19 && m=$((m | 1 << 39))
+	printf '%016x' "$m"
+}
+
+# Before 5.11 BPF memory is charged to RLIMIT_MEMLOCK: the run gets what
+# the systemd units give (LimitMEMLOCK=infinity), as its user would.
 as_nobody() {
-	local caps=$1
+	local caps=$1 lim=()
 	shift
+	kernel_before 5 11 && lim=(prlimit --memlock=unlimited:unlimited)
 	if [ -z "$caps" ]; then
-		exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+		exec "${lim[@]}" setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 	fi
 	caps=+${caps//,/,+}
-	exec setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" "$@"
+	exec "${lim[@]}" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" "$@"
 }
 
 # proc_status PID FIELD: a field of /proc/PID/status (CapEff, NoNewPrivs, ...)

@@ -88,6 +88,29 @@ tc_sent() {
 	! grep -q "kick: qa" "$TMP/out.err"
 }
 
+# Kernels before 5.13 refuse qs_sample (bpf_for_each_map_elem): rung 2
+# samples each tracked qdisc by a test-run of its own, with its key.
+# samples OUT REFUSE: qdiscstuck over a burst on the lab's qa, REFUSE refused
+qs_samples() {
+	start_bg "$1" env NETMEDIC_REFUSE="$2" "$BIN/qdiscstuck" --netns $NS --dev qa --json -c 4 -i 0.5 --all
+	"$QS" burst 200
+	wait_bg
+	records "$1" '.dev == "qa"' | tail -2
+}
+
+@test "qdiscstuck's sampler without its map walk samples each qdisc by key (rung 2)" {
+	"$QS" up stopped
+	qs_samples "$TMP/out" qs_sample
+	head -1 "$TMP/out" | jq -e '.hooks.sampler == "raw_tp+per_qdisc" and .lost == {}'
+	# the sampled fields are there only when the sampler read the qdisc
+	[ "$(records "$TMP/out" '.dev == "qa" and has("scheduled") and has("running")' | wc -l)" -ge 1 ]
+	# both sampler rungs refused: not sampled, and the fields are left out
+	qs_samples "$TMP/out2" qs_sample,qs_sample_key
+	head -1 "$TMP/out2" | jq -e '.hooks.sampler == "none" and .lost.sampler != null'
+	[ "$(records "$TMP/out2" '.dev == "qa"' | wc -l)" -ge 1 ]
+	[ "$(records "$TMP/out2" '.dev == "qa" and has("scheduled")' | wc -l)" = 0 ]
+}
+
 # bats test_tags=vm:arm64,rungs
 @test "qdiscstuck: tbf at 8 kbit is shaped, never stuck" {
 	"$QS" up tbf
@@ -321,7 +344,7 @@ child_handle() {
 	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6 -v
 	"$QS" burst 1000
 	wait_bg
-	grep -q "caps: kept none; no_new_privs" "$TMP/out.err"
+	grep -q "$(caps_kept none)" "$TMP/out.err"
 	last=$(records "$TMP/out" '.handle == "3e:" and .qlen > 0' | tail -1)
 	echo "$last"
 	[ "$(echo "$last" | jq -r .state)" = driver_stopped ]

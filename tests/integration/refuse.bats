@@ -114,23 +114,23 @@ prog_state() {
 
 @test "refuse: a lost optional part is 0 in netmedic_feature_enabled; the refusal is a metric and a --list-hooks verdict" {
 	prom=$BATS_TEST_TMPDIR/q.prom
-	NETMEDIC_REFUSE=qs_sample run "$BIN/qdiscstuck" -c 1 -i 0.2 --prom-file "$prom"
+	NETMEDIC_REFUSE=qs_sample,qs_sample_key run "$BIN/qdiscstuck" -c 1 -i 0.2 --prom-file "$prom"
 	assert_success
 	# what is lost, on the first line; which program was refused, with -v
 	assert_line --index 0 --partial ", netns all; lost: sampler (scheduling state is not sampled: judged by events alone)"
 	[[ ${lines[0]} != *"refused: "* ]]
-	NETMEDIC_REFUSE=qs_sample run --separate-stderr "$BIN/qdiscstuck" -c 1 -i 0.2 -v
+	NETMEDIC_REFUSE=qs_sample,qs_sample_key run --separate-stderr "$BIN/qdiscstuck" -c 1 -i 0.2 -v
 	assert_success
-	assert_line --index 0 --partial "; refused: qs_sample (load: Operation not permitted (EPERM) by NETMEDIC_REFUSE); lost: sampler (scheduling state is not sampled: judged by events alone)"
+	assert_line --index 0 --partial "; refused: qs_sample (load: Operation not permitted (EPERM) by NETMEDIC_REFUSE), qs_sample_key (load: Operation not permitted (EPERM) by NETMEDIC_REFUSE); lost: sampler (scheduling state is not sampled: judged by events alone)"
 	grep -qx 'netmedic_feature_enabled{tool="qdiscstuck",feature="sampler"} 0' "$prom"
 	grep -qx 'netmedic_feature_enabled{tool="qdiscstuck",feature="qdisc_enqueue"} 1' "$prom"
 	grep -qx 'netmedic_prog_refused_info{tool="qdiscstuck",hook="sampler",program="qs_sample",stage="load",errno="EPERM",source="NETMEDIC_REFUSE"} 1' "$prom"
 	grep -qx 'netmedic_hook_info{tool="qdiscstuck",hook="sampler",mode="none",program="none"} 1' "$prom"
 	promtool check metrics <"$prom"
-	NETMEDIC_REFUSE=qs_sample run "$BIN/qdiscstuck" --list-hooks
+	NETMEDIC_REFUSE=qs_sample,qs_sample_key run "$BIN/qdiscstuck" --list-hooks
 	assert_success
 	assert_line --regexp '^sampler +1 +raw_tp +qs_sample: load: Operation not permitted \(EPERM\) by NETMEDIC_REFUSE$'
-	assert_line --regexp '^sampler +2 +none +chosen: scheduling state is not sampled: judged by events alone$'
+	assert_line --regexp '^sampler +3 +none +chosen: scheduling state is not sampled: judged by events alone$'
 	assert_line --regexp '^qs_sample +sampler +1 +refused$'
 }
 

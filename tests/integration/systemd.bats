@@ -62,7 +62,7 @@ unit_value() {
 		run --separate-stderr as_nobody "$caps" $cmd -c 2 -i 0.3 -v
 		echo "$stderr"
 		assert_success
-		[[ $stderr == *"$u: caps: kept cap_dac_override (--prom-file); no_new_privs"* ]]
+		[[ $stderr == *"$u: $(caps_kept cap_dac_override "--prom-file")"* ]]
 		# written after the drop: CAP_DAC_OVERRIDE was kept for it (the agent's
 		# hooks are its detectors', its object's programs its own)
 		[ $u = netmedic ] && f=netmedic_bpf_prog_runs_total || f=netmedic_hook_info

@@ -503,7 +503,7 @@ hold_bg() {
 	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/tcpstall" --netns $RCV --port 5301 --json -i 4 -c 1 -v
 	"$TS" storm 3 >/dev/null
 	wait_bg
-	grep -q "caps: kept none; no_new_privs" "$TMP/out.err"
+	grep -q "$(caps_kept none)" "$TMP/out.err"
 	run acks "$TMP/out"
 	echo "$output"
 	[ "$(echo "$output" | jq .storm)" = true ]
@@ -519,7 +519,7 @@ hold_bg() {
 		"$BIN/tcpstall" --netns $RCV --port 5301 --json -i 1.5 -c 4 --fix=defer -v
 	"$TS" storm 6 >/dev/null
 	wait_bg
-	grep -q "caps: kept cap_net_admin (remedies); no_new_privs" "$TMP/out.err"
+	grep -q "$(caps_kept cap_net_admin "remedies")" "$TMP/out.err"
 	grep -q "tcp_backlog_ack_defer 0 -> 1" "$TMP/out.err"
 	assert_equal "$(defer)" 0
 	[ -z "$(ls "$TMP/run")" ]

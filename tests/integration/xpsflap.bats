@@ -393,7 +393,7 @@ mq_vs_prom() {
 	start_bg "$TMP/out" as_nobody bpf,perfmon,sys_admin "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 7 -c 1 -v
 	"$XF" traffic 4 >"$TMP/iperf.json"
 	wait_bg
-	grep -q "caps: kept none; no_new_privs" "$TMP/out.err"
+	grep -q "$(caps_kept none)" "$TMP/out.err"
 	run flow "$TMP/out"
 	echo "$output"
 	# read from the maps after the drop (whether it switched is the race of the first test)
@@ -406,9 +406,9 @@ mq_vs_prom() {
 	nobody_run_dir "$TMP/run"
 	export NETMEDIC_RUN_DIR=$TMP/run
 	start_bg "$TMP/out" as_nobody $caps "$BIN/xpsflap" --netns $NS --dev $DEV --pin -i 1 -v
-	assert_equal "$(proc_status "$BG_PID" CapEff)" 0000000000001002
+	assert_equal "$(proc_status "$BG_PID" CapEff)" "$(caps_mask 0000000000001002)"
 	assert_equal "$(proc_status "$BG_PID" NoNewPrivs)" 1
-	grep -q "caps: kept cap_dac_override,cap_net_admin (remedies); no_new_privs" "$TMP/out.err"
+	grep -q "$(caps_kept cap_dac_override,cap_net_admin "remedies")" "$TMP/out.err"
 	assert_equal "$(xps 0)" 0
 	[[ $(tc_egress) == *xf_pin_tc* ]]
 	stop_bg TERM

@@ -62,20 +62,20 @@ teardown() {
 # Given it, the host-wide run keeps it to name the devices of namespaces
 # that come later (setns).
 @test "xpsflap: as nobody with CAP_BPF and CAP_PERFMON only, an observe run works and keeps nothing" {
-	local caps=bpf,perfmon kept=none
+	local caps=bpf,perfmon kept=none why=
 	if ! bpftool btf dump file /sys/kernel/btf/vmlinux format raw | grep -q "FUNC 'bpf_rdonly_cast'"; then
 		run --separate-stderr as_nobody bpf,perfmon "$BIN/xpsflap" -c 1 -i 0.2
 		assert_failure 1
 		output=$stderr assert_one_line_error
 		[[ $stderr == *"loading BPF programs on this kernel needs CAP_SYS_ADMIN (libbpf searches the modules' BTF for a kfunc vmlinux lacks); missing"* ]]
 		caps=bpf,perfmon,sys_admin
-		kept="cap_sys_admin (netns names)"
+		kept=cap_sys_admin why="netns names"
 	fi
 	run --separate-stderr as_nobody $caps "$BIN/xpsflap" -c 1 -i 0.2 -v
 	echo "$stderr"
 	assert_success
 	assert_line --index 0 --regexp "^xpsflap: kernel $(uname -r), hooks "
-	[[ $stderr == *"xpsflap: caps: kept $kept; no_new_privs"* ]]
+	[[ $stderr == *"xpsflap: $(caps_kept $kept "$why")"* ]]
 }
 
 # the common options' (CAP_PERFMON, --netns, --bpf-stats): common_cli.bats

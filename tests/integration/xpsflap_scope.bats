@@ -282,7 +282,7 @@ lab_flows() {
 	if $admin; then
 		[ "$(echo "$output" | jq -r .dev)" = xqm ]
 	else
-		grep -q "caps: kept none; no_new_privs" "$TMP/out.err"
+		grep -q "$(caps_kept none)" "$TMP/out.err"
 		[[ $(echo "$output" | jq -r .dev) =~ ^if[0-9]+$ ]]
 	fi
 }

@@ -274,7 +274,8 @@ static void test_old_kernel(void **state)
 	assert_true(nm_caps_keep(&r, NULL) == C(SYS_ADMIN));
 	r.remedy = true;
 	assert_true(nm_caps_keep(&r, &why) == (C(SYS_ADMIN) | C(NET_ADMIN)));
-	assert_string_equal(why, "remedies");
+	/* each reason is said: the remedies, and the map reads of a kernel before 5.19 */
+	assert_string_equal(why, "remedies, map reads: a kernel before 5.19");
 	assert_true(nm_caps_release_before("5.15.0-91-generic", 5, 19));
 	assert_true(nm_caps_release_before("4.19.0", 5, 19));
 	assert_false(nm_caps_release_before("5.19.0", 5, 19));
@@ -282,6 +283,24 @@ static void test_old_kernel(void **state)
 	assert_false(nm_caps_release_before("6.18.44-fc-v973", 5, 19));
 	assert_false(nm_caps_release_before("garbage", 5, 19));
 	assert_false(nm_caps_release_before(NULL, 5, 19));
+}
+
+/* Before 5.11 an EPERM with a finite RLIMIT_MEMLOCK names the limit, not a policy. */
+static void test_memlock_hint(void **state)
+{
+	char b[320];
+
+	(void)state;
+	assert_true(nm_caps_memlock_hint("5.10.0-46-amd64", 8 << 20, b, sizeof(b)));
+	assert_non_null(strstr(b, "kernel 5.10.0-46-amd64 charges BPF maps and programs to RLIMIT_MEMLOCK"));
+	assert_non_null(strstr(b, "8192 KiB"));
+	assert_non_null(strstr(b, "ulimit -l unlimited"));
+	/* raised: nothing to say */
+	assert_false(nm_caps_memlock_hint("5.10.0-46-amd64", RLIM_INFINITY, b, sizeof(b)));
+	/* 5.11+ charges the memory cgroup: the limit is not the cause */
+	assert_false(nm_caps_memlock_hint("5.11.0", 64 << 10, b, sizeof(b)));
+	assert_false(nm_caps_memlock_hint("6.18.44-fc-v1294", 64 << 10, b, sizeof(b)));
+	assert_false(nm_caps_memlock_hint("garbage", 64 << 10, b, sizeof(b)));
 }
 
 static void test_names(void **state)
@@ -346,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_needed_bounded),
 		cmocka_unit_test(test_dir_writable),
 		cmocka_unit_test(test_old_kernel),
+		cmocka_unit_test(test_memlock_hint),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_scope_names),
 	};
