@@ -20,15 +20,29 @@
 
 #define TOOL	"xpsflap"
 
+/* Loaded, built in, or a module of this kernel in any of the compressions distributions use. */
 static bool kernel_has_skbedit(void)
 {
-	char path[256];
+	static const char *const ext[] = { "", ".xz", ".zst", ".gz" };
+	char path[256], line[256];
+	bool found = false;
+	FILE *f;
 
 	if (!access("/sys/module/act_skbedit", F_OK))
 		return true;
-	snprintf(path, sizeof(path), "/lib/modules/%s/kernel/net/sched/act_skbedit.ko",
-		 nm_kernel_release());
-	return !access(path, F_OK) || !access(strcat(path, ".xz"), F_OK);
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		snprintf(path, sizeof(path), "/lib/modules/%s/kernel/net/sched/act_skbedit.ko%s",
+			 nm_kernel_release(), ext[i]);
+		if (!access(path, F_OK))
+			return true;
+	}
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.builtin", nm_kernel_release());
+	f = fopen(path, "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !strcmp(line, "kernel/net/sched/act_skbedit.ko\n");
+	if (f)
+		fclose(f);
+	return found;
 }
 
 /* dev's TX queues and their XPS maps, in directory order. 0, or an exit code (said). */
