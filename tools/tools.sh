@@ -27,6 +27,16 @@ nm_programs() {
 	nm_tools
 	echo "${NETMEDIC_AGENT:-netmedic}"
 }
+# nm_every_hook_args TOOL: the options that make TOOL declare every hook it
+# has: a remedy's companion program is declared only when asked for
+# (xpsflap's pin with --pin, which changes nothing on lo's one queue;
+# tcpstall's kick with --fix=kick, which kicks tsq_idle sockets only)
+nm_every_hook_args() {
+	case $1 in
+	xpsflap) echo "--pin --dev lo" ;;
+	tcpstall) echo "--fix=kick" ;;
+	esac
+}
 # nm_scope_tools BUILD NS_A NS_B: the CLIs that take a scope (watch more
 # than one netns, lib/scope.h), one a line: those that accept two --netns,
 # asked with two real namespaces (lib/cli refuses a second one for a tool

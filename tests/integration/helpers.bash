@@ -180,6 +180,11 @@ caps_kept() {
 	printf 'caps: kept %s%s; no_new_privs' "$caps" "${why:+ ($why)}"
 }
 
+# chosen_rung TOOL HOOK: the rung --list-hooks says TOOL takes for HOOK here
+chosen_rung() {
+	"$BIN/$1" --list-hooks | awk -v h="$2" '$1 == h && $2 ~ /^[0-9]+$/ && $4 ~ /^chosen/ { print $3; exit }'
+}
+
 # caps_mask HEX: the CapEff of a run that keeps HEX, on this kernel (before
 # 5.19, with CAP_BPF, 39, for the map reads: see caps_kept)
 caps_mask() {

@@ -111,7 +111,7 @@ qs_samples() {
 	[ "$(records "$TMP/out2" '.dev == "qa" and has("scheduled")' | wc -l)" = 0 ]
 }
 
-# bats test_tags=vm:arm64,rungs
+# bats test_tags=vm:arm64,vm:matrix,rungs
 @test "qdiscstuck: tbf at 8 kbit is shaped, never stuck" {
 	"$QS" up tbf
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 0.5 -c 6
@@ -150,7 +150,7 @@ qs_samples() {
 	! grep -qE '"state":"(stuck|driver_stopped)"' "$TMP/out"
 }
 
-# bats test_tags=rungs
+# bats test_tags=vm:matrix,rungs
 @test "qdiscstuck: a busy healthy flow is ok" {
 	"$QS" up busy
 	start_bg "$TMP/out" "$BIN/qdiscstuck" --netns $NS --dev qa --json -i 1 -c 3

@@ -10,15 +10,7 @@ load helpers
 TOOLS=$(nm_tools)
 
 # args TOOL: the options that make TOOL declare every hook it has
-# (xpsflap's pin hook exists with --pin only; lo has one queue, so --pin
-# changes nothing there; tcpstall's kick hook with --fix=kick only, which
-# kicks tsq_idle sockets only: none here)
-args() {
-	case $1 in
-	xpsflap) echo "--pin --dev lo" ;;
-	tcpstall) echo "--fix=kick" ;;
-	esac
-}
+args() { nm_every_hook_args "$1"; }
 
 # progs TOOL: the programs of TOOL's object
 progs() {

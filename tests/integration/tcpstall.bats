@@ -162,7 +162,7 @@ storm_run() {
 	assert_equal "$(defer)" 0
 }
 
-# bats test_tags=vm:arm64,rungs
+# bats test_tags=vm:arm64,vm:matrix,rungs
 @test "tcpstall: a healthy bulk sender is never tsq_idle" {
 	"$TS" up --quickack off --defer 1
 	# the sweep saw the sender working...
@@ -364,7 +364,7 @@ storm_run() {
 	assert_equal "$(lab_exec ts-rcv cat /sys/class/net/ts1/queues/rx-0/rps_flow_cnt)" 0
 }
 
-# bats test_tags=vm:arm64,rungs
+# bats test_tags=vm:arm64,vm:matrix,rungs
 @test "tcpstall --fix=routes: the quickack route is dropped while it runs, the storm ends, the route is back" {
 	"$TS" up --quickack on --defer 0
 	storm_run "$TMP/out" 6 -i 1.5 -c 4 --fix=routes

@@ -176,50 +176,6 @@ refused_next() {
 	done
 }
 
-# xf_measure OUT [xpsflap args]: xpsflap over one 4 s iperf3 flow; the
-# lab starts iperf3's client 0.3 s after its server, which under TCG is
-# sometimes too soon (the flow is then a lone SYN): measure again once.
-xf_flow() { jq -sc 'map(select(.type == "flow" and .proto == "tcp" and .dport == 5201)) | max_by(.packets)' "$1"; }
-xf_measure() {
-	local out=$1 try
-	shift
-	for try in 1 2; do
-		start_bg "$out" "$BIN/xpsflap" --netns ${LAB_PREFIX}xf-mid --dev xqm --json -i 7 -c 1 "$@"
-		"$LAB/xpsflap.sh" traffic 4 >"$TMP/iperf.json"
-		wait_bg
-		[ "$(xf_flow "$out" | jq '.packets // 0')" -gt 1000 ] && return 0
-		echo "xf_measure: try $try saw no bulk flow (iperf3: $(jq -c '.error // empty' "$TMP/iperf.json"))"
-	done
-	return 1
-}
-
-# bats test_tags=vm:arm64
-@test "6.1: xpsflap on its 6.1 pick rung: the bridged flow flaps over two queues; --pin stops it and restores XPS" {
-	"$LAB/xpsflap.sh" up --queues 2 --xps on
-	xf_measure "$TMP/before"
-	before=$(xf_flow "$TMP/before")
-	echo "without --pin: $before"
-	head -1 "$TMP/before" | jq -e --arg r "$(rung61 netdev_pick_tx)" '.hooks.netdev_pick_tx == $r'
-	[ "$(echo "$before" | jq '.queues | length')" -ge 2 ]
-	[ "$(echo "$before" | jq '.switches')" -gt 0 ]
-	[ "$(echo "$before" | jq '.flapping')" = true ]
-	[ "$(jq 'select(.type == "interval") | .flows_flapping' "$TMP/before")" -ge 1 ]
-
-	xf_measure "$TMP/after" --pin
-	after=$(xf_flow "$TMP/after")
-	echo "with --pin: $after"
-	cat "$TMP/after.err"
-	[ "$(echo "$after" | jq '.switches')" = 0 ]
-	[ "$(echo "$after" | jq '.flapping')" = false ]
-	grep -q "xps_cpus 1 -> 0" "$TMP/after.err"
-	# the guest has act_skbedit.ko (a module): xpsflap says it is there, and unused
-	grep -q "act_skbedit is present" "$TMP/after.err"
-	grep -q "restored" "$TMP/after.err"
-	assert_equal "$(lab_xps_get xf-mid xqm 0)" 1
-	assert_equal "$(lab_xps_get xf-mid xqm 1)" 2
-	[ -z "$(ls /run/netmedic 2>/dev/null | grep xpsflap)" ]
-}
-
 ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 
 # bats test_tags=vm:arm64,vm:arm64-smoke

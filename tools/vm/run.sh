@@ -542,6 +542,12 @@ fi
 if [ -n "$core_failed" ]; then
 	rc=1 failed=$((failed + 1)) why=${why:+$why; }$CORE_WHY
 fi
+# each CLI's ladder as this kernel chose it (suite.sh), kept by kernel for
+# docs/KERNELS.md's matrix (make kernels-doc)
+if [ -s "$XFER/out/hooks.jsonl" ]; then
+	mkdir -p "$VMDIR/hooks" && cp "$XFER/out/hooks.jsonl" "$VMDIR/hooks/$VM_ARCH-$KVER.jsonl" ||
+		echo "vmtest: cannot keep the guest's --list-hooks in $VMDIR/hooks" >&2
+fi
 if [ -n "${VM_OUT:-}" ]; then
 	mkdir -p "$VM_OUT" && cp -r "$XFER/out/." "$VM_OUT/" || fail "cannot copy the guest's /vmxfer/out to $VM_OUT"
 fi
