@@ -36,6 +36,7 @@
 #include "lib/tcpstall_act.h"
 #include "lib/tcpstall_collect.h"
 #include "lib/tcpstall_hooks.h"
+#include "lib/tcpstall_kickfd.h"
 #include "lib/tcpstall_ns.h"
 #include "lib/tcpstall_opts.h"
 #include "lib/tcpstall_records.h"
@@ -69,7 +70,7 @@ static struct state {
 	struct ts_sched clock;		/* when to sweep, and report (lib/tcpstall_ns.c) */
 	bool episodes;			/* tcp_push/tcp_wfree measure tsq_idle episodes */
 	/* --fix=kick */
-	struct bpf_link *kick;		/* the ts_kick iterator; NULL: no kicks here */
+	bool kick;			/* it kicks here: ts_kick, or from userspace (pidfd_getfd) */
 	struct ts_kick_stats kick_report;	/* the report's copy of the kicks' counters, for its sinks */
 } st;
 
@@ -139,6 +140,11 @@ static int skel_attach(void *p, struct nm_hook *hooks, struct bpf_program **fail
 	struct tcpstall_bpf *skel = p;
 	struct ts_iters it = iters_of(skel);
 	int err = ts_iters_attach(&it, hooks, bpf_map__fd(skel->maps.tagged), failed, stage);
+	char why[96];
+
+	/* the userspace kick stands in for ts_kick only where pidfd_getfd works */
+	if (ts_hooks_kick_getfd(hooks) && ts_kickfd_probe(why, sizeof(why)))
+		ts_hooks_kick_aside(hooks, why);
 
 	skel->links.ts_sweep_fast = it.fast.link;
 	st.fast_own = it.tags.link;
@@ -186,8 +192,12 @@ static void walk_marks(struct tcpstall_bpf *skel, bool forget, bool kick)
 /* --fix: act told what it acts on, the journal opened. */
 static int fix_start(struct tcpstall_bpf *skel)
 {
-	ts_act_setup(&act, &env, &(struct ts_kick_prog){ .link = st.kick,
-			     .kicks_fd = bpf_map__fd(skel->maps.kicks) }, st.socks);
+	struct ts_kick_prog kick = { .kicks_fd = bpf_map__fd(skel->maps.kicks),
+				     .getfd = ts_hooks_kick_getfd(run_hooks) };
+
+	if (ts_hooks_kick_iter(run_hooks))
+		kick.link = skel->links.ts_kick;
+	ts_act_setup(&act, &env, &kick, st.socks);
 	act.ns_where = ts_ns_where;
 	act.ns_arg = &scope;
 	return ts_act_fix_start(&act, TOOL);
@@ -413,8 +423,10 @@ static int start(void *p)
 	st.tag_source = ts_hooks_tag_source(run_hooks, st.fast);
 	/* only where nothing else sees a send: it costs every data skb a branch */
 	skel->bss->tag_on_queue = !strcmp(st.tag_source, "net_dev_queue");
-	st.kick = ts_hooks_kick(run_hooks) ? skel->links.ts_kick : NULL;
+	st.kick = ts_hooks_kick(run_hooks);
 	skel->bss->kick_halt = env.kick_halt;
+	/* pidfd_getfd's kicks take each socket anew: the drop leaves what that takes (lib/caps.h) */
+	env.o.caps.getfd_keep = ts_hooks_kick_getfd(run_hooks);
 	/* a signal during the start: nothing is changed, nothing reported */
 	ret = env.fix && !nm_exiting ? fix_start(skel) : 0;
 	/*

@@ -152,7 +152,10 @@ struct ts_tag {
 /*
  * --fix=kick: userspace names tsq_idle sockets in the kicks map, and the
  * ts_kick iterator (iter/tcp) pushes each one's pending frames by setting
- * TCP_NODELAY to 1 and back to its old value (bpf/tcpstall.bpf.h).
+ * TCP_NODELAY to 1 and back to its old value (bpf/tcpstall.bpf.h). Where
+ * iter/tcp may not set socket options (before 5.15), userspace does the
+ * same on the socket taken from its process (pidfd_getfd, lib/tcpstall_kickfd.h),
+ * with the same outcome.
  */
 #define TS_KICK_BATCH		16	/* sockets one kick pass can name: the map's size */
 
@@ -164,6 +167,7 @@ enum ts_kick_mode {
 /* How far the iterator got with a socket; TS_KICK_STEP_DONE: all of it. */
 enum ts_kick_step {
 	TS_KICK_STEP_NONE,	/* the socket was not found (closed, or another netns) */
+	TS_KICK_STEP_TAKE,	/* pidfd_getfd rung only: its process could not lend it */
 	TS_KICK_STEP_GET,	/* bpf_getsockopt(TCP_NODELAY) failed */
 	TS_KICK_STEP_CHANGED,	/* TCP_NODELAY is no longer the journaled value: not kicked */
 	TS_KICK_STEP_SET,	/* bpf_setsockopt(TCP_NODELAY, 1) failed */

@@ -702,6 +702,9 @@ static int run_loaded(void *skel)
 	for_each_det(x)
 		if (!ret && x->d->tool->start)
 			ret = x->d->tool->start(skel);
+	/* what a detector's rungs keep past the drop (tcpstall's pidfd_getfd kicks): the one drop's too */
+	for_each_det(x)
+		nm_caps_run_merge(&env.o.caps, &x->d->tool->o->caps);
 	if (!ret)
 		ret = change_and_drop(skel);
 	if (!ret)

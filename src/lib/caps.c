@@ -119,9 +119,9 @@ static int add_bpf(const struct nm_caps_run *r, struct nm_cap_need *need, int n,
 static int add_getfd(struct nm_cap_need *need, int n, int max, const char *what)
 {
 	n = add_optional(need, n, max, CAP_SYS_PTRACE, what,
-			 "pidfd_getfd: a socket no BPF program may change here, taken from its process");
+			 "pidfd_getfd: a socket taken from its process, where BPF may not change it");
 	return add_optional(need, n, max, CAP_DAC_READ_SEARCH, what,
-			    "other users' /proc/PID/fd: the process holding that socket");
+			    "other users' /proc/PID/fd: the process holding such a socket");
 }
 
 int nm_caps_needed(const struct nm_caps_run *r, struct nm_cap_need *need, int max)

@@ -119,8 +119,9 @@ static int list(FILE *out, const struct nm_fix *fixes, int n, const char *tool)
 		int err = fixes[i].probe ? fixes[i].probe(&fixes[i], why, sizeof(why)) : 0;
 
 		*r = (struct fix_row){ .fix = fixes[i].name, .lever = fixes[i].lever };
-		snprintf(r->verdict, sizeof(r->verdict), "%s%s", err ? "not allowed: " : "allowed",
-			 err ? why : "");
+		/* a lever of two ways: the probe that allows it may say which one ("by ...") */
+		snprintf(r->verdict, sizeof(r->verdict), "%s%s%s", err ? "not allowed: " : "allowed",
+			 !err && why[0] ? " " : "", why);
 		if (tool)
 			nm_rec_json_at(out, &fix_rec, r, tool, now);
 		allowed += !err;

@@ -21,7 +21,7 @@
 struct nm_fix {
 	const char *name;	/* the --fix value or option: "kick", "--pin" */
 	const char *lever;	/* what it changes: "sysctl net.ipv4.tcp_autocorking" */
-	/* 0 when this kernel allows it, else -errno with one clause in why */
+	/* 0 when this kernel allows it (how, if it says, in why), else -errno with one clause in why */
 	int (*probe)(const struct nm_fix *f, char *why, size_t len);
 	const char *arg;	/* the probe's: a file, a command, a BTF type, a program */
 	const struct nm_skel_ops *ops;	/* nm_fix_probe_prog: the skeleton holding arg */
@@ -46,7 +46,8 @@ int nm_fix_probe_prog(const struct nm_fix *f, char *why, size_t len);
  * Probes each remedy and prints one line per remedy under a header (the
  * record "fix"'s table):
  * "kick       iter/tcp + bpf_setsockopt(TCP_NODELAY)    allowed", or
- * "not allowed: <why>". Returns the number allowed. With --json
+ * "not allowed: <why>"; a probe that allows may say how in why: "allowed
+ * <why>" ("allowed by iter/tcp"). Returns the number allowed. With --json
  * (nm_fixes_list_json), one JSON line a remedy instead, record "fix"
  * (fix, lever, verdict), stamped with tool and the time as every record is.
  */

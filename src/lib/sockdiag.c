@@ -217,3 +217,87 @@ int nm_sockdiag_tcp_dump(uint32_t states, uint16_t port, nm_diag_cb cb, void *ar
 	mnl_socket_close(nl);
 	return ret;
 }
+
+struct nlmsghdr *nm_sockdiag_find_request(void *buf, const struct nm_diag_sock *id, uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	size_t alen = id->family == AF_INET ? 4 : 16;
+	struct inet_diag_req_v2 *req;
+
+	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	/* no NLM_F_DUMP: the kernel looks the socket up (inet_diag_find_one_icsk) */
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = seq;
+	req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+	req->sdiag_family = id->family;
+	req->sdiag_protocol = IPPROTO_TCP;
+	req->idiag_states = ~0U;
+	req->id.idiag_sport = htons(id->lport);
+	req->id.idiag_dport = htons(id->rport);
+	memcpy(req->id.idiag_src, id->laddr, alen);
+	memcpy(req->id.idiag_dst, id->raddr, alen);
+	req->id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+	req->id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	return nlh;
+}
+
+struct find_ctx {
+	const struct nm_diag_sock *id;
+	struct nm_diag_sock *out;
+	bool found;
+};
+
+static bool same_flow(const struct nm_diag_sock *a, const struct nm_diag_sock *b)
+{
+	size_t alen = a->family == AF_INET ? 4 : 16;
+
+	return a->family == b->family && a->lport == b->lport && a->rport == b->rport &&
+	       !memcmp(a->laddr, b->laddr, alen) && !memcmp(a->raddr, b->raddr, alen);
+}
+
+static int find_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct find_ctx *c = data;
+
+	/* a listener the lookup fell back to answers with its own, wildcard, peer */
+	c->found = !nm_sockdiag_parse(nlh, c->out) && same_flow(c->id, c->out);
+	return MNL_CB_STOP;
+}
+
+/* One request on nl, its one reply (the socket, or an error): 0, -ENOENT or -errno. */
+static int find_on(struct mnl_socket *nl, const struct nm_diag_sock *id, struct nm_diag_sock *out)
+{
+	static const uint32_t seq = 1;	/* the socket is this lookup's alone */
+	char buf[NM_DIAG_FIND_BUF] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = nm_sockdiag_find_request(buf, id, seq);
+	struct find_ctx c = { .id = id, .out = out };
+	ssize_t n;
+
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	do
+		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	errno = 0;
+	/* not found: an NLMSG_ERROR of -ENOENT, which mnl_cb_run says in errno */
+	if (nm_nl_run(buf, n, seq, mnl_socket_get_portid(nl), find_msg, &c) < 0)
+		return errno ? -errno : -EIO;
+	return c.found ? 0 : -ENOENT;
+}
+
+int nm_sockdiag_tcp_find(const struct nm_diag_sock *id, struct nm_diag_sock *out, char *err,
+			 size_t errlen)
+{
+	struct mnl_socket *nl = nm_nl_open_in(NETLINK_SOCK_DIAG, NULL, 0, 0, err, errlen);
+	int ret;
+
+	if (!nl)
+		return -errno;
+	ret = find_on(nl, id, out);
+	mnl_socket_close(nl);
+	if (ret && ret != -ENOENT)
+		snprintf(err, errlen, "sock_diag lookup: %s", strerror(-ret));
+	return ret;
+}

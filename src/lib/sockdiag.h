@@ -97,4 +97,24 @@ struct mnl_socket;
 int nm_sockdiag_tcp_dump_on(struct mnl_socket *nl, uint32_t states, uint16_t port, nm_diag_cb cb,
 			    void *arg, char *err, size_t errlen);
 
+/* the room nm_sockdiag_find_request needs, and the reply of an exact lookup */
+#define NM_DIAG_FIND_BUF	8192
+
+/*
+ * The request of an exact lookup: SOCK_DIAG_BY_FAMILY without NLM_F_DUMP,
+ * an inet_diag_req_v2 of id's family, addresses and ports (the rest of id
+ * unused), any cookie (INET_DIAG_NOCOOKIE). Put at buf; its header.
+ */
+struct nlmsghdr *nm_sockdiag_find_request(void *buf, const struct nm_diag_sock *id, uint32_t seq);
+
+/*
+ * The TCP socket of id's 4-tuple in the calling thread's netns, through a
+ * socket of this call's: one lookup in the kernel's hash tables, no walk
+ * (no tcp_info or meminfo asked for). 0 with out filled; -ENOENT when
+ * there is none: closed, or only a listener on the local port, which the
+ * kernel's lookup falls back to. Else -errno with a one-line reason in err.
+ */
+int nm_sockdiag_tcp_find(const struct nm_diag_sock *id, struct nm_diag_sock *out, char *err,
+			 size_t errlen);
+
 #endif

@@ -2,7 +2,9 @@
 /*
  * tcpstall's actuators (--fix): the plans of detect/tcpstall_plan.c made
  * by lib/plan.c's executor, the facts they ask for read, and --fix=kick's
- * passes of the ts_kick iterator, from the main loop and the kicker thread.
+ * passes of the ts_kick iterator (or, where it is refused, of its
+ * userspace twin, lib/tcpstall_kickfd.c), from the main loop and the
+ * kicker thread.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include "lib/skel.h"
 #include "lib/sysfs.h"
 #include "lib/tcpstall_act.h"
+#include "lib/tcpstall_kickfd.h"
 #include "lib/tcpstall_records.h"
 
 /* The flow as the tables show it (its one definition: ts_flow_cols). */
@@ -88,21 +91,42 @@ static void say_elsewhere(struct ts_act *a, const struct ts_key *k, unsigned int
 
 /* ---- --fix=kick ---- */
 
-/* What a kick's outcome says, for the log. */
-static const char *kick_why(const struct ts_kick *k, char *buf, size_t len)
+/* What a socket that could not be taken from its process lacked, as far as errno tells. */
+static const char *take_hint(const struct ts_kick *k)
+{
+	if (k->step != TS_KICK_STEP_TAKE)
+		return "";
+	switch (-k->err) {
+	case EPERM:
+		return " (ptrace access: CAP_SYS_PTRACE; Yama's ptrace_scope 3 or an LSM may forbid it)";
+	case EACCES:
+		return " (other users' /proc/PID/fd: CAP_DAC_READ_SEARCH, CAP_SYS_PTRACE)";
+	case ENOSYS:
+		return " (pidfd_getfd: 5.6+)";
+	default:
+		return "";
+	}
+}
+
+/* What a kick's outcome says, for the log; bpf: the iterator's, whose calls are the helpers. */
+static const char *kick_why(const struct ts_kick *k, bool bpf, char *buf, size_t len)
 {
 	static const char *const step[] = {
 		[TS_KICK_STEP_NONE] = "socket not found",
-		[TS_KICK_STEP_GET] = "bpf_getsockopt(TCP_NODELAY)",
+		[TS_KICK_STEP_TAKE] = "taking it from its process (pidfd_getfd)",
+		[TS_KICK_STEP_GET] = "getsockopt(TCP_NODELAY)",
 		[TS_KICK_STEP_CHANGED] = "TCP_NODELAY changed since the sweep",
-		[TS_KICK_STEP_SET] = "bpf_setsockopt(TCP_NODELAY, 1)",
-		[TS_KICK_STEP_RESTORE] = "bpf_setsockopt(TCP_NODELAY, old value)",
+		[TS_KICK_STEP_SET] = "setsockopt(TCP_NODELAY, 1)",
+		[TS_KICK_STEP_RESTORE] = "setsockopt(TCP_NODELAY, old value)",
 		[TS_KICK_STEP_HALTED] = "stopped after the set (NETMEDIC_TEST_KICK=crash)",
 		[TS_KICK_STEP_DONE] = "done",
 	};
+	bool helper = k->step == TS_KICK_STEP_GET || k->step == TS_KICK_STEP_SET ||
+		      k->step == TS_KICK_STEP_RESTORE;
 
-	snprintf(buf, len, "%s%s%s", k->step <= TS_KICK_STEP_DONE ? step[k->step] : "?",
-		 k->err ? ": " : "", k->err ? strerror(-k->err) : "");
+	snprintf(buf, len, "%s%s%s%s%s", bpf && helper ? "bpf_" : "",
+		 k->step <= TS_KICK_STEP_DONE ? step[k->step] : "?", k->err ? ": " : "",
+		 k->err ? strerror(-k->err) : "", take_hint(k));
 	return buf;
 }
 
@@ -111,7 +135,7 @@ static void kick_outcome(struct ts_act *a, struct nm_action *act, const struct t
 {
 	const struct ts_kick_req *q = (const void *)act->data;
 	enum ts_kick_result r = ts_kick_result(k);
-	char flow[128], why[160];
+	char flow[128], why[256];
 
 	a->kst.kicks[r]++;
 	if (a->nnotes < TS_ACT_NOTES)
@@ -131,14 +155,39 @@ static void kick_outcome(struct ts_act *a, struct nm_action *act, const struct t
 			 "fix: kick: pushed the pending data of %s (TCP_NODELAY 1, then back to %d); later kicks are counted (kicks in JSON, tcpstall_kicks_total)",
 			 flow, q->nodelay);
 	} else if (r == TS_KICK_FAILED && a->kick_errors++ < 10) {
-		snprintf(act->line, sizeof(act->line), "fix kick: %s: %s", flow, kick_why(k, why, sizeof(why)));
+		snprintf(act->line, sizeof(act->line), "fix kick: %s: %s", flow,
+			 kick_why(k, !a->kick.getfd, why, sizeof(why)));
 	}
+}
+
+/* One kick's outcome taken (kick_outcome): whether its record stays, the socket maybe left with TCP_NODELAY 1. */
+static bool kick_taken(struct ts_act *a, struct nm_action *act, const struct ts_kick *k, uint64_t now)
+{
+	kick_outcome(a, act, k, now);
+	a->halted |= k->step == TS_KICK_STEP_HALTED;
+	return k->step == TS_KICK_STEP_RESTORE || k->step == TS_KICK_STEP_HALTED;
+}
+
+/* kick_batch on the pidfd_getfd rung: each socket taken from its process and kicked, in turn. */
+static int kick_batch_fd(struct ts_act *a, struct nm_action *act, size_t n)
+{
+	bool keep = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ts_kick_req *q = (const void *)act[i].data;
+		struct ts_kick k = { .mode = TS_KICK_PUSH, .nodelay = q->nodelay };
+
+		ts_kickfd("/proc", &q->key, a->kick.halt, &k);
+		keep |= kick_taken(a, &act[i], &k, nm_mono_ns());
+	}
+	return keep;
 }
 
 /*
  * nm_exec.batch of the kick records, journaled already: the sockets named
- * in the kicks map, kicked in one pass of the iterator, and their records
- * dropped (0) once it put every old value back.
+ * in the kicks map, kicked in one pass of the iterator (or from userspace,
+ * where it is refused), and their records dropped (0) once every old value
+ * is back.
  */
 static int kick_batch(struct nm_exec *x, struct nm_action *act, size_t n, char *err, size_t len)
 {
@@ -147,6 +196,9 @@ static int kick_batch(struct nm_exec *x, struct nm_action *act, size_t n, char *
 	bool keep = false;
 	size_t named = 0;
 	uint64_t now;
+
+	if (a->kick.getfd)
+		return kick_batch_fd(a, act, n);
 
 	for (; named < n; named++) {
 		const struct ts_kick_req *q = (const void *)act[named].data;
@@ -165,10 +217,7 @@ static int kick_batch(struct nm_exec *x, struct nm_action *act, size_t n, char *
 
 		bpf_map_lookup_elem(fd, &q->key, &k);
 		bpf_map_delete_elem(fd, &q->key);
-		kick_outcome(a, &act[i], &k, now);
-		/* the socket may be left with TCP_NODELAY 1: its record stays */
-		keep |= k.step == TS_KICK_STEP_RESTORE || k.step == TS_KICK_STEP_HALTED;
-		a->halted |= k.step == TS_KICK_STEP_HALTED;
+		keep |= kick_taken(a, &act[i], &k, now);
 	}
 	return ret ? ret : keep;
 }
@@ -285,7 +334,7 @@ void ts_act_kicker_stop(struct ts_act *a)
 	a->kicker = NULL;
 }
 
-/* ---- the undo of a sockopt record: the kick iterator, in restore mode ---- */
+/* ---- the undo of a sockopt record: the kick iterator, in restore mode (or its userspace twin) ---- */
 
 struct kick_exec {
 	struct ts_kick_prog prog;	/* the running tool's, or opened here at first use */
@@ -336,21 +385,50 @@ static void kick_close(const struct nm_skel_ops *ops, struct ts_kick_prog *k)
 	*k = (struct ts_kick_prog){ .kicks_fd = -1 };
 }
 
+/*
+ * The way the restores go: the running tool's kick rung, else ts_kick
+ * opened alone at the first record, else (a kernel before 5.15) the
+ * sockets taken from their processes. 0, or -errno with msg.
+ */
+static int kick_way(struct kick_exec *x, char *msg, size_t len)
+{
+	char why[192], getfd[96];
+	int err;
+
+	if (x->prog.link || x->prog.getfd)
+		return 0;
+	if (!x->ops) {
+		snprintf(msg, len, "no kick iterator here");
+		return -ENOSYS;
+	}
+	/* the test aid refuses it as a kernel would, as --list-fixes' probe does */
+	if (nm_refuse_match(getenv("NETMEDIC_REFUSE"), "ts_kick", "iter/tcp")) {
+		snprintf(why, sizeof(why), "loading ts_kick: refused by NETMEDIC_REFUSE");
+	} else if (!kick_open(x->ops, &x->prog, why, sizeof(why))) {
+		x->own = true;
+		return 0;
+	}
+	err = ts_kickfd_probe(getfd, sizeof(getfd));
+	if (err) {
+		snprintf(msg, len, "%s; %s", why, getfd);
+		return -EIO;
+	}
+	x->prog.getfd = true;
+	return 0;
+}
+
 static int kick_restore(struct kick_exec *x, const struct ts_key *key, int nodelay,
 			struct ts_kick *k, char *msg, size_t len)
 {
-	int err;
+	int err = kick_way(x, msg, len);
 
-	if (!x->prog.link) {
-		if (!x->ops) {
-			snprintf(msg, len, "no kick iterator here");
-			return -ENOSYS;
-		}
-		if (kick_open(x->ops, &x->prog, msg, len) || !x->prog.link)
-			return -EIO;
-		x->own = true;
-	}
+	if (err)
+		return err;
 	*k = (struct ts_kick){ .mode = TS_KICK_RESTORE, .nodelay = nodelay };
+	if (x->prog.getfd) {
+		ts_kickfd("/proc", key, false, k);
+		return 0;
+	}
 	if (bpf_map_update_elem(x->prog.kicks_fd, key, k, BPF_ANY)) {
 		snprintf(msg, len, "kicks map: %s", strerror(errno));
 		return -errno;
@@ -365,9 +443,10 @@ static int kick_restore(struct kick_exec *x, const struct ts_key *key, int nodel
 
 static int kick_exec_fn(const char *const *f, int nf, char *msg, size_t len, void *arg)
 {
+	struct kick_exec *x = arg;
 	struct ts_key key;
 	struct ts_kick k;
-	char flow[128], why[160];
+	char flow[128], why[256];
 	int nodelay, err;
 
 	if (ts_kick_parse(f, nf, &key, &nodelay)) {
@@ -375,7 +454,7 @@ static int kick_exec_fn(const char *const *f, int nf, char *msg, size_t len, voi
 		return -EBADMSG;
 	}
 	ts_flow_str(&key, flow, sizeof(flow));
-	err = kick_restore(arg, &key, nodelay, &k, msg, len);
+	err = kick_restore(x, &key, nodelay, &k, msg, len);
 	if (err)
 		return err;
 	if (k.step == TS_KICK_STEP_NONE) {
@@ -384,7 +463,7 @@ static int kick_exec_fn(const char *const *f, int nf, char *msg, size_t len, voi
 	}
 	if (k.step != TS_KICK_STEP_DONE) {
 		snprintf(msg, len, "TCP_NODELAY of %s (netns %u): %s", flow, key.netns,
-			 kick_why(&k, why, sizeof(why)));
+			 kick_why(&k, !x->prog.getfd, why, sizeof(why)));
 		return k.err ? k.err : -EIO;
 	}
 	snprintf(msg, len, "restored TCP_NODELAY of %s (netns %u) to %d (it was %d)", flow, key.netns,
@@ -415,6 +494,24 @@ int ts_act_cleanup(struct nm_opts *o, const struct nm_skel_ops *ops)
 
 /* ---- --list-fixes ---- */
 
+/* kick: its program, else its userspace twin (pidfd_getfd); which one, in why. */
+static int probe_kick(const struct nm_fix *f, char *why, size_t len)
+{
+	char refused[192], getfd[96];
+	int err = nm_fix_probe_prog(f, refused, sizeof(refused));
+
+	if (!err) {
+		snprintf(why, len, "by iter/tcp");
+		return 0;
+	}
+	err = ts_kickfd_probe(getfd, sizeof(getfd));
+	if (err)
+		snprintf(why, len, "%s; %s", refused, getfd);
+	else
+		snprintf(why, len, "by %s (%s)", TS_KICKFD_LABEL, refused);
+	return err;
+}
+
 const struct nm_fix ts_fixes[TS_NFIXES] = {
 	{ "defer", "sysctl net.ipv4.tcp_backlog_ack_defer (6.7+)", nm_fix_probe_sysctl,
 	  "net.ipv4.tcp_backlog_ack_defer", NULL },
@@ -423,8 +520,8 @@ const struct nm_fix ts_fixes[TS_NFIXES] = {
 	{ "rfs", "sysctl net.core.rps_sock_flow_entries, rps_flow_cnt", nm_fix_probe_sysctl,
 	  "net.core.rps_sock_flow_entries", NULL },
 	{ "routes", "ip route replace (the routes with quickack 1)", nm_fix_probe_cmd, "ip", NULL },
-	{ "kick", "BPF iter/tcp + bpf_setsockopt(TCP_NODELAY), one socket", nm_fix_probe_prog,
-	  "ts_kick", NULL },
+	{ "kick", "BPF iter/tcp + bpf_setsockopt(TCP_NODELAY) or pidfd_getfd, one socket",
+	  probe_kick, "ts_kick", NULL },
 };
 
 int ts_act_list_fixes(struct nm_opts *o, const struct nm_skel_ops *ops)
@@ -438,7 +535,7 @@ int ts_act_list_fixes(struct nm_opts *o, const struct nm_skel_ops *ops)
 		return ret;
 	memcpy(f, ts_fixes, sizeof(f));
 	for (int i = 0; i < TS_NFIXES; i++)
-		if (f[i].probe == nm_fix_probe_prog)
+		if (f[i].probe == probe_kick)
 			f[i].ops = ops;
 	if (o->json)
 		nm_fixes_list_json(stdout, f, TS_NFIXES, o->tool);
@@ -598,6 +695,13 @@ void ts_act_caps(struct nm_caps_run *c, unsigned int fix)
 	c->remedy_opt = "--fix";
 	/* a sockopt record (--fix=kick) is undone by a program */
 	c->cleanup_bpf = true;
+	/*
+	 * ... and a kick, where iter/tcp may not set socket options (before
+	 * 5.15), is made and undone from userspace on the socket taken from
+	 * its process: which way is known once loaded (lib/caps.h getfd_keep)
+	 */
+	c->getfd = fix & TS_FIX_KICK;
+	c->cleanup_getfd = true;
 	/* --fix=rfs: rps_flow_cnt */
 	c->cleanup_sysfs = true;
 }
@@ -616,6 +720,7 @@ void ts_act_setup(struct ts_act *a, const struct ts_env *env, const struct ts_ki
 				      .threshold_ns = env->threshold_ms * 1000000ULL,
 				      .cfg = &env->kick, .sock = ts_act_sock, .arg = socks };
 	a->kick = *kick;
+	a->kick.halt = env->kick_halt;
 }
 
 const char *ts_act_kick_at(bool kicker, bool episodes)

@@ -41,11 +41,17 @@ struct ts_kick_stats {
 	uint64_t age_max_ns, age_sum_ns, aged;	/* the stalls' ages at their kicks, this interval */
 };
 
-/* The kick iterator and its map: the running tool's, or loaded alone for --cleanup. */
+/*
+ * The kick iterator and its map: the running tool's, or loaded alone for
+ * --cleanup; or, where it is refused, the kicks made from userspace
+ * (getfd: lib/tcpstall_kickfd.h).
+ */
 struct ts_kick_prog {
-	struct bpf_link *link;	/* ts_kick (iter/tcp); NULL: no kicks here */
+	struct bpf_link *link;	/* ts_kick (iter/tcp); NULL: none */
 	int kicks_fd;		/* its kicks map */
 	void *obj;		/* the skeleton, when --cleanup loaded one for this */
+	bool getfd;		/* no iterator: the kick hook's pidfd_getfd rung */
+	bool halt;		/* ... and NETMEDIC_TEST_KICK=crash (the iterator reads kick_halt) */
 };
 
 #define TS_ACT_NOTES	1024
@@ -175,8 +181,9 @@ int ts_act_fix_stop(struct ts_act *a);
 
 /*
  * --list-fixes: each --fix value, its lever, and the probe of whether this
- * kernel allows it. kick's probe loads ts_kick: its skeleton is the one
- * ts_act_list_fixes is given (here NULL).
+ * kernel allows it. kick's probe loads ts_kick, else tries pidfd_getfd,
+ * and says which way: ts_kick's skeleton is the one ts_act_list_fixes is
+ * given (here NULL).
  */
 #define TS_NFIXES	5
 extern const struct nm_fix ts_fixes[TS_NFIXES];
@@ -190,7 +197,8 @@ int ts_act_list_fixes(struct nm_opts *o, const struct nm_skel_ops *ops);
 
 /*
  * --cleanup: the journals undone; a sockopt record through ts_kick, opened
- * alone from ops' skeleton (NULL: such a record cannot be undone). The exit code.
+ * alone from ops' skeleton (NULL: such a record cannot be undone), or
+ * where it is refused from userspace (lib/tcpstall_kickfd.h). The exit code.
  */
 int ts_act_cleanup(struct nm_opts *o, const struct nm_skel_ops *ops);
 

@@ -4,6 +4,7 @@
 #include <linux/bpf.h>
 #include "detect/tcpstall_plan.h"
 #include "lib/tcpstall_hooks.h"
+#include "lib/tcpstall_kickfd.h"
 
 #define TS_HELPER_STORAGE	{ BPF_FUNC_sk_storage_get, "bpf_sk_storage_get" }
 
@@ -69,6 +70,13 @@ const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS] = {
 	/* --fix=kick only, as xpsflap's pin: the remedy's companion program */
 	[TS_HOOK_KICK] = { "kick", TS_WANT_KICK, {
 		{ .progs = { "ts_kick" }, .can = TS_CAN_KICK },
+		/*
+		 * Where iter/tcp may not set socket options (before 5.15): the
+		 * same steps from userspace, on the socket taken from the process
+		 * that holds it (5.6+, CAP_SYS_PTRACE). A socket no process holds
+		 * cannot be kicked so.
+		 */
+		{ .virt = TS_KICKFD_LABEL, .can = TS_CAN_KICK_FD },
 		{ .lost = "--fix=kick is not available on this kernel: tsq_idle sockets are not kicked",
 		  .lost_why = true },
 	} },
@@ -108,7 +116,17 @@ bool ts_hooks_can_tag(const struct nm_hook *hooks)
 
 bool ts_hooks_kick(const struct nm_hook *hooks)
 {
+	return ts_hooks_kick_iter(hooks) || ts_hooks_kick_getfd(hooks);
+}
+
+bool ts_hooks_kick_iter(const struct nm_hook *hooks)
+{
 	return nm_hook_can(&hooks[TS_HOOK_KICK], TS_CAN_KICK);
+}
+
+bool ts_hooks_kick_getfd(const struct nm_hook *hooks)
+{
+	return nm_hook_can(&hooks[TS_HOOK_KICK], TS_CAN_KICK_FD);
 }
 
 /*
@@ -126,6 +144,23 @@ void ts_hooks_fast_aside(struct nm_hook *hooks)
 			snprintf(h->rungs[i].why, sizeof(h->rungs[i].why),
 				 "no program tags senders here (sock_send_length, fexit/tcp_push, tp_btf/net_dev_queue)");
 	h->chosen = h->nrungs - 1;
+}
+
+void ts_hooks_kick_aside(struct nm_hook *hooks, const char *why)
+{
+	struct nm_hook *h = &hooks[TS_HOOK_KICK];
+	struct nm_rung *none = &h->rungs[h->nrungs - 1];
+
+	for (int i = 0; i < h->nrungs - 1; i++)
+		if (h->rungs[i].can & TS_CAN_KICK_FD)
+			snprintf(h->rungs[i].why, sizeof(h->rungs[i].why), "%s", why);
+	h->chosen = h->nrungs - 1;
+	if (!none->lost_base)
+		return;
+	/* both: why the program was refused, and why userspace cannot stand in for it */
+	snprintf(none->lost_buf, sizeof(none->lost_buf), "%s (%s; %s)", none->lost_base,
+		 h->rungs[0].why[0] ? h->rungs[0].why : "refused", why);
+	none->lost = none->lost_buf;
 }
 
 const char *ts_hooks_tag_source(const struct nm_hook *hooks, bool fast)

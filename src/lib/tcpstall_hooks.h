@@ -37,6 +37,7 @@ enum {
 	TS_CAN_OWNED	= 1u << 7,	/* owned = inside __release_sock, not the owner bit */
 	TS_CAN_APP	= 1u << 8,	/* the reader's and writer's CPU at each read and write */
 	TS_CAN_KICK	= 1u << 9,	/* --fix=kick's program */
+	TS_CAN_KICK_FD	= 1u << 10,	/* ... or none: userspace kicks, through pidfd_getfd */
 };
 
 extern const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS];
@@ -57,14 +58,25 @@ bool ts_hooks_exact(const struct nm_hook *hooks);
 bool ts_hooks_kick_timer(const struct nm_hook *hooks);
 /* A rung that tags senders for the fast sweep: each write, each push, or its data skbs. */
 bool ts_hooks_can_tag(const struct nm_hook *hooks);
-/* --fix=kick has its program here (the hook is declared with --fix=kick only). */
+/* --fix=kick kicks here, either way (the hook is declared with --fix=kick only). */
 bool ts_hooks_kick(const struct nm_hook *hooks);
+/* ... through its iterator, ts_kick (its first rung). */
+bool ts_hooks_kick_iter(const struct nm_hook *hooks);
+/* ... from userspace, on sockets taken with pidfd_getfd (lib/tcpstall_kickfd.h). */
+bool ts_hooks_kick_getfd(const struct nm_hook *hooks);
 
 /*
  * With no tagger the fast sweep's hook ends on its "none" rung, each rung
  * before it saying why (the loader drops the link it attached).
  */
 void ts_hooks_fast_aside(struct nm_hook *hooks);
+
+/*
+ * Where the kick hook's userspace rung was chosen but cannot kick (why:
+ * ts_kickfd_probe's), the hook ends on its "none" rung, whose loss says
+ * why each rung before it could not.
+ */
+void ts_hooks_kick_aside(struct nm_hook *hooks, const char *why);
 
 /*
  * What tags a sending socket for the fast sweep, the first rung that runs:

@@ -447,7 +447,7 @@ size_t ts_iters_runs(const struct ts_iters *it, const struct nm_hook *hooks, str
 		out[n++] = it->full;
 	if (fast && fast->link)
 		out[n++] = *fast;
-	if (ts_hooks_kick(hooks))
+	if (ts_hooks_kick_iter(hooks))
 		out[n++] = it->kick;
 	return n;
 }

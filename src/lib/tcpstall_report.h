@@ -249,7 +249,7 @@ struct ts_interval_in {
 	uint64_t counters[TS_CNT_MAX];	/* the BPF side's, summed over CPUs */
 	bool episodes;			/* tcp_push/tcp_wfree measure tsq_idle episodes */
 	bool kicker;			/* the kick timer's thread was started */
-	bool kick;			/* --fix=kick's program is loaded */
+	bool kick;			/* --fix=kick kicks here (ts_kick, or pidfd_getfd) */
 	const struct ts_kick_stats *kicks;	/* what became of the kicks */
 	bool prom_netns;		/* --prom-netns (one netns) */
 	uint64_t netns;

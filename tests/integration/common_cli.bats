@@ -251,7 +251,7 @@ takes_dev() {
 		run "$BIN/$t" --list-fixes
 		assert_success
 		assert_equal "$json" "$(printf '%s\n' "$output" | sed 1d |
-			sed -E 's/^([^ ]+) .* (not allowed: .*|allowed)$/\1 \2/')"
+			sed -E 's/^([^ ]+) .* (not allowed: .*|allowed( by .*)?)$/\1 \2/')"
 	done
 }
 

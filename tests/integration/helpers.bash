@@ -180,9 +180,10 @@ caps_kept() {
 	printf 'caps: kept %s%s; no_new_privs' "$caps" "${why:+ ($why)}"
 }
 
-# chosen_rung TOOL HOOK: the rung --list-hooks says TOOL takes for HOOK here
+# chosen_rung TOOL HOOK [ARGS]: the rung --list-hooks says TOOL (run with
+# ARGS: a remedy's hook is declared when asked for) takes for HOOK here
 chosen_rung() {
-	"$BIN/$1" --list-hooks | awk -v h="$2" '$1 == h && $2 ~ /^[0-9]+$/ && $4 ~ /^chosen/ { print $3; exit }'
+	"$BIN/$1" "${@:3}" --list-hooks | awk -v h="$2" '$1 == h && $2 ~ /^[0-9]+$/ && $4 ~ /^chosen/ { print $3; exit }'
 }
 
 # caps_mask HEX: the CapEff of a run that keeps HEX, on this kernel (before

@@ -407,19 +407,50 @@ hold_bg() {
 	sleep 0.7	# past the reader's stop: the sender holds unsent data
 }
 
-# In the arm64 guest too: there tcp_push has no fexit (arm64 6.1: ENOTSUPP),
-# so its kick rung is the host's, a sweep's (kick_at next_sweep)
-# bats test_tags=vm:arm64,rungs
-@test "tcpstall --fix=kick: a stalled sender that is not tsq_idle is never kicked" {
+# kick_refuse RUNG: NETMEDIC_REFUSE for a --fix=kick run whose kick hook
+# takes RUNG: the pass's own for iter/tcp (ts_kick, where the kernel allows
+# it); ts_kick added for pidfd_getfd, the userspace rung of kernels before
+# 5.15 (lib/tcpstall_kickfd.c)
+kick_refuse() {
+	if [ "$1" = pidfd_getfd ]; then
+		echo "${NETMEDIC_REFUSE:+$NETMEDIC_REFUSE,}ts_kick"
+	else
+		echo "${NETMEDIC_REFUSE:-}"
+	fi
+}
+
+# kick_rung: the kick hook's rung on this kernel: iter/tcp, else (before
+# 5.15, where iter/tcp may not call bpf_setsockopt) pidfd_getfd
+kick_rung() {
+	if kernel_before 5 15; then echo pidfd_getfd; else echo iter/tcp; fi
+}
+
+# kick_rung_listed RUNG: --list-hooks says the kick hook took RUNG
+kick_rung_listed() {
+	NETMEDIC_REFUSE=$(kick_refuse "$1") "$BIN/tcpstall" --fix=kick --list-hooks |
+		grep -E "^kick +[0-9]+ +$1 +chosen$" || fail "--list-hooks: the kick hook did not take $1"
+}
+
+# kick_rung_is JSON RUNG: the start record of the JSON lines and --list-hooks say RUNG
+kick_rung_is() {
+	assert_equal "$(printf '%s\n' "$1" | jq -r 'select(.type == "start") | .hooks.kick')" "$2"
+	kick_rung_listed "$2"
+}
+
+# kick_never RUNG: --fix=kick on RUNG never kicks a stalled sender that is not tsq_idle
+kick_never() {
+	local refuse
+	refuse=$(kick_refuse "$1")
 	"$TS" up --quickack off
 	# the held flow outlasts tcpstall's load and its 1.5-s interval: in the
 	# 6.1 guest (TCG) the load alone can take seconds. With a flow of 4 s
 	# the run once had no socket record at all: the flow had most likely
 	# ended before the interval's sweep
 	hold_bg 6
-	run "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick --json -i 1.5 -c 1
+	NETMEDIC_REFUSE=$refuse run "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick --json -i 1.5 -c 1
 	assert_success
 	wait $HOLD_PID
+	kick_rung_is "$output" "$1"
 	printf '%s\n' "$output" | jq -c 'select(.type == "socket")'
 	[ "$(printf '%s\n' "$output" | jq -r 'select(.type == "socket") | .state')" = rwnd_limited ]
 	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "interval") | .kicks')" \
@@ -431,17 +462,21 @@ hold_bg() {
 	printf '%s\n' "$output" | jq -se 'map(select(.type == "interval")) | length > 0 and all(.kick_age_max_ms == 0)'
 }
 
-# bats test_tags=vm:arm64,rungs
-@test "tcpstall --fix=kick (NETMEDIC_TEST_KICK=any): kicks are made, counted, TCP_NODELAY is back, nothing left journaled" {
+# kick_any RUNG: --fix=kick on RUNG, with the test aid that kicks any socket
+# with unsent data: kicks done and counted in every sink, TCP_NODELAY back,
+# no record left for --cleanup
+kick_any() {
+	local refuse prom=$TMP/ts.prom
+	refuse=$(kick_refuse "$1")
 	"$TS" up --quickack off
 	hold_bg 5
-	prom=$TMP/ts.prom
-	NETMEDIC_TEST_KICK=any run --separate-stderr "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick \
-		--json -i 1 -c 2 --prom-file "$prom"
+	NETMEDIC_REFUSE=$refuse NETMEDIC_TEST_KICK=any run --separate-stderr "$BIN/tcpstall" --netns $SND \
+		--port 5301 --fix=kick --json -i 1 -c 2 --prom-file "$prom"
 	assert_success
 	echo "$stderr"
 	nodelay_becomes "$TMP/nodelay" 0
 	wait $HOLD_PID
+	kick_rung_is "$output" "$1"
 	kicks=$(printf '%s\n' "$output" | jq -c 'select(.type == "interval") | .kicks' | tail -1)
 	echo "kicks: $kicks"
 	sock=$(printf '%s\n' "$output" | jq -c 'select(.type == "socket" and .dport == 5301)' | tail -1)
@@ -471,29 +506,70 @@ hold_bg() {
 	awk -v g="$gauge" -v l="$last" 'BEGIN { d = g * 1000 - l; t = l * 1e-5 + 0.001; exit !(d <= t && d >= -t) }'
 	promtool check metrics <"$prom"
 	# every record was dropped: there is nothing for --cleanup
-	run "$BIN/tcpstall" --cleanup
+	NETMEDIC_REFUSE=$refuse run "$BIN/tcpstall" --cleanup
 	assert_success
 	assert_output --partial "0 journal(s) undone"
 }
 
-# bats test_tags=undo
-@test "tcpstall --fix=kick: killed between the set and the restore, --cleanup puts the socket's TCP_NODELAY back" {
+# kick_crash RUNG: --fix=kick on RUNG killed between the set and the
+# restore leaves the sender's socket with TCP_NODELAY 1 (proof that the
+# kick reached it); --cleanup, on the same rung, puts it back
+kick_crash() {
+	local refuse
+	refuse=$(kick_refuse "$1")
 	"$TS" up --quickack off
 	hold_bg 8
+	kick_rung_listed "$1"
 	# the test aid stops the first kick after TCP_NODELAY=1 and kills tcpstall (SIGKILL)
-	NETMEDIC_TEST_KICK=crash run "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick -i 1 -c 3
+	NETMEDIC_REFUSE=$refuse NETMEDIC_TEST_KICK=crash run "$BIN/tcpstall" --netns $SND --port 5301 \
+		--fix=kick -i 1 -c 3
 	assert_failure 137
 	# the kick was made and not undone: the sender's socket has TCP_NODELAY 1
 	nodelay_becomes "$TMP/nodelay" 1
-	run "$BIN/tcpstall" --cleanup
+	NETMEDIC_REFUSE=$refuse run "$BIN/tcpstall" --cleanup
 	assert_success
 	echo "$output"
 	assert_line --regexp '^restored TCP_NODELAY of 198\.18\.1\.1:[0-9]+>198\.18\.1\.2:5301 \(netns [0-9]+\) to 0 \(it was 1\)$'
 	assert_output --partial "1 journal(s) undone"
 	nodelay_becomes "$TMP/nodelay" 0
-	run "$BIN/tcpstall" --cleanup
+	NETMEDIC_REFUSE=$refuse run "$BIN/tcpstall" --cleanup
 	assert_output --partial "0 journal(s) undone"
 	wait $HOLD_PID
+}
+
+# In the arm64 guest too: there tcp_push has no fexit (arm64 6.1: ENOTSUPP),
+# so its kick rung is the host's, a sweep's (kick_at next_sweep)
+# bats test_tags=vm:arm64,rungs
+@test "tcpstall --fix=kick: a stalled sender that is not tsq_idle is never kicked" {
+	kick_never "$(kick_rung)"
+}
+
+# bats test_tags=vm:arm64,rungs
+@test "tcpstall --fix=kick (NETMEDIC_TEST_KICK=any): kicks are made, counted, TCP_NODELAY is back, nothing left journaled" {
+	kick_any "$(kick_rung)"
+}
+
+# bats test_tags=undo
+@test "tcpstall --fix=kick: killed between the set and the restore, --cleanup puts the socket's TCP_NODELAY back" {
+	kick_crash "$(kick_rung)"
+}
+
+# The kick hook's second rung, pidfd_getfd: where iter/tcp may not set
+# socket options (5.10, 5.14), userspace takes the socket from its process
+# and makes the same kick; ts_kick refused makes it the rung here.
+# bats test_tags=rungs
+@test "tcpstall --fix=kick on pidfd_getfd (ts_kick refused): a stalled sender that is not tsq_idle is never kicked" {
+	kick_never pidfd_getfd
+}
+
+# bats test_tags=rungs
+@test "tcpstall --fix=kick on pidfd_getfd (ts_kick refused, NETMEDIC_TEST_KICK=any): kicks are made, counted, TCP_NODELAY is back" {
+	kick_any pidfd_getfd
+}
+
+# bats test_tags=undo
+@test "tcpstall --fix=kick on pidfd_getfd (ts_kick refused): killed after the set, --cleanup puts TCP_NODELAY back the same way" {
+	kick_crash pidfd_getfd
 }
 
 # #16.9: least privilege. nobody holding only what the run needs.

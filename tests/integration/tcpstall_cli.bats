@@ -92,38 +92,73 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 		if [ -w "/proc/sys/net/$3/$2" ]; then [[ $l == *" allowed" ]]; else [[ $l == *"not allowed: "*"absent"* ]]; fi
 	done
 	[[ $(fix_line "$output" routes) == *"ip route replace"*" allowed" ]]
-	# kick: allowed exactly where its program loads as the kick hook's rung
+	# kick: by its program exactly where it loads as the kick hook's rung, else from userspace
 	l=$(fix_line "$output" kick)
-	[[ $l == "kick "*"BPF iter/tcp + bpf_setsockopt(TCP_NODELAY)"* ]]
+	[[ $l == "kick "*"BPF iter/tcp + bpf_setsockopt(TCP_NODELAY) or pidfd_getfd"* ]]
 	if "$BIN/tcpstall" --fix=kick --list-hooks | grep -qE '^ts_kick +kick +1 +loaded$'; then
-		[[ $l == *" allowed" ]]
+		[[ $l == *" allowed by iter/tcp" ]]
 	else
-		[[ $l == *"not allowed: ts_kick: "* ]]
+		[[ $l == *" allowed by pidfd_getfd (ts_kick: "* ]]
 	fi
 }
 
 @test "tcpstall --fix=kick: the first line, JSON and --list-hooks name the kick rung" {
+	# iter/tcp where its programs may call bpf_setsockopt (5.15+), else
+	# pidfd_getfd (5.6+): a kick either way, never lost
+	local rung
+	rung=$(chosen_rung tcpstall kick --fix=kick)
+	[[ $rung == iter/tcp || $rung == pidfd_getfd ]] || fail "kick's rung: $rung"
 	run --separate-stderr "$BIN/tcpstall" --fix=kick -c 1 -i 0.2 --json --table -v
 	assert_success
 	first=$(printf '%s\n' "$stderr" | grep -m1 '^tcpstall: kernel ')
-	[[ $first == *" kick=iter/tcp, interval "* ]] || fail "first line: $first"
+	[[ $first == *" kick=$rung, interval "* ]] || fail "first line: $first"
 	[[ $first != *"lost: kick"* ]]
-	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "start") | .hooks.kick')" iter/tcp
+	assert_equal "$(printf '%s\n' "$output" | jq -r 'select(.type == "start") | .hooks.kick')" "$rung"
 	run "$BIN/tcpstall" --fix=kick --list-hooks
-	assert_line --regexp '^kick +1 +iter/tcp +chosen$'
-	assert_line --regexp '^ts_kick +kick +1 +loaded$'
+	if [ "$rung" = iter/tcp ]; then
+		assert_line --regexp '^kick +1 +iter/tcp +chosen$'
+		assert_line --regexp '^ts_kick +kick +1 +loaded$'
+	else
+		assert_line --regexp '^kick +2 +pidfd_getfd +chosen$'
+		assert_line --regexp '^ts_kick +kick +1 +refused$'
+	fi
 	# without --fix=kick there is no such hook, and its program is not loaded
 	run "$BIN/tcpstall" --list-hooks
 	refute_line --regexp '^kick '
 	refute_output --partial ts_kick
 }
 
-@test "tcpstall --fix=kick with ts_kick refused (NETMEDIC_REFUSE): it runs and says kick is lost, and why" {
+# where iter/tcp may not set socket options (before 5.15), the kick hook's second rung kicks from userspace
+@test "tcpstall --fix=kick with ts_kick refused (NETMEDIC_REFUSE): kicks from userspace, pidfd_getfd, and says so" {
 	prom=$BATS_TEST_TMPDIR/k.prom
 	NETMEDIC_REFUSE=ts_kick run --separate-stderr "$BIN/tcpstall" --fix=kick -c 1 -i 0.2 --json --table \
 		--prom-file "$prom" -v
 	assert_success
-	why='--fix=kick is not available on this kernel: tsq_idle sockets are not kicked (ts_kick: load: Operation not permitted (EPERM) by NETMEDIC_REFUSE)'
+	first=$(printf '%s\n' "$stderr" | grep -m1 '^tcpstall: kernel ')
+	[[ $first == *" kick=pidfd_getfd, interval "* ]] || fail "first line: $first"
+	[[ $first == *"refused: "*"ts_kick (load: Operation not permitted (EPERM) by NETMEDIC_REFUSE)"* ]] ||
+		fail "first line: $first"
+	[[ $first != *"kick (--fix=kick is not available"* ]] || fail "first line: $first"
+	start=$(printf '%s\n' "$output" | jq -c 'select(.type == "start")')
+	assert_equal "$(echo "$start" | jq -r .hooks.kick)" pidfd_getfd
+	assert_equal "$(echo "$start" | jq -c '.lost.kick')" null
+	grep -qx 'netmedic_feature_enabled{tool="tcpstall",feature="kick"} 1' "$prom"
+	NETMEDIC_REFUSE=ts_kick run "$BIN/tcpstall" --list-fixes
+	assert_success
+	assert_line --regexp '^kick +BPF iter/tcp .* allowed by pidfd_getfd \(ts_kick: load: Operation not permitted \(EPERM\) by NETMEDIC_REFUSE\)$'
+	NETMEDIC_REFUSE=ts_kick run "$BIN/tcpstall" --fix=kick --list-hooks
+	assert_line --regexp '^kick +1 +iter/tcp +ts_kick: load: Operation not permitted \(EPERM\) by NETMEDIC_REFUSE$'
+	assert_line --regexp '^kick +2 +pidfd_getfd +chosen$'
+	assert_line --regexp '^ts_kick +kick +1 +refused$'
+}
+
+# with pidfd_getfd refused too (NETMEDIC_REFUSE takes its name, as a kernel before 5.6 or a policy would)
+@test "tcpstall --fix=kick with ts_kick and pidfd_getfd refused: it runs and says kick is lost, and why" {
+	prom=$BATS_TEST_TMPDIR/k.prom
+	NETMEDIC_REFUSE=ts_kick,pidfd_getfd run --separate-stderr "$BIN/tcpstall" --fix=kick -c 1 -i 0.2 --json --table \
+		--prom-file "$prom" -v
+	assert_success
+	why='--fix=kick is not available on this kernel: tsq_idle sockets are not kicked (ts_kick: load: Operation not permitted (EPERM) by NETMEDIC_REFUSE; pidfd_getfd: Operation not permitted by NETMEDIC_REFUSE)'
 	first=$(printf '%s\n' "$stderr" | grep -m1 '^tcpstall: kernel ')
 	[[ $first == *" kick=none, interval "* ]] || fail "first line: $first"
 	[[ $first == *"lost: "*"kick ($why)"* ]] || fail "first line: $first"
@@ -135,11 +170,12 @@ fix_line() { printf '%s\n' "$1" | awk -v n="$2" '$1 == n'; }
 		'{"attempted":0,"done":0,"failed":0,"skipped":0}'
 	grep -qx 'netmedic_feature_enabled{tool="tcpstall",feature="kick"} 0' "$prom"
 	grep -qx 'netmedic_hook_info{tool="tcpstall",hook="kick",mode="none",program="none"} 1' "$prom"
-	NETMEDIC_REFUSE=ts_kick run "$BIN/tcpstall" --list-fixes
+	NETMEDIC_REFUSE=ts_kick,pidfd_getfd run "$BIN/tcpstall" --list-fixes
 	assert_success
-	assert_line --regexp '^kick +BPF iter/tcp .* not allowed: ts_kick: load: Operation not permitted \(EPERM\) by NETMEDIC_REFUSE$'
-	NETMEDIC_REFUSE=ts_kick run "$BIN/tcpstall" --fix=kick --list-hooks
-	assert_line --regexp "^kick +2 +none +chosen: --fix=kick is not available on this kernel"
+	assert_line --regexp '^kick +BPF iter/tcp .* not allowed: ts_kick: load: Operation not permitted \(EPERM\) by NETMEDIC_REFUSE; pidfd_getfd: Operation not permitted by NETMEDIC_REFUSE$'
+	NETMEDIC_REFUSE=ts_kick,pidfd_getfd run "$BIN/tcpstall" --fix=kick --list-hooks
+	assert_line --regexp '^kick +2 +pidfd_getfd +pidfd_getfd: Operation not permitted by NETMEDIC_REFUSE$'
+	assert_line --regexp "^kick +3 +none +chosen: --fix=kick is not available on this kernel"
 }
 
 # libbpf advises raising 'ulimit -l' for any EPERM at load; 5.11+ kernels

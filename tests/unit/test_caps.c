@@ -236,6 +236,41 @@ static void test_cleanup(void **state)
 	assert_true(needed_mask(&r) == (C(NET_ADMIN) | C(SYS_ADMIN) | C(DAC_OVERRIDE)));
 }
 
+/*
+ * A socket taken from its process (tcpstall --fix=kick before 5.15):
+ * listed, optional, as the run may need it; kept, main thread and worker,
+ * only once the load chose that way.
+ */
+static void test_getfd(void **state)
+{
+	struct nm_caps_run r = { .load = true, .journal = true, .getfd = true, .remedy_opt = "--fix" };
+	struct nm_cap_need need[NM_CAPS_MAX_NEEDS];
+	int n = nm_caps_needed(&r, need, NM_CAPS_MAX_NEEDS), getfd = 0;
+	const char *why;
+
+	(void)state;
+	for (int i = 0; i < n; i++)
+		if (need[i].cap == CAP_SYS_PTRACE || need[i].cap == CAP_DAC_READ_SEARCH) {
+			assert_true(need[i].optional);
+			assert_string_equal(need[i].what, "--fix");
+			getfd++;
+		}
+	assert_int_equal(getfd, 2);
+	/* optional: a run without them goes on */
+	assert_null(missing(&r, C(BPF) | C(PERFMON), &n));
+	assert_true(nm_caps_keep(&r, NULL) == 0);
+	r.getfd_keep = true;
+	assert_true(nm_caps_keep(&r, &why) == (C(SYS_PTRACE) | C(DAC_READ_SEARCH)));
+	assert_string_equal(why, "remedies");
+	/* the kicker takes sockets too; it names no namespace */
+	r.names = r.names_ptrace = true;
+	assert_true(nm_caps_keep_worker(&r) == (C(SYS_PTRACE) | C(DAC_READ_SEARCH)));
+	/* --cleanup may undo so */
+	r = (struct nm_caps_run){ .cleanup = true, .cleanup_getfd = true, .euid = 0 };
+	assert_true(needed_mask(&r) == (C(NET_ADMIN) | C(SYS_ADMIN) | C(SYS_PTRACE) | C(DAC_READ_SEARCH)));
+	assert_null(missing(&r, C(NET_ADMIN) | C(SYS_ADMIN), &n));
+}
+
 static void test_needed_bounded(void **state)
 {
 	struct nm_caps_run r = { .load = true, .netns = true, .netns_proc = true, .remedy = true,
@@ -362,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_remedies),
 		cmocka_unit_test(test_stats_prom),
 		cmocka_unit_test(test_cleanup),
+		cmocka_unit_test(test_getfd),
 		cmocka_unit_test(test_needed_bounded),
 		cmocka_unit_test(test_dir_writable),
 		cmocka_unit_test(test_old_kernel),

@@ -114,6 +114,31 @@ static void test_list(void **state)
 	free(buf);
 }
 
+static int probe_second_way(const struct nm_fix *f, char *why, size_t len)
+{
+	snprintf(why, len, "by pidfd_getfd (%s: refused)", f->arg);
+	return 0;
+}
+
+/* A lever of two ways: the probe that allows it says which, after "allowed". */
+static void test_list_allowed_how(void **state)
+{
+	const struct nm_fix fixes[] = {
+		{ .name = "kick", .lever = "iter/tcp, else pidfd_getfd", .probe = probe_second_way,
+		  .arg = "ts_kick" },
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(out);
+	assert_int_equal(nm_fixes_list_json(out, fixes, 1, "tcpstall"), 1);
+	fclose(out);
+	assert_non_null(strstr(buf, "\"verdict\":\"allowed by pidfd_getfd (ts_kick: refused)\"}\n"));
+	free(buf);
+}
+
 /*
  * The table is the record "fix"'s (as --list-hooks' are): a lever wider
  * than its column widens it, and the verdicts stay aligned (qdiscstuck's
@@ -182,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_probe_btf_type),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_list_wide_lever),
+		cmocka_unit_test(test_list_allowed_how),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,7 +34,9 @@ static void test_caps(void **state)
 	(void)state;
 	ts_act_caps(&c, 0);
 	assert_false(c.remedy || c.remedy_sysfs || c.remedy_setns || c.remedy_exec || c.journal);
-	assert_true(c.cleanup_bpf && c.cleanup_sysfs);
+	assert_false(c.getfd || c.getfd_keep);
+	/* a sockopt record may be undone from userspace, where BPF may not set it */
+	assert_true(c.cleanup_bpf && c.cleanup_sysfs && c.cleanup_getfd);
 	assert_string_equal(c.remedy_opt, "--fix");
 	ts_act_caps(&c, TS_FIX_DEFER);
 	assert_true(c.remedy && c.journal);
@@ -49,6 +51,9 @@ static void test_caps(void **state)
 	ts_act_caps(&c, TS_FIX_KICK);
 	assert_false(c.remedy);
 	assert_true(c.journal);
+	/* ... or from userspace, where BPF may not: what that takes is asked for, kept once chosen */
+	assert_true(c.getfd);
+	assert_false(c.getfd_keep);
 }
 
 /* A socket's memory: made once, found again; none when the table is full. */

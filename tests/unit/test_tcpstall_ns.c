@@ -405,6 +405,9 @@ static void test_iters_runs(void **state)
 	it.tags.link = NULL;
 	assert_int_equal(ts_iters_runs(&it, h, run), 1);
 	assert_ptr_equal(run[0].prog, PROG(4));
+	/* kicks from userspace (pidfd_getfd): no kick iterator to run */
+	rung(h, TS_HOOK_KICK, TS_CAN_KICK_FD);
+	assert_int_equal(ts_iters_runs(&it, h, run), 0);
 }
 
 /* Each sweep's walk. */
