@@ -108,7 +108,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 
-.PHONY: all help deps deps-deb vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest vmtest-matrix faults \
+.PHONY: all help deps deps-deb vmlinux bpf-objs test test-bins test-unit test-integration check-rules demo bench vmtest vmtest-matrix kernels-doc faults \
 	soak fuzz fuzz-bins install install-man install-docs deb docs clean FORCE
 
 # the CPUs a build may use at once (make test)
@@ -130,6 +130,8 @@ help:
 	@echo "make vmtest            deps + build + the integration suite in qemu on Debian's 6.1 kernel;"
 	@echo "                       KERNEL=5.10|6.1|6.12|newest: another of Debian's kernels (arm64: 5.10|6.1)"
 	@echo "make vmtest-matrix     deps + build + the smoke part on each kernel above in turn, a line each"
+	@echo "                       (MATRIX='5.10 6.12': those only)"
+	@echo "make kernels-doc       docs/KERNELS.md's matrix from the kernels' --list-hooks (the guests' runs, this host)"
 	@echo "make faults            deps + build + the bugs injected in the 6.1 guest, tools measured (FAULTS_SHORT=1: CI's)"
 	@echo "make soak              deps + build + hours of the tools under churn, checked for leaks (SOAK_SECONDS)"
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
@@ -315,16 +317,28 @@ vmtest: deps
 
 # The smoke part (VM_SMOKE=1) on each kernel of the matrix in turn (x86:
 # 5.10 6.1 6.12 newest; arm64: 5.10 6.1), each bounded: a line per kernel
-# with its counts, then the total.
+# with its counts, then the total. MATRIX='5.10 6.12': those kernels only.
+MATRIX ?= all
 vmtest-matrix: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) all
-	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) VM_MATRIX=all tools/vm/run.sh
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) VM_MATRIX='$(MATRIX)' tools/vm/run.sh
+
+# docs/KERNELS.md's matrix, from what each kernel's CLIs printed
+# (--list-hooks): the guests' runs keep theirs (make vmtest, vmtest-matrix,
+# any ARCH), this host gives its own; docs/kernels/ keeps them.
+kernels-doc: all
+	@mkdir -p docs/kernels
+	@for f in $(BUILD)/vm/hooks/*.jsonl build/arm64/vm/hooks/*.jsonl; do \
+		[ ! -e "$$f" ] || cp "$$f" docs/kernels/; done
+	@tools/kernels-doc.sh docs/kernels --host $(abspath $(BUILD))
+	@tools/kernels-doc.sh docs/kernels --write docs/KERNELS.md
+	@echo "kernels-doc: docs/KERNELS.md's matrix from $$(ls docs/kernels | wc -l) kernels' --list-hooks"
 
 # The headline bugs made real: fault-injection modules in the 6.1 guest, a
 # real HTTP load, the tools' verdicts matched with what was injected.
 faults: deps
 	@$(MAKE) --no-print-directory all
-	@NETMEDIC_BUILD=$(abspath $(BUILD)) tools/faults/run.sh
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_KERNEL=$(KERNEL) tools/faults/run.sh
 
 # Hours of the three tools under churn (flows, namespaces, remedies killed
 # at random), then flat RSS and fds, parsable textfiles, nothing left

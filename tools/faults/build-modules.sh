@@ -15,20 +15,35 @@ HPKG=linux-headers-$KVER
 HDIR=$VMDIR/$HPKG
 fail() { echo "faults: FAILED: $*" >&2; exit 1; }
 
+# the kernel's suite, as tools/vm/run.sh fetched its image: apt on a
+# private state per suite (tools/vm/debian.sh), the host's apt untouched
+DEBARCH=amd64
+# shellcheck source=../vm/debian.sh
+. "$ROOT/tools/vm/debian.sh"
+headers_suite() {
+	local s
+	for s in bookworm bullseye; do
+		apt_use "$s" || return 1
+		if apt_has "$HPKG" || { apt_update; apt_has "$HPKG"; }; then
+			return 0
+		fi
+	done
+	return 1
+}
+
 if [ ! -r "$HDIR/.ready" ]; then
 	echo "faults: fetching $HPKG and what it needs (apt-get download)"
 	rm -rf "$HDIR" "$VMDIR/hdl"
 	mkdir -p "$VMDIR/hdl" && chmod 0777 "$VMDIR/hdl"
+	headers_suite || fail "no package $HPKG in Debian 12 or 11 (the kernel's headers)"
 	# the -common part and the kbuild tools of the same source version
-	ver=$(apt-cache show "$HPKG" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
-	[ -n "$ver" ] || { apt-get update -q >/dev/null 2>&1; ver=$(apt-cache show "$HPKG" 2>/dev/null | sed -n 's/^Version: //p' | head -1); }
-	[ -n "$ver" ] || fail "no package $HPKG (apt-cache search linux-headers-6.1 lists what exists)"
-	common=$(apt-cache show "$HPKG=$ver" | sed -n 's/^Depends: //p' | head -1 | tr ',' '\n' |
-		sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p')
-	kbuild=$(apt-cache show "$HPKG=$ver" | sed -n 's/^Depends: //p' | head -1 | tr ',' '\n' |
-		sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p')
+	ver=$(apt-cache "${APTO[@]}" show "$HPKG" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+	[ -n "$ver" ] || fail "no version of $HPKG"
+	deps=$(apt-cache "${APTO[@]}" show "$HPKG=$ver" | sed -n 's/^Depends: //p' | head -1 | tr ',' '\n')
+	common=$(sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' <<<"$deps")
+	kbuild=$(sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p' <<<"$deps")
 	[ -n "$common" ] && [ -n "$kbuild" ] || fail "cannot read the -common and kbuild packages $HPKG depends on"
-	( cd "$VMDIR/hdl" && apt-get download -q "$HPKG=$ver" "$common=$ver" "$kbuild=$ver" >/dev/null 2>&1 ) ||
+	( cd "$VMDIR/hdl" && apt-get download -q "${APTO[@]}" "$HPKG=$ver" "$common=$ver" "$kbuild=$ver" >/dev/null 2>&1 ) ||
 		fail "apt-get download $HPKG $common $kbuild failed"
 	mkdir -p "$HDIR"
 	for d in "$VMDIR"/hdl/*.deb; do dpkg -x "$d" "$HDIR" || fail "dpkg -x $d failed"; done
@@ -40,9 +55,16 @@ if [ ! -r "$HDIR/.ready" ]; then
 	touch "$HDIR/.ready"
 fi
 
-# the kernel's own compiler: its Makefile names gcc-<major> (Debian 12: gcc-12)
+# the kernel's own compiler: its Makefile names gcc-<major> (Debian 12:
+# gcc-12; Debian 11's 5.10: gcc-10, which Debian 12 does not have: then
+# the host's gcc, said, as these modules use nothing a compiler changes)
 cc=$(sed -n 's/^CC = .*\(gcc-[0-9]*\).*/\1/p' "$HDIR/usr/src/$HPKG/.kernelvariables" 2>/dev/null | head -1)
-[ -z "$cc" ] || command -v "$cc" >/dev/null || fail "$HPKG is built with $cc, which is not installed"
+ccopt=()
+if [ -n "$cc" ] && ! command -v "$cc" >/dev/null; then
+	command -v gcc >/dev/null || fail "$HPKG is built with $cc, which is not installed, and there is no gcc"
+	echo "faults: $HPKG is built with $cc, not installed here: the modules are built with $(gcc -dumpfullversion 2>/dev/null || echo gcc)"
+	ccopt=(CC=gcc)
+fi
 rm -rf "$OUT/src"
 mkdir -p "$OUT/src"
 cp "$ROOT"/tools/faults/modules/*.c "$OUT/src/"
@@ -50,7 +72,7 @@ cp "$ROOT"/tools/faults/modules/*.c "$OUT/src/"
 for f in "$OUT"/src/*.c; do
 	echo "obj-m += $(basename "${f%.c}").o" >>"$OUT/src/Kbuild"
 done
-make -s -C "$HDIR/usr/src/$HPKG" M="$OUT/src" modules >"$OUT/build.log" 2>&1 ||
+make -s -C "$HDIR/usr/src/$HPKG" M="$OUT/src" "${ccopt[@]}" modules >"$OUT/build.log" 2>&1 ||
 	{ cat "$OUT/build.log" >&2; fail "the fault modules do not build against $HPKG (log: $OUT/build.log)"; }
 cp "$OUT"/src/*.ko "$OUT/"
 echo "faults: modules for $KVER: $(cd "$OUT" && ls ./*.ko | xargs -n1 basename | tr '\n' ' ')"

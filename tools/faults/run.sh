@@ -8,11 +8,21 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 : "${NETMEDIC_BUILD:?set NETMEDIC_BUILD to the (absolute) build directory}"
-KPKG=${VM_KERNEL_PKG:-linux-image-6.1.0-57-amd64-unsigned}
+fail() { echo "faults: FAILED: $*" >&2; exit 1; }
+# KERNEL= (make's; VM_KERNEL here): 6.1 unless said, one of the matrix's
+# pinned kernels, whose headers build the fault modules
+KPKG=${VM_KERNEL_PKG:-}
+if [ -z "$KPKG" ]; then
+	VM_ARCH=x86 DEBARCH=amd64
+	# shellcheck source=../vm/debian.sh
+	. "$ROOT/tools/vm/debian.sh"
+	k=$(kernel_of "${VM_KERNEL:-6.1}") || fail "KERNEL=${VM_KERNEL:-}: make faults runs on 5.10, 6.1 or 6.12 (x86)"
+	read -r _ KPKG <<<"$k"
+	[ "$KPKG" != - ] || fail "KERNEL=${VM_KERNEL}: unstable's kernel moves, and make faults builds its modules against a pinned kernel's headers: 5.10, 6.1 or 6.12"
+fi
 KVER=${KPKG#linux-image-}
 KVER=${KVER%-unsigned}
 OUT=$NETMEDIC_BUILD/faults
-fail() { echo "faults: FAILED: $*" >&2; exit 1; }
 
 "$ROOT/tools/faults/build-modules.sh" "$KVER" "$OUT/modules" || exit 1
 rm -rf "$OUT/out"

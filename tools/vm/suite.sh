@@ -124,14 +124,16 @@ vm_list_hooks() {
 # vm_starts HOOKS: each CLI starts on this kernel (loads, attaches, runs
 # one interval, exits 0), counted as a mode of its own, "starts"
 vm_starts() {
-	local t p=0 f=0 t0
+	local t p=0 f=0 t0 rc
 	t0=$(date +%s)
 	for t in $(nm_tools); do
 		echo "--- $t -c 1 -i 0.2 (NETMEDIC_HOOKS=$1, kernel $(uname -r))"
-		if NETMEDIC_HOOKS=$1 timeout -k 5 120 "$NETMEDIC_BUILD/$t" -c 1 -i 0.2; then
+		rc=0
+		NETMEDIC_HOOKS=$1 timeout -k 5 120 "$NETMEDIC_BUILD/$t" -c 1 -i 0.2 || rc=$?
+		if [ "$rc" = 0 ]; then
 			p=$((p + 1))
 		else
-			echo "vmtest: $t does not start on $(uname -r) (exit $?)"
+			echo "vmtest: $t does not start on $(uname -r) (exit $rc)"
 			f=$((f + 1))
 		fi
 	done
