@@ -246,6 +246,13 @@ static void set_caps(struct nm_opts *o)
 	o->caps.remedy = o->caps.remedy_exec = env.lock || (env.fix & FIX_LOCK);
 	o->caps.journal = o->caps.remedy;
 	o->caps.raw = env.kick || (env.fix & FIX_KICK);
+	/*
+	 * The kick's socket is marked (SO_MARK), which CAP_NET_RAW allows
+	 * since 5.17; before, only CAP_NET_ADMIN (make faults KERNEL=5.10:
+	 * every kick refused with EPERM)
+	 */
+	if (o->caps.raw && nm_caps_release_before(nm_kernel_release(), 5, 17))
+		o->caps.remedy = true;
 	o->caps.remedy_opt = env.lock ? "--lock" : env.kick ? "--kick" : "--fix";
 }
 
