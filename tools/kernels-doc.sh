@@ -24,8 +24,8 @@ files() {
 		[ -e "$f" ] || continue
 		b=${f##*/}
 		b=${b%.jsonl}
-		printf '%s %s\n' "${b#*-}" "$f"
-	done | sort -V -k1,1 | awk '{ print $2 }'
+		printf '%s %s %s\n' "$(sed -E 's/^([0-9]+\.[0-9]+).*/\1/' <<<"${b#*-}")" "$([ "${b%%-*}" = x86 ] && echo 0 || echo 1)" "$f"
+	done | sort -V -k1,1 -k2,2 | awk '{ print $3 }'
 }
 
 # col FILE: its column's heading, "5.10 x86 (5.10.0-46-amd64)"

@@ -140,3 +140,23 @@ man_texts() {
 	# tcpstall's --dev, at least, is one such
 	[ "$n" -ge 1 ]
 }
+
+# docs/KERNELS.md's matrix is written from the kernels' own --list-hooks
+# (make kernels-doc), never by hand: its region is what tools/kernels-doc.sh
+# makes of docs/kernels/, which holds every kernel of the matrix (x86: 5.10,
+# 6.1, 6.12, the newest; arm64: 5.10, 6.1), each with every CLI's ladder.
+@test "docs: KERNELS.md's matrix is the kernels' own --list-hooks, every kernel of the matrix" {
+	run "$ROOT/tools/kernels-doc.sh" "$ROOT/docs/kernels" --check "$ROOT/docs/KERNELS.md"
+	assert_success
+	local f t want
+	for want in x86-5.10 x86-6.1 x86-6.12 arm64-5.10 arm64-6.1; do
+		ls "$ROOT/docs/kernels/$want".*.jsonl >/dev/null || fail "no docs/kernels/$want.*.jsonl"
+	done
+	# the newest: a Debian unstable kernel past the 6.x series
+	ls "$ROOT"/docs/kernels/x86-[7-9].*.jsonl >/dev/null || fail "no newest kernel in docs/kernels"
+	for f in "$ROOT"/docs/kernels/*.jsonl; do
+		for t in $(nm_tools); do
+			jq -se --arg t "$t" 'any(.[]; .type == "rung" and .tool == $t)' "$f" >/dev/null || fail "$f: no rungs of $t"
+		done
+	done
+}

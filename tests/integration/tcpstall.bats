@@ -186,17 +186,21 @@ storm_run() {
 
 # BBR paces: tcp_write_xmit() waits for the pacing timer before the TSQ
 # check, and so does the classification, so behind a shaper that is the
-# path's bottleneck the sender is mostly pacing. 50 mbit, as the test
+# path's bottleneck the sender is often pacing. How often depends on the
+# kernel and the run, not on the tool: throttled with its data in the
+# shaper (host_queue) or cwnd_limited share the rest. Seen: 87 pacing, 8
+# host_queue, 177 cwnd_limited on the 6.18 host in one run; on 5.10,
+# 40 and 12 pacing against 67 and 47 host_queue (two runs, TCG). 50 mbit, as the test
 # above: the 6.1 guest (TCG) cannot carry 200 mbit, so there its
 # CPU, not tbf, was the bottleneck and host_queue won half the runs (52 to
 # 71 pacing samples against 63 to 88 host_queue). At 50 mbit, seen over 3
 # runs: 88 to 130 against 14 to 32 in the guest, 90 to 168 against 4 to
 # 18 on the host.
 # bats test_tags=rungs,serial
-@test "tcpstall: a BBR sender behind tbf is mostly pacing, never tsq_idle" {
+@test "tcpstall: a BBR sender behind tbf is seen pacing, never tsq_idle" {
 	"$TS" up --quickack off --defer 1 --tbf 50mbit
 	bulk_run "$TMP/out" bbr
-	[ "$(echo "$output" | jq '.samples.pacing > .samples.host_queue')" = true ]
+	[ "$(echo "$output" | jq '.samples.pacing')" -gt 0 ]
 	[ "$(echo "$output" | jq '.samples.tsq_idle')" = 0 ]
 }
 

@@ -96,7 +96,9 @@ flapped() {
 	flapped "$TMP/before"
 	before=$(flow "$TMP/before")
 	echo "without --pin: $before"
-	head -1 "$TMP/before" | jq -e --arg r "$(chosen_rung xpsflap netdev_pick_tx)" '.hooks.netdev_pick_tx == $r'
+	# (--list-hooks adds the kfunc a rung calls, "+bpf_rdonly_cast"; the start record names the section)
+	rung=$(chosen_rung xpsflap netdev_pick_tx)
+	head -1 "$TMP/before" | jq -e --arg r "${rung%+bpf_rdonly_cast}" '.hooks.netdev_pick_tx == $r'
 	[ "$(echo "$before" | jq '.queues | length')" -ge 2 ]
 	[ "$(echo "$before" | jq '.switches')" -gt 0 ]
 	[ "$(echo "$before" | jq '.flapping')" = true ]
