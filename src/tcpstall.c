@@ -72,6 +72,7 @@ static struct state {
 	/* --fix=kick */
 	bool kick;			/* it kicks here: ts_kick, or from userspace (pidfd_getfd) */
 	struct ts_kick_stats kick_report;	/* the report's copy of the kicks' counters, for its sinks */
+	uint64_t marks_at;		/* the loop's next walk of the open episodes between sweeps (0: none) */
 } st;
 
 /* what the reports show: the interval's flows and ended stalls, the totals (lib/tcpstall_report.c) */
@@ -334,12 +335,36 @@ static int sweep_step(struct tcpstall_bpf *skel)
 	return 0;
 }
 
+/*
+ * Where no kicker thread takes the kick timer's requests (no bpf_timer in
+ * fexit programs before 5.15), the loop kicks the open episodes at each
+ * sweep; where sweeps are far apart (every one a full one, within its CPU
+ * budget: 5.10), a stall waited for the next one, past the peer's delayed
+ * ACK (make faults KERNEL=5.10: 150 of 770 long stalls kicked in time).
+ * So the loop also walks the episodes every half threshold between
+ * sweeps: a walk of the marks map, not of the sockets. Returns when the
+ * loop must wake for it, or UINT64_MAX.
+ */
+static uint64_t marks_tick(struct tcpstall_bpf *skel, uint64_t now)
+{
+	if (!st.kick || !st.episodes || nm_worker_alive(act.kicker))
+		return UINT64_MAX;
+	if (st.marks_at && now >= st.marks_at) {
+		walk_marks(skel, false, true);
+		ts_act_kick_pass(&act);
+	}
+	if (!st.marks_at || now >= st.marks_at)
+		st.marks_at = now + env.threshold_ms * 1000000ULL / 2;
+	return st.marks_at;
+}
+
 /* Sweeps and reports, each when due (lib/tcpstall_ns.c's clock), until --count or a signal. */
 static int loop(void *skel)
 {
 	ts_sched_start(&st.clock, nm_mono_ns());
 	while (!nm_exiting) {
 		int ret = ts_sched_sweep_due(&st.clock, nm_mono_ns()) ? sweep_step(skel) : 0;
+		uint64_t wake, marks;
 
 		if (ret)
 			return ret;
@@ -348,7 +373,9 @@ static int loop(void *skel)
 			if (!ts_sched_reported(&st.clock, nm_mono_ns()))
 				return 0;
 		}
-		nm_sleep_until(ts_sched_wake(&st.clock));
+		wake = ts_sched_wake(&st.clock);
+		marks = marks_tick(skel, nm_mono_ns());
+		nm_sleep_until(marks < wake ? marks : wake);
 	}
 	/* a signal: one last report */
 	nm_run_report(&tool, skel);
