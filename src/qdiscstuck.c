@@ -91,7 +91,8 @@ static long sample_each(struct qdiscstuck_bpf *skel)
 	__u64 key, next, *prev = NULL;
 	long n = 0, r;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	/* bounded: a deleted key restarts the walk from the first */
+	for (int i = 0; i < QS_MAX_QDISCS && !bpf_map_get_next_key(fd, prev, &next); i++) {
 		r = sample_key(skel, next);
 		if (r < 0)
 			return r;
