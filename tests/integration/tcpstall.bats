@@ -522,7 +522,9 @@ kick_crash() {
 	local refuse
 	refuse=$(kick_refuse "$1")
 	"$TS" up --quickack off
-	hold_bg 8
+	# long enough for a loaded machine: the rung listing and the start
+	# come before the first sweep (one CI run saw no stall in 3 reports)
+	hold_bg 15
 	kick_rung_listed "$1"
 	# the test aid stops the first kick after TCP_NODELAY=1 and kills tcpstall (SIGKILL)
 	NETMEDIC_REFUSE=$refuse NETMEDIC_TEST_KICK=crash run "$BIN/tcpstall" --netns $SND --port 5301 \
