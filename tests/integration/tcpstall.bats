@@ -449,8 +449,9 @@ kick_never() {
 	# the held flow outlasts tcpstall's load and its 1.5-s interval: in the
 	# 6.1 guest (TCG) the load alone can take seconds. With a flow of 4 s
 	# the run once had no socket record at all: the flow had most likely
-	# ended before the interval's sweep
-	hold_bg 6
+	# ended before the interval's sweep; with 6 s, once again (the 6.1
+	# guest, two files at a time, the pidfd_getfd variant)
+	hold_bg 10
 	NETMEDIC_REFUSE=$refuse run "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick --json -i 1.5 -c 1
 	assert_success
 	wait $HOLD_PID
