@@ -142,9 +142,8 @@ flapped() {
 	[ "$parsed" -lt $((packets / 100)) ]
 }
 
-# Not in the arm64 guest: its > 10000 picks are the traffic of a 4-s iperf3
-# run on x86; the arm64 guest (TCG emulating another architecture) moved
-# 3111 and 3889. The two-queue control below is its negative control.
+# Not in the arm64 guest, whose time is short: the two-queue control below
+# is its negative control.
 # bats test_tags=rungs
 @test "xpsflap: negative control, one TX queue: nothing flaps, and its packets are counted, not tracked" {
 	"$XF" up --queues 1
@@ -152,7 +151,10 @@ flapped() {
 	cat "$TMP/out" "$TMP/out.err"
 	# the device's packets were seen, and left at once: a single queue cannot flap
 	grep -q 'xqm has 1 TX queue: its flows cannot flap, and are not tracked' "$TMP/out.err"
-	[ "$(jq 'select(.type == "interval") | .one_queue_picks' "$TMP/out")" -gt 10000 ]
+	# counted: a 4-s bulk flow is tens of thousands of skbs on an idle
+	# machine, 7069 in the 6.1 guest with a build beside it; 1000 says it
+	# was counted and leaves the pace to make bench
+	[ "$(jq 'select(.type == "interval") | .one_queue_picks' "$TMP/out")" -gt 1000 ]
 	[ "$(jq 'select(.type == "interval") | .flows_tracked' "$TMP/out")" = 0 ]
 	[ "$(jq 'select(.type == "interval") | .flows_flapping' "$TMP/out")" = 0 ]
 	[ -z "$(flow "$TMP/out" | grep -v '^null$')" ]
