@@ -6,7 +6,8 @@
 # default 6.1; make's KERNEL=), VM_KERNEL_PKG (an exact package name instead),
 # VM_MATRIX (all, or a list of VM_KERNEL values: the smoke part on each, one
 # line per kernel and a total; make vmtest-matrix), VM_DEBIAN_MIRROR
-# (default http://deb.debian.org), VM_TIMEOUT (s), VM_MEM (MiB), VM_ACCEL
+# (default http://deb.debian.org), VM_TIMEOUT (s), VM_LOCKUP_S (s of one guest
+# soft lockup that stop the run; 120), VM_MEM (MiB), VM_ACCEL
 # (kvm|tcg), VM_MODE_BUDGET (s per hook mode, in the guest), VM_CMD (run that
 # in the guest instead), VM_SMOKE (1: the smoke part only: each CLI starts,
 # and the tests tagged vm:arm64-smoke: tools/vm/suite.sh), VM_QEMU_ARGS (more qemu arguments,
@@ -390,7 +391,7 @@ boot() {
 	"${nsexec[@]}" timeout -k 15 "$VM_TIMEOUT" "$QEMU" "${MACHINE[@]}" "${accel[@]}" -smp 2 -m "$VM_MEM" \
 		-nodefaults -no-user-config -display none -monitor none -serial "file:$log" -no-reboot \
 		-kernel "$VMLINUZ" -initrd "$INITRD" \
-		-append "console=$CONSOLE rdinit=/init panic=-1 oops=panic softlockup_panic=0 loglevel=4 mitigations=off${CROSS:+ nm.project=$ROOT}" \
+		-append "console=$CONSOLE rdinit=/init panic=-1 oops=panic softlockup_panic=0 softlockup_all_cpu_backtrace=1 loglevel=4 mitigations=off${CROSS:+ nm.project=$ROOT}" \
 		-virtfs local,path="$GROOT",mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		"${project[@]}" \
 		-virtfs local,path="$XFER",mount_tag=xfer,security_model=none,multidevs=remap \
@@ -410,11 +411,32 @@ boot() {
 		QPID=
 		return 125
 	fi
-	wait "$QPID"
-	qrc=$?
+	# a guest kernel locked up for VM_LOCKUP_S never comes back: stopped
+	# then, not at VM_TIMEOUT (CI, 2026-12-06: both vCPUs stuck from 236 s
+	# of uptime, the run stopped 1,570 s later)
+	while kill -0 "$QPID" 2>/dev/null && ! locked_up; do
+		sleep 5
+	done
+	if locked_up; then
+		kill "$QPID" 2>/dev/null
+		wait "$QPID" 2>/dev/null
+		qrc=lockup
+	else
+		wait "$QPID"
+		qrc=$?
+	fi
 	wait "$tpid" 2>/dev/null
 	QPID=
 	return 0
+}
+# locked_up: the console has a soft lockup report of VM_LOCKUP_S or more.
+# Under TCG a vCPU the host did not run for a while is reported too, at
+# 20-odd seconds (softlockup_panic=0 below); a CPU stuck for minutes of
+# guest time is stuck.
+locked_up() {
+	awk -v lim="${VM_LOCKUP_S:-120}" 'match($0, /soft lockup - CPU#[0-9]+ stuck for [0-9]+s/) {
+		n = substr($0, RSTART, RLENGTH); sub(/.* for /, "", n); if (n + 0 >= lim) f = 1 }
+		END { exit !f }' "$log"
 }
 nsexec=()
 if [ -n "${VM_NETNS:-}" ]; then
@@ -450,6 +472,11 @@ if [ -r "$XFER/rc" ]; then
 elif [ "$qrc" = boot ]; then
 	why="boot failure: the guest's init printed nothing within the boot window"
 	tail -5 "$log" >&2
+elif [ "$qrc" = lockup ]; then
+	# the report and every CPU's stack (softlockup_all_cpu_backtrace)
+	awk '/BUG: soft lockup/ { on = 1 } on && n++ < 120' "$log" >&2
+	why="guest kernel lockup: $(grep -m1 'BUG: soft lockup' "$log" | sed 's/^\[ *[0-9.]*\] //' | cut -c1-100)"
+	why+=" (stopped at VM_LOCKUP_S=${VM_LOCKUP_S:-120} s of it); after the test line: $(grep -E '^(ok|not ok) [0-9]+ ' "$log" | tail -1 | cut -c1-100)"
 elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	why="timeout: the guest did not finish within VM_TIMEOUT=${VM_TIMEOUT} s"
 elif grep -q 'Kernel panic' "$log"; then
