@@ -262,7 +262,7 @@ static int first_line(void *p, struct nm_first *l)
 		.senders_tagged_by = st.tag_source, .kick = st.kick,
 	};
 	if (st.kick) {
-		r.kick_at = ts_act_kick_at(nm_worker_alive(act.kicker), st.episodes);
+		r.kick_at = ts_act_kick_at(nm_worker_alive(act.kicker), act.poll.marks_fd < 0, st.episodes);
 		r.kicker = nm_worker_priority(act.kicker);
 	}
 	l->rec = &ts_start_rec;
@@ -336,14 +336,15 @@ static int sweep_step(struct tcpstall_bpf *skel)
 }
 
 /*
- * Where no kicker thread takes the kick timer's requests (no bpf_timer in
- * fexit programs before 5.15), the loop kicks the open episodes at each
- * sweep; where sweeps are far apart (every one a full one, within its CPU
- * budget: 5.10), a stall waited for the next one, past the peer's delayed
- * ACK (make faults KERNEL=5.10: 150 of 770 long stalls kicked in time).
- * So the loop also walks the episodes every half threshold between
- * sweeps: a walk of the marks map, not of the sockets. Returns when the
- * loop must wake for it, or UINT64_MAX.
+ * Where no kicker thread runs (none could start: the kick timer's, or
+ * where fexit has no bpf_timer, before 5.15, the one that walks the open
+ * episodes), the loop kicks them at each sweep; where sweeps are far
+ * apart (every one a full one, within its CPU budget: 5.10), a stall
+ * waited for the next one, past the peer's delayed ACK (make faults
+ * KERNEL=5.10: 150 of 770 long stalls kicked in time). So the loop also
+ * walks the episodes every half threshold between sweeps: a walk of the
+ * marks map, not of the sockets. Returns when the loop must wake for it,
+ * or UINT64_MAX.
  */
 static uint64_t marks_tick(struct tcpstall_bpf *skel, uint64_t now)
 {
@@ -463,6 +464,8 @@ static int start(void *p)
 	 */
 	if (!ret && st.kick && ts_hooks_kick_timer(run_hooks))
 		ts_act_kicker_start(&act, bpf_map__fd(skel->maps.kick_due));
+	else if (!ret && st.kick && st.episodes)
+		ts_act_poller_start(&act, bpf_map__fd(skel->maps.tsq_marks));
 	return ret;
 }
 

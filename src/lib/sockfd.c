@@ -3,9 +3,11 @@
  * sockfd.c - a socket's holder found in /proc, its descriptor lent by
  * pidfd_getfd. A walk of /proc reads one link per open descriptor of
  * every process until it finds the socket: fine once per remedy, not per
- * packet.
+ * packet; the holder found is remembered (struct nm_sock_holders), so the
+ * kicks of one server's sockets walk once.
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -118,6 +120,99 @@ int nm_sock_holder(const char *proc, unsigned long ino, pid_t skip, pid_t *pid, 
 	}
 	closedir(d);
 	return ret;
+}
+
+/* One socket descriptor of h's process learnt; false when there is no memory for it. */
+static bool holders_add(struct nm_sock_holders *h, unsigned long ino, int fd)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 64;
+		struct nm_sock_fd *m = realloc(h->fds, cap * sizeof(*m));
+
+		if (!m)
+			return false;
+		h->fds = m;
+		h->cap = cap;
+	}
+	h->fds[h->n++] = (struct nm_sock_fd){ .ino = ino, .fd = fd };
+	return true;
+}
+
+/* h's process's socket descriptors read anew (under proc); 0, or -errno: it went or is unreadable. */
+static int holders_read(struct nm_sock_holders *h, const char *proc)
+{
+	char path[PATH_MAX], link[64];
+	struct dirent *de;
+	unsigned long ino;
+	DIR *d;
+
+	h->n = 0;
+	snprintf(path, sizeof(path), "%s/%d/fd", proc, (int)h->pid);
+	d = opendir(path);
+	if (!d)
+		return went_or_denied(errno);
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		n = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		if (sscanf(link, "socket:[%lu]", &ino) == 1 && !holders_add(h, ino, atoi(de->d_name)))
+			break;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* ino among h's descriptors: 0 with *fd, else -ENOENT. */
+static int holders_get(const struct nm_sock_holders *h, unsigned long ino, int *fd)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		if (h->fds[i].ino == ino) {
+			*fd = h->fds[i].fd;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int nm_sock_holder_cached(struct nm_sock_holders *h, const char *proc, unsigned long ino, pid_t skip,
+			  pid_t *pid, int *fd)
+{
+	int ret;
+
+	if (!h)
+		return nm_sock_holder(proc, ino, skip, pid, fd);
+	if (h->pid && h->pid != skip &&
+	    (!holders_get(h, ino, fd) || (!holders_read(h, proc) && !holders_get(h, ino, fd)))) {
+		*pid = h->pid;
+		return 0;
+	}
+	ret = nm_sock_holder(proc, ino, skip, pid, fd);
+	if (!ret) {
+		h->pid = *pid;
+		holders_read(h, proc);
+	}
+	return ret;
+}
+
+void nm_sock_holders_forget(struct nm_sock_holders *h)
+{
+	if (!h)
+		return;
+	h->pid = 0;
+	h->n = 0;
+}
+
+void nm_sock_holders_free(struct nm_sock_holders *h)
+{
+	if (!h)
+		return;
+	free(h->fds);
+	*h = (struct nm_sock_holders){};
 }
 
 int nm_sock_getfd(pid_t pid, int fd, unsigned long ino)

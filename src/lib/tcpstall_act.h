@@ -30,6 +30,7 @@
 #include "lib/htab.h"
 #include "lib/plan.h"
 #include "lib/skel.h"
+#include "lib/sockfd.h"
 #include "lib/tcpstall_opts.h"
 #include "lib/worker.h"
 
@@ -77,11 +78,18 @@ struct ts_act {
 	void *ns_arg;
 	/* its own */
 	struct ts_fix_done done;	/* the remedies made so far: each one once */
-	struct nm_worker *kicker;	/* the kick timer's thread; NULL or dead: kicks wait for a pass */
+	struct nm_worker *kicker;	/* the kicker thread; NULL or dead: kicks wait for a pass */
 	struct nm_plan kb;		/* the main loop's next kick pass */
 	struct nm_plan kt;		/* the kicker thread's */
+	/* the kicker without a kick timer (ts_act_poller_start): the open episodes it walks */
+	struct ts_poll {
+		int marks_fd;		/* tsq_marks; -1: the kicker takes the timer's requests */
+		struct nm_htab *kicked;	/* ts_key -> struct ts_polled: each episode kicked once */
+		uint64_t walk;		/* the walks so far */
+	} poll;
 	/* the kick passes, their outcomes and the journal: shared by the main loop and the kicker */
 	pthread_mutex_t lock;
+	struct nm_sock_holders holders;	/* pidfd_getfd's kicks: the last socket's process */
 	struct ts_kick_stats kst;
 	unsigned int kick_errors;	/* failure lines printed so far */
 	bool kick_said;
@@ -95,7 +103,7 @@ struct ts_act {
 	unsigned long elsewhere_over;	/* ... not said: the set was full */
 };
 
-#define TS_ACT_INIT { .lock = PTHREAD_MUTEX_INITIALIZER, .fx.home_fd = -1, .kick.kicks_fd = -1 }
+#define TS_ACT_INIT { .lock = PTHREAD_MUTEX_INITIALIZER, .fx.home_fd = -1, .kick.kicks_fd = -1, .poll.marks_fd = -1 }
 
 /* "198.18.0.1:80>198.18.0.2:5000" ("[::1]:80>[::1]:5000"), as the log and the table name a flow */
 const char *ts_flow_str(const struct ts_key *k, char *buf, size_t len);
@@ -116,6 +124,24 @@ void ts_act_take_stats(struct ts_act *a, struct ts_kick_stats *out);
  * without SCHED_FIFO. Once the journal is open, before the caps drop.
  */
 struct nm_worker *ts_act_kicker_start(struct ts_act *a, int ring_fd);
+/*
+ * Where the episode hooks run without their kick timer (no bpf_timer in
+ * fexit programs before 5.15): the kicker thread walks the open episodes
+ * (the tsq_marks map, marks_fd) every quarter threshold, and kicks each
+ * once when it is --threshold old, as the timer's request would. Said as
+ * ts_act_kicker_start says.
+ */
+struct nm_worker *ts_act_poller_start(struct ts_act *a, int marks_fd);
+/* One walk of the poller: the episodes due kicked; the ns until its next walk. */
+uint64_t ts_act_poll(struct ts_act *a, uint64_t now_ns);
+/*
+ * The walk's steps. Episode k (mark m) into the kicker's batch when it is
+ * due and not kicked yet (a full batch is kicked first); how soon it is
+ * due, else UINT64_MAX.
+ */
+uint64_t ts_act_poll_mark(struct ts_act *a, const struct ts_key *k, const struct ts_mark *m, uint64_t now_ns);
+/* After a walk: the kicked episodes it did not see (ended) forgotten. */
+void ts_act_poll_done(struct ts_act *a);
 /* Before anything is undone: no kick may run after. */
 void ts_act_kicker_stop(struct ts_act *a);
 
@@ -132,8 +158,12 @@ struct ts_sock *ts_act_sock(void *socks, const struct ts_key *k);
 void ts_act_setup(struct ts_act *a, const struct ts_env *env, const struct ts_kick_prog *kick,
 		  struct nm_htab *socks);
 
-/* When --fix=kick acts on a stall (the first line's): its timer at the threshold, or a loop pass after it. */
-const char *ts_act_kick_at(bool kicker, bool episodes);
+/*
+ * When --fix=kick acts on a stall (the first line's): at the threshold, by
+ * the kicker on its timer's request (timer) or its own walk; else at a
+ * loop pass after it, or a sweep.
+ */
+const char *ts_act_kick_at(bool kicker, bool timer, bool episodes);
 
 /* the stale episodes one walk drops, at most: a walk cut short leaves the gate */
 #define TS_MARKS_DROP	256

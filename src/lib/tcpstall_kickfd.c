@@ -90,13 +90,37 @@ void ts_kickfd_sock(int fd, bool halt, struct ts_kick *k)
 	k->step = TS_KICK_STEP_DONE;
 }
 
+/* The holder, or its descriptor, went after the walk (or since h learnt it). */
+static bool went(int ret)
+{
+	return ret == -ESRCH || ret == -EBADF || ret == -ESTALE;
+}
+
+/* Socket inode ino taken from its holder (h asked first): the descriptor, or -errno. */
+static int take_ino(const char *proc, struct nm_sock_holders *h, unsigned long ino)
+{
+	pid_t pid;
+	int fd, ret;
+
+	ret = nm_sock_holder_cached(h, proc, ino, getpid(), &pid, &fd);
+	if (!ret)
+		ret = nm_sock_getfd(pid, fd, ino);
+	if (h && went(ret)) {
+		/* what h remembered is stale: a walk anew */
+		nm_sock_holders_forget(h);
+		ret = nm_sock_holder_cached(h, proc, ino, getpid(), &pid, &fd);
+		if (!ret)
+			ret = nm_sock_getfd(pid, fd, ino);
+	}
+	return ret;
+}
+
 /* key's socket taken into *sfd (-1: it is gone, NONE): 0, or -errno when it cannot be taken. */
-static int take(const char *proc, const struct ts_key *key, int *sfd)
+static int take(const char *proc, struct nm_sock_holders *h, const struct ts_key *key, int *sfd)
 {
 	struct nm_diag_sock id, d;
 	char err[160];
-	pid_t pid;
-	int fd, ret;
+	int ret;
 
 	*sfd = -1;
 	/* the lookup sees this thread's netns only: a key of another is not there */
@@ -108,13 +132,9 @@ static int take(const char *proc, const struct ts_key *key, int *sfd)
 	if (ret == -ENOENT || (!ret && !d.inode))
 		return 0;
 	if (!ret)
-		ret = nm_sock_holder(proc, d.inode, getpid(), &pid, &fd);
-	if (ret == -ENOENT)
-		return 0;	/* a socket no process holds, or its holder went */
-	if (!ret)
-		ret = nm_sock_getfd(pid, fd, d.inode);
-	/* the holder, or its descriptor, went after the walk */
-	if (ret == -ESRCH || ret == -EBADF || ret == -ESTALE)
+		ret = take_ino(proc, h, d.inode);
+	/* a socket no process holds, or its holder went */
+	if (ret == -ENOENT || went(ret))
 		return 0;
 	if (ret < 0)
 		return ret;
@@ -122,9 +142,10 @@ static int take(const char *proc, const struct ts_key *key, int *sfd)
 	return 0;
 }
 
-void ts_kickfd(const char *proc, const struct ts_key *key, bool halt, struct ts_kick *k)
+void ts_kickfd(const char *proc, struct nm_sock_holders *h, const struct ts_key *key, bool halt,
+	       struct ts_kick *k)
 {
-	int fd, err = take(proc, key, &fd);
+	int fd, err = take(proc, h, key, &fd);
 
 	if (err) {
 		kick_fail(k, TS_KICK_STEP_TAKE, err);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include "netmedic/tcpstall.h"
 #include "lib/sockdiag.h"
+#include "lib/sockfd.h"
 
 /* the rung's label: the kick hook's, in the start record and --list-hooks */
 #define TS_KICKFD_LABEL		"pidfd_getfd"
@@ -41,12 +42,14 @@ void ts_kickfd_sock(int fd, bool halt, struct ts_kick *k);
 /*
  * The kick of k's request on socket key: looked up in the calling
  * thread's netns, taken from the first process under proc ("/proc") that
- * holds it, this one aside. k's outcome as the iterator's: NONE when key
+ * holds it, this one aside (h, when not NULL, remembers the last holder:
+ * lib/sockfd.h). k's outcome as the iterator's: NONE when key
  * is of another netns, or the socket or any holder is gone (a socket no
  * process holds cannot be kicked this way); TAKE, with err, when it
  * cannot be taken (-EPERM: ptrace access denied; -EACCES: a process's
  * descriptors unreadable); else as ts_kickfd_sock.
  */
-void ts_kickfd(const char *proc, const struct ts_key *key, bool halt, struct ts_kick *k);
+void ts_kickfd(const char *proc, struct nm_sock_holders *h, const struct ts_key *key, bool halt,
+	       struct ts_kick *k);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/libbpf.h>
 #include "lib/worker.h"
 
@@ -13,7 +14,8 @@
 
 struct nm_worker {
 	pthread_t tid;
-	struct ring_buffer *ring;
+	struct ring_buffer *ring;	/* NULL: a timed worker */
+	nm_worker_tick_fn tick;
 	nm_worker_init_fn init;
 	nm_worker_flush_fn flush;
 	void *ctx;
@@ -22,6 +24,18 @@ struct nm_worker {
 	char error[128];
 	char priority[96];
 };
+
+/* A timed worker's wait: the ns its tick asked for, at most POLL_MS. */
+static void tick_sleep(uint64_t ns)
+{
+	struct timespec ts;
+
+	if (ns > POLL_MS * 1000000ULL)
+		ns = POLL_MS * 1000000ULL;
+	ts.tv_sec = ns / 1000000000ULL;
+	ts.tv_nsec = ns % 1000000000ULL;
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
 
 static void *worker_main(void *arg)
 {
@@ -33,6 +47,10 @@ static void *worker_main(void *arg)
 		return NULL;
 	}
 	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		if (!w->ring) {
+			tick_sleep(w->tick(w->ctx));
+			continue;
+		}
 		n = ring_buffer__poll(w->ring, POLL_MS);
 		if (n > 0 && w->flush)
 			w->flush(w->ctx);
@@ -69,11 +87,27 @@ int nm_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg)
 	return e;
 }
 
+/* w, with its ring or tick set, started: w, or NULL (w freed) with err. */
+static struct nm_worker *worker_run(struct nm_worker *w, char *err, size_t len)
+{
+	int e;
+
+	w->alive = true;
+	e = nm_thread_start(&w->tid, worker_main, w);
+	if (e) {
+		snprintf(err, len, "thread: %s", strerror(e));
+		ring_buffer__free(w->ring);
+		free(w);
+		return NULL;
+	}
+	worker_priority(w);
+	return w;
+}
+
 struct nm_worker *nm_worker_start(int ring_fd, nm_worker_init_fn init, nm_worker_record_fn record,
 				  nm_worker_flush_fn flush, void *ctx, char *err, size_t len)
 {
 	struct nm_worker *w = calloc(1, sizeof(*w));
-	int e;
 
 	if (!w) {
 		snprintf(err, len, "out of memory");
@@ -88,16 +122,22 @@ struct nm_worker *nm_worker_start(int ring_fd, nm_worker_init_fn init, nm_worker
 	w->init = init;
 	w->flush = flush;
 	w->ctx = ctx;
-	w->alive = true;
-	e = nm_thread_start(&w->tid, worker_main, w);
-	if (e) {
-		snprintf(err, len, "thread: %s", strerror(e));
-		ring_buffer__free(w->ring);
-		free(w);
+	return worker_run(w, err, len);
+}
+
+struct nm_worker *nm_worker_start_timed(nm_worker_init_fn init, nm_worker_tick_fn tick, void *ctx, char *err,
+					size_t len)
+{
+	struct nm_worker *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		snprintf(err, len, "out of memory");
 		return NULL;
 	}
-	worker_priority(w);
-	return w;
+	w->tick = tick;
+	w->init = init;
+	w->ctx = ctx;
+	return worker_run(w, err, len);
 }
 
 bool nm_worker_alive(const struct nm_worker *w)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A thread that sleeps on a BPF ring buffer and acts on its records as
- * they come: for a remedy that must act within milliseconds of a kernel
+ * they come (or on a clock, where the kernel has no timer to fill a ring): for a remedy that must act within milliseconds of a kernel
  * event (tcpstall's kick must beat the peer's 40-ms delayed ACK), whatever
  * the main loop is doing: sweeping, reporting, waiting for the CPU.
  *
@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * pthread_create with every signal blocked in the new thread (it inherits
@@ -37,6 +38,9 @@ typedef void (*nm_worker_flush_fn)(void *ctx);
  */
 typedef int (*nm_worker_init_fn)(void *ctx, char *msg, size_t len);
 
+/* One wake of a timed worker: its work done, the ns until the next wake. */
+typedef uint64_t (*nm_worker_tick_fn)(void *ctx);
+
 /*
  * Starts the thread on the ring buffer map ring_fd; its priority is set
  * from the calling thread, which needs CAP_SYS_NICE for SCHED_FIFO then.
@@ -45,6 +49,13 @@ typedef int (*nm_worker_init_fn)(void *ctx, char *msg, size_t len);
  */
 struct nm_worker *nm_worker_start(int ring_fd, nm_worker_init_fn init, nm_worker_record_fn record,
 				  nm_worker_flush_fn flush, void *ctx, char *err, size_t len);
+/*
+ * As nm_worker_start, for work that a clock calls for rather than a ring:
+ * tick runs at once, then each time the ns it returned have passed (at
+ * most 100 ms: a stop request waits no longer).
+ */
+struct nm_worker *nm_worker_start_timed(nm_worker_init_fn init, nm_worker_tick_fn tick, void *ctx, char *err,
+					size_t len);
 /* False once the thread stopped on its own: its ring failed (nm_worker_error says how). */
 bool nm_worker_alive(const struct nm_worker *w);
 const char *nm_worker_error(const struct nm_worker *w);

@@ -462,7 +462,7 @@ kick_never() {
 		'{"attempted":0,"done":0,"failed":0,"skipped":0}'
 	# when it kicks follows the tcp_push rung: its timer, or a pass where only fexit runs, or a sweep
 	printf '%s\n' "$output" | jq -se 'map(select(.type == "start"))[0] |
-		if .hooks.tcp_push == "fexit/tcp_push" then .kick_at == "threshold" or .kick_at == "next_pass"
+		if .hooks.tcp_push == "fexit/tcp_push" then .kick_at == "threshold" or .kick_at == "threshold_walk"
 		else .kick_at == "next_sweep" and .kicker == "none" end'
 	printf '%s\n' "$output" | jq -se 'map(select(.type == "interval")) | length > 0 and all(.kick_age_max_ms == 0)'
 }

@@ -3,7 +3,8 @@
  * Unit tests for src/lib/sockfd.c: the holder of a socket found in a
  * /proc of the test's own (PID/fd/N links), the first one but ours, past
  * what is not a process or has gone; and pidfd_getfd on this process's
- * own descriptors, checked against the inode the walk found.
+ * own descriptors, checked against the inode the walk found; the holder
+ * remembered for the next socket.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -89,6 +90,52 @@ static void test_holder_none(void **state)
 	assert_int_equal(nm_sock_holder(missing, 111, 0, &pid, &fd), -ENOENT);
 }
 
+/*
+ * The holder remembered: a second socket of the same process is found in
+ * what the first walk read, a socket it opened since by reading it again,
+ * and none of its sockets by the walk; forgotten, the walk finds anew.
+ */
+static void test_holder_cached(void **state)
+{
+	const struct tree *t = *state;
+	struct nm_sock_holders h = {};
+	pid_t pid = 0;
+	int fd = -1;
+
+	fd_add(t, 300, 8, "socket:[333]");
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 222, 200, &pid, &fd), 0);
+	assert_int_equal(pid, 300);
+	assert_int_equal(fd, 7);
+	assert_int_equal(h.pid, 300);
+	assert_int_equal(h.n, 2);
+	/* the walk is not needed: a tree without 300 would not find it */
+	sh("mv %s/300 %s/300.kept", t->proc, t->proc);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 333, 0, &pid, &fd), 0);
+	assert_int_equal(pid, 300);
+	assert_int_equal(fd, 8);
+	sh("mv %s/300.kept %s/300", t->proc, t->proc);
+	/* a socket it opened since: read again */
+	fd_add(t, 300, 9, "socket:[444]");
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 444, 0, &pid, &fd), 0);
+	assert_int_equal(pid, 300);
+	assert_int_equal(fd, 9);
+	/* another process's socket: the walk, which the holder then is */
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 111, 0, &pid, &fd), 0);
+	assert_int_equal(pid, 100);
+	assert_int_equal(fd, 3);
+	assert_int_equal(h.pid, 100);
+	/* the remembered one is this process: the walk passes it */
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 111, 100, &pid, &fd), -ENOENT);
+	nm_sock_holders_forget(&h);
+	assert_int_equal(h.pid, 0);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 2222, 0, &pid, &fd), 0);
+	assert_int_equal(pid, 400);
+	nm_sock_holders_free(&h);
+	/* none: the walk alone */
+	assert_int_equal(nm_sock_holder_cached(NULL, t->proc, 2222, 0, &pid, &fd), 0);
+	assert_int_equal(pid, 400);
+}
+
 /* Our own descriptors, lent back to us: the same socket, a new descriptor. */
 static void test_getfd_self(void **state)
 {
@@ -131,6 +178,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_holder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holder_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holder_cached, setup, teardown),
 		cmocka_unit_test(test_getfd_self),
 		cmocka_unit_test(test_getfd_gone),
 	};

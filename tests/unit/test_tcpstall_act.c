@@ -112,15 +112,66 @@ static void test_setup(void **state)
 static void test_kick_at(void **state)
 {
 	(void)state;
-	assert_string_equal(ts_act_kick_at(true, true), "threshold");
-	assert_string_equal(ts_act_kick_at(true, false), "threshold");
-	assert_string_equal(ts_act_kick_at(false, true), "next_pass");
-	assert_string_equal(ts_act_kick_at(false, false), "next_sweep");
+	assert_string_equal(ts_act_kick_at(true, true, true), "threshold");
+	assert_string_equal(ts_act_kick_at(true, true, false), "threshold");
+	assert_string_equal(ts_act_kick_at(true, false, true), "threshold_walk");
+	assert_string_equal(ts_act_kick_at(false, false, true), "next_pass");
+	assert_string_equal(ts_act_kick_at(false, true, false), "next_sweep");
+	assert_string_equal(ts_act_kick_at(false, false, false), "next_sweep");
 }
 
 static struct ts_mark mark_at(uint64_t start_ns)
 {
 	return (struct ts_mark){ .start_ns = start_ns, .nonagle = 1 };
+}
+
+/*
+ * The kicker's own walk, where no kick timer runs: an episode is queued
+ * once, when it is --threshold old, as the timer's request would be; a
+ * new episode of the same socket is queued again; an ended one forgotten.
+ */
+static void test_poll(void **state)
+{
+	static struct ts_env env = { .threshold_ms = 10, .fix = TS_FIX_KICK, .kick = TS_KICK_CFG_DEFAULT };
+	static struct ts_act a = TS_ACT_INIT;
+	struct ts_kick_prog prog = { .kicks_fd = -1 };
+	struct ts_key k = sock_key(HERE, 1), other = sock_key(HERE + 1, 2);
+	struct ts_mark m = mark_at(SEC), m2 = mark_at(2 * SEC);
+
+	(void)state;
+	env.o.netns_ino = HERE;
+	ts_act_setup(&a, &env, &prog, NULL);
+	a.poll.kicked = nm_htab_new(sizeof(struct ts_key), 16, 8);
+	assert_non_null(a.poll.kicked);
+	/* 4 ms to go: not queued, and the walk says when */
+	assert_int_equal(ts_act_poll_mark(&a, &k, &m, SEC + 6 * MS), 4 * MS);
+	assert_int_equal(a.kt.n, 0);
+	/* due: queued once, with the mark's start and Nagle bit */
+	assert_int_equal(ts_act_poll_mark(&a, &k, &m, SEC + 10 * MS), UINT64_MAX);
+	assert_int_equal(a.kt.n, 1);
+	ts_act_poll_done(&a);
+	assert_int_equal(ts_act_poll_mark(&a, &k, &m, SEC + 12 * MS), UINT64_MAX);
+	assert_int_equal(a.kt.n, 1);
+	/* another netns's episode: not ours to kick */
+	assert_int_equal(ts_act_poll_mark(&a, &other, &m, SEC + 12 * MS), UINT64_MAX);
+	assert_int_equal(a.kt.n, 1);
+	nm_plan_truncate(&a.kt, 0);
+	ts_act_poll_done(&a);
+	/* the next episode of the same socket: its own kick */
+	assert_int_equal(ts_act_poll_mark(&a, &k, &m2, 2 * SEC + 10 * MS), UINT64_MAX);
+	assert_int_equal(a.kt.n, 1);
+	nm_plan_truncate(&a.kt, 0);
+	/* a walk that does not see an episode: it ended, and is forgotten */
+	assert_int_equal(nm_htab_count(a.poll.kicked), 2);
+	ts_act_poll_done(&a);
+	assert_int_equal(nm_htab_count(a.poll.kicked), 1);
+	ts_act_poll_done(&a);
+	assert_int_equal(nm_htab_count(a.poll.kicked), 0);
+	/* so the same start seen again is a new episode to it */
+	assert_int_equal(ts_act_poll_mark(&a, &k, &m2, 2 * SEC + 20 * MS), UINT64_MAX);
+	assert_int_equal(a.kt.n, 1);
+	nm_plan_free(&a.kt);
+	nm_htab_free(a.poll.kicked);
 }
 
 /*
@@ -189,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_sock),
 		cmocka_unit_test(test_setup),
 		cmocka_unit_test(test_kick_at),
+		cmocka_unit_test(test_poll),
 		cmocka_unit_test(test_marks_forget),
 		cmocka_unit_test(test_marks_cut_short),
 	};

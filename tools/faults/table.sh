@@ -69,11 +69,11 @@ target ".tsq.wrk.on_autocork_fix.${TP}_ms < $TAIL_MS" \
 	"--fix=autocork removes the tail: $TPN < $TAIL_MS ms ($(j .tsq.wrk.on_autocork_fix.${TP}_ms))"
 # 6.1 and later have fexit and bpf_timer: each stall is kicked at the
 # threshold by the kicker thread, before the peer's delayed ACK. Before
-# 5.15 fexit programs have no bpf_timer: stalls are kicked at the main
-# loop's next pass, and the 95% below is what says whether that is soon
-# enough.
+# 5.15 fexit programs have no bpf_timer: the kicker thread walks the open
+# episodes every quarter threshold instead, and the 95% below is what
+# says whether that is soon enough.
 kick_at=threshold
-case $(j .kernel) in [1-4].* | 5.[0-9].* | 5.1[0-4].*) kick_at=next_pass ;; esac
+case $(j .kernel) in [1-4].* | 5.[0-9].* | 5.1[0-4].*) kick_at=threshold_walk ;; esac
 target ".tsq.runs.on_kick.kick_at == \"$kick_at\"" \
 	"--fix=kick kicks at the $kick_at (kick_at $(j .tsq.runs.on_kick.kick_at), kicker $(j .tsq.runs.on_kick.kicker))"
 target '.tsq.runs.on_kick.injected_long > 0 and
