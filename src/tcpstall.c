@@ -169,7 +169,9 @@ static void interval_row(struct ts_interval_row *r)
 {
 	struct ts_interval_in in = {
 		.time = (uint64_t)time(NULL), .sweeps = st.sweep, .sweep_wait_ns = st.clock.wait_ns,
-		.episodes = st.episodes, .kicker = act.kicker, .kick = st.kick,
+		.episodes = st.episodes, .kick = st.kick,
+		/* the timer's requests: none where the kicker walks the episodes itself */
+		.kicker = act.kicker && act.poll.marks_fd < 0,
 		.kicks = &st.kick_report, .prom_netns = env.prom_netns, .netns = env.o.netns_ino,
 	};
 
