@@ -7,7 +7,9 @@
 # VM_MATRIX (all, or a list of VM_KERNEL values: the smoke part on each, one
 # line per kernel and a total; make vmtest-matrix), VM_DEBIAN_MIRROR
 # (default http://deb.debian.org), VM_TIMEOUT (s), VM_LOCKUP_S (s of one guest
-# soft lockup that stop the run; 120), VM_MEM (MiB), VM_ACCEL
+# soft lockup that stop the run; 120), VM_LOGLEVEL (the guest console's; 4; 7
+# shows a lockup's stacks), VM_TCG_THREAD (multi or single; x86: single, see
+# below), VM_MEM (MiB), VM_ACCEL
 # (kvm|tcg), VM_MODE_BUDGET (s per hook mode, in the guest), VM_CMD (run that
 # in the guest instead), VM_SMOKE (1: the smoke part only: each CLI starts,
 # and the tests tagged vm:arm64-smoke: tools/vm/suite.sh), VM_QEMU_ARGS (more qemu arguments,
@@ -360,7 +362,7 @@ mkdir -p "$XFER/out"
 	done
 } >"$XFER/env"
 
-echo "vmtest: $KPKG ($KVER), $QEMU $VM_ACCEL, 2 vCPUs, ${VM_MEM} MiB, timeout ${VM_TIMEOUT} s"
+echo "vmtest: $KPKG ($KVER), $QEMU $VM_ACCEL$([ "$VM_ACCEL" = tcg ] && echo " ($VM_TCG_THREAD-threaded)"), 2 vCPUs, ${VM_MEM} MiB, timeout ${VM_TIMEOUT} s"
 if [ -n "$CROSS" ]; then
 	echo "vmtest: $VM_ARCH root $GROOT and the tree $ROOT shared read-only (9p) under tmpfs overlays; binaries from $NETMEDIC_BUILD"
 else
@@ -371,27 +373,39 @@ project=()
 [ -n "$CROSS" ] && project=(-virtfs "local,path=$ROOT,mount_tag=project,security_model=none,readonly=on,multidevs=remap")
 log=$XFER/console.log
 tb=$(date +%s)
+# TCG's threads: one per vCPU (multi), or one for all (single). An x86
+# kernel patches live code with int3 (text_poke_bp: every fentry/fexit
+# attach and detach, static keys), and multi-threaded TCG on this host's
+# qemu (7.2) can go on running the int3 from a stale translation after
+# the patch: the vCPU loops in the int3 handler. In the 6.1 guest, the
+# tools attached and detached in a loop beside bulk iperf3 flows
+# (2026-12-06): both vCPUs stuck at tcp_wfree+0 in asm_exc_int3, the
+# bytes there already the nop, within 35 and 110 s, twice; single: 10
+# rounds, none. CI's lockup that day, the panic of 2026-12-04, and 6.12's
+# int3 panic were it. arm64 patches one instruction at a time, with no
+# int3 dance: its guests keep multi.
+[ "$VM_ARCH" = x86 ] && VM_TCG_THREAD=${VM_TCG_THREAD:-single}
+VM_TCG_THREAD=${VM_TCG_THREAD:-multi}
 # boot ACCEL: start qemu in the background ($QPID is its timeout(1)), stream
 # the console, and give up on a guest whose init has not spoken in $2 s.
 boot() {
 	local a=$1 window=$2 tpid i
 	case $a in
 	kvm) accel=(-accel kvm -cpu host) ;;
-	tcg) accel=(-accel 'tcg,thread=multi' -cpu max) ;;
+	tcg) accel=(-accel "tcg,thread=$VM_TCG_THREAD" -cpu max) ;;
 	*) fail "VM_ACCEL=$a: kvm or tcg" ;;
 	esac
 	: >"$log"
 	# softlockup_panic=0: under TCG a vCPU the host did not run for 20 s
-	# looks to the guest like a CPU stuck in the kernel. CI once ended on
-	# a guest panic (2026-12-04, a TCP send in the tcpstall tests; its
-	# reason line not kept) that no run here repeated. A lockup that is
-	# real hangs its test, and the mode's budget names it; an Oops still
-	# panics (oops=panic).
+	# looks to the guest like a CPU stuck in the kernel; a lockup that
+	# lasts VM_LOCKUP_S stops the run (locked_up); an Oops still panics
+	# (oops=panic). CI's guest panic of 2026-12-04 (a TCP send in the
+	# tcpstall tests) was most likely the stale int3 above.
 	# ip netns exec execs timeout(1): $QPID stays the process to stop
 	"${nsexec[@]}" timeout -k 15 "$VM_TIMEOUT" "$QEMU" "${MACHINE[@]}" "${accel[@]}" -smp 2 -m "$VM_MEM" \
 		-nodefaults -no-user-config -display none -monitor none -serial "file:$log" -no-reboot \
 		-kernel "$VMLINUZ" -initrd "$INITRD" \
-		-append "console=$CONSOLE rdinit=/init panic=-1 oops=panic softlockup_panic=0 softlockup_all_cpu_backtrace=1 loglevel=4 mitigations=off${CROSS:+ nm.project=$ROOT}" \
+		-append "console=$CONSOLE rdinit=/init panic=-1 oops=panic softlockup_panic=0 softlockup_all_cpu_backtrace=1 loglevel=${VM_LOGLEVEL:-4} mitigations=off${CROSS:+ nm.project=$ROOT}" \
 		-virtfs local,path="$GROOT",mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		"${project[@]}" \
 		-virtfs local,path="$XFER",mount_tag=xfer,security_model=none,multidevs=remap \
@@ -475,7 +489,7 @@ elif [ "$qrc" = boot ]; then
 elif [ "$qrc" = lockup ]; then
 	# the report and every CPU's stack (softlockup_all_cpu_backtrace)
 	awk '/BUG: soft lockup/ { on = 1 } on && n++ < 120' "$log" >&2
-	why="guest kernel lockup: $(grep -m1 'BUG: soft lockup' "$log" | sed 's/^\[ *[0-9.]*\] //' | cut -c1-100)"
+	why="guest kernel lockup: $(grep 'BUG: soft lockup' "$log" | tail -1 | sed 's/^\[ *[0-9.]*\] //' | cut -c1-100)"
 	why+=" (stopped at VM_LOCKUP_S=${VM_LOCKUP_S:-120} s of it); after the test line: $(grep -E '^(ok|not ok) [0-9]+ ' "$log" | tail -1 | cut -c1-100)"
 elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	why="timeout: the guest did not finish within VM_TIMEOUT=${VM_TIMEOUT} s"

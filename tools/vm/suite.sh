@@ -50,9 +50,10 @@ VM_MODES="fentry auto"
 # vm_hooks MODE: the NETMEDIC_HOOKS of MODE
 vm_hooks() { case $1 in arm64 | smoke) echo auto ;; *) echo "$1" ;; esac; }
 # vm_jobs MODE: how many files run at once in MODE (NM_JOBS overrides).
-# The x86 guest's two modes run two files side by side (its 2 vCPUs,
-# multi-threaded TCG): 11.9 minutes where one at a time took 17.5, all
-# 91 tests passed (2026-12-05). The tests tagged serial still run alone
+# The x86 guest's two modes run two files side by side (its 2 vCPUs):
+# 11.9 minutes where one at a time took 17.5, all 91 tests passed
+# (2026-12-05, multi-threaded TCG); 14.1 minutes single-threaded, as x86
+# guests now run (tools/vm/run.sh), 90 of 90 (2026-12-06). The tests tagged serial still run alone
 # after them (tests/run-integration.sh). The arm64 guest, TCG emulating
 # another architecture, runs one at a time: its labs' timings have no
 # room for a sibling.
