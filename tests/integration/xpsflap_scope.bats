@@ -172,7 +172,11 @@ lab_flows() {
 	[ -z "$(jq -c "select(.type == \"flow\" and .netns_ino == $(ino $MID))" "$TMP/out")" ]
 	[ -z "$(jq -c 'select(.type == "flow" and .dev == "xqm")' "$TMP/out")" ]
 	[ "$(jq 'select(.type == "interval") | .out_of_scope_skbs' "$TMP/out")" -gt 10000 ]
-	[ "$(jq 'select(.type == "interval") | .flows_flapping' "$TMP/out")" = 0 ]
+	# the flows counted flapping are in scope: the receiver's ACKs may
+	# move queue for real on a loaded host (a spurious retransmission
+	# makes the receiver rethink its txhash: a CI pool saw 2 switches)
+	[ "$(jq -s '(map(select(.type == "interval"))[0].flows_flapping) ==
+		(map(select(.type == "flow" and .flapping and .netns != "'"$MID"'")) | length)' "$TMP/out")" = true ]
 }
 
 @test "xpsflap --netns given once: that netns only (it runs there), named by its /run/netns name" {
