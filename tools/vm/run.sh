@@ -362,17 +362,6 @@ mkdir -p "$XFER/out"
 	done
 } >"$XFER/env"
 
-echo "vmtest: $KPKG ($KVER), $QEMU $VM_ACCEL$([ "$VM_ACCEL" = tcg ] && echo " ($VM_TCG_THREAD-threaded)"), 2 vCPUs, ${VM_MEM} MiB, timeout ${VM_TIMEOUT} s"
-if [ -n "$CROSS" ]; then
-	echo "vmtest: $VM_ARCH root $GROOT and the tree $ROOT shared read-only (9p) under tmpfs overlays; binaries from $NETMEDIC_BUILD"
-else
-	echo "vmtest: host root $ROOT shared read-only (9p) under a tmpfs overlay; binaries from $NETMEDIC_BUILD"
-fi
-# the tree, at its own path, where the guest's root is not the host's (init: nm.project)
-project=()
-[ -n "$CROSS" ] && project=(-virtfs "local,path=$ROOT,mount_tag=project,security_model=none,readonly=on,multidevs=remap")
-log=$XFER/console.log
-tb=$(date +%s)
 # TCG's threads: one per vCPU (multi), or one for all (single). An x86
 # kernel patches live code with int3 (text_poke_bp: every fentry/fexit
 # attach and detach, static keys), and multi-threaded TCG on this host's
@@ -386,6 +375,17 @@ tb=$(date +%s)
 # int3 dance: its guests keep multi.
 [ "$VM_ARCH" = x86 ] && VM_TCG_THREAD=${VM_TCG_THREAD:-single}
 VM_TCG_THREAD=${VM_TCG_THREAD:-multi}
+echo "vmtest: $KPKG ($KVER), $QEMU $VM_ACCEL$([ "$VM_ACCEL" = tcg ] && echo " ($VM_TCG_THREAD-threaded)"), 2 vCPUs, ${VM_MEM} MiB, timeout ${VM_TIMEOUT} s"
+if [ -n "$CROSS" ]; then
+	echo "vmtest: $VM_ARCH root $GROOT and the tree $ROOT shared read-only (9p) under tmpfs overlays; binaries from $NETMEDIC_BUILD"
+else
+	echo "vmtest: host root $ROOT shared read-only (9p) under a tmpfs overlay; binaries from $NETMEDIC_BUILD"
+fi
+# the tree, at its own path, where the guest's root is not the host's (init: nm.project)
+project=()
+[ -n "$CROSS" ] && project=(-virtfs "local,path=$ROOT,mount_tag=project,security_model=none,readonly=on,multidevs=remap")
+log=$XFER/console.log
+tb=$(date +%s)
 # boot ACCEL: start qemu in the background ($QPID is its timeout(1)), stream
 # the console, and give up on a guest whose init has not spoken in $2 s.
 boot() {
