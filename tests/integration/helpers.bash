@@ -159,6 +159,13 @@ signal_at() {
 # holding exactly CAPS (comma-separated: bpf,perfmon), inherited and ambient,
 # so that they are its effective set; "" for none. It execs: use it in a
 # subshell only (run, start_bg), where $BG_PID is then CMD's pid.
+# kernel_re: the running kernel's release as a regex that matches it
+# literally: Debian's backports and unstable name theirs with a "+"
+# (6.12.118+deb12-amd64), a regex operator
+kernel_re() {
+	uname -r | sed 's/[][\.*^$+?(){}|]/\\&/g'
+}
+
 # kernel_before MAJ MIN: the running kernel is older than MAJ.MIN (for the
 # expectations that a kernel changes: what it lacks, what it charges)
 kernel_before() {

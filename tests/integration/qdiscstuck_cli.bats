@@ -150,7 +150,7 @@ teardown() {
 @test "qdiscstuck: the first line names the kernel, -v the hook rungs too; JSON too" {
 	run "$BIN/qdiscstuck" -c 1 -i 0.2
 	assert_success
-	assert_line --index 0 --regexp "^qdiscstuck: kernel $(uname -r), interval 0.2s, threshold "
+	assert_line --index 0 --regexp "^qdiscstuck: kernel $(kernel_re), interval 0.2s, threshold "
 	[[ ${lines[0]} != *"hooks "* && ${lines[0]} != *"refused: "* ]]
 	# what this kernel gives (older kernels lose parts: the lines say which)
 	run "$BIN/qdiscstuck" --list-hooks

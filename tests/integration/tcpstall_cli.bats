@@ -51,11 +51,11 @@ teardown() {
 @test "tcpstall: -v's first line names the hook rungs; --list-hooks says why fentry is refused" {
 	run "$BIN/tcpstall" -c 1 -i 0.2
 	assert_success
-	assert_line --index 0 --regexp "^tcpstall: kernel $(uname -r), interval 0.2s, sweep "
+	assert_line --index 0 --regexp "^tcpstall: kernel $(kernel_re), interval 0.2s, sweep "
 	[[ ${lines[0]} != *"hooks "* && ${lines[0]} != *"refused: "* ]]
 	run --separate-stderr "$BIN/tcpstall" -c 1 -i 0.2 -v
 	assert_success
-	assert_line --index 0 --regexp "^tcpstall: kernel $(uname -r), hooks sweep=iter/tcp fast_sweep=iter/[a-z_]+ tcp_push=iter/tcp __release_sock=[^ ]+ tcp_rcv=[a-z_]+/tcp_probe"
+	assert_line --index 0 --regexp "^tcpstall: kernel $(kernel_re), hooks sweep=iter/tcp fast_sweep=iter/[a-z_]+ tcp_push=iter/tcp __release_sock=[^ ]+ tcp_rcv=[a-z_]+/tcp_probe"
 	# 6.3+: each write tags the socket for the fast sweep
 	assert_line --index 0 --partial "(all sockets every 1000ms, senders tagged by sock_send_length)"
 	first=${lines[0]}

@@ -74,7 +74,7 @@ teardown() {
 	run --separate-stderr as_nobody $caps "$BIN/xpsflap" -c 1 -i 0.2 -v
 	echo "$stderr"
 	assert_success
-	assert_line --index 0 --regexp "^xpsflap: kernel $(uname -r), hooks "
+	assert_line --index 0 --regexp "^xpsflap: kernel $(kernel_re), hooks "
 	[[ $stderr == *"xpsflap: $(caps_kept $kept "$why")"* ]]
 }
 
@@ -125,11 +125,11 @@ teardown() {
 @test "xpsflap: the first line names the kernel, -v the hook rungs too; JSON too" {
 	run "$BIN/xpsflap" -c 1 -i 0.2
 	assert_success
-	assert_line --index 0 --regexp "^xpsflap: kernel $(uname -r), interval 0.2s, devices "
+	assert_line --index 0 --regexp "^xpsflap: kernel $(kernel_re), interval 0.2s, devices "
 	[[ ${lines[0]} != *"hooks "* && ${lines[0]} != *"refused: "* ]]
 	run --separate-stderr "$BIN/xpsflap" -c 1 -i 0.2 -v
 	assert_success
-	assert_line --index 0 --regexp "^xpsflap: kernel $(uname -r), hooks netdev_pick_tx=[a-z_]+/[a-z_]+ net_dev_xmit=[a-z_]+/net_dev_start_xmit"
+	assert_line --index 0 --regexp "^xpsflap: kernel $(kernel_re), hooks netdev_pick_tx=[a-z_]+/[a-z_]+ net_dev_xmit=[a-z_]+/net_dev_start_xmit"
 	run "$BIN/xpsflap" -c 1 -i 0.2 --json
 	assert_success
 	echo "${lines[0]}" | jq -e '.type == "start" and (.hooks | length == 2)'
