@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A thread that sleeps on a BPF ring buffer and acts on its records as
- * they come (or on a clock, where the kernel has no timer to fill a ring): for a remedy that must act within milliseconds of a kernel
- * event (tcpstall's kick must beat the peer's 40-ms delayed ACK), whatever
- * the main loop is doing: sweeping, reporting, waiting for the CPU.
+ * they come (or on a clock, where the kernel has no timer to fill a
+ * ring): for a remedy that must act within milliseconds of a kernel event
+ * (tcpstall's kick must beat the peer's 40-ms delayed ACK), whatever the
+ * main loop is doing: sweeping, reporting, waiting for the CPU.
  *
  * It runs at SCHED_FIFO 1 where the kernel allows it (the RT throttle,
  * sched_rt_runtime_us, still bounds it), else at the tool's priority, and

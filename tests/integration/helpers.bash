@@ -155,10 +155,6 @@ signal_at() {
 		kill -KILL $p; echo alive' _ "$@"
 }
 
-# as_nobody CAPS CMD...: CMD as uid and gid 65534 (nobody), no groups,
-# holding exactly CAPS (comma-separated: bpf,perfmon), inherited and ambient,
-# so that they are its effective set; "" for none. It execs: use it in a
-# subshell only (run, start_bg), where $BG_PID is then CMD's pid.
 # kernel_re: the running kernel's release as a regex that matches it
 # literally: Debian's backports and unstable name theirs with a "+"
 # (6.12.118+deb12-amd64), a regex operator
@@ -201,6 +197,11 @@ caps_mask() {
 	printf '%016x' "$m"
 }
 
+# as_nobody CAPS CMD...: CMD as uid and gid 65534 (nobody), no groups,
+# holding exactly CAPS (comma-separated: bpf,perfmon), inherited and ambient,
+# so that they are its effective set; "" for none. It execs: use it in a
+# subshell only (run, start_bg), where $BG_PID is then CMD's pid.
+#
 # Before 5.11 BPF memory is charged to RLIMIT_MEMLOCK: the run gets what
 # the systemd units give (LimitMEMLOCK=infinity), as its user would.
 as_nobody() {
