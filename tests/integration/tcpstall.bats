@@ -16,10 +16,12 @@ SND=${LAB_PREFIX}ts-snd
 setup() {
 	TMP=$(mktemp -d)
 	BG_PID=
+	HOLD_PID=
 }
 
 teardown() {
 	stop_bg KILL
+	hold_end
 	"$BIN/tcpstall" --cleanup >/dev/null 2>&1
 	"$TS" down
 	rm -rf "$TMP"
@@ -402,13 +404,31 @@ nodelay_becomes() {
 	return 1
 }
 
-# hold_bg SECONDS: a sender whose reader stops reading (unsent data, window
-# closed), writing its TCP_NODELAY to $TMP/nodelay; HOLD_PID waits for it
+# hold_bg: a sender whose reader stops reading (unsent data, window
+# closed), writing its TCP_NODELAY to $TMP/nodelay, until hold_end. It is
+# ended, not timed: a fixed length (4, 6, 8, 10 and 15 s over time) was
+# outlasted by tcpstall's start on a loaded machine (CI's 6.1 guest, two
+# files at a time), and the flow ended inside the run. HOLD_S bounds it.
+HOLD_S=60
 hold_bg() {
-	"$TS" hold "$1" "$TMP/nodelay" >/dev/null &
+	"$TS" hold $HOLD_S "$TMP/nodelay" >/dev/null &
 	HOLD_PID=$!
 	nodelay_becomes "$TMP/nodelay" 0
 	sleep 0.7	# past the reader's stop: the sender holds unsent data
+}
+
+# hold_end: the held flow ends now: its sender and reader, the only
+# processes in the lab's namespaces, are stopped
+hold_end() {
+	local ns pids
+	[ -n "${HOLD_PID:-}" ] || return 0
+	for ns in $SND $RCV; do
+		pids=$(ip netns pids "$ns" 2>/dev/null) || continue
+		[ -z "$pids" ] || kill $pids 2>/dev/null || true
+	done
+	# killed, the lab's run exits non-zero: what matters is that it ended
+	wait "$HOLD_PID" 2>/dev/null || true
+	HOLD_PID=
 }
 
 # kick_refuse RUNG: NETMEDIC_REFUSE for a --fix=kick run whose kick hook
@@ -446,15 +466,10 @@ kick_never() {
 	local refuse
 	refuse=$(kick_refuse "$1")
 	"$TS" up --quickack off
-	# the held flow outlasts tcpstall's load and its 1.5-s interval: in the
-	# 6.1 guest (TCG) the load alone can take seconds. With a flow of 4 s
-	# the run once had no socket record at all: the flow had most likely
-	# ended before the interval's sweep; with 6 s, once again (the 6.1
-	# guest, two files at a time, the pidfd_getfd variant)
-	hold_bg 10
+	hold_bg
 	NETMEDIC_REFUSE=$refuse run "$BIN/tcpstall" --netns $SND --port 5301 --fix=kick --json -i 1.5 -c 1
 	assert_success
-	wait $HOLD_PID
+	hold_end
 	kick_rung_is "$output" "$1"
 	printf '%s\n' "$output" | jq -c 'select(.type == "socket")'
 	[ "$(printf '%s\n' "$output" | jq -r 'select(.type == "socket") | .state')" = rwnd_limited ]
@@ -474,25 +489,29 @@ kick_any() {
 	local refuse prom=$TMP/ts.prom
 	refuse=$(kick_refuse "$1")
 	"$TS" up --quickack off
-	# the whole 2-s run inside the hold, on a loaded machine too (a CI
-	# rehearsal's nobody pass made 2 kicks on pidfd_getfd with 5 s)
-	hold_bg 8
+	hold_bg
 	NETMEDIC_REFUSE=$refuse NETMEDIC_TEST_KICK=any run --separate-stderr "$BIN/tcpstall" --netns $SND \
 		--port 5301 --fix=kick --json -i 1 -c 2 --prom-file "$prom"
 	assert_success
 	echo "$stderr"
 	nodelay_becomes "$TMP/nodelay" 0
-	wait $HOLD_PID
+	hold_end
 	kick_rung_is "$output" "$1"
+	# what each interval saw, for a failure's log: how often it swept, what the sweeps sampled
+	printf '%s\n' "$output" | jq -c 'select(.type == "interval") | {sweeps, sweep_wait_ms, samples, kicks}'
 	kicks=$(printf '%s\n' "$output" | jq -c 'select(.type == "interval") | .kicks' | tail -1)
 	echo "kicks: $kicks"
 	sock=$(printf '%s\n' "$output" | jq -c 'select(.type == "socket" and .dport == 5301)' | tail -1)
-	# one socket, once in each stall at once, then once per 200 ms at most: 2 s of it
+	# one socket, once in each stall at once, then once per 200 ms at most:
+	# 2 s of it. At least one kick more than the stalls: a repeat within a
+	# stall, after the gap. An idle guest makes 10; a loaded one (CI's 6.1
+	# guest, two files at a time) made 2, its sweeps stretched by their budget.
 	stalls=$(echo "$sock" | jq '.stalls + (if .stalled then 1 else 0 end)')
 	echo "stalls: $stalls"
 	[ "$(echo "$kicks" | jq --argjson n "$stalls" \
-		'.done >= 3 and .done <= 11 + $n and .failed == 0 and .attempted == .done + .skipped')" = true ]
-	[ "$(echo "$sock" | jq '.kicks >= 3 and .last_kick == "done"')" = true ]
+		'.done >= 2 and .done > $n and .done <= 11 + $n and .failed == 0 and
+		 .attempted == .done + .skipped')" = true ]
+	[ "$(echo "$sock" | jq '.kicks >= 2 and .last_kick == "done"')" = true ]
 	[[ $stderr == *"fix: kick: pushed the pending data of 198.18.1.1:"*">198.18.1.2:5301 (TCP_NODELAY 1, then back to 0)"* ]]
 	grep -qE '^tcpstall_kicks_total\{result="done"\} [1-9][0-9]*$' "$prom"
 	grep -qx 'tcpstall_kicks_total{result="failed"} 0' "$prom"
@@ -525,9 +544,7 @@ kick_crash() {
 	local refuse
 	refuse=$(kick_refuse "$1")
 	"$TS" up --quickack off
-	# long enough for a loaded machine: the rung listing and the start
-	# come before the first sweep (one CI run saw no stall in 3 reports)
-	hold_bg 15
+	hold_bg
 	kick_rung_listed "$1"
 	# the test aid stops the first kick after TCP_NODELAY=1 and kills tcpstall (SIGKILL)
 	NETMEDIC_REFUSE=$refuse NETMEDIC_TEST_KICK=crash run "$BIN/tcpstall" --netns $SND --port 5301 \
@@ -543,7 +560,7 @@ kick_crash() {
 	nodelay_becomes "$TMP/nodelay" 0
 	NETMEDIC_REFUSE=$refuse run "$BIN/tcpstall" --cleanup
 	assert_output --partial "0 journal(s) undone"
-	wait $HOLD_PID
+	hold_end
 }
 
 # In the arm64 guest too: there tcp_push has no fexit (arm64 6.1: ENOTSUPP),
