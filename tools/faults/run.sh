@@ -4,7 +4,8 @@
 # guest (tools/vm/run.sh) with tools/faults/guest.sh, then writes
 # build/faults/summary.json, prints it as a table and checks the targets
 # (docs/design/tcpstall.md, "The race made real"). FAULTS_SHORT=1: CI's shorter
-# runs, same checks.
+# runs, same checks. NETMEDIC_REFUSE goes into the guest: the same runs on a
+# lower rung (ts_push_exit,ts_push_exit_kick: tcp_push on its kprobes).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 : "${NETMEDIC_BUILD:?set NETMEDIC_BUILD to the (absolute) build directory}"
@@ -43,7 +44,7 @@ if [ -r "$ROOT/tools/faults/qdisc.sh" ]; then
 		qemu_args="$qemu_args $QDISC_MQ_QEMU_ARGS"
 	fi
 fi
-VM_KERNEL_PKG=$KPKG VM_CMD="FAULTS_SHORT=${FAULTS_SHORT:-} bash tools/faults/guest.sh" VM_OUT="$OUT/out" \
+VM_KERNEL_PKG=$KPKG VM_CMD="FAULTS_SHORT=${FAULTS_SHORT:-} NETMEDIC_REFUSE=$(printf %q "${NETMEDIC_REFUSE:-}") bash tools/faults/guest.sh" VM_OUT="$OUT/out" \
 	VM_QEMU_ARGS="$qemu_args" VM_NETNS="$QM_NETNS" VM_TIMEOUT=${FAULTS_TIMEOUT:-900} "$ROOT/tools/vm/run.sh" |
 	grep -v '^vmtest: [0-9]* passed, [0-9]* failed$'
 vrc=${PIPESTATUS[0]}

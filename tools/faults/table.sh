@@ -39,7 +39,7 @@ echo "tsq_idle stalls named with the injection off: $(j .tsq.false_positives_off
 echo "sets of runs measured: $(j '.tsq.sets // 1') (again when the run with no injection had the tail itself)"
 echo "injections in the measured runs: $(j '[.tsq.runs | to_entries[] | "\(.key) \(.value.injected_measured // "?")"] | join(", ")')"
 echo "--fix=autocork: acted before the measured run: $(j .tsq.runs.on_autocork_fix.fix_before_measured), after $(j .tsq.runs.on_autocork_fix.warmup_rounds) warm-up round(s)"
-echo "--fix=kick: $(j '.tsq.runs.on_kick | "kick at \(.kick_at), kicker \(.kicker), \(.kick_due) timer requests, \(.kicks_done) kicks done, the oldest stall at its kick \(.kick_age_max_ms) ms"')"
+echo "--fix=kick: $(j '.tsq.runs.on_kick | "tcp_push on \(.tcp_push), kick at \(.kick_at), kicker \(.kicker), \(.kick_due) timer requests, \(.kicks_done) kicks done, the oldest stall at its kick \(.kick_age_max_ms) ms"')"
 if [ "$(j .qdisc)" != null ]; then
 	echo "qdisc: $(j '.qdisc | "injected \(.injected), detected \(.detected), kicked \(.kicked), stuck named with the injection off \(.false_positives_off)"')"
 fi
@@ -71,9 +71,12 @@ target ".tsq.wrk.on_autocork_fix.${TP}_ms < $TAIL_MS" \
 # threshold by the kicker thread, before the peer's delayed ACK. Before
 # 5.15 fexit programs have no bpf_timer: the kicker thread walks the open
 # episodes every quarter threshold instead, and the 95% below is what
-# says whether that is soon enough.
+# says whether that is soon enough. So does a kprobe pair on tcp_push
+# (where fexit cannot attach, or is refused by NETMEDIC_REFUSE): a kprobe
+# arms no timer.
 kick_at=threshold
 case $(j .kernel) in [1-4].* | 5.[0-9].* | 5.1[0-4].*) kick_at=threshold_walk ;; esac
+case $(j .tsq.runs.on_kick.tcp_push) in null | fexit/*) ;; *) kick_at=threshold_walk ;; esac
 target ".tsq.runs.on_kick.kick_at == \"$kick_at\"" \
 	"--fix=kick kicks at the $kick_at (kick_at $(j .tsq.runs.on_kick.kick_at), kicker $(j .tsq.runs.on_kick.kicker))"
 target '.tsq.runs.on_kick.injected_long > 0 and

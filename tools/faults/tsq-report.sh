@@ -95,11 +95,13 @@ run_obj() {
 }
 
 # kick_run: run_obj of the --fix=kick run, with what tcpstall said of its kicks:
-# when it kicks (kick_at), its thread's priority, the timer's requests, the
-# kicks done and the oldest stall a kick found (its age, over the intervals)
+# its tcp_push rung, when it kicks (kick_at), its thread's priority, the
+# timer's requests, the kicks done and the oldest stall a kick found (its
+# age, over the intervals)
 kick_run() {
 	local j=$out/tsq-on_kick.json
 	run_obj on_kick 4 | jq -c --slurpfile r "$j" '. + {
+		tcp_push: ([$r[] | select(.type == "start") | .hooks.tcp_push][0] // null),
 		kick_at: ([$r[] | select(.type == "start") | .kick_at][0] // null),
 		kicker: ([$r[] | select(.type == "start") | .kicker][0] // null),
 		kick_due: ([$r[] | select(.type == "interval") | .kick_due // 0] | max // 0),
