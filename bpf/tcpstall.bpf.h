@@ -609,6 +609,85 @@ int BPF_PROG(ts_wfree_exit_kick, struct sk_buff *skb)
 }
 
 /*
+ * Rung 2, where fexit cannot attach (arm64 before 6.4 has no BPF
+ * trampoline on a kernel function: Debian 11's 5.10, Debian 12's 6.1): the
+ * same looks from a kprobe/kretprobe pair. A return has no arguments, so
+ * the entry keeps the socket for its thread, by function: tcp_wfree() can
+ * run inside tcp_push() (a transmit frees an skb). One nested in another
+ * tcp_wfree() of the same thread (a softirq over process context) takes
+ * the entry, and the outer return finds none: a look missed, never one
+ * made on the wrong socket. LRU: a return the kernel missed (kretprobe's
+ * maxactive) leaves an entry that ages out. sk is no BTF pointer here: no
+ * socket storage, so this rung does not tag, and it arms no kick timer
+ * (the walk of the episodes kicks, lib/tcpstall_act.c).
+ */
+enum { TS_PROBE_PUSH, TS_PROBE_WFREE };
+struct ts_probe_key {
+	__u64 pid_tgid;
+	__u32 fn;
+	__u32 pad;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct ts_probe_key);
+	__type(value, __u64);
+} probe_args SEC(".maps");
+
+/* only a watched socket is kept: the others cost the entry these loads */
+static __always_inline void probe_keep(__u32 fn, struct sock *sk)
+{
+	struct ts_probe_key pk = { .pid_tgid = bpf_get_current_pid_tgid(), .fn = fn };
+	struct ts_key k = {};
+	__u64 v = (__u64)sk;
+
+	if (sk && sk_watched(sk, &k, false))
+		bpf_map_update_elem(&probe_args, &pk, &v, BPF_ANY);
+}
+
+static __always_inline int probe_look(__u32 fn)
+{
+	struct ts_probe_key pk = { .pid_tgid = bpf_get_current_pid_tgid(), .fn = fn };
+	struct ts_key k = {};
+	struct sock *sk;
+	__u64 *v = bpf_map_lookup_elem(&probe_args, &pk);
+
+	if (!v)
+		return 0;
+	sk = (struct sock *)*v;
+	bpf_map_delete_elem(&probe_args, &pk);
+	if (sk_key_match(sk, &k, false))
+		tsq_look(sk, &k, false);
+	return 0;
+}
+
+SEC("kprobe/tcp_push")
+int BPF_KPROBE(ts_push_kp, struct sock *sk)
+{
+	probe_keep(TS_PROBE_PUSH, sk);
+	return 0;
+}
+
+SEC("kretprobe/tcp_push")
+int BPF_KRETPROBE(ts_push_krp)
+{
+	return probe_look(TS_PROBE_PUSH);
+}
+
+SEC("kprobe/tcp_wfree")
+int BPF_KPROBE(ts_wfree_kp, struct sk_buff *skb)
+{
+	probe_keep(TS_PROBE_WFREE, BPF_CORE_READ(skb, sk));
+	return 0;
+}
+
+SEC("kretprobe/tcp_wfree")
+int BPF_KRETPROBE(ts_wfree_krp)
+{
+	return probe_look(TS_PROBE_WFREE);
+}
+
+/*
  * A data skb of a socket reaches the device layer (net_dev_queue): the
  * socket transmits, so its episode, if one is open, ended. Runs for every
  * data packet; with no episode open anywhere it costs one load. On the

@@ -62,7 +62,7 @@ enum {
 	  "Watch this network namespace (a name under /run/netns, a path, or a PID's); repeatable, up to " \
 	  NM_STR(NM_MAX_NETNS) "; a single one is entered (the tool runs there)", 1 }, \
 	{ "hooks", OPT_HOOKS, "MODE", 0,							\
-	  "auto (default): best rung that attaches; fentry: fentry/fexit only; tracepoint: never fentry", 1 }, \
+	  "auto (default): best rung that attaches; fentry: function probes only; tracepoint: none", 1 }, \
 	{ "list-hooks", OPT_LIST_HOOKS, NULL, 0, "Probe every hook rung on this kernel, print, exit", 1 }, \
 	{ "print-caps", OPT_PRINT_CAPS, NULL, 0,						\
 	  "Print the capabilities this command line needs as the user running it (one per line, with what needs it), then exit", 1 }, \
@@ -123,8 +123,9 @@ const struct nm_optdoc nm_common_docs[] = {
 	  "without **--netns** every namespace of the host is watched; with two or more, "
 	  "those, and the tool runs in none of them (**SCOPE** says what needs one).",
 	  NULL, "repeatable" },
-	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
-	  "tracepoint: never fentry.", "auto|fentry|tracepoint", NULL },
+	{ "hooks", "auto (default): best rung that attaches; fentry: function probes only "
+	  "(fentry/fexit, or kprobes where fexit cannot attach); tracepoint: no function probe.",
+	  "auto|fentry|tracepoint", NULL },
 	{ "list-hooks", "Probe every hook rung on this kernel, print, exit: a table of the rungs "
 	  "(`HOOK`, `RUNG`, `PROGRAM`, `VERDICT`), then one of the programs (`PROGRAM`, `HOOK`, "
 	  "`RUNG`, `STATE`). With **--json**, one JSON line a row instead, the columns as keys: "

@@ -243,10 +243,17 @@ const char *nm_refusal_hint(const struct nm_refusal *r)
 
 /* ---- choosing ---- */
 
+/*
+ * A function probe: fentry/fexit, or the kprobes that stand in for them
+ * where fexit cannot attach (arm64 before 6.4). --hooks=fentry takes these
+ * only, --hooks=tracepoint none of them.
+ */
 static bool is_fentry_class(const struct bpf_program *p)
 {
 	enum bpf_attach_type t = bpf_program__expected_attach_type(p);
 
+	if (bpf_program__type(p) == BPF_PROG_TYPE_KPROBE)
+		return true;
 	return t == BPF_TRACE_FENTRY || t == BPF_TRACE_FEXIT || t == BPF_MODIFY_RETURN;
 }
 
@@ -320,6 +327,18 @@ static int probe_raw_tp(const char *target)
 	return err;
 }
 
+/*
+ * kprobes: the kernel's perf PMU for them (CONFIG_KPROBE_EVENTS), which
+ * libbpf attaches through on every kernel netmedic runs on (4.17+). The
+ * function itself is left to the attach: a missing one is refused there.
+ */
+#define NM_KPROBE_PMU	"/sys/bus/event_source/devices/kprobe/type"
+
+static int probe_kprobe(void)
+{
+	return access(NM_KPROBE_PMU, F_OK) ? -EOPNOTSUPP : 0;
+}
+
 /* 0 when the program's kind of attachment works here; other types are left to the real load. */
 static int probe_prog(const struct btf *btf, const struct bpf_program *p)
 {
@@ -335,6 +354,8 @@ static int probe_prog(const struct btf *btf, const struct bpf_program *p)
 		return probe_tracing(btf, bpf_program__expected_attach_type(p), sec_target(p));
 	if (pt == BPF_PROG_TYPE_RAW_TRACEPOINT)
 		return probe_raw_tp(sec_target(p));
+	if (pt == BPF_PROG_TYPE_KPROBE)
+		return probe_kprobe();
 	return 0;
 }
 
@@ -395,8 +416,12 @@ static int probe_rung(const struct btf *btf, struct nm_rung *r, const struct nm_
 	for (int i = 0; i < NM_RUNG_PROGS && r->progs[i]; i++) {
 		err = probe_prog(btf, r->progs[i]);
 		if (err) {
+			const char *what = bpf_program__type(r->progs[i]) == BPF_PROG_TYPE_KPROBE ?
+						   "this kernel has no kprobes (CONFIG_KPROBE_EVENTS)" :
+					   err == -ENOENT ? "not in kernel BTF" : errno_str(-err, e, sizeof(e));
+
 			snprintf(r->why, sizeof(r->why), "%s: %s", bpf_program__section_name(r->progs[i]),
-				 err == -ENOENT ? "not in kernel BTF" : errno_str(-err, e, sizeof(e)));
+				 what);
 			*errp = err;
 			return err;
 		}

@@ -28,8 +28,8 @@ struct nm_record;
 
 enum nm_hook_mode {
 	NM_HOOKS_AUTO,
-	NM_HOOKS_FENTRY,	/* fentry/fexit rungs only, where the hook has one */
-	NM_HOOKS_TRACEPOINT,	/* never fentry/fexit */
+	NM_HOOKS_FENTRY,	/* function probes only (fentry/fexit, kprobe), where the hook has one */
+	NM_HOOKS_TRACEPOINT,	/* no function probe: neither fentry/fexit nor kprobe */
 };
 
 /*

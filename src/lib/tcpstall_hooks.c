@@ -39,6 +39,9 @@ const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS] = {
 		{ .progs = { "ts_push_exit_kick", "ts_wfree_exit_kick" },
 		  .can = TS_CAN_EXACT | TS_CAN_KICK_TIMER | TS_CAN_TAG, .when = TS_WANT_KICK },
 		{ .progs = { "ts_push_exit", "ts_wfree_exit" }, .can = TS_CAN_EXACT | TS_CAN_TAG },
+		/* no fexit (arm64 before 6.4): kprobes, which neither tag nor arm a timer */
+		{ .progs = { "ts_push_kp", "ts_push_krp", "ts_wfree_kp", "ts_wfree_krp" },
+		  .can = TS_CAN_EXACT },
 		{ .virt = "iter/tcp" },
 	} },
 	[TS_HOOK_RELEASE] = { "__release_sock", 0, {
@@ -169,7 +172,8 @@ const char *ts_hooks_tag_source(const struct nm_hook *hooks, bool fast)
 		return "none";
 	if (nm_hook_can(&hooks[TS_HOOK_APP], TS_CAN_APP))
 		return "sock_send_length";
-	if (ts_hooks_exact(hooks))
+	/* fexit's; the kprobe pair measures episodes but reaches no socket storage */
+	if (nm_hook_can(&hooks[TS_HOOK_PUSH], TS_CAN_TAG))
 		return "tcp_push";
 	return "net_dev_queue";	/* else skel_attach set the fast sweep aside */
 }

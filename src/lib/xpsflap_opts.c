@@ -152,8 +152,9 @@ static const struct nm_optdoc docs[] = {
 	  "network namespace xpsflap runs in: the **--netns** one if one is given, else its "
 	  "own. Without **--dev**, every device of every namespace in scope is watched "
 	  "(**SCOPE**). Refused with two or more **--netns** (status 2).", NULL, NULL },
-	{ "hooks", "auto (default): best rung that attaches; fentry: fentry/fexit only; "
-	  "tracepoint: never fentry. *fentry* applies only to hooks that have an fexit rung "
+	{ "hooks", "auto (default): best rung that attaches; fentry: function probes only "
+	  "(fentry/fexit, or kprobes where fexit cannot attach); tracepoint: no function probe. "
+	  "*fentry* applies only to hooks that have an fexit rung "
 	  "(netdev\\_pick_tx). If that rung cannot attach, xpsflap exits with status 1 and names "
 	  "the reason.", NULL, NULL },
 	{ "netns", "Narrow the scope to this network namespace: a name under /run/netns, a path "

@@ -475,9 +475,11 @@ kick_never() {
 	[ "$(printf '%s\n' "$output" | jq -r 'select(.type == "socket") | .state')" = rwnd_limited ]
 	assert_equal "$(printf '%s\n' "$output" | jq -c 'select(.type == "interval") | .kicks')" \
 		'{"attempted":0,"done":0,"failed":0,"skipped":0}'
-	# when it kicks follows the tcp_push rung: its timer, or a pass where only fexit runs, or a sweep
+	# when it kicks follows the tcp_push rung: its timer, or a pass where only
+	# fexit runs, or the kprobes (no timer: the walk), or a sweep
 	printf '%s\n' "$output" | jq -se 'map(select(.type == "start"))[0] |
 		if .hooks.tcp_push == "fexit/tcp_push" then .kick_at == "threshold" or .kick_at == "threshold_walk"
+		elif .hooks.tcp_push == "kprobe/tcp_push" then .kick_at == "threshold_walk"
 		else .kick_at == "next_sweep" and .kicker == "none" end'
 	printf '%s\n' "$output" | jq -se 'map(select(.type == "interval")) | length > 0 and all(.kick_age_max_ms == 0)'
 }

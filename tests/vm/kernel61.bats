@@ -81,7 +81,8 @@ refused_next() {
 @test "6.1 arm64: every fentry/fexit rung is refused (ENOTSUPP), the next rung is chosen" {
 	refused_next xpsflap netdev_pick_tx fexit/netdev_core_pick_tx "$(rung61 netdev_pick_tx)"
 	refused_next tcpstall __release_sock fentry/__release_sock "$(rung61 __release_sock)"
-	refused_next tcpstall tcp_push fexit/tcp_push iter/tcp
+	# tcp_push's episodes on its kprobe pair instead (rung 3 with --fix=kick)
+	refused_next tcpstall tcp_push fexit/tcp_push kprobe/tcp_push
 	refused_next qdiscstuck __qdisc_run fentry/__qdisc_run "$(rung61 __qdisc_run)"
 	# no tool chose any fentry/fexit rung
 	for t in $(nm_tools); do
@@ -260,6 +261,31 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 	BG_PID=
 	assert_equal "$rc" 0
 	grep -F 'tcpstall: caps: kept cap_sys_ptrace,cap_sys_admin (netns names); no_new_privs' "$TMP/out.err"
+}
+
+# Where fexit cannot attach (arm64 before 6.4), tcp_push's episodes come
+# from a kprobe/kretprobe pair, tcp_push and tcp_wfree's. Here fexit is
+# refused by hand: the pair loads and attaches, measures episodes (the
+# kicker walks them: a kprobe arms no timer), and tags nothing, so the
+# send path's tags come from net_dev_queue. (make faults with the same
+# NETMEDIC_REFUSE measures its episodes against the injected stalls.)
+@test "6.1: tcpstall's tcp_push on its kprobes where fexit is refused: episodes, the kicker walks" {
+	local refuse=ts_push_exit_kick,ts_push_exit
+	NETMEDIC_REFUSE=$refuse run --separate-stderr "$BIN/tcpstall" --fix=kick --json -c 1 -i 0.2
+	assert_success
+	echo "${lines[0]}"
+	echo "${lines[0]}" | jq -e '.hooks.tcp_push == "kprobe/tcp_push" and .kick_at == "threshold_walk"'
+	echo "${lines[1]}" | jq -e '.type == "interval" and .tsq_episodes == 0'
+	NETMEDIC_REFUSE=$refuse run "$BIN/tcpstall" --list-hooks
+	assert_success
+	echo "$output"
+	assert_line --regexp '^tcp_push +2 +kprobe/tcp_push +chosen$'
+	for p in ts_push_kp ts_push_krp ts_wfree_kp ts_wfree_krp; do
+		assert_line --regexp "^$p +tcp_push +2 +loaded"
+	done
+	NETMEDIC_REFUSE=$refuse run "$BIN/tcpstall" -v -c 1 -i 0.2
+	assert_success
+	assert_output --partial 'senders tagged by net_dev_queue'
 }
 
 @test "6.1: tcpstall --fix says the kernel has no tcp_backlog_ack_defer, changes nothing" {
