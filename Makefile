@@ -38,7 +38,7 @@ PROGRAMS := $(TOOLS) $(AGENT)
 # ARCH=arm64 installs them), objects and programs in build/ARCH, never
 # mixed with the host's. Nothing built there runs on the host: the targets
 # that run what they build (tests, docs, demo, ...) refuse.
-CROSS_RUN_GOALS := test test-unit test-integration docs demo bench faults soak fuzz fuzz-bins deb
+CROSS_RUN_GOALS := test test-unit test-integration docs demo bench soak fuzz fuzz-bins deb
 ifneq ($(ARCH),$(HOST_ARCH))
 CROSS_COMPILE_arm64 := aarch64-linux-gnu-
 CROSS_COMPILE_x86 := x86_64-linux-gnu-
@@ -132,7 +132,8 @@ help:
 	@echo "make vmtest-matrix     deps + build + the smoke part on each kernel above in turn, a line each"
 	@echo "                       (MATRIX='5.10 6.12': those only)"
 	@echo "make kernels-doc       docs/KERNELS.md's matrix from the kernels' --list-hooks (the guests' runs, this host)"
-	@echo "make faults            deps + build + the bugs injected in the 6.1 guest, tools measured (FAULTS_SHORT=1: CI's)"
+	@echo "make faults            deps + build + the bugs injected in the 6.1 guest, tools measured (FAULTS_SHORT=1: CI's;"
+	@echo "                       KERNEL=5.10|6.1|6.12; ARCH=arm64: the tsq part on arm64's 5.10 or 6.1)"
 	@echo "make soak              deps + build + hours of the tools under churn, checked for leaks (SOAK_SECONDS)"
 	@echo "make SANITIZE=1 ...    the same with ASan+UBSan (into build/san)"
 	@echo "make ARCH=arm64 ...    cross-build for arm64 into build/arm64 (make deps ARCH=arm64 first);"
@@ -338,7 +339,7 @@ kernels-doc: all
 # real HTTP load, the tools' verdicts matched with what was injected.
 faults: deps
 	@$(MAKE) --no-print-directory all
-	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_KERNEL=$(KERNEL) tools/faults/run.sh
+	@NETMEDIC_BUILD=$(abspath $(BUILD)) VM_ARCH=$(ARCH) VM_KERNEL=$(KERNEL) tools/faults/run.sh
 
 # Hours of the three tools under churn (flows, namespaces, remedies killed
 # at random), then flat RSS and fds, parsable textfiles, nothing left

@@ -5,7 +5,8 @@
 # (dpkg -x, as tools/vm/run.sh does the image), so the host's /lib/modules
 # and /usr/src stay untouched. Only the guest loads them; the host kernel
 # loads none.
-# Usage: build-modules.sh KVER OUTDIR   (NETMEDIC_BUILD: the build directory)
+# Usage: build-modules.sh KVER OUTDIR   (NETMEDIC_BUILD: the build directory;
+# VM_ARCH=arm64: cross-built, with the kbuild tools of the host's architecture)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KVER=$1 OUT=$2
@@ -17,7 +18,9 @@ fail() { echo "faults: FAILED: $*" >&2; exit 1; }
 
 # the kernel's suite, as tools/vm/run.sh fetched its image: apt on a
 # private state per suite (tools/vm/debian.sh), the host's apt untouched
+VM_ARCH=${VM_ARCH:-x86}
 DEBARCH=amd64
+[ "$VM_ARCH" = arm64 ] && DEBARCH=arm64
 # shellcheck source=../vm/debian.sh
 . "$ROOT/tools/vm/debian.sh"
 headers_suite() {
@@ -25,6 +28,7 @@ headers_suite() {
 	for s in bookworm bullseye; do
 		apt_use "$s" || return 1
 		if apt_has "$HPKG" || { apt_update; apt_has "$HPKG"; }; then
+			suite=$s
 			return 0
 		fi
 	done
@@ -43,8 +47,16 @@ if [ ! -r "$HDIR/.ready" ]; then
 	common=$(sed -n 's/^ *\(linux-headers-[^ ]*-common\).*/\1/p' <<<"$deps")
 	kbuild=$(sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p' <<<"$deps")
 	[ -n "$common" ] && [ -n "$kbuild" ] || fail "cannot read the -common and kbuild packages $HPKG depends on"
-	( cd "$VMDIR/hdl" && apt-get download -q "${APTO[@]}" "$HPKG=$ver" "$common=$ver" "$kbuild=$ver" >/dev/null 2>&1 ) ||
-		fail "apt-get download $HPKG $common $kbuild failed"
+	( cd "$VMDIR/hdl" && apt-get download -q "${APTO[@]}" "$HPKG=$ver" "$common=$ver" >/dev/null 2>&1 ) ||
+		fail "apt-get download $HPKG $common failed"
+	# kbuild's tools (fixdep, modpost) run here: the host's architecture
+	if [ "$DEBARCH" != amd64 ]; then
+		DEBARCH=amd64
+		apt_use "$suite" && { apt_has "$kbuild=$ver" || apt_update; } ||
+			fail "no amd64 apt state for $suite"
+	fi
+	( cd "$VMDIR/hdl" && apt-get download -q "${APTO[@]}" "$kbuild=$ver" >/dev/null 2>&1 ) ||
+		fail "apt-get download $kbuild failed"
 	mkdir -p "$HDIR"
 	for d in "$VMDIR"/hdl/*.deb; do dpkg -x "$d" "$HDIR" || fail "dpkg -x $d failed"; done
 	# its Makefile includes the -common tree by an absolute /usr/src path
@@ -65,13 +77,21 @@ if [ -n "$cc" ] && ! command -v "$cc" >/dev/null; then
 	echo "faults: $HPKG is built with $cc, not installed here: the modules are built with $(gcc -dumpfullversion 2>/dev/null || echo gcc)"
 	ccopt=(CC=gcc)
 fi
-rm -rf "$OUT/src"
+rm -rf "$OUT/src" "$OUT"/*.ko
 mkdir -p "$OUT/src"
 cp "$ROOT"/tools/faults/modules/*.c "$OUT/src/"
+# nm_qdisc_inject skips a function from a kprobe the x86 way (regs->ip,
+# the return address at regs->sp): x86 only, and so are the qdisc parts
+[ "$VM_ARCH" = x86 ] || rm -f "$OUT/src/nm_qdisc_inject.c"
 : >"$OUT/src/Kbuild"
 for f in "$OUT"/src/*.c; do
 	echo "obj-m += $(basename "${f%.c}").o" >>"$OUT/src/Kbuild"
 done
+# arm64: the cross compiler (gcc-aarch64-linux-gnu, make deps ARCH=arm64)
+if [ "$VM_ARCH" = arm64 ]; then
+	command -v aarch64-linux-gnu-gcc >/dev/null || fail "no aarch64-linux-gnu-gcc (make deps ARCH=arm64)"
+	ccopt=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CC=aarch64-linux-gnu-gcc)
+fi
 make -s -C "$HDIR/usr/src/$HPKG" M="$OUT/src" "${ccopt[@]}" modules >"$OUT/build.log" 2>&1 ||
 	{ cat "$OUT/build.log" >&2; fail "the fault modules do not build against $HPKG (log: $OUT/build.log)"; }
 cp "$OUT"/src/*.ko "$OUT/"

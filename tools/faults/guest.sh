@@ -8,7 +8,7 @@ rc=0
 # shellcheck source=tsq.sh
 . tools/faults/tsq.sh
 faults_tsq "$out" || rc=1
-if [ -r tools/faults/qdisc.sh ]; then
+if [ -r tools/faults/qdisc.sh ] && [ -e "$NETMEDIC_BUILD/faults/modules/nm_qdisc_inject.ko" ]; then
 	# shellcheck source=/dev/null
 	. tools/faults/qdisc.sh
 	faults_qdisc "$out" || rc=1

@@ -11,13 +11,17 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 : "${NETMEDIC_BUILD:?set NETMEDIC_BUILD to the (absolute) build directory}"
 fail() { echo "faults: FAILED: $*" >&2; exit 1; }
 # KERNEL= (make's; VM_KERNEL here): 6.1 unless said, one of the matrix's
-# pinned kernels, whose headers build the fault modules
+# pinned kernels, whose headers build the fault modules; ARCH=arm64 (make's;
+# VM_ARCH here): arm64's 5.10 or 6.1, the modules cross-built
+export VM_ARCH=${VM_ARCH:-x86}
 KPKG=${VM_KERNEL_PKG:-}
 if [ -z "$KPKG" ]; then
-	VM_ARCH=x86 DEBARCH=amd64
+	DEBARCH=amd64
+	[ "$VM_ARCH" = arm64 ] && DEBARCH=arm64
 	# shellcheck source=../vm/debian.sh
 	. "$ROOT/tools/vm/debian.sh"
-	k=$(kernel_of "${VM_KERNEL:-6.1}") || fail "KERNEL=${VM_KERNEL:-}: make faults runs on 5.10, 6.1 or 6.12 (x86)"
+	k=$(kernel_of "${VM_KERNEL:-6.1}") ||
+		fail "KERNEL=${VM_KERNEL:-}: make faults runs on 5.10, 6.1 or 6.12 (x86), 5.10 or 6.1 (arm64)"
 	read -r _ KPKG <<<"$k"
 	[ "$KPKG" != - ] || fail "KERNEL=${VM_KERNEL}: unstable's kernel moves, and make faults builds its modules against a pinned kernel's headers: 5.10, 6.1 or 6.12"
 fi
@@ -30,7 +34,8 @@ rm -rf "$OUT/out"
 mkdir -p "$OUT/out"
 qemu_args=
 QM_NETNS=
-if [ -r "$ROOT/tools/faults/qdisc.sh" ]; then
+# the qdisc parts where their module is built (x86: it skips a function from a kprobe)
+if [ -r "$ROOT/tools/faults/qdisc.sh" ] && [ -e "$OUT/modules/nm_qdisc_inject.ko" ]; then
 	# shellcheck source=/dev/null
 	. "$ROOT/tools/faults/qdisc.sh"
 	qemu_args=${QDISC_QEMU_ARGS:-}
@@ -58,8 +63,8 @@ if [ -s "$OUT/out/qdisc-mq.json" ]; then
 		fail "cannot read $OUT/out/qdisc-mq.json"
 fi
 jq -n --argjson tsq "$(cat "$OUT/out/tsq.json")" --argjson qdisc "$qd" \
-	--arg kernel "$KVER" --arg short "${FAULTS_SHORT:-}" \
-	'{kernel: $kernel, short: ($short != ""), tsq: $tsq, qdisc: $qdisc}' >"$OUT/summary.json" ||
+	--arg kernel "$KVER" --arg arch "$VM_ARCH" --arg short "${FAULTS_SHORT:-}" \
+	'{kernel: $kernel, arch: $arch, short: ($short != ""), tsq: $tsq, qdisc: $qdisc}' >"$OUT/summary.json" ||
 	fail "cannot write $OUT/summary.json"
 "$ROOT/tools/faults/table.sh" "$OUT/summary.json"
 trc=$?

@@ -95,11 +95,11 @@ static bool will_autocork(struct sock *sk, int size_goal)
 /* tcp_push(sk, flags, mss_now, nonagle, size_goal) */
 static int push_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct sock *sk = (struct sock *)regs->di;
+	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
 	unsigned long flags;
 	int i, slot = -1;
 
-	if (!READ_ONCE(enable) || !watched(sk) || !will_autocork(sk, (int)regs->r8))
+	if (!READ_ONCE(enable) || !watched(sk) || !will_autocork(sk, (int)regs_get_kernel_argument(regs, 4)))
 		return 0;
 	spin_lock_irqsave(&cork_lock, flags);
 	for (i = 0; i < NM_CORKED; i++) {
@@ -137,7 +137,7 @@ static bool take_corked(struct sock *sk)
 
 static int wfree_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct sk_buff *skb = (struct sk_buff *)regs->di;
+	struct sk_buff *skb = (struct sk_buff *)regs_get_kernel_argument(regs, 0);
 	struct sock *sk = skb->sk;
 	struct tcp_sock *tp;
 
@@ -201,7 +201,7 @@ out:
 /* tcp_wfree()'s tail call: put the flag back, as tcp_push() would have set it */
 static int skfree_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct sock *sk = (struct sock *)regs->di;
+	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
 
 	if (likely(this_cpu_read(hidden) != sk))
 		return 0;
@@ -238,7 +238,7 @@ static void close_open(struct sock *sk, bool sent)
 /* the socket sends new data: its stall, if injected, ended */
 static int sent_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct sock *sk = (struct sock *)regs->di;
+	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
 
 	if (likely(!atomic_read(&nopen)) || !watched(sk))
 		return 0;
@@ -249,7 +249,7 @@ static int sent_pre(struct kprobe *p, struct pt_regs *regs)
 /* a socket being destroyed ends its stall unmeasured (end_ns stays 0) */
 static int destroy_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct sock *sk = (struct sock *)regs->di;
+	struct sock *sk = (struct sock *)regs_get_kernel_argument(regs, 0);
 
 	if (!watched(sk))
 		return 0;
