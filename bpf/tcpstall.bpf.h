@@ -612,21 +612,34 @@ int BPF_PROG(ts_wfree_exit_kick, struct sk_buff *skb)
  * Rung 2, where fexit cannot attach (arm64 before 6.4 has no BPF
  * trampoline on a kernel function: Debian 11's 5.10, Debian 12's 6.1): the
  * same looks from a kprobe/kretprobe pair. A return has no arguments, so
- * the entry keeps the socket for its thread, by function: tcp_wfree() can
- * run inside tcp_push() (a transmit frees an skb). One nested in another
- * tcp_wfree() of the same thread (a softirq over process context) takes
- * the entry, and the outer return finds none: a look missed, never one
- * made on the wrong socket. LRU: a return the kernel missed (kretprobe's
- * maxactive) leaves an entry that ages out. sk is no BTF pointer here: no
- * socket storage, so this rung does not tag, and it arms no kick timer
- * (the walk of the episodes kicks, lib/tcpstall_act.c).
+ * the entry keeps the socket for its call's owner (probe_owner), by
+ * function: tcp_wfree() can run inside tcp_push() (a transmit frees an
+ * skb). One nested in another tcp_wfree() of the same owner (a softirq
+ * over process context) takes the entry, and the outer return finds none:
+ * a look missed, never one made on the wrong socket. LRU: a return the
+ * kernel missed (kretprobe's maxactive) leaves an entry that ages out. sk
+ * is no BTF pointer here: no socket storage, so this rung does not tag,
+ * and it arms no kick timer (the walk of the episodes kicks,
+ * lib/tcpstall_act.c).
  */
 enum { TS_PROBE_PUSH, TS_PROBE_WFREE };
 struct ts_probe_key {
-	__u64 pid_tgid;
+	__u64 owner;
 	__u32 fn;
 	__u32 pad;
 };
+
+/*
+ * Whose call it is: its thread (pid_tgid), which runs on one CPU at a time.
+ * A softirq on an idle CPU runs as that CPU's idle task, pid 0 on every
+ * CPU: there the CPU tells two calls apart.
+ */
+static __always_inline __u64 probe_owner(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	return id ? id : (1ULL << 63) | bpf_get_smp_processor_id();
+}
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
@@ -637,7 +650,7 @@ struct {
 /* only a watched socket is kept: the others cost the entry these loads */
 static __always_inline void probe_keep(__u32 fn, struct sock *sk)
 {
-	struct ts_probe_key pk = { .pid_tgid = bpf_get_current_pid_tgid(), .fn = fn };
+	struct ts_probe_key pk = { .owner = probe_owner(), .fn = fn };
 	struct ts_key k = {};
 	__u64 v = (__u64)sk;
 
@@ -647,7 +660,7 @@ static __always_inline void probe_keep(__u32 fn, struct sock *sk)
 
 static __always_inline int probe_look(__u32 fn)
 {
-	struct ts_probe_key pk = { .pid_tgid = bpf_get_current_pid_tgid(), .fn = fn };
+	struct ts_probe_key pk = { .owner = probe_owner(), .fn = fn };
 	struct ts_key k = {};
 	struct sock *sk;
 	__u64 *v = bpf_map_lookup_elem(&probe_args, &pk);
