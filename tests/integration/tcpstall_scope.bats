@@ -231,9 +231,14 @@ nsfds() {
 	echo $n
 }
 
-# ns_holders INO...: each process (and thread) whose netns is one of INO, for a failure's log
+# ns_holders INO...: each name under /run/netns, and each process (and
+# thread), whose netns is one of INO, for a failure's log
 ns_holders() {
 	local f ino
+	for f in /run/netns/*; do
+		ino=$(stat -L -c %i "$f" 2>/dev/null) || continue
+		case " $* " in *" $ino "*) echo "netns $ino: still named $f" ;; esac
+	done
 	for f in /proc/[0-9]*/task/[0-9]*/ns/net; do
 		ino=$(stat -L -c %i "$f" 2>/dev/null) || continue
 		case " $* " in *" $ino "*)
