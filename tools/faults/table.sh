@@ -5,7 +5,8 @@
 set -uo pipefail
 s=$1
 j() { jq -r "$1" "$s"; }
-# the delayed-ACK timeout less a fifth, as the guest's runs judged it
+# the delayed-ACK timeout, as the guest's runs judged it: below it, fewer
+# requests than the percentile's share waited for a delayed ACK
 # (tools/faults/tsq.sh)
 # shellcheck source=SCRIPTDIR/tsq.sh
 TAIL_MS=$(. "$(dirname "$0")/tsq.sh" && echo "$TSQ_TAIL_MS")
