@@ -22,11 +22,13 @@ ARCH := $(HOST_ARCH)
 # kernel; CO-RE and bpf/core_fixes.bpf.h handle the kernels that differ.
 VMLINUX_H ?= bpf/vmlinux/$(ARCH)/vmlinux.h
 
-# every src/NAME.c is a CLI with bpf/NAME.bpf.c beside it; the scripts and
-# tests make runs take the list from here (tools/tools.sh: nm_tools).
-# bpf/netmedic.bpf.c is the agent's object: every tool's NAME.bpf.h at once,
-# in the order of the ranks src/lib/NAME_hooks.h give (build/agent_tools.h).
-TOOLS := $(basename $(notdir $(wildcard src/*.c)))
+# The CLIs, one list: each NAME is a folder, src/NAME/, with everything of
+# the tool (main.c its loader, NAME.bpf.c its BPF, NAME.h their ABI); the
+# scripts and tests make runs take the list from here (tools/tools.sh:
+# nm_tools). bpf/netmedic.bpf.c is the agent's object: every tool's
+# NAME.bpf.h at once, in the order of the ranks src/NAME/hooks.h give
+# (build/agent_tools.h).
+TOOLS := qdiscstuck tcpstall xpsflap
 export NETMEDIC_TOOLS := $(TOOLS)
 # the agent (src/agent): the CLIs' detectors in one process; installed, packaged
 # and given a unit and a man page as they are (tools.sh: nm_programs)
@@ -83,16 +85,19 @@ LDLIBS := -lbpf -lelf -lz -lmnl -lmicrohttpd -lm
 # atomic, so that one build loads on 5.10 as on 6.x (docs/KERNELS.md).
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-fms-extensions -Wno-microsoft-anon-tag \
-	-I$(BUILD) -Iinclude -Ibpf
+	-I$(BUILD) -Iinclude -Ibpf -Isrc
 # Kernel types older than 5.15 (VMLINUX_H from 5.10's BTF, as make vmtest's
 # check compiles) have no struct bpf_timer: bpf/core_fixes.bpf.h declares it.
 BPF_TYPES_CFLAGS = $(if $(shell grep -s -m1 '^struct bpf_timer {' $(VMLINUX_H)),,-DNM_NO_BPF_TIMER)
 LLVM_OBJDUMP ?= llvm-objdump
 
-LIB_SRCS := $(wildcard src/lib/*.c) $(wildcard src/detect/*.c)
+# every program links the shared runtime and every tool's steps (the agent
+# runs them all); a tool's main.c is its CLI's alone
+TOOL_DIRS := $(addprefix src/,$(TOOLS))
+LIB_SRCS := $(wildcard src/lib/*.c) $(filter-out %/main.c %.bpf.c,$(wildcard $(addsuffix /*.c,$(TOOL_DIRS))))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
-BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/netmedic/*.h)
-LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard src/detect/*.h) $(wildcard include/netmedic/*.h)
+BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/netmedic/*.h) $(wildcard $(addsuffix /*.h,$(TOOL_DIRS)))
+LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard include/netmedic/*.h) $(wildcard $(addsuffix /*.h,$(TOOL_DIRS)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
@@ -173,7 +178,9 @@ $(BUILD)/vmlinux.h: FORCE
 # An atomic (opcode 0xc3/0xdb) with a non-zero imm is one 5.10 lacks: the
 # object is refused, with the instructions named (llvm-objdump prints a
 # fetch-and-add as `lock +=`: the imm tells).
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
+# a tool's object from its folder, the agent's from bpf/
+vpath %.bpf.c bpf $(TOOL_DIRS)
+$(BUILD)/%.bpf.o: %.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) $(BPF_TYPES_CFLAGS) -c $< -o $@.tmp.o
 	@$(LLVM_OBJDUMP) -d $@.tmp.o | awk '($$2 == "c3" || $$2 == "db") && $$6 $$7 $$8 $$9 != "00000000" \
 		{ print; n++ } END { exit n > 0 }' >$@.atomics || { cat $@.atomics; rm -f $@.tmp.o $@.atomics; \
@@ -196,21 +203,21 @@ $(BUILD)/obj/lib/optdoc.o: CFLAGS += $(NM_TOOL_LIST)
 $(FUZZ_BUILD)/obj/lib/optdoc.o: FUZZ_CFLAGS += $(NM_TOOL_LIST)
 
 # A CLI's loader includes its skeleton.
-$(patsubst %,$(BUILD)/obj/%.o,$(TOOLS)): $(BUILD)/obj/%.o: $(BUILD)/%.skel.h
+$(patsubst %,$(BUILD)/obj/%/main.o,$(TOOLS)): $(BUILD)/obj/%/main.o: $(BUILD)/%.skel.h
 
-$(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%.o $(LIB_OBJS)
+$(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%/main.o $(LIB_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # The agent (src/agent/netmedic.c): every tool's loader built again with
 # -DNM_AGENT, bound to the agent's skeleton (src/agent/bind.h), as one of
 # its detectors.
 AGENT_DET_OBJS := $(patsubst %,$(BUILD)/obj/det/%.o,$(TOOLS))
-$(BUILD)/obj/det/%.o: src/%.c $(LIB_HDRS) $(wildcard src/agent/*.h) $(BUILD)/netmedic.skel.h $(BUILD)/agent_tools.h
+$(BUILD)/obj/det/%.o: src/%/main.c $(LIB_HDRS) $(wildcard src/agent/*.h) $(BUILD)/netmedic.skel.h $(BUILD)/agent_tools.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DNM_AGENT -c $< -o $@
 $(BUILD)/obj/agent/$(AGENT).o: $(BUILD)/netmedic.skel.h $(BUILD)/agent_maps.h $(BUILD)/agent_tools.h \
 	$(wildcard src/agent/*.h)
-# the detectors, in their rank's order, from each tool's src/lib/NAME_hooks.h
+# the detectors, in their rank's order, from each tool's src/NAME/hooks.h
 # (tools/agent-tools.sh): what the agent, its object and the tables' test
 # expand for each. Rewritten only when it differs, as vmlinux.h.
 $(BUILD)/agent_tools.h: FORCE

@@ -101,7 +101,7 @@ struct Qdisc___state2 {
  * a flavour (libbpf matches enumerators without their ___suffix), so the
  * code compiles against either, and the value comes from the running
  * kernel. tcpstall's loader does not take the rung where it is missing
- * (lib/tcpstall_hooks.c: the rung needs the enumerator in kernel BTF).
+ * (tcpstall/hooks.c: the rung needs the enumerator in kernel BTF).
  */
 enum skb_drop_reason___nm {
 	SKB_DROP_REASON_SOCKET_BACKLOG___nm = 0,

@@ -14,7 +14,7 @@
  * for all its detectors.
  *
  * The detectors are build/agent_tools.h's (tools/agent-tools.sh): each
- * one's bpf/NAME.bpf.h, and its handler PFX_on_queue(skb, btf, cast) there,
+ * one's src/NAME/NAME.bpf.h, and its handler PFX_on_queue(skb, btf, cast) there,
  * empty for a detector with nothing on net_dev_queue.
  */
 #include "agent_tools.h"

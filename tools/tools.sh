@@ -2,21 +2,17 @@
 # Sourced by the scripts and tests that do something for every CLI.
 # nm_tools: the CLIs, one a line, from one place: the Makefile's TOOLS,
 # which make exports as NETMEDIC_TOOLS to every command it runs; run by
-# hand, by the Makefile's own rule: every src/NAME.c is a CLI.
+# hand, read from the Makefile's line itself.
 nm_tools() {
-	local f
 	if [ -n "${NETMEDIC_TOOLS:-}" ]; then
 		# shellcheck disable=SC2086 # a list of names without spaces
 		printf '%s\n' $NETMEDIC_TOOLS
 		return
 	fi
-	for f in "$(dirname "${BASH_SOURCE[0]}")"/../src/*.c; do
-		f=${f##*/}
-		echo "${f%.c}"
-	done
+	sed -n 's/^TOOLS := //p' "$(dirname "${BASH_SOURCE[0]}")/../Makefile" | tr ' ' '\n'
 }
 # nm_detectors: the CLIs as the agent's detectors, in its order (their
-# ranks, src/lib/NAME_hooks.h: NM_DETECTOR_NAME; tools/agent-tools.sh)
+# ranks, src/NAME/hooks.h: NM_DETECTOR_NAME; tools/agent-tools.sh)
 nm_detectors() {
 	# shellcheck disable=SC2046 # a list of names without spaces
 	"$(dirname "${BASH_SOURCE[0]}")/agent-tools.sh" --names $(nm_tools)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bind.h - the last include of a tool's loader (src/NAME.c) built with
+ * bind.h - the last include of a tool's loader (src/NAME/main.c) built with
  * -DNM_AGENT, in place of its skeleton: the agent's skeleton, whose maps,
  * programs and variables have the same names as each tool's
- * (bpf/netmedic.bpf.c includes every bpf/NAME.bpf.h), so that the
+ * (bpf/netmedic.bpf.c includes every src/NAME/NAME.bpf.h), so that the
  * loader's code binds to it as it is; the ladder the agent made for its
  * object (lib/agent.h) in place of the tool's; and NM_MAIN making the
  * tool's detector (agent/detector.h) where the CLI has its main.

@@ -2,7 +2,7 @@
 /*
  * detector.h - a tool's loader as one detector of the netmedic agent.
  *
- * Each src/NAME.c is built twice: as its CLI, and with -DNM_AGENT (its
+ * Each src/NAME/main.c is built twice: as its CLI, and with -DNM_AGENT (its
  * skeleton the agent's, src/agent/bind.h) as a detector the agent runs
  * beside the others in one process, on one BPF object
  * (bpf/netmedic.bpf.c). The steps are the CLI's own (struct nm_tool);

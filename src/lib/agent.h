@@ -3,7 +3,7 @@
  * agent.h - the netmedic agent's ladder: one BPF object (bpf/netmedic.bpf.c)
  * for every detector it runs, and one program per tracepoint they share.
  *
- * Each detector declares its ladder for its own object (lib/NAME_hooks.c).
+ * Each detector declares its ladder for its own object (src/NAME/hooks.c).
  * In the agent, the rungs of a detector's programs on the shared
  * tracepoint (net_dev_queue) become the agent's rungs of that tracepoint,
  * the same rungs in the same order for every detector: whichever
@@ -35,7 +35,7 @@ struct nm_shared_prog {
 
 /*
  * The hooks of detector PFX (build/agent_tools.h): its table's, as
- * lib/NAME_hooks.h declares it, sized by its enum's PFX_NR_HOOKS (upper
+ * src/NAME/hooks.h declares it, sized by its enum's PFX_NR_HOOKS (upper
  * case, which a macro cannot make of PFX).
  */
 #define NM_AGENT_NR_HOOKS(PFX)	((int)(sizeof(PFX##_hook_decls) / sizeof(PFX##_hook_decls[0])))

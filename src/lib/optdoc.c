@@ -22,7 +22,7 @@
 
 /*
  * The tools: the Makefile's TOOLS, as X(NAME) X(NAME)..., each NAME's
- * NAME_tool_doc in its lib/NAME_opts.c; so a new tool is listed by being
+ * NAME_tool_doc in its src/NAME/opts.c; so a new tool is listed by being
  * built, not by an edit here.
  */
 #ifndef NM_TOOL_LIST

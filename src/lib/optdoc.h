@@ -46,7 +46,7 @@ struct nm_tool_doc {
 /* The common options' docs (lib/cli.c), keyed as nm_common_argp's options. */
 extern const struct nm_optdoc nm_common_docs[];
 
-/* Every tool's (their NAME_opts.c), NULL-terminated; README's paragraph names them in this order. */
+/* Every tool's (their src/NAME/opts.c), NULL-terminated; README's paragraph names them in this order. */
 extern const struct nm_tool_doc *const nm_tool_docs[];
 
 /* The tool's entry of nm_tool_docs, or NULL. */

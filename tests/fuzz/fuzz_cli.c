@@ -8,7 +8,7 @@
  */
 #include <limits.h>
 #include <net/if.h>
-#include "detect/qdiscstuck_detect.h"
+#include "qdiscstuck/judge.h"
 #include "lib/cli.h"
 #include "lib/hooks.h"
 #include "fuzz.h"

@@ -8,7 +8,7 @@
  * written out again with the journal's escaping, and a sockopt record that
  * parses must survive ts_kick_record().
  */
-#include "detect/tcpstall_detect.h"
+#include "tcpstall/judge.h"
 #include "lib/journal.h"
 #include "fuzz.h"
 

@@ -7,7 +7,7 @@
  * as the sock_diag sweep does (ts_sample_from_diag).
  */
 #include <libmnl/libmnl.h>
-#include "detect/tcpstall_detect.h"
+#include "tcpstall/judge.h"
 #include "lib/rtnl.h"
 #include "lib/sockdiag.h"
 #include "fuzz.h"

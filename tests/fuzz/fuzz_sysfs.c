@@ -8,9 +8,9 @@
  * parser gets every line, cut as its caller's fgets() buffer would cut it.
  */
 #include <ctype.h>
-#include "detect/qdiscstuck_detect.h"
-#include "detect/tcpstall_detect.h"
-#include "detect/xpsflap_detect.h"
+#include "qdiscstuck/judge.h"
+#include "tcpstall/judge.h"
+#include "xpsflap/judge.h"
 #include "lib/cgpath.h"
 #include "lib/kconfig.h"
 #include "lib/netns.h"

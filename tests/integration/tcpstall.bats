@@ -436,7 +436,7 @@ hold_end() {
 # kick_refuse RUNG: NETMEDIC_REFUSE for a --fix=kick run whose kick hook
 # takes RUNG: the pass's own for iter/tcp (ts_kick, where the kernel allows
 # it); ts_kick added for pidfd_getfd, the userspace rung of kernels before
-# 5.15 (lib/tcpstall_kickfd.c)
+# 5.15 (tcpstall/kickfd.c)
 kick_refuse() {
 	if [ "$1" = pidfd_getfd ]; then
 		echo "${NETMEDIC_REFUSE:+$NETMEDIC_REFUSE,}ts_kick"

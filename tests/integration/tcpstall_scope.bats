@@ -252,7 +252,7 @@ ns_holders() {
 # netns for this one. In a CI run beside xpsflap.bats, xpsflap's main
 # thread was inside the deleted netns (a transient setns to open a socket
 # there, lib/rtnl.c), and the registry, which reads /proc/*/ns/net, saw it
-# alive again; tcpstall's sweeps enter each netns so too (lib/tcpstall_ns.c).
+# alive again; tcpstall's sweeps enter each netns so too (tcpstall/ns.c).
 # bats test_tags=serial
 @test "tcpstall default run: a netns deleted mid-run drops its records quietly and its fds are closed" {
 	local i rcv snd n

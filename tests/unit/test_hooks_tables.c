@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Each tool's hook table (src/lib/NAME_hooks.c) against its built object
+ * Each tool's hook table (src/NAME/hooks.c) against its built object
  * (build/NAME.bpf.o, opened by libbpf, never loaded: no root): every
  * program a rung names is in the object, and every program of the object
  * is named by a rung or is one of the tool's known companions. A name
@@ -21,7 +21,7 @@
 #include "agent_tools.h"	/* every tool's hook table, X(NAME, PFX) */
 #include "lib/agent.h"
 #include "lib/hooks.h"
-#include "lib/tcpstall_hooks.h"
+#include "tcpstall/hooks.h"
 
 /* build/NAME.bpf.o for build/tests/test_hooks_tables (build/san/... for SANITIZE=1's) */
 static struct bpf_object *open_obj(const char *tool)

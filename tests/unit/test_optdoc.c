@@ -70,22 +70,22 @@ static void test_common_docs(void **state)
 	assert_true(n >= 12);
 }
 
-/* The CLIs of the tree: its src/NAME.c files; each must have its doc. */
+/* The CLIs of the tree: its src/NAME/main.c files; each must have its doc. */
 static int ntools_built(void)
 {
 	glob_t g;
 	int n;
 
-	if (glob(NM_SRCDIR "/src/*.c", 0, NULL, &g))
-		fail_msg("no " NM_SRCDIR "/src/*.c");
+	if (glob(NM_SRCDIR "/src/*/main.c", 0, NULL, &g))
+		fail_msg("no " NM_SRCDIR "/src/*/main.c");
 	n = g.gl_pathc;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *p = g.gl_pathv[i] + strlen(NM_SRCDIR "/src/");
 		char name[64];
-		const char *b = strrchr(g.gl_pathv[i], '/') + 1;
 
-		snprintf(name, sizeof(name), "%.*s", (int)(strlen(b) - 2), b);
+		snprintf(name, sizeof(name), "%.*s", (int)(strchr(p, '/') - p), p);
 		if (!nm_optdoc_tool(name))
-			fail_msg("src/%s.c: no option docs for %s", name, name);
+			fail_msg("src/%s/main.c: no option docs for %s", name, name);
 	}
 	globfree(&g);
 	return n;
@@ -122,7 +122,7 @@ static void test_tool_docs(void **state)
 					 count_docs(t->docs, d->name));
 		}
 	}
-	/* one for each CLI, src/NAME.c (the Makefile's TOOLS) */
+	/* one for each CLI, src/NAME/main.c (the Makefile's TOOLS) */
 	assert_int_equal(ntools, ntools_built());
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for src/lib/qdiscstuck_act.c: --kick's and --lock's DEV:QUEUE, resolved. */
+/* Unit tests for src/qdiscstuck/act.c: --kick's and --lock's DEV:QUEUE, resolved. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <net/if.h>
 #include <cmocka.h>
 
-#include "lib/qdiscstuck_act.h"
+#include "qdiscstuck/act.h"
 
 /* lo has one TX queue: tx-0 is there, tx-1 and an unknown device are usage errors. */
 static void test_resolve(void **state)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/qdiscstuck_collect.c: the --dev filter, and the
+ * Unit tests for src/qdiscstuck/collect.c: the --dev filter, and the
  * join of rtnetlink rows with the BPF records, which sit on the qdisc a
  * TX queue runs (a child of mq, or the root), never on a classful
  * qdisc's leaves; host-wide, the same device in two namespaces kept apart.
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/qdiscstuck_collect.h"
+#include "qdiscstuck/collect.h"
 
 #define NS_SELF	4026531840UL
 #define NS_POD	4026532500UL

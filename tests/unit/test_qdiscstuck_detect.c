@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "detect/qdiscstuck_detect.h"
+#include "qdiscstuck/judge.h"
 
 #define MS		1000000ULL
 #define THRESH		(100 * MS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/qdiscstuck_ns.c: one socket per netns in scope,
+ * Unit tests for src/qdiscstuck/ns.c: one socket per netns in scope,
  * opened once when it comes and kept, closed when it leaves the scope,
  * bounded (the tool's own netns never refused), a failed open retried.
  * The sockets are fakes: the bookkeeping is what is tested.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/qdiscstuck_ns.h"
+#include "qdiscstuck/ns.h"
 
 struct fake {
 	int opens, closes;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for src/lib/qdiscstuck_opts.c: defaults and values as the run sees them. */
+/* Unit tests for src/qdiscstuck/opts.c: defaults and values as the run sees them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "detect/qdiscstuck_detect.h"
-#include "detect/qdiscstuck_plan.h"
-#include "lib/qdiscstuck_opts.h"
+#include "qdiscstuck/judge.h"
+#include "qdiscstuck/plan.h"
+#include "qdiscstuck/opts.h"
 
 const char *argp_program_version = "qdiscstuck (netmedic) test";
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for qdiscstuck's remedy policy (src/detect/qdiscstuck_plan.c):
+ * Unit tests for qdiscstuck's remedy policy (src/qdiscstuck/plan.c):
  * the kick's trigger and its non-triggers (no --fix, not one queue, not
  * stuck, kicked too recently), its retry and a new stall, the lock check
  * of --fix=lock (lockless only), the driver_stopped explanation once per
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "detect/qdiscstuck_plan.h"
+#include "qdiscstuck/plan.h"
 
 #define MS	1000000ULL
 #define NOW	(100000 * MS)

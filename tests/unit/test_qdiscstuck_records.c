@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/qdiscstuck_records.c: a judged qdisc's row and its
+ * Unit tests for src/qdiscstuck/records.c: a judged qdisc's row and its
  * JSON and table, and a TX queue's metrics, as the loader wrote them before
  * the tables; and that docs/reference/qdiscstuck.md documents exactly the
  * JSON keys, table columns and qdiscstuck_ metrics that the field tables
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/qdiscstuck_records.h"
+#include "qdiscstuck/records.h"
 #include "capture.h"
 #include "docs_check.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/qdiscstuck_report.c: a sweep's rows added, their
+ * Unit tests for src/qdiscstuck/report.c: a sweep's rows added, their
  * parents found, judged against their histories (kept across sweeps,
  * forgotten when the qdisc goes), the queues' sums, the rank, the rows the
  * sinks read and the remedies' view; host-wide, the same ifindex in two
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/qdiscstuck_report.h"
+#include "qdiscstuck/report.h"
 
 #define NS_SELF	4026531840UL
 #define NS_POD	4026532500UL

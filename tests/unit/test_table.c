@@ -16,9 +16,9 @@
 #include <cmocka.h>
 
 #include "lib/emit.h"
-#include "lib/qdiscstuck_records.h"
-#include "lib/tcpstall_records.h"
-#include "lib/xpsflap_records.h"
+#include "qdiscstuck/records.h"
+#include "tcpstall/records.h"
+#include "xpsflap/records.h"
 #include "capture.h"
 
 #define V6_FLOW	"[fd00:198:18:0:aaaa:bbbb:cccc:1]:40000>[fd00:198:18:0:aaaa:bbbb:cccc:2]:5201"

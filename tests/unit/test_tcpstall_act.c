@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for what src/lib/tcpstall_act.c decides for the loader, with
+ * Unit tests for what src/tcpstall/act.c decides for the loader, with
  * no BPF: the capabilities each --fix needs, the sockets' memory and the
  * kicks' context from the options (an open episode then queued for its
  * kick), when a kick comes, and the walk of the open episodes: the stale
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/tcpstall_act.h"
+#include "tcpstall/act.h"
 
 #define HERE	4026532180UL	/* tcpstall's netns */
 #define MS	1000000ULL

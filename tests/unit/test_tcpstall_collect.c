@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/tcpstall_collect.c's pure parts: the report's
+ * Unit tests for src/tcpstall/collect.c's pure parts: the report's
  * settings from the options, the scope's figures of the interval record,
  * and the ACK flow table's fill for the textfile. The reads of the BPF
  * side are the integration tests' (tests/integration/tcpstall*.bats).
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/tcpstall_collect.h"
+#include "tcpstall/collect.h"
 
 static void test_settings(void **state)
 {

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <string.h>
 #include <cmocka.h>
-#include "detect/tcpstall_detect.h"
+#include "tcpstall/judge.h"
 
 #define MS 1000000ULL
 #define TRUESIZE1 769

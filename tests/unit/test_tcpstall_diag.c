@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
-#include "detect/tcpstall_detect.h"
+#include "tcpstall/judge.h"
 #include "lib/sockdiag.h"
 
 #define MS 1000000ULL

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/tcpstall_kickfd.c, --fix=kick's pidfd_getfd
+ * Unit tests for src/tcpstall/kickfd.c, --fix=kick's pidfd_getfd
  * rung: a key as sock_diag looks it up; the iterator's steps on a socket
  * of ours, each outcome as ts_kick's (done, changed, halted, restored, a
  * failed read); and the whole kick of a loopback socket that a child
@@ -25,7 +25,7 @@
 
 #include "lib/netns.h"
 #include "lib/sockfd.h"
-#include "lib/tcpstall_kickfd.h"
+#include "tcpstall/kickfd.h"
 
 static void test_id(void **state)
 {

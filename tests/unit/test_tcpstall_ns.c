@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/tcpstall_ns.c on a made-up /proc and /run/netns
+ * Unit tests for src/tcpstall/ns.c on a made-up /proc and /run/netns
  * (as in test_scope.c), with ways in that open nothing: each netns in
  * scope gets one once and keeps it, one that goes is told gone and its
  * way closed, the caps count, and without setns only ours is swept. Then
@@ -21,9 +21,9 @@
 #include <cmocka.h>
 #include "fake_proc.h"
 
-#include "lib/tcpstall_hooks.h"
-#include "lib/tcpstall_ns.h"
-#include "lib/tcpstall_report.h"
+#include "tcpstall/hooks.h"
+#include "tcpstall/ns.h"
+#include "tcpstall/report.h"
 
 static int setup(void **state)
 {

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for src/lib/tcpstall_opts.c: defaults and values as the run sees them. */
+/* Unit tests for src/tcpstall/opts.c: defaults and values as the run sees them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "detect/tcpstall_plan.h"
-#include "lib/tcpstall_opts.h"
-#include "lib/tcpstall_report.h"
+#include "tcpstall/plan.h"
+#include "tcpstall/opts.h"
+#include "tcpstall/report.h"
 
 const char *argp_program_version = "tcpstall (netmedic) test";
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for tcpstall's --fix policy (src/detect/tcpstall_plan.c):
+ * Unit tests for tcpstall's --fix policy (src/tcpstall/plan.c):
  * every remedy's trigger and each of its non-triggers (its --fix word
  * absent, the cause absent, another netns, made already, the value already
  * right), the facts it asks for, and the order of a report's actions;
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "netmedic/common.h"
-#include "detect/tcpstall_plan.h"
+#include "tcpstall/plan.h"
 
 #define HERE	4026532180UL	/* tcpstall's netns */
 #define OTHER	4026531840U

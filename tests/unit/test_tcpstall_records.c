@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/tcpstall_records.c: a tracked socket's, a judged
+ * Unit tests for src/tcpstall/records.c: a tracked socket's, a judged
  * flow's and an ended stall's rows and their JSON and table lines, the
  * report's record and textfile, as the loader wrote them before the
  * tables; and that docs/reference/tcpstall.md documents exactly the JSON
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/tcpstall_records.h"
+#include "tcpstall/records.h"
 #include "capture.h"
 #include "docs_check.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/tcpstall_report.c: the interval's ended stalls
+ * Unit tests for src/tcpstall/report.c: the interval's ended stalls
  * and flows, their rank, the ACK table's slot read, --fix's flows, the
  * interval record's share, and the rows the sinks write, in their order.
  */
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "lib/tcpstall_act.h"
-#include "lib/tcpstall_report.h"
+#include "tcpstall/act.h"
+#include "tcpstall/report.h"
 #include "capture.h"
 
 static const struct ts_storm_cfg storm_cfg = TS_STORM_CFG_DEFAULT;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "detect/xpsflap_detect.h"
+#include "xpsflap/judge.h"
 
 static struct xf_flow flow(uint64_t queues, uint32_t epoch, uint32_t epoch_switches, uint64_t last_ns)
 {

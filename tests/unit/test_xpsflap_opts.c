@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for src/lib/xpsflap_opts.c: defaults and values as the run sees them. */
+/* Unit tests for src/xpsflap/opts.c: defaults and values as the run sees them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "detect/xpsflap_detect.h"
-#include "lib/xpsflap_opts.h"
+#include "xpsflap/judge.h"
+#include "xpsflap/opts.h"
 
 const char *argp_program_version = "xpsflap (netmedic) test";
 

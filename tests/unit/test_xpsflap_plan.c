@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for xpsflap's --pin policy (src/detect/xpsflap_plan.c): the
+ * Unit tests for xpsflap's --pin policy (src/xpsflap/plan.c): the
  * XPS maps it clears and those it leaves (empty, unreadable), the count,
  * the device with one queue, the refused program, and the clsact qdisc
  * and tc filter (nm_plan_tc_bpf) with the tc commands that undo them.
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "netmedic/xpsflap.h"
-#include "detect/xpsflap_plan.h"
+#include "xpsflap/xpsflap.h"
+#include "xpsflap/plan.h"
 
 static const struct xf_pin_queue four[] = {
 	{ .name = "tx-1", .xps = "00000002", .read = true },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/xpsflap_records.c: a judged entry's row and its
+ * Unit tests for src/xpsflap/records.c: a judged entry's row and its
  * output, and that docs/reference/xpsflap.md documents exactly the JSON
  * keys, table columns and xpsflap_ metrics that the field tables define
  * (netmedic_ self-metrics come from lib/selfstats.c, not from these
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/xpsflap_records.h"
+#include "xpsflap/records.h"
 #include "capture.h"
 #include "docs_check.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for src/lib/xpsflap_report.c: which flows a report shows
+ * Unit tests for src/xpsflap/report.c: which flows a report shows
  * (the flapping ones and the top N, or with all every active one), in
  * what order (--sort), what the interval record counts of the rest, the
  * table's heading, and the textfile's queues (monotonic, a gone device's
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/xpsflap_report.h"
+#include "xpsflap/report.h"
 #include "capture.h"
 
 #define NS	4026532246UL

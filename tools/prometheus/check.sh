@@ -6,7 +6,7 @@
 #   fires, promtool test rules must fail;
 # - every alert has a for:, a severity and a summary;
 # - every metric the rules and the dashboard name is one the CLIs write (the
-#   `.prom =` fields of src/lib/*_records.c, src/lib/selfstats.c) or
+#   `.prom =` fields of src/*/records.c, src/lib/selfstats.c) or
 #   node_exporter's textfile collector's; every recording rule the
 #   dashboard reads is defined;
 # - every expr of the dashboard parses (as a recording rule, through
@@ -67,11 +67,11 @@ done
 
 # the metric names the CLIs write
 {
-	sed -n 's/.*\.prom = "\(\('"$tools_sed"'\)_[a-z0-9_]*\)".*/\1/p' "$root"/src/lib/*_records.c
+	sed -n 's/.*\.prom = "\(\('"$tools_sed"'\)_[a-z0-9_]*\)".*/\1/p' "$root"/src/*/records.c
 	grep -o '"netmedic_[a-z0-9_]*"' "$root/src/lib/selfstats.c" | tr -d '"'
 	# histograms' series
-	sed -n 's/.*\.prom = "\([a-z0-9_]*\)", *\.kind = NM_PROM_HISTOGRAM.*/\1/p' "$root"/src/lib/*_records.c
-	grep -B3 'NM_PROM_HISTOGRAM' "$root"/src/lib/*_records.c | sed -n 's/.*\.prom = "\([a-z0-9_]*\)".*/\1/p' |
+	sed -n 's/.*\.prom = "\([a-z0-9_]*\)", *\.kind = NM_PROM_HISTOGRAM.*/\1/p' "$root"/src/*/records.c
+	grep -B3 'NM_PROM_HISTOGRAM' "$root"/src/*/records.c | sed -n 's/.*\.prom = "\([a-z0-9_]*\)".*/\1/p' |
 		while read -r h; do printf '%s_bucket\n%s_sum\n%s_count\n' "$h" "$h" "$h"; done
 	# node_exporter's textfile collector
 	printf '%s\n' node_textfile_mtime_seconds node_textfile_scrape_error

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xpsflap's hook ladder (xpsflap_hooks.h): the rungs by program name. */
+#include <stddef.h>
+#include "xpsflap/hooks.h"
+
+const struct nm_hook_decl xf_hook_decls[XF_NR_HOOKS] = {
+	[XF_HOOK_PICK] = { "netdev_pick_tx", 0, {
+		{ .progs = { "xf_pick_fexit" } },
+		{ .progs = { "xf_pick_tp" }, .kfunc = "bpf_rdonly_cast" },
+		{ .progs = { "xf_pick_tp_read" } },
+		{ .progs = { "xf_pick_raw" } },
+	} },
+	[XF_HOOK_XMIT] = { "net_dev_xmit", 0, {
+		{ .progs = { "xf_xmit_tp" } },
+		{ .progs = { "xf_xmit_raw" } },
+		{ .lost = "no reordering counts: queue switches only" },
+	} },
+	/* --pin only: without its program, clearing XPS leaves the queue to the kernel's flow hash */
+	[XF_HOOK_PIN] = { "pin", XF_WANT_PIN, {
+		{ .progs = { "xf_pin_tc" } },
+		{ .lost = "--pin clears the XPS maps only: the kernel's flow hash picks the queue" },
+	} },
+};
+
+/* every program of xpsflap.bpf.o sits on a rung above */
+const char *const xf_hook_companions[] = { NULL };
+
+/* the agent runs one net_dev_queue program for every detector (lib/agent.h) */
+const struct nm_shared_prog xf_shared_progs[] = {
+	{ "xf_pick_tp", NM_SHARED_TP_BTF },
+	{ "xf_pick_tp_read", NM_SHARED_TP_BTF },
+	{ "xf_pick_raw", NM_SHARED_RAW_TP },
+	{ NULL, NM_SHARED_NONE },
+};
