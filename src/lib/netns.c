@@ -12,6 +12,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -168,6 +169,32 @@ static int remount_sys(char *err, size_t errlen)
 	}
 	restore_submounts(sm, n);
 	return 0;
+}
+
+struct visit {
+	int (*fn)(void *arg);
+	void *arg;
+	int ret;
+};
+
+static void *visit_run(void *p)
+{
+	struct visit *v = p;
+
+	v->ret = v->fn(v->arg);
+	return NULL;
+}
+
+int nm_netns_visit(int (*fn)(void *arg), void *arg)
+{
+	struct visit v = { .fn = fn, .arg = arg };
+	pthread_t t;
+	int rc = pthread_create(&t, NULL, visit_run, &v);
+
+	if (rc)
+		return -rc;
+	pthread_join(t, NULL);
+	return v.ret;
 }
 
 int nm_netns_enter(const char *name_or_path, char *err, size_t errlen)

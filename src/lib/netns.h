@@ -22,6 +22,19 @@
  */
 int nm_netns_enter(const char *name_or_path, char *err, size_t errlen);
 
+/*
+ * fn(arg) run on a thread of its own, which ends after it: fn may enter
+ * other network namespaces (setns) and need not come back. Why: another
+ * process learns the namespaces in use from /proc/PID/ns/net, which is
+ * the main thread's (lib/nsreg.c does, as ip netns identify does). A main
+ * thread that visits a netns just deleted shows it in use; a tool that
+ * looks then opens it and keeps it, and two netmedic tools each kept it
+ * for the other for as long as both ran. A socket or BPF iterator made on
+ * the visiting thread keeps that netns when the caller uses it.
+ * fn's value, or -errno when no thread could be made.
+ */
+int nm_netns_visit(int (*fn)(void *arg), void *arg);
+
 /* 0 when path is a network namespace (nsfs, CLONE_NEWNET), else -errno (-EINVAL: another file). */
 int nm_netns_check(const char *path);
 

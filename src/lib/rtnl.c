@@ -14,6 +14,7 @@
 #include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+#include "lib/netns.h"
 #include "lib/rtnl.h"
 
 /* a dump message can be as large as a page of the kernel's (up to 32 KiB) */
@@ -261,45 +262,65 @@ static const char *bus_name(int bus)
 	return bus == NETLINK_ROUTE ? "rtnetlink" : bus == NETLINK_SOCK_DIAG ? "sock_diag" : "netlink";
 }
 
+/* A socket to open, and where: its outcome (nl, or e and err). */
+struct nl_open {
+	int bus, flags;
+	const char *ns_path;
+	unsigned int groups;
+	char *err;
+	size_t len;
+	struct mnl_socket *nl;
+	int e;
+};
+
+/*
+ * The socket made in ns_path's netns (it stays there, wherever it is used
+ * from), on a visiting thread of its own (nm_netns_visit): this one enters
+ * and need not come back. Without ns_path, in the caller's netns.
+ */
+static int nl_open(void *p)
+{
+	struct nl_open *o = p;
+	int ns;
+
+	if (o->ns_path) {
+		ns = open(o->ns_path, O_RDONLY | O_CLOEXEC);
+		if (ns < 0 || setns(ns, CLONE_NEWNET)) {
+			o->e = errno;
+			snprintf(o->err, o->len, "%s: %s", o->ns_path, strerror(o->e));
+			if (ns >= 0)
+				close(ns);
+			return -o->e;
+		}
+		close(ns);
+	}
+	o->nl = mnl_socket_open2(o->bus, o->flags | SOCK_CLOEXEC);
+	if (!o->nl || mnl_socket_bind(o->nl, o->groups, MNL_SOCKET_AUTOPID) < 0) {
+		o->e = errno;
+		snprintf(o->err, o->len, "%s socket%s%s: %s", bus_name(o->bus), o->ns_path ? " in " : "",
+			 o->ns_path ? o->ns_path : "", strerror(o->e));
+		if (o->nl)
+			mnl_socket_close(o->nl);
+		o->nl = NULL;
+		return -o->e;
+	}
+	return 0;
+}
+
 struct mnl_socket *nm_nl_open_in(int bus, const char *ns_path, unsigned int groups, int flags,
 				 char *err, size_t len)
 {
-	struct mnl_socket *nl = NULL;
-	int home = -1, ns = -1, e = 0;
+	struct nl_open o = { .bus = bus, .flags = flags, .ns_path = ns_path, .groups = groups,
+			     .err = err, .len = len };
+	int ret = ns_path ? nm_netns_visit(nl_open, &o) : nl_open(&o);
 
-	if (ns_path) {
-		home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-		ns = open(ns_path, O_RDONLY | O_CLOEXEC);
-		if (home < 0 || ns < 0 || setns(ns, CLONE_NEWNET)) {
-			e = errno;
-			snprintf(err, len, "%s: %s", ns_path, strerror(e));
-			goto out;
-		}
+	if (ret && !o.e) {
+		/* no visiting thread */
+		o.e = -ret;
+		snprintf(err, len, "%s: no thread to enter it: %s", ns_path, strerror(o.e));
 	}
-	nl = mnl_socket_open2(bus, flags | SOCK_CLOEXEC);
-	if (!nl || mnl_socket_bind(nl, groups, MNL_SOCKET_AUTOPID) < 0) {
-		e = errno;
-		snprintf(err, len, "%s socket%s%s: %s", bus_name(bus), ns_path ? " in " : "",
-			 ns_path ? ns_path : "", strerror(e));
-		if (nl)
-			mnl_socket_close(nl);
-		nl = NULL;
-	}
-	/* back home: this thread must not stay in another netns */
-	if (ns_path && setns(home, CLONE_NEWNET)) {
-		e = errno;
-		snprintf(err, len, "back from %s: %s", ns_path, strerror(e));
-		if (nl)
-			mnl_socket_close(nl);
-		nl = NULL;
-	}
-out:
-	if (home >= 0)
-		close(home);
-	if (ns >= 0)
-		close(ns);
-	errno = e;
-	return nl;
+	errno = o.e;
+	return o.nl;
 }
 
 struct mnl_socket *nm_rtnl_open_in(const char *ns_path, unsigned int groups, char *err,

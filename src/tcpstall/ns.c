@@ -14,6 +14,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include "tcpstall/judge.h"
+#include "lib/netns.h"
 #include "lib/rtnl.h"
 #include "lib/skel.h"
 #include "tcpstall/hooks.h"
@@ -286,44 +287,55 @@ static int iter_self(struct ts_nsset *s, int link_fd, const struct ts_nsset_want
 	return 0;
 }
 
+/* One trip: where it starts (*i), and what it made. */
+struct trip {
+	struct ts_nsset *s;
+	size_t *i;
+	int link_fd;
+	const struct ts_nsset_want *w;
+	int *fds;
+	unsigned long *inos;
+};
+
 /*
  * From *i on, up to TS_NS_BATCH other namespaces entered in turn, an
- * iterator created in each (fds, inos), and home again. Their number, or
- * -errno when the thread could not come home.
+ * iterator created in each (fds, inos): their number. On a visiting
+ * thread (nm_netns_visit), which ends in the last one.
  */
-static int iter_trip(struct ts_nsset *s, size_t *i, int link_fd, const struct ts_nsset_want *w,
-		     int *fds, unsigned long *inos)
+static int trip_run(void *p)
 {
-	bool away = false;
+	struct trip *t = p;
+	struct ts_nsset *s = t->s;
 	int n = 0;
 
-	for (; *i < s->n && n < TS_NS_BATCH; (*i)++) {
-		struct ts_ns *ns = &s->ns[*i];
+	for (; *t->i < s->n && n < TS_NS_BATCH; (*t->i)++) {
+		struct ts_ns *ns = &s->ns[*t->i];
 		int fd;
 
-		if (ns->self || ns->fd < 0 || !wanted(w, ns))
+		if (ns->self || ns->fd < 0 || !wanted(t->w, ns))
 			continue;
 		if (setns(ns->fd, CLONE_NEWNET)) {
 			s->sweep_failed++;
 			continue;
 		}
-		away = true;
-		fd = bpf_iter_create(link_fd);
+		fd = bpf_iter_create(t->link_fd);
 		if (fd < 0) {
 			s->sweep_failed++;
 			continue;
 		}
-		fds[n] = fd;
-		inos[n++] = ns->ino;
-	}
-	if (away && setns(s->home, CLONE_NEWNET)) {
-		int err = -errno;
-
-		while (n--)
-			close(fds[n]);
-		return err;
+		t->fds[n] = fd;
+		t->inos[n++] = ns->ino;
 	}
 	return n;
+}
+
+/* trip_run from this thread's point of view: the number made, or -errno (no thread). */
+static int iter_trip(struct ts_nsset *s, size_t *i, int link_fd, const struct ts_nsset_want *w,
+		     int *fds, unsigned long *inos)
+{
+	struct trip t = { .s = s, .i = i, .link_fd = link_fd, .w = w, .fds = fds, .inos = inos };
+
+	return nm_netns_visit(trip_run, &t);
 }
 
 int ts_nsset_iter(struct ts_nsset *s, int link_fd,

@@ -248,12 +248,12 @@ ns_holders() {
 	done
 }
 
-# Alone (serial): another netmedic tool in default scope revives a deleted
-# netns for this one. In a CI run beside xpsflap.bats, xpsflap's main
-# thread was inside the deleted netns (a transient setns to open a socket
-# there, lib/rtnl.c), and the registry, which reads /proc/*/ns/net, saw it
-# alive again; tcpstall's sweeps enter each netns so too (tcpstall/ns.c).
-# bats test_tags=serial
+# Beside other files again: it ran alone while another netmedic tool in
+# default scope could revive the deleted netns. In a CI run beside
+# xpsflap.bats, xpsflap's main thread was inside it (a transient setns to
+# open a socket there, lib/rtnl.c), and the registry, which reads
+# /proc/*/ns/net, saw it alive again. Such visits are made on a thread of
+# their own now (nm_netns_visit; the next test).
 @test "tcpstall default run: a netns deleted mid-run drops its records quietly and its fds are closed" {
 	local i rcv snd n
 	"$TS" up --quickack on --defer 0
@@ -295,6 +295,25 @@ ns_holders() {
 	# quietly: not a line on stderr
 	cat "$TMP/out.err"
 	[ ! -s "$TMP/out.err" ]
+}
+
+# Why a visit is made on a thread of its own (lib/netns.h): /proc/PID/ns/net
+# is the main thread's, and ip netns identify, and every netmedic tool's
+# registry, read a netns there as in use. strace: the sweeps' visits
+# (setns) are made, by threads that are not the main one.
+@test "tcpstall default run: its sweeps enter the lab's namespaces, never from its main thread" {
+	"$TS" up --quickack on --defer 0
+	local pid
+	start_bg "$TMP/out" "$BIN/tcpstall" --json -i 0.5
+	pid=$BG_PID
+	# three full sweeps at least (one a second), each a trip to both namespaces
+	timeout 4 strace -f -qq -p "$pid" -e trace=setns -o "$TMP/strace" || true
+	kill -0 "$pid"
+	stop_bg TERM
+	echo "tcpstall: pid $pid"
+	cat "$TMP/strace"
+	[ "$(grep -c 'setns(.*CLONE_NEWNET' "$TMP/strace")" -ge 2 ]
+	[ "$(grep -c "^$pid " "$TMP/strace")" = 0 ]
 }
 
 @test "tcpstall: two --netns with --fix are refused, exit 2, one line, nothing changed" {
