@@ -84,19 +84,9 @@ int ts_nsset_init(struct ts_nsset *s, bool diag, bool setns, size_t max_ns, size
 	s->max_ns = max_ns ? max_ns : TS_NS_MAX;
 	s->max_fds = max_fds ? max_fds : TS_NS_FDS_MAX;
 	s->ops = ops ? ops : &lib_ops;
-	s->home = -1;
+	s->trips = !ops && !diag && setns;
 	s->ns = calloc(s->max_ns, sizeof(*s->ns));
-	if (!s->ns)
-		return -ENOMEM;
-	if (!ops && !diag && setns) {
-		s->home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (s->home < 0) {
-			free(s->ns);
-			s->ns = NULL;
-			return -errno;
-		}
-	}
-	return 0;
+	return s->ns ? 0 : -ENOMEM;
 }
 
 /* Whether ns has its way in: a socket, or a netns file (ours needs none for iterators). */
@@ -125,9 +115,6 @@ void ts_nsset_free(struct ts_nsset *s)
 	free(s->ns);
 	s->ns = NULL;
 	s->n = 0;
-	if (s->home >= 0)
-		close(s->home);
-	s->home = -1;
 }
 
 /* Index of the first namespace with an inode >= ino. */
@@ -351,14 +338,14 @@ int ts_nsset_iter_some(struct ts_nsset *s, int link_fd, const struct ts_nsset_wa
 	unsigned long inos[TS_NS_BATCH];
 	size_t i = 0;
 
-	if (ret || s->home < 0)
+	if (ret || !s->trips)
 		return ret;
 	while (i < s->n) {
 		int n = iter_trip(s, &i, link_fd, w, fds, inos);
 
 		if (n < 0)
 			return n;
-		/* read at home: the walk's netns was fixed at the iterator's creation */
+		/* read here: the walk's netns was fixed at the iterator's creation */
 		for (int k = 0; k < n; k++) {
 			if (read(fds[k], inos[k], arg))
 				s->sweep_failed++;

@@ -39,7 +39,7 @@
 
 #define TS_NS_MAX	NM_SCOPE_NS_MAX		/* namespaces followed (no fd each) */
 #define TS_NS_FDS_MAX	NM_SCOPE_SOCKS_MAX	/* ... with a way in: an fd each */
-/* iterators created in one trip through the namespaces, before the way home */
+/* iterators created in one trip through the namespaces (a visiting thread each) */
 #define TS_NS_BATCH	32
 
 struct bpf_link;
@@ -70,7 +70,7 @@ struct ts_nsset {
 	size_t n, max_ns, max_fds, fds;
 	bool diag;			/* sock_diag sockets, else netns fds for iterators */
 	bool setns;			/* other namespaces may be entered (CAP_SYS_ADMIN) */
-	int home;			/* this thread's netns, to come back to; -1 none */
+	bool trips;			/* the sweep visits the others (lib's ways in, iterators, setns) */
 	unsigned int gen;
 	const struct ts_ns_ops *ops;
 	/* of the last sync */
@@ -86,7 +86,7 @@ struct ts_nsset {
 /*
  * A set for the sweeps of diag (sock_diag) or iterators, setns whether
  * others may be entered; max_ns, max_fds 0: the defaults; ops NULL:
- * lib's own (home is then this thread's netns, opened here). 0 or -errno.
+ * lib's own (then, iterators and setns, the sweep visits the others). 0 or -errno.
  */
 int ts_nsset_init(struct ts_nsset *s, bool diag, bool setns, size_t max_ns, size_t max_fds,
 		  const struct ts_ns_ops *ops);
@@ -108,10 +108,11 @@ size_t ts_nsset_ways(const struct ts_nsset *s);
 
 /*
  * One sweep through the iter/tcp link link_fd: an iterator created in
- * each netns with a way in (TS_NS_BATCH a trip, then home), each read by
- * read(fd, ino, arg) after the trip. A netns that cannot be entered is
- * counted (sweep_failed) and skipped. 0, -errno when the thread cannot
- * come home (it must not go on), or read's first error of our own netns.
+ * each netns with a way in (TS_NS_BATCH a trip, on a thread of its own:
+ * nm_netns_visit), each read by read(fd, ino, arg) after the trip. A netns
+ * that cannot be entered is counted (sweep_failed) and skipped. 0, -errno
+ * when no visiting thread could be made, or read's first error of our own
+ * netns.
  */
 int ts_nsset_iter(struct ts_nsset *s, int link_fd,
 		  int (*read)(int fd, unsigned long ino, void *arg), void *arg);
