@@ -248,12 +248,15 @@ ns_holders() {
 	done
 }
 
-# Beside other files again: it ran alone while another netmedic tool in
-# default scope could revive the deleted netns. In a CI run beside
-# xpsflap.bats, xpsflap's main thread was inside it (a transient setns to
-# open a socket there, lib/rtnl.c), and the registry, which reads
-# /proc/*/ns/net, saw it alive again. Such visits are made on a thread of
-# their own now (nm_netns_visit; the next test).
+# Alone (serial). Beside other files, the deleted netns stayed open:
+# - once because xpsflap's main thread was inside it (a transient setns to
+#   open a socket there, lib/rtnl.c), and the registry, which reads
+#   /proc/*/ns/net, saw it alive again. Such visits are made on a thread of
+#   their own now (nm_netns_visit; the next test);
+# - and again after that fix (2026-12-06, the nobody pass, in the pool):
+#   both fds open after 15 s while ns_holders named no process and no name.
+#   That cause is not known yet.
+# bats test_tags=serial
 @test "tcpstall default run: a netns deleted mid-run drops its records quietly and its fds are closed" {
 	local i rcv snd n
 	"$TS" up --quickack on --defer 0
