@@ -253,6 +253,24 @@ end_bg() {
 	[ $rc = 0 ] || { echo "exit $rc" >&2; return 1; }
 }
 
+# wait_reports OUT N: wait (30 s at most) until the background CLI has
+# written N more interval records to OUT than it holds now. For a test whose
+# lab must fall inside the CLI's reports: a fixed -c is a fixed time, and a
+# loaded guest can start the lab late enough to leave it out.
+wait_reports() {
+	local want i
+	want=$(($(reports "$1") + $2))
+	for i in $(seq 1 300); do
+		[ "$(reports "$1")" -ge $want ] && return 0
+		kill -0 "$BG_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "wait_reports: $1 did not get $2 more reports" >&2
+	return 1
+}
+# reports OUT: how many interval records OUT holds (grep -c fails on none)
+reports() { grep -c '"type":"interval"' "$1" || true; }
+
 # assert_stamped FILE TOOL SINCE: every JSON record in FILE carries its
 # tool (TOOL; "" for the agent: any detector's name) and its time, a Unix
 # time in seconds from SINCE (date +%s before the run) to now; and each

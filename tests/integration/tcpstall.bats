@@ -64,21 +64,25 @@ bulk_samples() {
 }
 
 # rwnd_run OUT: tcpstall on the sender while its reader stops reading; the
-# sender's socket record must say rwnd_limited, for more than 100 ms in all.
+# sender's socket records must say rwnd_limited, for more than 100 ms in all.
 # In all, not in one stall: in CI's 6.1 guest (two files at a time) the
-# stall came as 6 of at most 45 ms, 205 ms in all, the last ended by a send
+# stall came as 6 of at most 45 ms, 205 ms in all, the last ended by a send.
+# It reports until a report after the lab's end: with a fixed -i 2.5 -c 1
+# a loaded guest once started the lab so late that 33 ms of it were seen.
 rwnd_run() {
 	local t0
 	t0=$(date +%s)
-	start_bg "$1" "$BIN/tcpstall" --netns $SND --json -i 2.5 -c 1
+	start_bg "$1" "$BIN/tcpstall" --netns $SND --json -i 0.5
 	"$TS" rwnd 2 >/dev/null
-	wait_bg
+	wait_reports "$1" 2
+	end_bg
 	assert_stamped "$1" tcpstall "$t0"
-	run jq -c 'select(.type == "socket" and .dport == 5301)' "$1"
+	run jq -sc 'map(select(.type == "socket" and .dport == 5301)) |
+		{last_cause: last.last_cause, stalls: (map(.stalls) | max),
+		 ms: (map(.stall_ms_total, .stalled_ms) | max)}' "$1"
 	echo "$output"
 	[ "$(echo "$output" | jq -r .last_cause)" = rwnd_limited ]
-	[ "$(echo "$output" | jq '.stalls >= 1 or .stalled')" = true ]
-	[ "$(echo "$output" | jq '.stall_ms_total > 100 or .stalled_ms > 100')" = true ]
+	[ "$(echo "$output" | jq '.ms > 100')" = true ]
 }
 
 # storm_run OUT SECONDS [tcpstall args]: tcpstall on the receiver during a slow-reader run

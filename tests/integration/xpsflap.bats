@@ -415,17 +415,19 @@ mq_vs_prom() {
 @test "xpsflap --max-flows: the table stays bounded; untracked picks and evictions are counted" {
 	"$XF" up --queues 2 --xps on
 	mkdir "$TMP/prom"
-	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 1 -c 5 --max-flows 64 \
+	# no -c: the lab's steps are timed by the reports, not by the clock, as
+	# a loaded guest starts them late
+	start_bg "$TMP/out" "$BIN/xpsflap" --netns $NS --dev $DEV --json -i 1 --max-flows 64 \
 		--prom-file "$TMP/prom/xpsflap.prom"
-	sleep 0.3
 	# 200 UDP flows: a new socket, so a new source port, for each datagram.
 	# All live in one interval: at most 64 get a slot, the others' picks are
 	# counted as untracked.
 	lab_exec xf-snd bash -c 'for i in $(seq 200); do echo x >/dev/udp/198.18.0.2/7777; done'
 	# two intervals later those flows are stale: 200 new ones take their slots
-	sleep 2.5
+	wait_reports "$TMP/out" 3
 	lab_exec xf-snd bash -c 'for i in $(seq 200); do echo x >/dev/udp/198.18.0.2/7778; done'
-	wait_bg
+	wait_reports "$TMP/out" 2
+	end_bg
 	run jq -c 'select(.type == "interval")' "$TMP/out"
 	echo "$output"
 	last=$(echo "$output" | tail -1)
