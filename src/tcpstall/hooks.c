@@ -5,6 +5,7 @@
 #include "tcpstall/plan.h"
 #include "tcpstall/hooks.h"
 #include "tcpstall/kickfd.h"
+#include "tcpstall/tcpstall.h"
 
 #define TS_HELPER_STORAGE	{ BPF_FUNC_sk_storage_get, "bpf_sk_storage_get" }
 
@@ -46,6 +47,8 @@ const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS] = {
 	} },
 	[TS_HOOK_RELEASE] = { "__release_sock", 0, {
 		{ .progs = { "ts_release_enter", "ts_release_exit" }, .can = TS_CAN_OWNED },
+		/* no fentry (arm64 before 6.4): a kretprobe may be missed, so a mark ages out */
+		{ .progs = { "ts_release_kp", "ts_release_krp" }, .can = TS_CAN_OWNED | TS_CAN_MISSABLE },
 		{ .virt = "sk_lock.owned@tcp_probe" },
 	} },
 	/* with it, a closing socket gives its ACK slot back */
@@ -98,6 +101,15 @@ const struct nm_shared_prog ts_shared_progs[] = {
 unsigned int ts_hooks_want(unsigned int fix)
 {
 	return fix & TS_FIX_KICK ? TS_WANT_KICK : 0;
+}
+
+unsigned int ts_hooks_release(const struct nm_hook *hooks)
+{
+	const struct nm_hook *h = &hooks[TS_HOOK_RELEASE];
+
+	if (!nm_hook_can(h, TS_CAN_OWNED))
+		return TS_RELEASE_OWNER_BIT;
+	return nm_hook_can(h, TS_CAN_MISSABLE) ? TS_RELEASE_MISSABLE : TS_RELEASE_EXIT;
 }
 
 bool ts_hooks_exact(const struct nm_hook *hooks)

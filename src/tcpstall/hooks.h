@@ -38,6 +38,7 @@ enum {
 	TS_CAN_APP	= 1u << 8,	/* the reader's and writer's CPU at each read and write */
 	TS_CAN_KICK	= 1u << 9,	/* --fix=kick's program */
 	TS_CAN_KICK_FD	= 1u << 10,	/* ... or none: userspace kicks, through pidfd_getfd */
+	TS_CAN_MISSABLE	= 1u << 11,	/* its exit is a kretprobe, which the kernel may miss */
 };
 
 extern const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS];
@@ -52,6 +53,8 @@ extern const struct nm_shared_prog ts_shared_progs[];
 /* The runs --fix's mask wants (nm_hooks_declare's want). */
 unsigned int ts_hooks_want(unsigned int fix);
 
+/* How the chosen __release_sock rung tells owned (enum ts_release_rung). */
+unsigned int ts_hooks_release(const struct nm_hook *hooks);
 /* tcp_push/tcp_wfree run (a fexit rung): they measure tsq_idle episodes. */
 bool ts_hooks_exact(const struct nm_hook *hooks);
 /* ... and each episode arms its socket's kick timer (--fix=kick's first rung). */

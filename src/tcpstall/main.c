@@ -439,8 +439,8 @@ static int start(void *p)
 	coll.episodes_fd = bpf_map__fd(skel->maps.tsq_episodes);
 	coll.epoch = &skel->bss->ts_epoch;
 	coll.max_flows = env.max_flows;
-	/* owned = inside __release_sock, where the fentry rung runs; else the owner bit */
-	skel->bss->release_rung = nm_hook_can(&run_hooks[TS_HOOK_RELEASE], TS_CAN_OWNED);
+	/* owned = inside __release_sock, where its rung runs; else the owner bit */
+	skel->bss->release_rung = ts_hooks_release(run_hooks);
 	st.diag = nm_hook_can(&run_hooks[TS_HOOK_SWEEP], TS_CAN_DIAG);
 	/* the way into each netns in scope: a sock_diag socket, or its netns file for iter/tcp */
 	if (ts_nsset_init(&nss, st.diag, scope.setns, 0, 0, NULL))

@@ -218,11 +218,12 @@ static const struct nm_optdoc docs[] = {
 	  "**-c**, **-i**, **--prom-file** or **--listen** it is a usage error (status 2): "
 	  "it makes no change of its own, and no report.", NULL, NULL },
 	{ "hooks", "auto (default): best rung that attaches; fentry: function probes only "
-	  "(fentry/fexit, or kprobes where fexit cannot attach: `tcp_push` on arm64 before 6.4); "
+	  "(fentry/fexit, or kprobes where fentry cannot attach: arm64 before 6.4); "
 	  "tracepoint: no function probe. *fentry* applies to the hooks that have an fentry/fexit "
 	  "rung (`tcp_push`, `__release_sock`). If such a rung cannot attach, tcpstall exits "
-	  "with status 1 and names the reason. On the 6.18 VM: `hook __release_sock: no rung "
-	  "left on this kernel: fentry/__release_sock: Operation not permitted (EPERM)`. With *auto*, "
+	  "with status 1 and names the reason. On the 6.18 VM: `hook tcp_push: no rung "
+	  "left on this kernel: kprobe/tcp_push: this kernel has no kprobes (CONFIG_KPROBE_EVENTS)`. "
+	  "With *auto*, "
 	  "fentry/fexit programs that pass the attach probe but fail the verifier (an older "
 	  "kernel) are dropped for the tracepoint rungs, with a warning.", NULL, NULL },
 	{ "interval", "Seconds between reports (default 1), from 0.01 to 86400; fractions are "

@@ -69,17 +69,19 @@ NM_COUNTERS(ts, TS_CNT_MAX)
 NM_CLAIMS(ts)
 
 /*
- * fentry/fexit __release_sock rung: the sockets whose backlog is being run
- * now. Keyed by socket, not by CPU: softirqs run nested in a backlog run
- * (its spin_unlock_bh, its transmits) and deliver to other sockets on that
- * CPU, which a per-CPU flag took for owned (in the 6.1 guest the sender's
- * backlog runs made the receiver's softirq CPU look like its reader's).
+ * __release_sock rungs 1 and 2 (fentry/fexit, kprobe/kretprobe): the
+ * sockets whose backlog is being run now, and since when. Keyed by socket,
+ * not by CPU: softirqs run nested in a backlog run (its spin_unlock_bh, its
+ * transmits) and deliver to other sockets on that CPU, which a per-CPU flag
+ * took for owned (in the 6.1 guest the sender's backlog runs made the
+ * receiver's softirq CPU look like its reader's). LRU: a kretprobe the
+ * kernel missed (maxactive) leaves an entry behind, which must not fill it.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u64);	/* struct sock * */
-	__type(value, __u32);
+	__type(value, __u64);	/* bpf_ktime_get_ns() at entry */
 } in_release SEC(".maps");
 
 static __always_inline bool flow_match(const struct ts_key *k)
@@ -217,17 +219,22 @@ static __always_inline bool sk_key_match(const struct sock *sk, struct ts_key *k
  * backlog in __release_sock (or from tcp_release_cb right after it). The
  * fentry rung marks __release_sock itself; elsewhere sk_lock.owned says it.
  */
-/* set by userspace once the fentry/fexit __release_sock rung is attached */
-__u32 release_rung = 0;
+/* enum ts_release_rung, set by userspace once a __release_sock rung is attached */
+__u32 release_rung = TS_RELEASE_OWNER_BIT;
+/* A backlog run older than this is an entry whose kretprobe was missed. */
+#define TS_RELEASE_STALE_NS	(1000ULL * 1000 * 1000)
 
 static __always_inline bool sk_owned(const struct sock *sk, const bool btf)
 {
-	__u64 key = (__u64)sk;
+	__u64 key = (__u64)sk, *since;
 
+	if (release_rung == TS_RELEASE_OWNER_BIT)
+		return RD(btf, sk, sk_lock.owned) != 0;
 	/* the rung sees the backlog run itself: only what happens inside it */
-	if (release_rung)
-		return bpf_map_lookup_elem(&in_release, &key) != NULL;
-	return RD(btf, sk, sk_lock.owned) != 0;
+	since = bpf_map_lookup_elem(&in_release, &key);
+	if (!since)
+		return false;
+	return release_rung == TS_RELEASE_EXIT || bpf_ktime_get_ns() - *since < TS_RELEASE_STALE_NS;
 }
 
 /*
@@ -622,7 +629,7 @@ int BPF_PROG(ts_wfree_exit_kick, struct sk_buff *skb)
  * and it arms no kick timer (the walk of the episodes kicks,
  * tcpstall/act.c).
  */
-enum { TS_PROBE_PUSH, TS_PROBE_WFREE };
+enum { TS_PROBE_PUSH, TS_PROBE_WFREE, TS_PROBE_RELEASE };
 struct ts_probe_key {
 	__u64 owner;
 	__u32 fn;
@@ -966,13 +973,17 @@ int BPF_PROG(ts_drop_tp, struct sk_buff *skb, void *location, int reason)
 }
 
 /* __release_sock rung 1: the backlog run itself, where fentry is allowed. */
+static __always_inline void release_enter(struct sock *sk)
+{
+	__u64 key = (__u64)sk, now = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(&in_release, &key, &now, BPF_ANY);
+}
+
 SEC("fentry/__release_sock")
 int BPF_PROG(ts_release_enter, struct sock *sk)
 {
-	__u64 key = (__u64)sk;
-	__u32 one = 1;
-
-	bpf_map_update_elem(&in_release, &key, &one, BPF_ANY);
+	release_enter(sk);
 	return 0;
 }
 
@@ -981,6 +992,37 @@ int BPF_PROG(ts_release_exit, struct sock *sk)
 {
 	__u64 key = (__u64)sk;
 
+	bpf_map_delete_elem(&in_release, &key);
+	return 0;
+}
+
+/*
+ * Rung 2, where fentry cannot attach (arm64 before 6.4's direct calls):
+ * the same marks from a kprobe pair. The return has no argument, so the
+ * entry keeps sk for its thread (release_sock runs in process context, and
+ * __release_sock may sleep and move to another CPU).
+ */
+SEC("kprobe/__release_sock")
+int BPF_KPROBE(ts_release_kp, struct sock *sk)
+{
+	struct ts_probe_key pk = { .owner = probe_owner(), .fn = TS_PROBE_RELEASE };
+	__u64 v = (__u64)sk;
+
+	release_enter(sk);
+	bpf_map_update_elem(&probe_args, &pk, &v, BPF_ANY);
+	return 0;
+}
+
+SEC("kretprobe/__release_sock")
+int BPF_KRETPROBE(ts_release_krp)
+{
+	struct ts_probe_key pk = { .owner = probe_owner(), .fn = TS_PROBE_RELEASE };
+	__u64 *v = bpf_map_lookup_elem(&probe_args, &pk), key;
+
+	if (!v)
+		return 0;
+	key = *v;
+	bpf_map_delete_elem(&probe_args, &pk);
 	bpf_map_delete_elem(&in_release, &key);
 	return 0;
 }

@@ -127,6 +127,13 @@ struct ts_acks {
 	char comm[16];
 };
 
+/*
+ * How "owned" is read (release_rung): the owner bit, or inside a backlog
+ * run (__release_sock) as its fexit rung marks it, or as its kretprobe rung
+ * does, which the kernel may miss: a mark then ages out.
+ */
+enum ts_release_rung { TS_RELEASE_OWNER_BIT, TS_RELEASE_EXIT, TS_RELEASE_MISSABLE };
+
 #define TS_SLOT_FREE		0	/* ts_acks.sk of a slot never used */
 #define TS_SLOT_BUSY		1	/* ... of a slot being given to a socket */
 #define TS_DEFER_ABSENT		2	/* kernel < 6.7: no tcp_backlog_ack_defer */

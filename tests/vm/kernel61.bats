@@ -39,7 +39,7 @@ teardown() {
 rung61() {
 	case $(uname -m):$1 in
 	aarch64:netdev_pick_tx) echo tp_btf/net_dev_queue ;;
-	aarch64:__release_sock) echo sk_lock.owned@tcp_probe ;;
+	aarch64:__release_sock) echo kprobe/__release_sock ;;
 	aarch64:__qdisc_run) echo tp_btf/qdisc_dequeue ;;
 	*:netdev_pick_tx) echo fexit/netdev_core_pick_tx ;;
 	*:__release_sock) echo fentry/__release_sock ;;
@@ -194,6 +194,23 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 	[ "$(echo "$output" | jq '.causes | index("quickack_route") != null')" = true ]
 	[ "$(echo "$output" | jq '.causes | index("no_backlog_ack_defer") != null')" = true ]
 	[ "$(echo "$output" | jq '.causes | index("backlog_ack_defer_off") == null')" = true ]
+}
+
+# __release_sock's kprobe pair, rung 2: what arm64 takes where fentry
+# cannot attach (its own guest runs the test above on it). Here fentry is
+# refused by hand: the same backlog runs marked, the same storm.
+@test "6.1: tcpstall's __release_sock on its kprobes where fentry is refused: the quickack storm is flagged" {
+	"$LAB/tcpstall.sh" up --quickack on --defer 0
+	start_bg "$TMP/out" env NETMEDIC_REFUSE=ts_release_enter "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-rcv \
+		--port 5301 --json -i 4 -c 1
+	"$LAB/tcpstall.sh" storm 3 >/dev/null
+	wait_bg
+	head -1 "$TMP/out" | jq -e '.hooks.__release_sock == "kprobe/__release_sock"'
+	run ts_acks "$TMP/out"
+	echo "$output"
+	[ "$(echo "$output" | jq .storm)" = true ]
+	[ "$(echo "$output" | jq '.acks_per_seg >= 0.9 and .owned_ratio >= 0.9 and .segs_owned > 0')" = true ]
+	[ "$(echo "$output" | jq '.causes | index("quickack_route") != null')" = true ]
 }
 
 # --fix=kick adds a rung above tcp_push's fexit pair: the same programs,
