@@ -179,8 +179,20 @@ static int holders_get(const struct nm_sock_holders *h, unsigned long ino, int *
 	return -ENOENT;
 }
 
+/* h learns process pid's descriptors: 0 with *fd when ino is among them, else -errno. */
+static int holders_ask(struct nm_sock_holders *h, const char *proc, pid_t pid, unsigned long ino, int *fd)
+{
+	int ret;
+
+	h->pid = pid;
+	ret = holders_read(h, proc);
+	if (ret)
+		h->pid = 0;
+	return ret ? ret : holders_get(h, ino, fd);
+}
+
 int nm_sock_holder_cached(struct nm_sock_holders *h, const char *proc, unsigned long ino, pid_t skip,
-			  pid_t *pid, int *fd)
+			  pid_t hint, pid_t *pid, int *fd)
 {
 	int ret;
 
@@ -189,6 +201,11 @@ int nm_sock_holder_cached(struct nm_sock_holders *h, const char *proc, unsigned 
 	if (h->pid && h->pid != skip &&
 	    (!holders_get(h, ino, fd) || (!holders_read(h, proc) && !holders_get(h, ino, fd)))) {
 		*pid = h->pid;
+		return 0;
+	}
+	/* the hinted process: one directory read instead of a walk of all */
+	if (hint > 0 && hint != skip && hint != h->pid && !holders_ask(h, proc, hint, ino, fd)) {
+		*pid = hint;
 		return 0;
 	}
 	ret = nm_sock_holder(proc, ino, skip, pid, fd);

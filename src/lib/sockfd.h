@@ -41,13 +41,14 @@ struct nm_sock_holders {
 
 /*
  * nm_sock_holder, asking h first (its process's descriptors as last read,
- * then read again); h learns the holder it finds. A descriptor it gives
- * may have been closed since: nm_sock_getfd says so (-ESTALE, -EBADF,
- * -ESRCH), and then nm_sock_holders_forget(h) and a second ask walk anew.
- * h may be NULL: nm_sock_holder.
+ * then read again), then hint's when hint is not 0 (a process likely to
+ * hold it: the one a BPF program saw use it); h learns the holder it
+ * finds. A descriptor it gives may have been closed since: nm_sock_getfd
+ * says so (-ESTALE, -EBADF, -ESRCH), and then nm_sock_holders_forget(h)
+ * and a second ask walk anew. h may be NULL: nm_sock_holder.
  */
 int nm_sock_holder_cached(struct nm_sock_holders *h, const char *proc, unsigned long ino, pid_t skip,
-			  pid_t *pid, int *fd);
+			  pid_t hint, pid_t *pid, int *fd);
 void nm_sock_holders_forget(struct nm_sock_holders *h);
 void nm_sock_holders_free(struct nm_sock_holders *h);
 

@@ -177,7 +177,7 @@ static int kick_batch_fd(struct ts_act *a, struct nm_action *act, size_t n)
 		const struct ts_kick_req *q = (const void *)act[i].data;
 		struct ts_kick k = { .mode = TS_KICK_PUSH, .nodelay = q->nodelay };
 
-		ts_kickfd("/proc", &a->holders, &q->key, a->kick.halt, &k);
+		ts_kickfd("/proc", &a->holders, &q->key, q->holder, a->kick.halt, &k);
 		keep |= kick_taken(a, &act[i], &k, nm_mono_ns());
 	}
 	return keep;
@@ -282,7 +282,7 @@ static int kicker_record(void *ctx, void *data, size_t len)
 	if (len < sizeof(*d))
 		return 0;
 	c = (struct ts_kick_cand){ .by = TS_KICK_BY_TIMER, .key = d->key, .start_ns = d->start_ns,
-				   .nonagle = d->nonagle };
+				   .nonagle = d->nonagle, .holder = (pid_t)d->tgid };
 	if (ts_kick_plan(&a->kx, &c, &a->kt) == -ENOSPC) {
 		kick_pass(a, &a->kt);
 		ts_kick_plan(&a->kx, &c, &a->kt);
@@ -364,7 +364,7 @@ uint64_t ts_act_poll_mark(struct ts_act *a, const struct ts_key *k, const struct
 	e->start_ns = m->start_ns;
 	/* what the timer's request would be: one kick per episode */
 	c = (struct ts_kick_cand){ .by = TS_KICK_BY_TIMER, .key = *k, .start_ns = m->start_ns,
-				   .nonagle = m->nonagle };
+				   .nonagle = m->nonagle, .holder = (pid_t)m->tgid };
 	if (ts_kick_plan(&a->kx, &c, &a->kt) == -ENOSPC) {
 		kick_pass(a, &a->kt);
 		ts_kick_plan(&a->kx, &c, &a->kt);
@@ -541,7 +541,7 @@ static int kick_restore(struct kick_exec *x, const struct ts_key *key, int nodel
 		return err;
 	*k = (struct ts_kick){ .mode = TS_KICK_RESTORE, .nodelay = nodelay };
 	if (x->prog.getfd) {
-		ts_kickfd("/proc", NULL, key, false, k);
+		ts_kickfd("/proc", NULL, key, 0, false, k);
 		return 0;
 	}
 	if (bpf_map_update_elem(x->prog.kicks_fd, key, k, BPF_ANY)) {
@@ -880,7 +880,8 @@ int ts_act_walk_marks(struct ts_act *a, int fd, struct ts_marks *w)
 			continue;
 		if (ts_marks_take(w, &k, &m))
 			ts_act_kick_want(a, &(struct ts_kick_cand){ .by = TS_KICK_BY_MARK, .key = k,
-					 .start_ns = m.start_ns, .now_ns = w->now_ns, .nonagle = m.nonagle });
+					 .start_ns = m.start_ns, .now_ns = w->now_ns, .nonagle = m.nonagle,
+					 .holder = (pid_t)m.tgid });
 	}
 	for (size_t i = 0; i < w->ndrop; i++)
 		bpf_map_delete_elem(fd, &w->drop[i]);

@@ -27,6 +27,14 @@ int ts_kickfd_probe(char *why, size_t len)
 	return err;
 }
 
+void ts_kickfd_warm(void)
+{
+	struct nm_diag_sock id = { .family = AF_INET }, d;
+	char err[64];
+
+	nm_sockdiag_tcp_find(&id, &d, err, sizeof(err));
+}
+
 void ts_kickfd_id(const struct ts_key *key, struct nm_diag_sock *id)
 {
 	memset(id, 0, sizeof(*id));
@@ -96,19 +104,19 @@ static bool went(int ret)
 	return ret == -ESRCH || ret == -EBADF || ret == -ESTALE;
 }
 
-/* Socket inode ino taken from its holder (h asked first): the descriptor, or -errno. */
-static int take_ino(const char *proc, struct nm_sock_holders *h, unsigned long ino)
+/* Socket inode ino taken from its holder (h, then hint, asked first): the descriptor, or -errno. */
+static int take_ino(const char *proc, struct nm_sock_holders *h, unsigned long ino, pid_t hint)
 {
 	pid_t pid;
 	int fd, ret;
 
-	ret = nm_sock_holder_cached(h, proc, ino, getpid(), &pid, &fd);
+	ret = nm_sock_holder_cached(h, proc, ino, getpid(), hint, &pid, &fd);
 	if (!ret)
 		ret = nm_sock_getfd(pid, fd, ino);
 	if (h && went(ret)) {
 		/* what h remembered is stale: a walk anew */
 		nm_sock_holders_forget(h);
-		ret = nm_sock_holder_cached(h, proc, ino, getpid(), &pid, &fd);
+		ret = nm_sock_holder_cached(h, proc, ino, getpid(), 0, &pid, &fd);
 		if (!ret)
 			ret = nm_sock_getfd(pid, fd, ino);
 	}
@@ -116,7 +124,7 @@ static int take_ino(const char *proc, struct nm_sock_holders *h, unsigned long i
 }
 
 /* key's socket taken into *sfd (-1: it is gone, NONE): 0, or -errno when it cannot be taken. */
-static int take(const char *proc, struct nm_sock_holders *h, const struct ts_key *key, int *sfd)
+static int take(const char *proc, struct nm_sock_holders *h, const struct ts_key *key, pid_t hint, int *sfd)
 {
 	struct nm_diag_sock id, d;
 	char err[160];
@@ -132,7 +140,7 @@ static int take(const char *proc, struct nm_sock_holders *h, const struct ts_key
 	if (ret == -ENOENT || (!ret && !d.inode))
 		return 0;
 	if (!ret)
-		ret = take_ino(proc, h, d.inode);
+		ret = take_ino(proc, h, d.inode, hint);
 	/* a socket no process holds, or its holder went */
 	if (ret == -ENOENT || went(ret))
 		return 0;
@@ -142,10 +150,10 @@ static int take(const char *proc, struct nm_sock_holders *h, const struct ts_key
 	return 0;
 }
 
-void ts_kickfd(const char *proc, struct nm_sock_holders *h, const struct ts_key *key, bool halt,
-	       struct ts_kick *k)
+void ts_kickfd(const char *proc, struct nm_sock_holders *h, const struct ts_key *key, pid_t hint,
+	       bool halt, struct ts_kick *k)
 {
-	int fd, err = take(proc, h, key, &fd);
+	int fd, err = take(proc, h, key, hint, &fd);
 
 	if (err) {
 		kick_fail(k, TS_KICK_STEP_TAKE, err);

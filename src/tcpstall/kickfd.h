@@ -27,6 +27,14 @@
  */
 int ts_kickfd_probe(char *why, size_t len);
 
+/*
+ * One sock_diag lookup of no socket, made at the start: the kernel's
+ * first TCP request loads tcp_diag where it is a module not yet loaded
+ * (1.4 s in the 5.10 guest, under TCG), which the first kick then waited
+ * for, past the delayed ACK of every stall meanwhile.
+ */
+void ts_kickfd_warm(void);
+
 /* key's 4-tuple as a sock_diag lookup takes it (lib/sockdiag.h); its netns aside. */
 void ts_kickfd_id(const struct ts_key *key, struct nm_diag_sock *id);
 
@@ -43,13 +51,13 @@ void ts_kickfd_sock(int fd, bool halt, struct ts_kick *k);
  * The kick of k's request on socket key: looked up in the calling
  * thread's netns, taken from the first process under proc ("/proc") that
  * holds it, this one aside (h, when not NULL, remembers the last holder:
- * lib/sockfd.h). k's outcome as the iterator's: NONE when key
+ * lib/sockfd.h; hint, when not 0, is asked first). k's outcome as the iterator's: NONE when key
  * is of another netns, or the socket or any holder is gone (a socket no
  * process holds cannot be kicked this way); TAKE, with err, when it
  * cannot be taken (-EPERM: ptrace access denied; -EACCES: a process's
  * descriptors unreadable); else as ts_kickfd_sock.
  */
-void ts_kickfd(const char *proc, struct nm_sock_holders *h, const struct ts_key *key, bool halt,
-	       struct ts_kick *k);
+void ts_kickfd(const char *proc, struct nm_sock_holders *h, const struct ts_key *key, pid_t hint,
+	       bool halt, struct ts_kick *k);
 
 #endif

@@ -200,6 +200,8 @@ static int fix_start(struct tcpstall_bpf *skel)
 
 	if (ts_hooks_kick_iter(run_hooks))
 		kick.link = skel->links.ts_kick;
+	if (kick.getfd)
+		ts_kickfd_warm();
 	ts_act_setup(&act, &env, &kick, st.socks);
 	act.ns_where = ts_ns_where;
 	act.ns_arg = &scope;

@@ -201,16 +201,17 @@ static bool kick_queued(const struct nm_plan *p, const struct ts_key *k)
 	return false;
 }
 
-/* Its record, written before the kick: the key and the TCP_NODELAY --cleanup puts back. */
-static int kick_add(struct nm_plan *p, const struct ts_key *k, uint64_t start_ns, uint8_t nonagle)
+/* c's record, written before the kick: the key and the TCP_NODELAY --cleanup puts back. */
+static int kick_add(struct nm_plan *p, const struct ts_kick_cand *c, uint64_t start_ns)
 {
-	struct ts_kick_req q = { .key = *k, .start_ns = start_ns, .nodelay = nonagle & 1 };
+	struct ts_kick_req q = { .key = c->key, .start_ns = start_ns, .nodelay = c->nonagle & 1,
+				 .holder = c->holder };
 	char bufs[TS_KICK_FIELDS][64];
 	const char *f[TS_KICK_FIELDS + 1];
 	int ret;
 
 	_Static_assert(sizeof(q) <= NM_ACT_DATA, "a kick request fits an action's data");
-	ts_kick_record(k, q.nodelay, bufs, f);
+	ts_kick_record(&c->key, q.nodelay, bufs, f);
 	ret = nm_plan_record(p, TS_FIX_KICK, "fix kick", "sockopt", f, "kicked", &q, sizeof(q));
 	return ret < 0 ? ret : !ret;
 }
@@ -226,7 +227,7 @@ static int kick_swept(const struct ts_kick_ctx *x, const struct ts_kick_cand *c,
 		return p->n >= x->cfg->batch ? -ENOSPC : 0;
 	s->last_kick_ns = c->now_ns;
 	s->kicked_stall_ns = s->stall_start_ns;
-	return kick_add(p, &c->key, s->stall_start_ns, c->nonagle);
+	return kick_add(p, c, s->stall_start_ns);
 }
 
 /*
@@ -251,7 +252,7 @@ static int kick_marked(const struct ts_kick_ctx *x, const struct ts_kick_cand *c
 		return p->n >= x->cfg->batch ? -ENOSPC : 0;
 	s->last_kick_ns = c->now_ns;
 	s->kicked_stall_ns = c->start_ns;
-	return kick_add(p, &c->key, c->start_ns, c->nonagle);
+	return kick_add(p, c, c->start_ns);
 }
 
 unsigned int ts_fix_elsewhere(unsigned int fix, unsigned long netns, const struct ts_fix_flow *fl)
@@ -298,7 +299,7 @@ int ts_kick_plan(const struct ts_kick_ctx *x, const struct ts_kick_cand *c, stru
 		/* one request per episode: each is one kick */
 		if (p->n >= x->cfg->batch)
 			return -ENOSPC;
-		return kick_queued(p, &c->key) ? 0 : kick_add(p, &c->key, c->start_ns, c->nonagle);
+		return kick_queued(p, &c->key) ? 0 : kick_add(p, c, c->start_ns);
 	}
 	return -EINVAL;
 }

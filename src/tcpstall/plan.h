@@ -110,6 +110,7 @@ struct ts_kick_cand {
 	uint64_t start_ns;	/* MARK, TIMER: the episode's start (SWEEP: its ts_sock's stall) */
 	uint64_t now_ns;
 	uint8_t nonagle;	/* tp->nonagle: its bit 0, TCP_NODELAY, is what the journal keeps */
+	pid_t holder;		/* MARK, TIMER: the process that began the episode (0: unknown) */
 	struct ts_sock *s;	/* SWEEP: its memory; else looked up (ts_kick_ctx.sock) when needed */
 };
 
@@ -118,6 +119,7 @@ struct ts_kick_req {
 	struct ts_key key;
 	uint64_t start_ns;	/* the stall's start (0: unknown): the kick's age */
 	int nodelay;		/* TCP_NODELAY at the stall's start: its record's old value */
+	pid_t holder;		/* a process that likely holds it (0: unknown): the userspace kick asks it first */
 };
 
 struct ts_kick_ctx {

@@ -508,6 +508,7 @@ static int kick_fire(void *map, struct ts_key *key, struct kick_timer *t)
 	d->key = *key;
 	d->start_ns = m->start_ns;
 	d->nonagle = m->nonagle;
+	d->tgid = m->tgid;
 	bpf_ringbuf_submit(d, 0);
 	ts_count(TS_CNT_KICK_DUE);
 	return 0;
@@ -530,9 +531,10 @@ static __always_inline void kick_arm(const struct ts_key *k, __u64 start)
 	bpf_timer_start(&t->t, targ_stall_ns, 0);
 }
 
-static __always_inline void mark_start(struct sock *sk, const struct ts_key *k, __u32 snd_nxt, __u64 now)
+static __always_inline void mark_start(struct sock *sk, const struct ts_key *k, __u32 snd_nxt, __u64 now,
+				       __u32 tgid)
 {
-	struct ts_mark m = { .start_ns = now, .snd_nxt = snd_nxt,
+	struct ts_mark m = { .start_ns = now, .snd_nxt = snd_nxt, .tgid = tgid,
 			     .nonagle = BPF_CORE_READ_BITFIELD_PROBED((struct tcp_sock *)sk, nonagle) };
 
 	bpf_map_update_elem(&tsq_marks, k, &m, BPF_ANY);
@@ -546,8 +548,9 @@ static __always_inline void mark_start(struct sock *sk, const struct ts_key *k, 
  * tcp_wfree() read a stale flag and queued no handler. So both look: the
  * state, found first, starts an episode (its exact start); its absence, or
  * a transmit since the start (snd_nxt moved), ends the open one.
+ * push: the look is tcp_push()'s, in the process that holds the socket.
  */
-static __always_inline void tsq_look(struct sock *sk, const struct ts_key *k, const bool kick)
+static __always_inline void tsq_look(struct sock *sk, const struct ts_key *k, const bool kick, const bool push)
 {
 	__u32 snd_nxt = BPF_CORE_READ((struct tcp_sock *)sk, snd_nxt);
 	bool idle = throttled_idle(sk);
@@ -561,7 +564,7 @@ static __always_inline void tsq_look(struct sock *sk, const struct ts_key *k, co
 	}
 	if (!idle)
 		return;
-	mark_start(sk, k, snd_nxt, now);
+	mark_start(sk, k, snd_nxt, now, push ? bpf_get_current_pid_tgid() >> 32 : 0);
 	/* another netns's episode is reported, never kicked: no timer for it */
 	if (kick && (!targ_netns_ino || k->netns == targ_netns_ino))
 		kick_arm(k, now);
@@ -575,7 +578,7 @@ static __always_inline int push_exit(struct sock *sk, const bool kick)
 		return 0;
 	/* it sends: the fast sweep follows it (sock_send_length does so on 6.3+) */
 	tag(sk);
-	tsq_look(sk, &k, kick);
+	tsq_look(sk, &k, kick, true);
 	return 0;
 }
 
@@ -585,7 +588,7 @@ static __always_inline int wfree_exit(struct sock *sk, const bool kick)
 
 	if (!sk || !sk_key_match(sk, &k, true))
 		return 0;
-	tsq_look(sk, &k, kick);
+	tsq_look(sk, &k, kick, false);
 	return 0;
 }
 
@@ -677,7 +680,7 @@ static __always_inline int probe_look(__u32 fn)
 	sk = (struct sock *)*v;
 	bpf_map_delete_elem(&probe_args, &pk);
 	if (sk_key_match(sk, &k, false))
-		tsq_look(sk, &k, false);
+		tsq_look(sk, &k, false, fn == TS_PROBE_PUSH);
 	return 0;
 }
 

@@ -69,8 +69,13 @@ struct ts_sample {
 struct ts_mark {
 	__u64 start_ns;		/* bpf_ktime_get_ns() (CLOCK_MONOTONIC) */
 	__u32 snd_nxt;		/* at the start: a transmit since ends the episode */
+	/*
+	 * The process whose tcp_push() began it (0: begun by tcp_wfree(), in
+	 * any context): where the userspace kick looks for the socket first.
+	 */
+	__u32 tgid;
 	__u8 nonagle;		/* tp->nonagle at the start: --fix=kick journals its bit 0 */
-	__u8 pad[3];
+	__u8 pad[7];
 };
 
 /*
@@ -79,7 +84,7 @@ struct ts_mark {
  */
 struct ts_kick_due {
 	struct ts_key key;
-	__u32 pad0;
+	__u32 tgid;		/* the ts_mark's */
 	__u64 start_ns;		/* the episode's, as in its ts_mark */
 	__u8 nonagle;		/* the ts_mark's */
 	__u8 pad[7];

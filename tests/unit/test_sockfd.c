@@ -4,7 +4,7 @@
  * /proc of the test's own (PID/fd/N links), the first one but ours, past
  * what is not a process or has gone; and pidfd_getfd on this process's
  * own descriptors, checked against the inode the walk found; the holder
- * remembered for the next socket.
+ * remembered for the next socket, and a hinted one asked first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -103,37 +103,75 @@ static void test_holder_cached(void **state)
 	int fd = -1;
 
 	fd_add(t, 300, 8, "socket:[333]");
-	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 222, 200, &pid, &fd), 0);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 222, 200, 0, &pid, &fd), 0);
 	assert_int_equal(pid, 300);
 	assert_int_equal(fd, 7);
 	assert_int_equal(h.pid, 300);
 	assert_int_equal(h.n, 2);
 	/* the walk is not needed: a tree without 300 would not find it */
 	sh("mv %s/300 %s/300.kept", t->proc, t->proc);
-	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 333, 0, &pid, &fd), 0);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 333, 0, 0, &pid, &fd), 0);
 	assert_int_equal(pid, 300);
 	assert_int_equal(fd, 8);
 	sh("mv %s/300.kept %s/300", t->proc, t->proc);
 	/* a socket it opened since: read again */
 	fd_add(t, 300, 9, "socket:[444]");
-	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 444, 0, &pid, &fd), 0);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 444, 0, 0, &pid, &fd), 0);
 	assert_int_equal(pid, 300);
 	assert_int_equal(fd, 9);
 	/* another process's socket: the walk, which the holder then is */
-	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 111, 0, &pid, &fd), 0);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 111, 0, 0, &pid, &fd), 0);
 	assert_int_equal(pid, 100);
 	assert_int_equal(fd, 3);
 	assert_int_equal(h.pid, 100);
 	/* the remembered one is this process: the walk passes it */
-	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 111, 100, &pid, &fd), -ENOENT);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 111, 100, 0, &pid, &fd), -ENOENT);
 	nm_sock_holders_forget(&h);
 	assert_int_equal(h.pid, 0);
-	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 2222, 0, &pid, &fd), 0);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 2222, 0, 0, &pid, &fd), 0);
 	assert_int_equal(pid, 400);
 	nm_sock_holders_free(&h);
 	/* none: the walk alone */
-	assert_int_equal(nm_sock_holder_cached(NULL, t->proc, 2222, 0, &pid, &fd), 0);
+	assert_int_equal(nm_sock_holder_cached(NULL, t->proc, 2222, 0, 0, &pid, &fd), 0);
 	assert_int_equal(pid, 400);
+}
+
+/*
+ * A hint (the process a BPF program saw push on the socket) is asked
+ * before the walk: socket 222 is held by 200 and by 300, and each hint
+ * gets its own, whichever the walk would meet first. A hint that does not
+ * hold it, or has gone, leaves the walk to find it.
+ */
+static void test_holder_hint(void **state)
+{
+	const struct tree *t = *state;
+	struct nm_sock_holders h = {};
+	pid_t pid = 0;
+	int fd = -1;
+
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 222, 0, 200, &pid, &fd), 0);
+	assert_int_equal(pid, 200);
+	assert_int_equal(fd, 5);
+	nm_sock_holders_forget(&h);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 222, 0, 300, &pid, &fd), 0);
+	assert_int_equal(pid, 300);
+	assert_int_equal(fd, 7);
+	/* the holder remembered is asked before a hint */
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 222, 0, 200, &pid, &fd), 0);
+	assert_int_equal(pid, 300);
+	nm_sock_holders_forget(&h);
+	/* a hint that holds other sockets, then one that has gone: the walk */
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 111, 0, 400, &pid, &fd), 0);
+	assert_int_equal(pid, 100);
+	assert_int_equal(fd, 3);
+	nm_sock_holders_forget(&h);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 2222, 0, 999, &pid, &fd), 0);
+	assert_int_equal(pid, 400);
+	assert_int_equal(h.pid, 400);
+	/* the hint is this process itself: passed over */
+	nm_sock_holders_forget(&h);
+	assert_int_equal(nm_sock_holder_cached(&h, t->proc, 111, 100, 100, &pid, &fd), -ENOENT);
+	nm_sock_holders_free(&h);
 }
 
 /* Our own descriptors, lent back to us: the same socket, a new descriptor. */
@@ -179,6 +217,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_holder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holder_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_holder_cached, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holder_hint, setup, teardown),
 		cmocka_unit_test(test_getfd_self),
 		cmocka_unit_test(test_getfd_gone),
 	};

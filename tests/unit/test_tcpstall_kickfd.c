@@ -225,7 +225,7 @@ static void assert_untouched(const struct ts_key *key)
 {
 	struct ts_kick k = { .mode = TS_KICK_PUSH, .found = -7 };
 
-	ts_kickfd(proc, NULL, key, false, &k);
+	ts_kickfd(proc, NULL, key, 0, false, &k);
 	assert_int_equal(k.step, TS_KICK_STEP_NONE);
 	assert_int_equal(k.err, 0);
 	assert_int_equal(k.found, -7);
@@ -250,7 +250,7 @@ static void test_kick_held(void **state)
 	close(fds[1]);
 	close(go[0]);
 	proc_of(pid);
-	ts_kickfd(proc, NULL, &key, false, &k);
+	ts_kickfd(proc, NULL, &key, 0, false, &k);
 	assert_int_equal(k.step, TS_KICK_STEP_DONE);
 	assert_int_equal(k.err, 0);
 	assert_int_equal(k.found, 0);
@@ -258,10 +258,18 @@ static void test_kick_held(void **state)
 	/* --cleanup's restore, through the same path */
 	assert_int_equal(held_nodelay(pid, ino, 1), 1);
 	k = (struct ts_kick){ .mode = TS_KICK_RESTORE, .nodelay = 0 };
-	ts_kickfd(proc, NULL, &key, false, &k);
+	ts_kickfd(proc, NULL, &key, 0, false, &k);
 	assert_int_equal(k.step, TS_KICK_STEP_DONE);
 	assert_int_equal(k.found, 1);
 	assert_int_equal(held_nodelay(pid, ino, -1), 0);
+	/* the holder hinted (the process a BPF program saw push): taken from it, remembered */
+	struct nm_sock_holders h = {};
+
+	k = (struct ts_kick){ .mode = TS_KICK_PUSH };
+	ts_kickfd(proc, &h, &key, pid, false, &k);
+	assert_int_equal(k.step, TS_KICK_STEP_DONE);
+	assert_int_equal(h.pid, pid);
+	nm_sock_holders_free(&h);
 	/* a key of another netns names another socket: not there */
 	key.netns++;
 	assert_untouched(&key);
