@@ -336,7 +336,7 @@ flapped() {
 	grep -E '^xpsflap_queue_switches_total\{device="xqm",netns="'"${LAB_PREFIX}"'xf-mid"\} [1-9]' "$TMP/prom/xpsflap.prom"
 	grep -E '^xpsflap_packets_total\{device="xqm",netns="'"${LAB_PREFIX}"'xf-mid",queue="1"\} [1-9]' "$TMP/prom/xpsflap.prom"
 	grep -E '^netmedic_hook_info\{tool="xpsflap",hook="netdev_pick_tx"' "$TMP/prom/xpsflap.prom"
-	grep -E '^netmedic_bpf_prog_runs_total\{tool="xpsflap",program="xf_pick_[a-z]*"\} [1-9]' "$TMP/prom/xpsflap.prom"
+	grep -E '^netmedic_bpf_prog_runs_total\{tool="xpsflap",program="xf_pick_[a-z_]*"\} [1-9]' "$TMP/prom/xpsflap.prom"
 
 	port=$((20000 + RANDOM % 20000))
 	prometheus-node-exporter --web.listen-address=127.0.0.1:$port --collector.disable-defaults \
