@@ -217,7 +217,7 @@ static __always_inline bool sk_key_match(const struct sock *sk, struct ts_key *k
 /*
  * Owned: the user thread holds the socket lock, so this runs from the
  * backlog in __release_sock (or from tcp_release_cb right after it). The
- * fentry rung marks __release_sock itself; elsewhere sk_lock.owned says it.
+ * fentry or kprobe rung marks __release_sock itself; else sk_lock.owned says it.
  */
 /* enum ts_release_rung, set by userspace once a __release_sock rung is attached */
 __u32 release_rung = TS_RELEASE_OWNER_BIT;
@@ -975,7 +975,7 @@ int BPF_PROG(ts_drop_tp, struct sk_buff *skb, void *location, int reason)
 	return 0;
 }
 
-/* __release_sock rung 1: the backlog run itself, where fentry is allowed. */
+/* __release_sock rung 1: the backlog run itself, where fentry is allowed (and rung 2's entry). */
 static __always_inline void release_enter(struct sock *sk)
 {
 	__u64 key = (__u64)sk, now = bpf_ktime_get_ns();
