@@ -179,14 +179,19 @@ refused_next() {
 
 ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 
-# bats test_tags=vm:arm64,vm:arm64-smoke
-@test "6.1: tcpstall on its 6.1 __release_sock rung: the quickack storm is flagged, cause no_backlog_ack_defer" {
+# storm61 RUNG [REFUSE]: tcpstall on the receiver of the quickack storm,
+# NETMEDIC_REFUSE=REFUSE, __release_sock on RUNG: the storm is flagged,
+# owned, with 6.1's causes (no tcp_backlog_ack_defer: 6.7)
+storm61() {
+	local refuse=()
+	[ -z "${2:-}" ] || refuse=(env NETMEDIC_REFUSE="$2")
 	"$LAB/tcpstall.sh" up --quickack on --defer 0
 	[ ! -e /proc/sys/net/ipv4/tcp_backlog_ack_defer ]
-	start_bg "$TMP/out" "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-rcv --port 5301 --json -i 4 -c 1
+	start_bg "$TMP/out" "${refuse[@]}" "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-rcv \
+		--port 5301 --json -i 4 -c 1
 	"$LAB/tcpstall.sh" storm 3 >/dev/null
 	wait_bg
-	head -1 "$TMP/out" | jq -e --arg r "$(rung61 __release_sock)" '.hooks.__release_sock == $r'
+	head -1 "$TMP/out" | jq -e --arg r "$1" '.hooks.__release_sock == $r'
 	run ts_acks "$TMP/out"
 	echo "$output"
 	[ "$(echo "$output" | jq .storm)" = true ]
@@ -196,21 +201,16 @@ ts_acks() { jq -c 'select(.type == "acks" and .sport == 5301)' "$1"; }
 	[ "$(echo "$output" | jq '.causes | index("backlog_ack_defer_off") == null')" = true ]
 }
 
+# bats test_tags=vm:arm64,vm:arm64-smoke
+@test "6.1: tcpstall on its 6.1 __release_sock rung: the quickack storm is flagged, cause no_backlog_ack_defer" {
+	storm61 "$(rung61 __release_sock)"
+}
+
 # __release_sock's kprobe pair, rung 2: what arm64 takes where fentry
 # cannot attach (its own guest runs the test above on it). Here fentry is
 # refused by hand: the same backlog runs marked, the same storm.
 @test "6.1: tcpstall's __release_sock on its kprobes where fentry is refused: the quickack storm is flagged" {
-	"$LAB/tcpstall.sh" up --quickack on --defer 0
-	start_bg "$TMP/out" env NETMEDIC_REFUSE=ts_release_enter "$BIN/tcpstall" --netns ${LAB_PREFIX}ts-rcv \
-		--port 5301 --json -i 4 -c 1
-	"$LAB/tcpstall.sh" storm 3 >/dev/null
-	wait_bg
-	head -1 "$TMP/out" | jq -e '.hooks.__release_sock == "kprobe/__release_sock"'
-	run ts_acks "$TMP/out"
-	echo "$output"
-	[ "$(echo "$output" | jq .storm)" = true ]
-	[ "$(echo "$output" | jq '.acks_per_seg >= 0.9 and .owned_ratio >= 0.9 and .segs_owned > 0')" = true ]
-	[ "$(echo "$output" | jq '.causes | index("quickack_route") != null')" = true ]
+	storm61 kprobe/__release_sock ts_release_enter
 }
 
 # --fix=kick adds a rung above tcp_push's fexit pair: the same programs,
