@@ -268,6 +268,21 @@ wait_reports() {
 	echo "wait_reports: $1 did not get $2 more reports" >&2
 	return 1
 }
+# wait_line FILE REGEX: wait (30 s at most) until FILE has a line that
+# matches REGEX (grep -E), while the background CLI runs: for a test that
+# times its next step by what the CLI did (a remedy applied), not by a
+# sleep that a loaded guest outruns.
+wait_line() {
+	local i
+	for i in $(seq 1 300); do
+		grep -qE "$2" "$1" && return 0
+		kill -0 "$BG_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -qE "$2" "$1" && return 0
+	echo "wait_line: no line matching '$2' in $1" >&2
+	return 1
+}
 # reports OUT: how many interval records OUT holds (grep -c fails on none)
 reports() { grep -c '"type":"interval"' "$1" || true; }
 
