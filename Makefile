@@ -23,12 +23,11 @@ ARCH := $(HOST_ARCH)
 VMLINUX_H ?= bpf/vmlinux/$(ARCH)/vmlinux.h
 
 # The CLIs, one list: each NAME is a folder, src/NAME/, with everything of
-# the tool (main.c its loader, NAME.bpf.c its BPF, NAME.h their ABI); the
-# scripts and tests make runs take the list from here (tools/tools.sh:
-# nm_tools). bpf/netmedic.bpf.c is the agent's object: every tool's
-# NAME.bpf.h at once, in the order of the ranks src/NAME/hooks.h give
-# (build/agent_tools.h).
-TOOLS := qdiscstuck tcpstall xpsflap
+# the tool (main.c its loader and its value NAME_tool, cli.c its CLI's
+# main, NAME.bpf.c its BPF, NAME.h their ABI); the scripts and tests make
+# runs take the list from here (tools/tools.sh: nm_tools), and the agent
+# runs the tools in its order (NM_TOOL_LIST).
+TOOLS := tcpstall qdiscstuck xpsflap
 export NETMEDIC_TOOLS := $(TOOLS)
 # the agent (src/agent): the CLIs' detectors in one process; installed, packaged
 # and given a unit and a man page as they are (tools.sh: nm_programs)
@@ -94,7 +93,7 @@ LLVM_OBJDUMP ?= llvm-objdump
 # every program links the shared runtime and every tool's steps (the agent
 # runs them all); a tool's main.c is its CLI's alone
 TOOL_DIRS := $(addprefix src/,$(TOOLS))
-LIB_SRCS := $(wildcard src/lib/*.c) $(filter-out %/main.c %.bpf.c,$(wildcard $(addsuffix /*.c,$(TOOL_DIRS))))
+LIB_SRCS := $(wildcard src/lib/*.c) $(filter-out %/main.c %/cli.c %.bpf.c,$(wildcard $(addsuffix /*.c,$(TOOL_DIRS))))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 BPF_HDRS := $(wildcard bpf/*.bpf.h) $(wildcard include/netmedic/*.h) $(wildcard $(addsuffix /*.h,$(TOOL_DIRS)))
 LIB_HDRS := $(wildcard src/lib/*.h) $(wildcard include/netmedic/*.h) $(wildcard $(addsuffix /*.h,$(TOOL_DIRS)))
@@ -178,8 +177,8 @@ $(BUILD)/vmlinux.h: FORCE
 # An atomic (opcode 0xc3/0xdb) with a non-zero imm is one 5.10 lacks: the
 # object is refused, with the instructions named (llvm-objdump prints a
 # fetch-and-add as `lock +=`: the imm tells).
-# a tool's object from its folder, the agent's from bpf/
-vpath %.bpf.c bpf $(TOOL_DIRS)
+# a tool's object from its folder
+vpath %.bpf.c $(TOOL_DIRS)
 $(BUILD)/%.bpf.o: %.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) $(BPF_TYPES_CFLAGS) -c $< -o $@.tmp.o
 	@$(LLVM_OBJDUMP) -d $@.tmp.o | awk '($$2 == "c3" || $$2 == "db") && $$6 $$7 $$8 $$9 != "00000000" \
@@ -188,7 +187,7 @@ $(BUILD)/%.bpf.o: %.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	@rm -f $@.atomics
 	$(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
 
-bpf-objs: $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS) netmedic)
+bpf-objs: $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS))
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
@@ -197,44 +196,21 @@ $(BUILD)/obj/%.o: src/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# lib/optdoc lists the tools' option docs: TOOLS, as X(NAME) ...
+# lib/optdoc, the agent and the tables' test list the tools: TOOLS, as X(NAME) ...
 NM_TOOL_LIST := -DNM_TOOL_LIST='$(foreach t,$(TOOLS),X($(t)))'
-$(BUILD)/obj/lib/optdoc.o: CFLAGS += $(NM_TOOL_LIST)
+$(BUILD)/obj/lib/optdoc.o $(BUILD)/obj/agent/$(AGENT).o $(BUILD)/tests/test_hooks_tables: CFLAGS += $(NM_TOOL_LIST)
 $(FUZZ_BUILD)/obj/lib/optdoc.o: FUZZ_CFLAGS += $(NM_TOOL_LIST)
 
-# A CLI's loader includes its skeleton.
-$(patsubst %,$(BUILD)/obj/%/main.o,$(TOOLS)): $(BUILD)/obj/%/main.o: $(BUILD)/%.skel.h
+# A tool's loader includes its skeleton.
+TOOL_MAIN_OBJS := $(patsubst %,$(BUILD)/obj/%/main.o,$(TOOLS))
+$(TOOL_MAIN_OBJS): $(BUILD)/obj/%/main.o: $(BUILD)/%.skel.h
 
-$(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%/main.o $(LIB_OBJS)
+# A CLI: its main (cli.c) and its tool (main.c)
+$(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: $(BUILD)/obj/%/cli.o $(BUILD)/obj/%/main.o $(LIB_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-# The agent (src/agent/netmedic.c): every tool's loader built again with
-# -DNM_AGENT, bound to the agent's skeleton (src/agent/bind.h), as one of
-# its detectors.
-AGENT_DET_OBJS := $(patsubst %,$(BUILD)/obj/det/%.o,$(TOOLS))
-$(BUILD)/obj/det/%.o: src/%/main.c $(LIB_HDRS) $(wildcard src/agent/*.h) $(BUILD)/netmedic.skel.h $(BUILD)/agent_tools.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DNM_AGENT -c $< -o $@
-$(BUILD)/obj/agent/$(AGENT).o: $(BUILD)/netmedic.skel.h $(BUILD)/agent_maps.h $(BUILD)/agent_tools.h \
-	$(wildcard src/agent/*.h)
-# the detectors, in their rank's order, from each tool's src/NAME/hooks.h
-# (tools/agent-tools.sh): what the agent, its object and the tables' test
-# expand for each. Rewritten only when it differs, as vmlinux.h.
-$(BUILD)/agent_tools.h: FORCE
-	@mkdir -p $(@D)
-	@tools/agent-tools.sh $(TOOLS) >$@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-$(BUILD)/$(AGENT).bpf.o $(BUILD)/tests/test_hooks_tables: $(BUILD)/agent_tools.h
-# each tool's maps, by name, from its own skeleton: the agent shrinks those of
-# a detector it does not run (their programs are not loaded; the shared
-# net_dev_queue program still refers to them)
-$(BUILD)/agent_maps.h: $(patsubst %,$(BUILD)/%.skel.h,$(TOOLS))
-	@for t in $(TOOLS); do \
-		printf '#define NM_AGENT_MAPS_%s' "$$t"; \
-		sed -n 's/^\t\tstruct bpf_map \*\([a-z0-9_]*\);$$/ "\1",/p' $(BUILD)/$$t.skel.h | tr -d '\n'; \
-		echo; \
-	done >$@.tmp && mv $@.tmp $@
-$(BUILD)/$(AGENT): $(BUILD)/obj/agent/$(AGENT).o $(AGENT_DET_OBJS) $(LIB_OBJS)
+# The agent (src/agent/netmedic.c): every tool, each its CLI's main.o.
+$(BUILD)/$(AGENT): $(BUILD)/obj/agent/$(AGENT).o $(TOOL_MAIN_OBJS) $(LIB_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # the lab's TCP endpoints (tools/lab), not a CLI
@@ -264,8 +240,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIB_HDRS) $(wildcard tests/unit/*
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DNM_SRCDIR='"$(CURDIR)"' $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
-# test_hooks_tables and test_hooks open the built BPF objects, the agent's too (never load them)
-$(BUILD)/tests/test_hooks_tables $(BUILD)/tests/test_hooks: | $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS) netmedic)
+# test_hooks_tables and test_hooks open the built BPF objects (never load them)
+$(BUILD)/tests/test_hooks_tables $(BUILD)/tests/test_hooks: | $(patsubst %,$(BUILD)/%.bpf.o,$(TOOLS))
 
 test-bins: $(UNIT_BINS)
 

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the scripts and tests that do something for every CLI.
-# nm_tools: the CLIs, one a line, from one place: the Makefile's TOOLS,
+# nm_tools: the CLIs, one a line, from one place: the Makefile's TOOLS (in
+# the order the agent runs them),
 # which make exports as NETMEDIC_TOOLS to every command it runs; run by
 # hand, read from the Makefile's line itself.
 nm_tools() {
@@ -10,12 +11,6 @@ nm_tools() {
 		return
 	fi
 	sed -n 's/^TOOLS := //p' "$(dirname "${BASH_SOURCE[0]}")/../Makefile" | tr ' ' '\n'
-}
-# nm_detectors: the CLIs as the agent's detectors, in its order (their
-# ranks, src/NAME/hooks.h: NM_DETECTOR_NAME; tools/agent-tools.sh)
-nm_detectors() {
-	# shellcheck disable=SC2046 # a list of names without spaces
-	"$(dirname "${BASH_SOURCE[0]}")/agent-tools.sh" --names $(nm_tools)
 }
 # nm_programs: what is installed, packaged and given a unit and a man page:
 # the CLIs and the agent (the Makefile's AGENT, NETMEDIC_AGENT)

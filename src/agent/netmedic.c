@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netmedic - the agent: any set of the detectors (each CLI's, in the
- * order of their ranks: build/agent_tools.h) in one process, on one BPF
- * object (bpf/netmedic.bpf.c), with one program on net_dev_queue for every
- * detector that takes it, one JSON stream (each line with its "tool") and
- * one textfile or /metrics.
+ * netmedic - the agent: any set of the tools (the Makefile's TOOLS, in
+ * its order: NM_TOOL_LIST) in one process, each on its own BPF object
+ * through its own ladder, with one JSON stream (each line with its
+ * "tool") and one textfile or /metrics.
  *
- * Each detector is its CLI's loader built with -DNM_AGENT
- * (agent/detector.h): the agent runs each step of theirs, in the order
- * nm_run() keeps for one tool (lib/run.h), for every detector, and does
- * once what must happen once: the signals, the privileges (the union of
- * what the detectors ask for, dropped once), the load of the one object
- * through one ladder (every detector's rungs, lib/agent.h), the sinks.
+ * Each tool is its CLI's value (struct nm_tool, src/NAME/main.c): the
+ * agent runs each of its steps, in the order nm_run() keeps for one tool
+ * (lib/run.h), for every tool, and does once what must happen once: the
+ * signals, the privileges (the union of what the tools ask for, dropped
+ * once), the sinks.
  *
- * A detector runs with its CLI's defaults, or the options of its own that
+ * A tool runs with its CLI's defaults, or the options of its own that
  * --opts NAME=ARGS gives it (its CLI's parser reads them), its remedies
  * among them: journaled under its own name, so that its CLI's --cleanup
  * and the agent's undo them alike. Not run: a one-shot (qdiscstuck
@@ -26,9 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "agent_maps.h"
-#include "agent_tools.h"
-#include "agent/detector.h"
 #include "lib/agent.h"
 #include "lib/cli.h"
 #include "lib/emit.h"
@@ -39,47 +34,37 @@
 #include "lib/selfstats.h"
 #include "lib/skel.h"
 #include "lib/tcundo.h"
-#include "netmedic.skel.h"
 
 #define TOOL		"netmedic"
 
 const char *argp_program_version = TOOL " (netmedic) " NETMEDIC_VERSION;
 const char *argp_program_bug_address = "the netmedic issue tracker";
 
-/* each detector's ladder, rewritten for the agent's object, for its loader (agent/bind.h) */
-#define X(NAME, PFX)	struct nm_hook_decl PFX##_agent_decls[NM_AGENT_NR_HOOKS(PFX)];
-NM_AGENT_TOOLS
+#ifndef NM_TOOL_LIST
+#error "NM_TOOL_LIST: the Makefile's TOOLS as X(NAME) ..."
+#endif
+#define X(NAME)	extern const struct nm_tool NAME##_tool;
+NM_TOOL_LIST
 #undef X
 
-/*
- * The detectors, in the order they run each step (their ranks': the order
- * the CLIs' programs would run on net_dev_queue, bpf/netmedic.bpf.c): each
- * with its ladder, its programs on the shared tracepoint, the agent's copy
- * of its ladder, and the rodata flag that has the shared program call it.
- */
+/* The tools, in the order they run each step and write their output. */
 static struct det {
-	const struct nm_detector *d;
-	const struct nm_hook_decl *decls;
-	const struct nm_shared_prog *shared;
-	struct nm_hook_decl *agent_decls;
-	size_t queue_flag;		/* offsetof(rodata, nm_queue_X) */
-	const char *const *maps;	/* its maps, by name (build/agent_maps.h) */
+	const struct nm_tool *t;
 	bool on;			/* --detect */
 	const char *args;		/* --opts NAME=ARGS: its own options */
-	int first_hook;			/* its hooks in the agent's array */
+	void *skel;			/* its loaded object */
 	char prom[4096];		/* --prom-split: its textfile */
 } dets[] = {
-#define X(NAME, PFX)											\
-	{ .d = &NAME##_detector, .decls = PFX##_hook_decls, .shared = PFX##_shared_progs,		\
-	  .agent_decls = PFX##_agent_decls,								\
-	  .queue_flag = offsetof(struct netmedic_bpf__rodata, nm_queue_##PFX),				\
-	  .maps = (const char *const []){ NM_AGENT_MAPS_##NAME NULL } },
-	NM_AGENT_TOOLS
+#define X(NAME)	{ .t = &NAME##_tool },
+	NM_TOOL_LIST
 #undef X
 };
 
 #define NDETS		((int)(sizeof(dets) / sizeof(dets[0])))
 #define for_each_det(x)	for (struct det *x = dets; x < dets + NDETS; x++) if (x->on)
+
+/* "tcpstall, qdiscstuck, xpsflap" and "... and xpsflap": the tools' names, for --help and errors */
+static char names[128], names_and[128];
 
 static struct agent_env {
 	struct nm_opts o;
@@ -92,19 +77,14 @@ static struct agent_env {
 	int next;		/* the first word argp has not given a parser yet */
 } env;
 
-/* every detector's hooks, one after the other (a static array: rungs point into it) */
-#define X(NAME, PFX)	NM_AGENT_NR_HOOKS(PFX) +
-static struct nm_hook hooks[NM_AGENT_TOOLS 0];
-#undef X
-static int nhooks;
-
 /* ---- options ---- */
 
 enum { OPT_DETECT = 1000, OPT_OPTS, OPT_PROM_SPLIT };
 
+static char detect_doc[256], doc[1024];
+
 static const struct argp_option options[] = {
-	{ "detect", OPT_DETECT, "LIST", 0,
-	  "The detectors to run, comma-separated: " NM_AGENT_NAMES " (default: all)", 0 },
+	{ "detect", OPT_DETECT, "LIST", 0, detect_doc, 0 },
 	{ "opts", OPT_OPTS, "NAME=ARGS", 0,
 	  "Options of detector NAME's own, as its CLI takes them, split at spaces "
 	  "(e.g. 'xpsflap=--top 5'); once per detector; no common option, no one-shot", 0 },
@@ -114,12 +94,25 @@ static const struct argp_option options[] = {
 	{},
 };
 
-static const char doc[] =
-	"netmedic -- " NM_AGENT_NAMES_AND " in one process, on one BPF object\v"
-	"Each detector runs with its CLI's defaults (or --opts), host-wide unless --netns narrows it. "
-	"JSON lines carry the detector's name in \"tool\"; the textfile (or /metrics) holds "
-	"every detector's metrics. A detector's remedies are its CLI's, given with --opts "
-	"(e.g. 'tcpstall=--fix=autocork'); --cleanup undoes what a run of each detector in --detect left.";
+/* the names, --detect's help and the doc, from the tools' list */
+static void say_names(void)
+{
+	for (int i = 0; i < NDETS; i++) {
+		const char *n = dets[i].t->name;
+
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "", n);
+		snprintf(names_and + strlen(names_and), sizeof(names_and) - strlen(names_and), "%s%s",
+			 !i ? "" : i == NDETS - 1 ? " and " : ", ", n);
+	}
+	snprintf(detect_doc, sizeof(detect_doc), "The detectors to run, comma-separated: %s (default: all)",
+		 names);
+	snprintf(doc, sizeof(doc), "netmedic -- %s in one process\v"
+		 "Each detector runs with its CLI's defaults (or --opts), host-wide unless --netns narrows it. "
+		 "JSON lines carry the detector's name in \"tool\"; the textfile (or /metrics) holds "
+		 "every detector's metrics. A detector's remedies are its CLI's, given with --opts "
+		 "(e.g. 'tcpstall=--fix=autocork'); --cleanup undoes what a run of each detector in --detect left.",
+		 names_and);
+}
 
 /* --detect's list into dets[].on; false on a name that is no detector's, or none */
 static bool parse_detect(const char *list)
@@ -134,7 +127,7 @@ static bool parse_detect(const char *list)
 		struct det *x = NULL;
 
 		for (int i = 0; i < NDETS; i++)
-			if (!strcmp(w, dets[i].d->name))
+			if (!strcmp(w, dets[i].t->name))
 				x = &dets[i];
 		if (!x)
 			return false;
@@ -146,7 +139,7 @@ static bool parse_detect(const char *list)
 static struct det *det_named(const char *name, size_t len)
 {
 	for (int i = 0; i < NDETS; i++)
-		if (strlen(dets[i].d->name) == len && !strncmp(name, dets[i].d->name, len))
+		if (strlen(dets[i].t->name) == len && !strncmp(name, dets[i].t->name, len))
 			return &dets[i];
 	return NULL;
 }
@@ -154,13 +147,14 @@ static struct det *det_named(const char *name, size_t len)
 /* --opts NAME=ARGS: ARGS kept for NAME's parser; NULL, or why not */
 static const char *parse_opts(const char *arg)
 {
+	static char why[160];
 	const char *eq = strchr(arg, '=');
 	struct det *x = eq ? det_named(arg, eq - arg) : NULL;
 
 	if (!eq)
-		return "NAME=ARGS, NAME one of " NM_AGENT_NAMES;
+		return snprintf(why, sizeof(why), "NAME=ARGS, NAME one of %s", names), why;
 	if (!x)
-		return "no detector of that name: " NM_AGENT_NAMES;
+		return snprintf(why, sizeof(why), "no detector of that name: %s", names), why;
 	if (x->args)
 		return "given twice for that detector";
 	x->args = eq + 1;
@@ -181,7 +175,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DETECT:
 		if (!parse_detect(arg))
-			nm_usage(state, "invalid --detect '%s': a comma-separated list of " NM_AGENT_NAMES, arg);
+			nm_usage(state, "invalid --detect '%s': a comma-separated list of %s", arg, names);
 		e->detect = arg;
 		break;
 	case OPT_OPTS:
@@ -243,99 +237,6 @@ static void give_opts(struct nm_opts *to)
 	to->http = NULL;
 }
 
-/* ---- the one object ---- */
-
-void *nm_agent_open(const struct bpf_object_open_opts *opts)
-{
-	return netmedic_bpf__open_opts(opts);
-}
-
-void nm_agent_destroy(void *skel)
-{
-	netmedic_bpf__destroy(skel);
-}
-
-/*
- * A map of a detector not run, at its least: none of its programs load,
- * but the shared net_dev_queue program refers to its maps (behind a flag
- * that stays off), so they are created. Sizes as each type allows: a ring
- * buffer one page; storage maps have none. The tool's own tables would
- * take tens of MiB (xpsflap's flows and tcpstall's ACK flows: 16 MiB each
- * at the defaults).
- */
-static void shrink_map(struct bpf_map *m)
-{
-	if (!m || bpf_map__is_internal(m))
-		return;
-	switch (bpf_map__type(m)) {
-	case BPF_MAP_TYPE_HASH:
-	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PERCPU_HASH:
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-	case BPF_MAP_TYPE_LRU_HASH:
-	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
-	case BPF_MAP_TYPE_QUEUE:
-	case BPF_MAP_TYPE_STACK:
-		bpf_map__set_max_entries(m, 1);
-		break;
-	case BPF_MAP_TYPE_RINGBUF:
-		bpf_map__set_max_entries(m, sysconf(_SC_PAGESIZE));
-		break;
-	default:
-		break;
-	}
-}
-
-/*
- * Every program off, then each detector's prepare: its rungs declared
- * (its ladder as the agent rewrote it) in its part of the agent's hooks;
- * the choice turns on the chosen rungs' programs. A detector not run
- * loads nothing.
- */
-static void prepare(void *skel, struct nm_hook *h)
-{
-	struct bpf_program *p;
-
-	bpf_object__for_each_program(p, nm_skel_obj(skel))
-		bpf_program__set_autoload(p, false);
-	for (int i = 0; i < NDETS; i++)
-		for (const char *const *m = dets[i].maps; !dets[i].on && *m; m++)
-			shrink_map(bpf_object__find_map_by_name(nm_skel_obj(skel), *m));
-	for_each_det(x)
-		x->d->ops->prepare(skel, h + x->first_hook);
-}
-
-/* Whose handler the shared net_dev_queue program calls: each detector that chose it. */
-static void chosen(void *p, const struct nm_hook *h)
-{
-	struct netmedic_bpf *skel = p;
-
-	for (int i = 0; i < NDETS; i++) {
-		struct det *x = &dets[i];
-		bool *flag = (bool *)((char *)skel->rodata + x->queue_flag);
-
-		*flag = x->on && nm_agent_takes_queue(h + x->first_hook, x->d->ops->nhooks);
-	}
-}
-
-/* Each detector's own attach step (tcpstall's iterators), on its hooks. */
-static int attach(void *skel, struct nm_hook *h, struct bpf_program **failed, const char **stage)
-{
-	for_each_det(x) {
-		int ret = x->d->ops->attach ?
-			  x->d->ops->attach(skel, h + x->first_hook, failed, stage) : 0;
-
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static struct nm_skel_ops agent_ops = {
-	.open = nm_agent_open, .destroy = nm_agent_destroy,
-	.prepare = prepare, .attach = attach, .chosen = chosen,
-};
-
 /* ---- reports ---- */
 
 /* --prom-split: the detector's textfile's name, checked as --prom-file's */
@@ -343,7 +244,7 @@ static int split_path(struct det *x)
 {
 	char err[256];
 
-	if (nm_agent_split_name(x->prom, sizeof(x->prom), env.o.prom_file, x->d->name))
+	if (nm_agent_split_name(x->prom, sizeof(x->prom), env.o.prom_file, x->t->name))
 		return nm_err(&env.o, NM_EXIT_USAGE, "--prom-split: --prom-file %s: too long",
 			      env.o.prom_file);
 	if (nm_prom_check_path(x->prom, err, sizeof(err)))
@@ -362,17 +263,21 @@ static void write_file(struct nm_prom *p, const char *path)
 }
 
 /*
- * The object's program stats, once (tool="netmedic"), into all (the
+ * The tools' programs' stats, once (tool="netmedic"), into all (the
  * textfile, /metrics) and own (--prom-split's --prom-file); both written.
  */
-static void prom_out(void *skel, struct nm_prom *all, struct nm_prom *own)
+static void prom_out(struct nm_prom *all, struct nm_prom *own)
 {
+	const struct bpf_object *objs[NDETS];
 	struct nm_opts o = env.o;
+	int n = 0;
 
+	for_each_det(x)
+		objs[n++] = nm_skel_obj(x->skel);
 	if (all)
-		nm_self_prom_progs(all, TOOL, nm_skel_obj(skel));
+		nm_self_prom_progs(all, TOOL, objs, n);
 	if (own) {
-		nm_self_prom_progs(own, TOOL, nm_skel_obj(skel));
+		nm_self_prom_progs(own, TOOL, objs, n);
 		write_file(own, env.o.prom_file);
 		o.prom_file = NULL;	/* all for --listen alone */
 	}
@@ -381,26 +286,27 @@ static void prom_out(void *skel, struct nm_prom *all, struct nm_prom *own)
 }
 
 /*
- * One report of every detector: each one's JSON lines (with its "tool")
- * and table as it comes, one textfile of them all (or one each, with
+ * One report of every tool: each one's JSON lines (with its "tool") and
+ * table as it comes, one textfile of them all (or one each, with
  * --prom-split, and /metrics all), then each one's after step (its next
- * interval).
+ * interval). What a tool's own loop calls when a report is due, too.
  */
-int nm_agent_report(void *skel)
+static int report(const struct nm_due *due)
 {
 	bool split = env.prom_split && env.o.prom_file;
 	struct nm_prom *all = env.o.http || (env.o.prom_file && !split) ? nm_prom_new() : NULL;
 	struct nm_prom *own = split ? nm_prom_new() : NULL;
 	int ret = 0;
 
+	(void)due;
 	for_each_det(x) {
-		const struct nm_tool *t = x->d->tool;
-		const struct nm_emit_self self = { .tool = x->d->name, .hooks = t->hooks,
-						   .nhooks = x->d->ops->nhooks };
+		const struct nm_tool *t = x->t;
+		const struct nm_emit_self self = { .tool = t->name, .hooks = t->hooks,
+						   .nhooks = t->skel->nhooks };
 		struct nm_prom *p = split ? nm_prom_new() : NULL;
 		struct nm_emit e = {};
 
-		ret = t->report(skel, &e);
+		ret = t->report(x->skel, &e);
 		if (ret == NM_RUN_SKIP) {
 			ret = 0;
 			nm_prom_free(p);
@@ -411,7 +317,7 @@ int nm_agent_report(void *skel)
 			break;
 		}
 		if (env.o.json)
-			nm_emit_json(stdout, &e, x->d->name);
+			nm_emit_json(stdout, &e, t->name);
 		if (env.o.table)
 			nm_emit_table(env.o.json ? stderr : stdout, &e);
 		if (all)
@@ -422,17 +328,19 @@ int nm_agent_report(void *skel)
 			nm_prom_free(p);
 		}
 		if (t->after)
-			t->after(skel);
+			t->after(x->skel);
 	}
 	if (all || own)
-		prom_out(skel, all, own);
+		prom_out(all, own);
 	nm_prom_free(all);
 	nm_prom_free(own);
 	return ret;
 }
 
+static const struct nm_due due = { .report = report };
+
 /* Reports on a grid until --count or a signal; a signal's interval still reports. */
-static int interval_loop(void *skel)
+static int interval_loop(void)
 {
 	struct nm_ticker k;
 	int ret = 0;
@@ -440,7 +348,7 @@ static int interval_loop(void *skel)
 	nm_ticker_init(&k, env.o.interval, env.o.count, true);
 	while (!ret && nm_ticker_more(&k, nm_exiting)) {
 		nm_sleep_until(nm_ticker_next(&k, nm_mono_ns()));
-		ret = nm_agent_report(skel);
+		ret = report(&due);
 	}
 	return ret;
 }
@@ -463,11 +371,11 @@ static int det_parse(struct det *x)
 
 	if (x->args && strlen(x->args) >= sizeof(buf[i]))
 		return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=...: longer than %zu bytes",
-			      x->d->name, sizeof(buf[i]) - 1);
+			      x->t->name, sizeof(buf[i]) - 1);
 	argv = argvs[i] = calloc(max, sizeof(*argv));
 	if (!argv)
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
-	argv[argc++] = (char *)x->d->name;
+	argv[argc++] = (char *)x->t->name;
 	for (int j = 1; j < env.argc; j++)
 		if (env.common[j])
 			argv[argc++] = env.argv[j];
@@ -476,11 +384,11 @@ static int det_parse(struct det *x)
 		if ((op = nm_agent_option_of(nm_common_argp.options, w)))
 			return nm_err(&env.o, NM_EXIT_USAGE,
 				      "--opts %s=%s: %s is the common option --%s: give it to netmedic, for every detector",
-				      x->d->name, x->args, w, op->name ? op->name : "?");
+				      x->t->name, x->args, w, op->name ? op->name : "?");
 		argv[argc++] = w;	/* a word is 2 bytes of buf at least: max holds them */
 	}
 	argv[argc] = NULL;
-	x->d->parse(argc, argv);
+	x->t->parse(argc, argv);
 	return 0;
 }
 
@@ -508,11 +416,11 @@ static int cleanup(void)
 
 	if (env.o.print_caps) {
 		for_each_det(x)
-			each[n++] = x->d->tool->o;
+			each[n++] = x->t->o;
 		return nm_cleanup_print_caps(&env.o, each, n);
 	}
 	for_each_det(x) {
-		const struct nm_tool *t = x->d->tool;
+		const struct nm_tool *t = x->t;
 		int r = t->cleanup ? t->cleanup(t->o, t->skel) : nm_cleanup_main(t->o);
 
 		if (r && !ret)
@@ -533,9 +441,9 @@ static int before_load(void)
 	for (int i = 0; i < NDETS; i++)
 		if (dets[i].args && !dets[i].on)
 			return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=...: %s is not in --detect",
-				      dets[i].d->name, dets[i].d->name);
+				      dets[i].t->name, dets[i].t->name);
 	for_each_det(x) {
-		const struct nm_tool *t = x->d->tool;
+		const struct nm_tool *t = x->t;
 
 		if ((ret = det_parse(x)))
 			return ret;
@@ -544,7 +452,7 @@ static int before_load(void)
 			t->caps(t->o);
 		if ((opt = not_run(t)))
 			return nm_err(&env.o, NM_EXIT_USAGE, "--opts %s=%s: the agent does not run %s; %s %s does",
-				      x->d->name, x->args, opt, x->d->name, opt);
+				      x->t->name, x->args, opt, x->t->name, opt);
 		/* a remedy of its --opts with --cleanup: as its CLI, named by it */
 		if ((ret = nm_run_conflict(t)))
 			return ret;
@@ -564,7 +472,7 @@ static int before_load(void)
 		if (env.prom_split && (ret = split_path(x)))
 			return ret;
 	for_each_det(x) {
-		const struct nm_tool *t = x->d->tool;
+		const struct nm_tool *t = x->t;
 
 		/* what nm_setup resolved: the namespaces, the devices */
 		give_opts(t->o);
@@ -574,40 +482,22 @@ static int before_load(void)
 	return 0;
 }
 
-/* The agent's ladder: each detector's, rewritten for the agent's object, one after the other. */
-static int ladder(void)
-{
-	nhooks = 0;
-	for (int i = 0; i < NDETS; i++) {
-		struct det *x = &dets[i];
-
-		if (nm_agent_decls(x->decls, x->d->ops->nhooks, x->shared, x->agent_decls) < 0)
-			return nm_err(&env.o, NM_EXIT_RUNTIME, "%s: its ladder does not fit the agent's",
-				      x->d->name);
-		x->first_hook = nhooks;
-		if (x->on)
-			nhooks += x->d->ops->nhooks;
-	}
-	agent_ops.nhooks = nhooks;
-	return 0;
-}
-
-static int first_lines(void *skel)
+static int first_lines(void)
 {
 	for_each_det(x) {
-		const struct nm_tool *t = x->d->tool;
+		const struct nm_tool *t = x->t;
 		struct nm_first l = {};
 		int ret;
 
 		if (!t->first)
 			continue;
 		nm_emit_devices(t->o, l.devices, sizeof(l.devices));
-		ret = t->first(skel, &l);
+		ret = t->first(x->skel, &l);
 		if (ret == NM_RUN_SKIP)
 			continue;
 		if (ret)
 			return ret;
-		nm_emit_first(t->o, &l, t->hooks, x->d->ops->nhooks);
+		nm_emit_first(t->o, &l, t->hooks, t->skel->nhooks);
 	}
 	return 0;
 }
@@ -622,43 +512,25 @@ static int listen_start(void)
 }
 
 /*
- * What the first detector with a loop of its own drives (tcpstall's
- * sweeps, which report when due), or the agent's grid. Only one loop
- * runs: a second detector with one would lose its own.
+ * What the first tool with a loop of its own drives (tcpstall's sweeps,
+ * which report every tool's when due), or the agent's grid. Only one loop
+ * runs: a second tool with one would lose its own.
  */
-static int loop(void *skel)
+static int loop(void)
 {
 	for_each_det(x)
-		if (x->d->tool->loop)
-			return x->d->tool->loop(skel);
-	return interval_loop(skel);
+		if (x->t->loop)
+			return x->t->loop(x->skel, &due);
+	return interval_loop();
 }
 
-/* -v: which program on net_dev_queue serves which detectors (rodata, as chosen() set it) */
-static void say_queue(struct netmedic_bpf *skel)
-{
-	const char *prog = "none";
-	char who[64] = "";
-	struct bpf_program *p;
-
-	bpf_object__for_each_program(p, nm_skel_obj(skel))
-		if (bpf_program__fd(p) >= 0 && !strncmp(bpf_program__name(p), NM_AGENT_QUEUE_PREFIX,
-							 strlen(NM_AGENT_QUEUE_PREFIX)))
-			prog = bpf_program__name(p);
-	for (int i = 0; i < NDETS; i++)
-		if (*(const bool *)((const char *)skel->rodata + dets[i].queue_flag))
-			snprintf(who + strlen(who), sizeof(who) - strlen(who), "%s%s", *who ? "," : "",
-				 dets[i].d->name);
-	nm_info(&env.o, "net_dev_queue: %s, for %s", prog, *who ? who : "no detector");
-}
-
-/* Each detector's change whose drop of capabilities comes after (before: false) or before it. */
-static int changes(void *skel, bool after_drop)
+/* Each tool's change whose drop of capabilities comes after (before: false) or before it. */
+static int changes(bool after_drop)
 {
 	static bool stopped;
 
 	for_each_det(x) {
-		const struct nm_tool *t = x->d->tool;
+		const struct nm_tool *t = x->t;
 		int ret;
 
 		if (t->drop_before_change != after_drop || !t->changes || !t->changes())
@@ -666,58 +538,52 @@ static int changes(void *skel, bool after_drop)
 		if (!stopped)
 			nm_test_stop("change");
 		stopped = true;
-		if ((ret = t->change(skel)))
+		if ((ret = t->change(x->skel)))
 			return ret;
 	}
 	return 0;
 }
 
 /*
- * The changes and the one drop, in every detector's order: those that
- * need the capabilities the drop takes (tcpstall, xpsflap) before it;
- * those that make threads or children, which must not inherit them
+ * The changes and the one drop, in every tool's order: those that need
+ * the capabilities the drop takes (tcpstall, xpsflap) before it; those
+ * that make threads or children, which must not inherit them
  * (qdiscstuck's --lock), after it, with what the merged set keeps.
  */
-static int change_and_drop(void *skel)
+static int change_and_drop(void)
 {
-	int ret = changes(skel, false);
+	int ret = changes(false);
 
 	if (!ret)
 		ret = nm_caps_after_attach(&env.o);
 	if (!ret)
-		ret = changes(skel, true);
+		ret = changes(true);
 	return ret;
 }
 
-static int run_loaded(void *skel)
+static int run_loaded(void)
 {
 	int ret = 0, stop;
 
-	/* each detector's rungs, as the load chose them */
 	for_each_det(x)
-		memcpy(x->d->tool->hooks, hooks + x->first_hook,
-		       x->d->ops->nhooks * sizeof(hooks[0]));
-	if (env.o.verbose)
-		say_queue(skel);
+		if (!ret && x->t->start)
+			ret = x->t->start(x->skel);
+	/* what a tool's rungs keep past the drop (tcpstall's pidfd_getfd kicks): the one drop's too */
 	for_each_det(x)
-		if (!ret && x->d->tool->start)
-			ret = x->d->tool->start(skel);
-	/* what a detector's rungs keep past the drop (tcpstall's pidfd_getfd kicks): the one drop's too */
-	for_each_det(x)
-		nm_caps_run_merge(&env.o.caps, &x->d->tool->o->caps);
+		nm_caps_run_merge(&env.o.caps, &x->t->o->caps);
 	if (!ret)
-		ret = change_and_drop(skel);
+		ret = change_and_drop();
 	if (!ret)
 		ret = listen_start();
 	if (!ret)
-		ret = first_lines(skel);
+		ret = first_lines();
 	for_each_det(x)
-		if (!ret && x->d->tool->ready)
-			ret = x->d->tool->ready(skel);
+		if (!ret && x->t->ready)
+			ret = x->t->ready(x->skel);
 	if (!ret && !nm_exiting)
-		ret = loop(skel);
+		ret = loop();
 	for_each_det(x) {
-		stop = x->d->tool->stop ? x->d->tool->stop() : 0;
+		stop = x->t->stop ? x->t->stop() : 0;
 		if (stop && ret <= 0)
 			ret = stop;
 	}
@@ -725,9 +591,8 @@ static int run_loaded(void *skel)
 }
 
 /*
- * --list-hooks: each detector's hooks and programs under its name (with
- * --json, in "tool"); the program on net_dev_queue that several take is
- * under each of them.
+ * --list-hooks: each tool's hooks and programs under its name (with
+ * --json, in "tool").
  */
 static void list_hooks(void)
 {
@@ -735,26 +600,31 @@ static void list_hooks(void)
 	time_t now = time(NULL);
 
 	for_each_det(x) {
-		const struct nm_hook *h = hooks + x->first_hook;
+		const struct nm_tool *t = x->t;
 
 		if (env.o.json) {
-			nm_hooks_list_json(stdout, h, x->d->ops->nhooks, x->d->name, now);
+			nm_hooks_list_json(stdout, t->hooks, t->skel->nhooks, t->name, now);
 			continue;
 		}
-		printf("%s%s:\n", sep, x->d->name);
-		nm_hooks_list(stdout, h, x->d->ops->nhooks);
+		printf("%s%s:\n", sep, t->name);
+		nm_hooks_list(stdout, t->hooks, t->skel->nhooks);
 		sep = "\n";
 	}
 }
 
-/* The load, the ladder's listing (each detector's) in place of nm_skel_load's. */
-static int load(void **skel)
+/*
+ * Each tool's object through its own ladder, one after the other; then
+ * --list-hooks lists them all, in place of nm_skel_load's listing.
+ */
+static int load(void)
 {
 	struct nm_opts o = env.o;
-	int ret;
+	int ret = 0;
 
 	o.list_hooks = false;
-	ret = nm_skel_load(&o, &agent_ops, skel, hooks);
+	for_each_det(x)
+		if (!ret && !nm_exiting)
+			ret = nm_skel_load(&o, x->t->skel, &x->skel, x->t->hooks);
 	if (!env.o.list_hooks)
 		return ret;
 	list_hooks();
@@ -763,13 +633,13 @@ static int load(void **skel)
 
 int main(int argc, char **argv)
 {
-	void *skel = NULL;
 	int ret;
 
+	say_names();
 	nm_opts_init(&env.o, TOOL);
-	/* the commands the detectors' journals may run to undo (the CLIs' NM_MAIN) */
+	/* the commands the tools' journals may run to undo (each CLI's) */
 	for (int i = 0; i < NDETS; i++)
-		nm_journal_allow_cmd(dets[i].d->undo_cmd);
+		nm_journal_allow_cmd(dets[i].t->undo_cmd);
 	env.o.scope = true;	/* every netns, or the --netns given */
 	env.argc = argc;
 	env.argv = argv;
@@ -782,19 +652,18 @@ int main(int argc, char **argv)
 	if (!env.detect)
 		for (int i = 0; i < NDETS; i++)
 			dets[i].on = true;
-	ret = ladder();
-	if (!ret)
-		ret = before_load();
+	ret = before_load();
 	if (!ret) {
-		ret = load(&skel);
+		ret = load();
 		if (!ret && !nm_exiting)
-			ret = run_loaded(skel);
+			ret = run_loaded();
 	}
-	for_each_det(x)
-		if (x->d->tool->free)
-			x->d->tool->free(skel);
-	if (skel)
-		nm_agent_destroy(skel);
+	for_each_det(x) {
+		if (x->t->free)
+			x->t->free(x->skel);
+		if (x->skel)
+			x->t->skel->destroy(x->skel);
+	}
 	nm_listen_free(env.o.http);
 	free(env.common);
 	/* all undone by now: a reader of the JSON that went away ends it as SIGPIPE would */

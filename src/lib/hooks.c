@@ -476,9 +476,9 @@ static int choose_one(const struct btf *btf, struct nm_hook *h, enum nm_hook_mod
 }
 
 /*
- * Off for every rung of every hook, then on for each chosen one: rungs,
- * and in the agent hooks, may share a program (its net_dev_queue program
- * serves a hook of each detector), which loads when any of them chose it.
+ * Off for every rung of every hook, then on for each chosen one: rungs
+ * may share a program (qdiscstuck's __qdisc_run rung 1 and rung 2 both
+ * hold qs_dequeue_tp), which loads when any chosen rung holds it.
  */
 static void set_autoload(struct nm_hook *hooks, int n)
 {

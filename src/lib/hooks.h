@@ -116,6 +116,18 @@ struct nm_hook_decl {
 };
 
 /*
+ * A tool's ladder as data (src/NAME/hooks.c: NAME_hooks): its hooks, and
+ * the programs of its object that sit on no rung (companions a rung's
+ * programs need, loaded with them), NULL-ended.
+ */
+struct nm_hook_table {
+	const char *tool;
+	const struct nm_hook_decl *decls;
+	int n;
+	const char *const *companions;
+};
+
+/*
  * hooks[i] from decls[i], for the runs that want's bits select, with the
  * programs of obj by name. A name obj lacks is a tool's bug: its rung is
  * left out, stderr names it, and the count of such names is returned.

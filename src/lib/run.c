@@ -4,6 +4,7 @@
  * the load, the change, the report loop and the undo, written once.
  */
 #include <unistd.h>
+#include "lib/journal.h"
 #include "lib/run.h"
 #include "lib/tcundo.h"
 #include "lib/selfstats.h"
@@ -41,6 +42,12 @@ int nm_run_report(const struct nm_tool *t, void *skel)
 	if (t->after)
 		t->after(skel);
 	return 0;
+}
+
+/* The CLI's report when its tool's own loop has one due. */
+static int due_report(const struct nm_due *d)
+{
+	return nm_run_report(d->tool, d->skel);
 }
 
 /* A signal cuts the interval short; its report is still made. */
@@ -167,7 +174,7 @@ static int run_loaded(const struct nm_tool *t, void *skel)
 	if (!ret && t->ready)
 		ret = t->ready(skel);
 	if (!ret && t->loop)
-		ret = nm_exiting ? 0 : t->loop(skel);
+		ret = nm_exiting ? 0 : t->loop(skel, &(const struct nm_due){ due_report, t, skel });
 	else if (!ret)
 		ret = interval_loop(t, skel);
 	stop = t->stop ? t->stop() : 0;
@@ -206,4 +213,11 @@ int nm_run(const struct nm_tool *t)
 	t->o->http = NULL;
 	/* all undone by now: a reader that went away ends it as SIGPIPE would */
 	return nm_out_exit_status(ret == NM_RUN_DONE ? NM_EXIT_OK : ret);
+}
+
+int nm_main(const struct nm_tool *t, int argc, char **argv)
+{
+	nm_journal_allow_cmd(t->undo_cmd);
+	t->parse(argc, argv);
+	return nm_run(t);
 }

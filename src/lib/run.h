@@ -29,7 +29,21 @@
 /* The report step's: nothing to report this interval (it said why); the run goes on. */
 #define NM_RUN_SKIP	(-2)
 
+struct nm_due;
+
+/*
+ * A tool, as a value: what its CLI runs alone (nm_main) and the agent
+ * runs beside the others (src/agent), each exported by src/NAME/main.c as
+ * NAME_tool.
+ */
 struct nm_tool {
+	const char *name;
+	/*
+	 * The command line into the tool's state, argv[0] its name: with no
+	 * argument its defaults, else its own options (the agent's --opts).
+	 */
+	void (*parse)(int argc, char **argv);
+	const char *undo_cmd;			/* the one command its journals may run to undo */
 	struct nm_opts *o;
 	const struct nm_skel_ops *skel;
 	struct nm_hook *hooks;			/* skel->nhooks of them */
@@ -83,8 +97,11 @@ struct nm_tool {
 	 */
 	int (*report)(void *skel, struct nm_emit *e);
 	void (*after)(void *skel);		/* after the sinks: remedies, the next interval's start */
-	/* instead of the interval loop (tcpstall's sweeps); not run after a signal */
-	int (*loop)(void *skel);
+	/*
+	 * Instead of the interval loop (tcpstall's sweeps); not run after a
+	 * signal. It makes a report when one is due through due.
+	 */
+	int (*loop)(void *skel, const struct nm_due *due);
 	int (*stop)(void);			/* undoes the changes: 0 or an exit code */
 	void (*free)(void *skel);		/* the tool's state, before the skeleton goes */
 };
@@ -100,27 +117,26 @@ int nm_run(const struct nm_tool *t);
 int nm_run_conflict(const struct nm_tool *t);
 
 /*
- * A CLI's main, after its struct nm_tool tool: argp's version line, the
- * one command its journals may run to undo (lib/journal.h), the command
- * line into the tool's state by PARSE(argc, argv), then nm_run. Built for
- * the agent (-DNM_AGENT), the same line makes the tool's detector
- * instead (src/agent/bind.h).
+ * A CLI's main: the one command its journals may run to undo
+ * (lib/journal.h), the command line into the tool's state, then nm_run.
  */
-#define NM_MAIN(NAME, PARSE, UNDO_CMD)							\
-	const char *argp_program_version = #NAME " (netmedic) " NETMEDIC_VERSION;	\
-	const char *argp_program_bug_address = "the netmedic issue tracker";		\
-	int main(int argc, char **argv)							\
-	{										\
-		nm_journal_allow_cmd(UNDO_CMD);						\
-		PARSE(argc, argv);							\
-		return nm_run(&tool);							\
-	}
+int nm_main(const struct nm_tool *t, int argc, char **argv);
+
 /*
  * One report: the report step, the sinks, the after step; what the
- * interval loop runs, and a tool's own loop when a report is due. The
- * report step's return (NM_RUN_SKIP: 0).
+ * interval loop runs. The report step's return (NM_RUN_SKIP: 0).
  */
 int nm_run_report(const struct nm_tool *t, void *skel);
+
+/*
+ * A report due in a tool's own loop: the CLI's is its tool's report
+ * (nm_run_report), the agent's every tool's. 0, or non-zero ends the loop.
+ */
+struct nm_due {
+	int (*report)(const struct nm_due *d);
+	const struct nm_tool *tool;
+	void *skel;
+};
 
 /*
  * The interval loop's clock, pure: how many reports, when the next.

@@ -51,7 +51,7 @@ void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *
 		  const struct nm_hook *hooks, int n)
 {
 	nm_self_prom_hooks(p, tool, hooks, n);
-	nm_self_prom_progs(p, tool, obj);
+	nm_self_prom_progs(p, tool, &obj, 1);
 }
 
 void nm_self_prom_hooks(struct nm_prom *p, const char *tool, const struct nm_hook *hooks, int n)
@@ -70,10 +70,29 @@ void nm_self_prom_hooks(struct nm_prom *p, const char *tool, const struct nm_hoo
 	prom_refused(p, tool, hooks, n);
 }
 
-void nm_self_prom_progs(struct nm_prom *p, const char *tool, const struct bpf_object *obj)
+/* One family's samples (runs: pass 0; time: pass 1) of obj's loaded programs. */
+static void prog_samples(struct nm_prom *p, int pass, const char *tool, const struct bpf_object *obj)
 {
 	struct bpf_program *prog;
 
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+		const char *l[] = { "tool", tool, "program", bpf_program__name(prog), NULL };
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		if (pass == 0)
+			nm_prom_sample(p, "netmedic_bpf_prog_runs_total", l, info.run_cnt);
+		else
+			nm_prom_sample(p, "netmedic_bpf_prog_run_seconds_total", l, info.run_time_ns / 1e9);
+	}
+}
+
+void nm_self_prom_progs(struct nm_prom *p, const char *tool, const struct bpf_object *const *objs,
+			int nobjs)
+{
 	/* two passes keep each family's samples together, as the format requires */
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 0)
@@ -82,20 +101,8 @@ void nm_self_prom_progs(struct nm_prom *p, const char *tool, const struct bpf_ob
 		else
 			nm_prom_family(p, "netmedic_bpf_prog_run_seconds_total", "counter",
 				       "Time spent in each loaded BPF program (while BPF stats are enabled)");
-		bpf_object__for_each_program(prog, obj) {
-			struct bpf_prog_info info = {};
-			__u32 len = sizeof(info);
-			int fd = bpf_program__fd(prog);
-			const char *l[] = { "tool", tool, "program", bpf_program__name(prog), NULL };
-
-			if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-				continue;
-			if (pass == 0)
-				nm_prom_sample(p, "netmedic_bpf_prog_runs_total", l, info.run_cnt);
-			else
-				nm_prom_sample(p, "netmedic_bpf_prog_run_seconds_total", l,
-					       info.run_time_ns / 1e9);
-		}
+		for (int o = 0; o < nobjs; o++)
+			prog_samples(p, pass, tool, objs[o]);
 	}
 }
 

@@ -14,9 +14,13 @@
  * (the kernel counts only while BPF stats are enabled: --bpf-stats or kernel.bpf_stats_enabled). */
 void nm_self_prom(struct nm_prom *p, const char *tool, const struct bpf_object *obj,
 		  const struct nm_hook *hooks, int n);
-/* Its two halves: the hooks' rungs, features and refusals; the object's programs' runs and time. */
+/*
+ * Its two halves: the hooks' rungs, features and refusals; the programs'
+ * runs and time, of nobjs objects (the agent's: one per tool) under tool.
+ */
 void nm_self_prom_hooks(struct nm_prom *p, const char *tool, const struct nm_hook *hooks, int n);
-void nm_self_prom_progs(struct nm_prom *p, const char *tool, const struct bpf_object *obj);
+void nm_self_prom_progs(struct nm_prom *p, const char *tool, const struct bpf_object *const *objs,
+			int nobjs);
 /* netmedic_map_entries / netmedic_map_max_entries / netmedic_map_evictions_total{tool,map} */
 void nm_self_prom_map(struct nm_prom *p, const char *tool, const char *map, uint64_t entries,
 		      uint64_t max, uint64_t evictions);

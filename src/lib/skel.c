@@ -178,8 +178,6 @@ static int load_once(const struct nm_opts *o, const struct nm_skel_ops *ops, voi
 	ret = nm_hooks_choose(hooks, ops->nhooks, o->hooks, o->btf_path, &refusals, err, sizeof(err));
 	if (ret)
 		return nm_err(o, NM_EXIT_RUNTIME, "%s", err);
-	if (ops->chosen)
-		ops->chosen(skel, hooks);
 	p = injected(skel->obj);
 	if (p)
 		return refuse(o, hooks, ops->nhooks, p, "load", -EPERM, true);

@@ -26,12 +26,6 @@ struct nm_skel_ops {
 	 */
 	int (*attach)(void *skel, struct nm_hook *hooks, struct bpf_program **failed,
 		      const char **stage);
-	/*
-	 * After the rungs are chosen, before the load (may be NULL): what the
-	 * choice decides in rodata (the agent: whose handler its shared
-	 * net_dev_queue program calls). Each attempt chooses anew.
-	 */
-	void (*chosen)(void *skel, const struct nm_hook *hooks);
 	int nhooks;
 };
 

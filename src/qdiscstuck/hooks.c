@@ -51,9 +51,7 @@ const struct nm_hook_decl qs_hook_decls[QS_NR_HOOKS] = {
 /* every program of qdiscstuck.bpf.o sits on a rung above */
 const char *const qs_hook_companions[] = { NULL };
 
-/* the agent runs one net_dev_queue program for every detector (lib/agent.h) */
-const struct nm_shared_prog qs_shared_progs[] = {
-	{ "qs_queue_tp", NM_SHARED_TP_BTF },
-	{ "qs_queue_raw", NM_SHARED_RAW_TP },
-	{ NULL, NM_SHARED_NONE },
+const struct nm_hook_table qdiscstuck_hooks = {
+	.tool = "qdiscstuck", .decls = qs_hook_decls, .n = QS_NR_HOOKS,
+	.companions = qs_hook_companions,
 };

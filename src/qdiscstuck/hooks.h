@@ -9,11 +9,7 @@
 #ifndef NETMEDIC_QDISCSTUCK_HOOKS_H
 #define NETMEDIC_QDISCSTUCK_HOOKS_H
 
-#include "lib/agent.h"
 #include "lib/hooks.h"
-
-/* the agent's detector qdiscstuck: its names' prefix, its rank (tools/agent-tools.sh) */
-#define NM_DETECTOR_qdiscstuck	qs, 2
 
 enum { QS_HOOK_RUN, QS_HOOK_ENQ, QS_HOOK_RESET, QS_HOOK_KICK, QS_HOOK_SAMPLE, QS_HOOK_SEED, QS_NR_HOOKS };
 
@@ -25,7 +21,11 @@ enum { QS_HOOK_RUN, QS_HOOK_ENQ, QS_HOOK_RESET, QS_HOOK_KICK, QS_HOOK_SAMPLE, QS
 extern const struct nm_hook_decl qs_hook_decls[QS_NR_HOOKS];
 /* The object's programs on no rung: NULL-terminated. qdiscstuck has none. */
 extern const char *const qs_hook_companions[];
-/* Its programs on net_dev_queue, whose rungs the agent shares (lib/agent.h); NULL-ended. */
-extern const struct nm_shared_prog qs_shared_progs[];
+/* The table and companions above, by the tool's name (tests/unit/test_hooks_tables.c). */
+extern const struct nm_hook_table qdiscstuck_hooks;
+
+struct nm_tool;
+/* The tool (main.c), for its CLI (cli.c) and the agent (src/agent). */
+extern const struct nm_tool qdiscstuck_tool;
 
 #endif

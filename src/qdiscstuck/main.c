@@ -40,11 +40,7 @@
 #include "lib/run.h"
 #include "lib/scope.h"
 #include "lib/skel.h"
-#ifdef NM_AGENT
-#include "agent/bind.h"		/* a detector of the agent: its skeleton and ladder */
-#else
 #include "qdiscstuck.skel.h"
-#endif
 
 #define TOOL		"qdiscstuck"
 
@@ -398,12 +394,21 @@ static void free_run(void *skel)
 	nm_scope_free(&scope);
 }
 
+/* the command line into env (the agent: its defaults) */
+static void parse(int argc, char **argv)
+{
+	qs_act_init(&run.qa, &env.o);
+	qs_opts_parse(&env, argc, argv);
+}
+
 /*
  * On a fixed grid: a stall is reported within the threshold plus one
  * interval, which a sleep after each sweep (and kick) would stretch.
  * The capabilities go before the change: the lock's kept ones are kept.
  */
-static const struct nm_tool tool = {
+const struct nm_tool qdiscstuck_tool = {
+	/* --lock undoes its replace with tc; a journal may run nothing else */
+	.name = TOOL, .parse = parse, .undo_cmd = "tc",
 	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
 	.fixes = qs_fixes, .nfixes = QS_NFIXES, .list_fixes = &env.list_fixes,
 	.grid = true, .drop_before_change = true,
@@ -412,13 +417,3 @@ static const struct nm_tool tool = {
 	.first = first_line, .ready = ready, .report = report_step, .after = after_report, .stop = stop,
 	.free = free_run,
 };
-
-/* the command line into env (the agent: its defaults) */
-static void parse(int argc, char **argv)
-{
-	qs_act_init(&run.qa, &env.o);
-	qs_opts_parse(&env, argc, argv);
-}
-
-/* --lock undoes its replace with tc; a journal may run nothing else */
-NM_MAIN(qdiscstuck, parse, "tc");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qdiscstuck: map keys and values shared by src/qdiscstuck/qdiscstuck.bpf.h and
+ * qdiscstuck: map keys and values shared by src/qdiscstuck/qdiscstuck.bpf.c and
  * src/qdiscstuck/main.c.
  *
  * The BPF side keeps one entry per qdisc that runs (the qdisc attached to a

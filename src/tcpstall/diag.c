@@ -8,7 +8,7 @@
 #include "lib/sockdiag.h"
 #include "tcpstall/diag.h"
 
-/* the states src/tcpstall/tcpstall.bpf.h sweeps: those that can still hold data to send */
+/* the states src/tcpstall/tcpstall.bpf.c sweeps: those that can still hold data to send */
 #define TS_DIAG_STATES	(NM_TCPF(NM_TCP_ESTABLISHED) | NM_TCPF(NM_TCP_CLOSE_WAIT) | \
 			 NM_TCPF(NM_TCP_FIN_WAIT1) | NM_TCPF(NM_TCP_LAST_ACK) | \
 			 NM_TCPF(NM_TCP_CLOSING))

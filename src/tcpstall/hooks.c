@@ -91,11 +91,9 @@ const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS] = {
 /* every program of tcpstall.bpf.o sits on a rung above */
 const char *const ts_hook_companions[] = { NULL };
 
-/* the agent runs one net_dev_queue program for every detector (lib/agent.h) */
-const struct nm_shared_prog ts_shared_progs[] = {
-	{ "ts_queue_tp", NM_SHARED_TP_BTF },
-	{ "ts_queue_raw", NM_SHARED_RAW_TP },
-	{ NULL, NM_SHARED_NONE },
+const struct nm_hook_table tcpstall_hooks = {
+	.tool = "tcpstall", .decls = ts_hook_decls, .n = TS_NR_HOOKS,
+	.companions = ts_hook_companions,
 };
 
 unsigned int ts_hooks_want(unsigned int fix)

@@ -11,11 +11,7 @@
 #define NETMEDIC_TCPSTALL_HOOKS_H
 
 #include <stdbool.h>
-#include "lib/agent.h"
 #include "lib/hooks.h"
-
-/* the agent's detector tcpstall: its names' prefix, its rank (tools/agent-tools.sh) */
-#define NM_DETECTOR_tcpstall	ts, 1
 
 enum {
 	TS_HOOK_SWEEP, TS_HOOK_FAST, TS_HOOK_PUSH, TS_HOOK_RELEASE, TS_HOOK_RCV, TS_HOOK_ACK,
@@ -47,8 +43,12 @@ extern const struct nm_hook_decl ts_hook_decls[TS_NR_HOOKS];
  * need, loaded with them): NULL-terminated. tcpstall has none.
  */
 extern const char *const ts_hook_companions[];
-/* Its programs on net_dev_queue, whose rungs the agent shares (lib/agent.h); NULL-ended. */
-extern const struct nm_shared_prog ts_shared_progs[];
+/* The table and companions above, by the tool's name (tests/unit/test_hooks_tables.c). */
+extern const struct nm_hook_table tcpstall_hooks;
+
+struct nm_tool;
+/* The tool (main.c), for its CLI (cli.c) and the agent (src/agent). */
+extern const struct nm_tool tcpstall_tool;
 
 /* The runs --fix's mask wants (nm_hooks_declare's want). */
 unsigned int ts_hooks_want(unsigned int fix);

@@ -62,7 +62,7 @@ static int nodelay_set(int fd, int val)
  * bpf_setsockopt() does from iter/tcp (sol_tcp_sockopt(), 6.1 on): setting
  * 1 pushes the pending frames (__tcp_sock_set_nodelay(), 5.10 too), and
  * why that sends a tsq_idle socket's data is said above kick_sock() in
- * src/tcpstall/tcpstall.bpf.h.
+ * src/tcpstall/tcpstall.bpf.c.
  */
 void ts_kickfd_sock(int fd, bool halt, struct ts_kick *k)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tcpstall_kickfd.h - --fix=kick's second rung: what the ts_kick iterator
- * does (src/tcpstall/tcpstall.bpf.h), done from userspace, for kernels whose
+ * does (src/tcpstall/tcpstall.bpf.c), done from userspace, for kernels whose
  * iter/tcp may not call bpf_setsockopt (before 5.15: 5.10, 5.14). The
  * socket is looked up by its 4-tuple (sock_diag), its holder found in
  * /proc, its descriptor taken with pidfd_getfd (lib/sockfd.h, 5.6+); then

@@ -42,11 +42,7 @@
 #include "tcpstall/records.h"
 #include "tcpstall/report.h"
 #include "lib/worker.h"
-#ifdef NM_AGENT
-#include "agent/bind.h"		/* a detector of the agent: its skeleton and ladder */
-#else
 #include "tcpstall.skel.h"
-#endif
 
 #define TOOL		"tcpstall"
 
@@ -312,9 +308,6 @@ static void skel_prepare(void *p, struct nm_hook *hooks)
 
 NM_SKEL_OPS(tcpstall, skel_prepare, skel_attach, TS_NR_HOOKS);
 
-/* the run's steps, below: a report due in the sweep loop is nm_run_report's */
-static const struct nm_tool tool;
-
 /* One sweep, and what follows it: the marks walked, the kicks made; 0, or the exit code. */
 static int sweep_step(struct tcpstall_bpf *skel)
 {
@@ -363,8 +356,12 @@ static uint64_t marks_tick(struct tcpstall_bpf *skel, uint64_t now)
 	return st.marks_at;
 }
 
-/* Sweeps and reports, each when due (tcpstall/ns.c's clock), until --count or a signal. */
-static int loop(void *skel)
+/*
+ * Sweeps and reports, each when due (tcpstall/ns.c's clock), until --count
+ * or a signal; a report through due (the CLI's: this tool's; the agent's:
+ * every tool's).
+ */
+static int loop(void *skel, const struct nm_due *due)
 {
 	ts_sched_start(&st.clock, nm_mono_ns());
 	while (!nm_exiting) {
@@ -374,7 +371,7 @@ static int loop(void *skel)
 		if (ret)
 			return ret;
 		if (ts_sched_report_due(&st.clock, nm_mono_ns())) {
-			nm_run_report(&tool, skel);
+			due->report(due);
 			if (!ts_sched_reported(&st.clock, nm_mono_ns()))
 				return 0;
 		}
@@ -383,7 +380,7 @@ static int loop(void *skel)
 		nm_sleep_until(marks < wake ? marks : wake);
 	}
 	/* a signal: one last report */
-	nm_run_report(&tool, skel);
+	due->report(due);
 	return 0;
 }
 
@@ -494,7 +491,15 @@ static void free_run(void *skel)
 		close(act.fx.home_fd);
 }
 
-static const struct nm_tool tool = {
+/* the command line into env (the agent: its defaults) */
+static void parse(int argc, char **argv)
+{
+	ts_opts_parse(&env, argc, argv);
+}
+
+const struct nm_tool tcpstall_tool = {
+	/* --fix=routes undoes its route replaces with ip; a journal may run nothing else */
+	.name = TOOL, .parse = parse, .undo_cmd = "ip",
 	.o = &env.o, .skel = &skel_ops, .hooks = run_hooks,
 	.fixes = ts_fixes, .nfixes = TS_NFIXES, .list_fixes = &env.list_fixes,
 	.signal_in_load_goes_on = true,
@@ -504,12 +509,3 @@ static const struct nm_tool tool = {
 	.setup = setup, .start = start, .first = first_line, .report = report_step,
 	.after = after_report, .loop = loop, .stop = stop, .free = free_run,
 };
-
-/* the command line into env (the agent: its defaults) */
-static void parse(int argc, char **argv)
-{
-	ts_opts_parse(&env, argc, argv);
-}
-
-/* --fix=routes undoes its route replaces with ip; a journal may run nothing else */
-NM_MAIN(tcpstall, parse, "ip");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tcpstall: records shared by src/tcpstall/tcpstall.bpf.h and src/tcpstall/main.c.
+ * tcpstall: records shared by src/tcpstall/tcpstall.bpf.c and src/tcpstall/main.c.
  *
  * Two parts: a periodic iter/tcp sweep that emits one ts_sample per socket
  * with unsent data (classified in userspace, src/tcpstall/judge.c),
@@ -164,7 +164,7 @@ struct ts_tag {
 /*
  * --fix=kick: userspace names tsq_idle sockets in the kicks map, and the
  * ts_kick iterator (iter/tcp) pushes each one's pending frames by setting
- * TCP_NODELAY to 1 and back to its old value (src/tcpstall/tcpstall.bpf.h). Where
+ * TCP_NODELAY to 1 and back to its old value (src/tcpstall/tcpstall.bpf.c). Where
  * iter/tcp may not set socket options (before 5.15), userspace does the
  * same on the socket taken from its process (pidfd_getfd, tcpstall/kickfd.h),
  * with the same outcome.

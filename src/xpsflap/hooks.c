@@ -25,10 +25,7 @@ const struct nm_hook_decl xf_hook_decls[XF_NR_HOOKS] = {
 /* every program of xpsflap.bpf.o sits on a rung above */
 const char *const xf_hook_companions[] = { NULL };
 
-/* the agent runs one net_dev_queue program for every detector (lib/agent.h) */
-const struct nm_shared_prog xf_shared_progs[] = {
-	{ "xf_pick_tp", NM_SHARED_TP_BTF },
-	{ "xf_pick_tp_read", NM_SHARED_TP_BTF },
-	{ "xf_pick_raw", NM_SHARED_RAW_TP },
-	{ NULL, NM_SHARED_NONE },
+const struct nm_hook_table xpsflap_hooks = {
+	.tool = "xpsflap", .decls = xf_hook_decls, .n = XF_NR_HOOKS,
+	.companions = xf_hook_companions,
 };

@@ -8,11 +8,7 @@
 #ifndef NETMEDIC_XPSFLAP_HOOKS_H
 #define NETMEDIC_XPSFLAP_HOOKS_H
 
-#include "lib/agent.h"
 #include "lib/hooks.h"
-
-/* the agent's detector xpsflap: its names' prefix, its rank (tools/agent-tools.sh) */
-#define NM_DETECTOR_xpsflap	xf, 3
 
 enum { XF_HOOK_PICK, XF_HOOK_XMIT, XF_HOOK_PIN, XF_NR_HOOKS };
 
@@ -22,7 +18,11 @@ enum { XF_HOOK_PICK, XF_HOOK_XMIT, XF_HOOK_PIN, XF_NR_HOOKS };
 extern const struct nm_hook_decl xf_hook_decls[XF_NR_HOOKS];
 /* The object's programs on no rung: NULL-terminated. xpsflap has none. */
 extern const char *const xf_hook_companions[];
-/* Its programs on net_dev_queue, whose rungs the agent shares (lib/agent.h); NULL-ended. */
-extern const struct nm_shared_prog xf_shared_progs[];
+/* The table and companions above, by the tool's name (tests/unit/test_hooks_tables.c). */
+extern const struct nm_hook_table xpsflap_hooks;
+
+struct nm_tool;
+/* The tool (main.c), for its CLI (cli.c) and the agent (src/agent). */
+extern const struct nm_tool xpsflap_tool;
 
 #endif

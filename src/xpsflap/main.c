@@ -33,11 +33,7 @@
 #include "xpsflap/opts.h"
 #include "xpsflap/records.h"
 #include "xpsflap/report.h"
-#ifdef NM_AGENT
-#include "agent/bind.h"		/* a detector of the agent: its skeleton and ladder */
-#else
 #include "xpsflap.skel.h"
-#endif
 
 #define TOOL		"xpsflap"
 
@@ -439,11 +435,20 @@ static void free_run(void *p)
 	nm_scope_free(&scope);
 }
 
+/* the command line into env (the agent: its defaults) */
+static void parse(int argc, char **argv)
+{
+	xf_opts_parse(&env, argc, argv);
+	run.max_flows = env.max_flows;
+}
+
 /*
  * On a fixed grid: a report's own time (the flow table's pass, the sort,
  * the rows written) must not push every later report back by as much.
  */
-static const struct nm_tool tool = {
+const struct nm_tool xpsflap_tool = {
+	/* --pin undoes its tc changes with tc; a journal may run nothing else */
+	.name = TOOL, .parse = parse, .undo_cmd = "tc",
 	.o = &env.o, .skel = &skel_ops, .hooks = run.hooks,
 	.fixes = fixes, .nfixes = sizeof(fixes) / sizeof(fixes[0]), .list_fixes = &env.list_fixes,
 	.grid = true,
@@ -452,13 +457,3 @@ static const struct nm_tool tool = {
 	.first = first_line, .ready = ready,
 	.report = report_step, .after = after_report, .stop = stop, .free = free_run,
 };
-
-/* the command line into env (the agent: its defaults) */
-static void parse(int argc, char **argv)
-{
-	xf_opts_parse(&env, argc, argv);
-	run.max_flows = env.max_flows;
-}
-
-/* --pin undoes its tc changes with tc; a journal may run nothing else */
-NM_MAIN(xpsflap, parse, "tc");

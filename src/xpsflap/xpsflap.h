@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xpsflap: map keys and values shared by src/xpsflap/xpsflap.bpf.h and src/xpsflap/main.c.
+ * xpsflap: map keys and values shared by src/xpsflap/xpsflap.bpf.c and src/xpsflap/main.c.
  *
  * One slot per flow and device in a direct-mapped table (two ways). The BPF
  * side only counts; every decision (flapping, risky, worst first) is made in
@@ -47,7 +47,7 @@ struct xf_flow {
 	 */
 	__u64 dev;
 	__u32 hash;		/* skb->hash of the flow's last parsed skb: the hash index's check */
-	__u32 epoch;		/* report interval of the last pick (see xpsflap.bpf.h) */
+	__u32 epoch;		/* report interval of the last pick (see xpsflap.bpf.c) */
 	__u64 queues;		/* bitmap of TX queues the flow was queued on */
 	__u64 cpus;		/* bitmap of CPUs that picked its queue (cpu & 63) */
 	__u32 epoch_switches;	/* switches in that interval */

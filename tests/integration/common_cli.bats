@@ -213,7 +213,7 @@ takes_dev() {
 	local t tools t0 json agent=${NETMEDIC_AGENT:-netmedic}
 	for t in $(nm_programs); do
 		tools=$t
-		[ "$t" != "$agent" ] || tools=$(nm_detectors | paste -sd ' ')
+		[ "$t" != "$agent" ] || tools=$(nm_tools | paste -sd ' ')
 		t0=$(date +%s)
 		run --separate-stderr "$BIN/$t" --list-hooks --json
 		assert_success

@@ -18,10 +18,13 @@
 #include <cmocka.h>
 #include <bpf/libbpf.h>
 
-#include "agent_tools.h"	/* every tool's hook table, X(NAME, PFX) */
-#include "lib/agent.h"
 #include "lib/hooks.h"
 #include "tcpstall/hooks.h"
+
+/* every tool's table, NAME_hooks (src/NAME/hooks.c), from the Makefile's TOOLS */
+#define X(NAME)	extern const struct nm_hook_table NAME##_hooks;
+NM_TOOL_LIST
+#undef X
 
 /* build/NAME.bpf.o for build/tests/test_hooks_tables (build/san/... for SANITIZE=1's) */
 static struct bpf_object *open_obj(const char *tool)
@@ -123,55 +126,18 @@ static void check_tool(const char *tool, const struct nm_hook_decl *d, int n, co
 	bpf_object__close(obj);
 }
 
-/* test_NAME: each tool's table against its object */
-#define X(NAME, PFX)								\
-	static void test_##NAME(void **state)					\
-	{									\
-		(void)state;							\
-		check_tool(#NAME, PFX##_hook_decls, NM_AGENT_NR_HOOKS(PFX),	\
-			   PFX##_hook_companions);				\
-	}
-NM_AGENT_TOOLS
-#undef X
-
-/*
- * The agent's object (build/netmedic.bpf.o) against every detector's table
- * as the agent rewrites it (lib/agent.h): each name there is a program of
- * the object, and each program of the object is on a rung of one of them.
- */
-static void test_agent(void **state)
+/* Each tool's table against its object. */
+static void test_tables(void **state)
 {
-#define X(NAME, PFX)	struct nm_hook_decl PFX[NM_AGENT_NR_HOOKS(PFX)];
-	NM_AGENT_TOOLS
+	const struct nm_hook_table *const tables[] = {
+#define X(NAME)	&NAME##_hooks,
+		NM_TOOL_LIST
 #undef X
-	struct bpf_object *obj = open_obj("netmedic");
-	struct bpf_program *prog;
-	int bad = 0;
+	};
 
 	(void)state;
-	/* a detector with programs on net_dev_queue has exactly one hook there */
-#define X(NAME, PFX)								\
-	assert_int_equal(nm_agent_decls(PFX##_hook_decls, NM_AGENT_NR_HOOKS(PFX),	\
-					PFX##_shared_progs, PFX),		\
-			 PFX##_shared_progs[0].prog != NULL);			\
-	assert_int_equal(missing("netmedic", PFX, NM_AGENT_NR_HOOKS(PFX), obj), 0);
-	NM_AGENT_TOOLS
-#undef X
-	bpf_object__for_each_program(prog, obj) {
-		const char *name = bpf_program__name(prog);
-		bool on = false;
-
-#define X(NAME, PFX)	\
-		on = on || named(name, PFX, NM_AGENT_NR_HOOKS(PFX), PFX##_hook_companions);
-		NM_AGENT_TOOLS
-#undef X
-		if (on)
-			continue;
-		print_message("netmedic: %s is on no detector's rung\n", name);
-		bad++;
-	}
-	assert_int_equal(bad, 0);
-	bpf_object__close(obj);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		check_tool(tables[i]->tool, tables[i]->decls, tables[i]->n, tables[i]->companions);
 }
 
 /* The checks themselves: a misspelled name and a program left off a rung are caught. */
@@ -197,10 +163,7 @@ static void test_checks_catch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define X(NAME, PFX)	cmocka_unit_test(test_##NAME),
-		NM_AGENT_TOOLS
-#undef X
-		cmocka_unit_test(test_agent),
+		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_checks_catch),
 	};
 
