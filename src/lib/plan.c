@@ -169,11 +169,14 @@ int nm_plan_tc_bpf(struct nm_plan *p, unsigned int remedy, const char *tag, cons
 	const char *del_qdisc[] = { NM_TC_CLSACT_KIND, dev, ifs, NULL };
 	const char *del_filter[] = { NM_TC_FILTER_KIND, dev, ifs, dir, prefs, handles, NULL };
 	struct nm_action a = { .kind = NM_ACT_TC_CLSACT, .flags = NM_ACT_REQUIRED, .remedy = remedy,
-			       .tag = tag };
+			       .tag = tag, .tc = { .ifindex = ifindex, .ingress = ingress, .pref = pref,
+						   .handle = handle, .prog_fd = -1 } };
 	int ret;
 
 	if (prog_fd < 0)
 		return -EBADF;
+	if (snprintf(a.tc.dev, sizeof(a.tc.dev), "%s", dev) >= (int)sizeof(a.tc.dev))
+		return -ENAMETOOLONG;
 	snprintf(ifs, sizeof(ifs), "%u", ifindex);
 	snprintf(prefs, sizeof(prefs), "%u", pref);
 	snprintf(handles, sizeof(handles), "0x%x", handle);
@@ -187,7 +190,7 @@ int nm_plan_tc_bpf(struct nm_plan *p, unsigned int remedy, const char *tag, cons
 	if ((ret = join(a.target, sizeof(a.target), filter)) ||
 	    (ret = join(a.undo, sizeof(a.undo), del_filter)))
 		return ret;
-	memcpy(a.data, &prog_fd, sizeof(prog_fd));
+	a.tc.prog_fd = prog_fd;
 	return nm_plan_add(p, &a);
 }
 
@@ -225,7 +228,6 @@ int nm_tc_target(const struct nm_action *a, struct nm_tc_target *t)
 		    nm_parse_uint(w[4], &t->pref) || hex_of(w[5], &t->handle))
 			return -EINVAL;
 		t->ingress = !strcmp(w[3], "ingress");
-		memcpy(&t->prog_fd, a->data, sizeof(t->prog_fd));
 	} else {
 		return -EINVAL;
 	}
@@ -393,11 +395,11 @@ out:
 
 int nm_exec_tc(struct nm_exec *x, struct nm_action *a, char *err, size_t len)
 {
-	struct nm_tc_target t;
+	const struct nm_tc_target t = a->tc;
 	int ret;
 
 	(void)x;
-	if (nm_tc_target(a, &t)) {
+	if (!t.ifindex) {
 		snprintf(err, len, "not a tc action: %s", a->target);
 		return -EINVAL;
 	}

@@ -35,8 +35,8 @@ enum nm_act_kind {
 	NM_ACT_CMD,		/* target and undo: argv words, tab-separated */
 	NM_ACT_CALL,		/* made by the tool's call (libbpf, a frame): target its words */
 	NM_ACT_RECORD,		/* made in a batch by the tool's nm_exec.batch: target a journal record's fields */
-	NM_ACT_TC_CLSACT,	/* the clsact qdisc on a device: target "clsact DEV IFINDEX"; undo its record */
-	NM_ACT_TC_FILTER,	/* a tc BPF filter: target "filter DEV IFINDEX DIR PREF HANDLE", data the prog fd */
+	NM_ACT_TC_CLSACT,	/* the clsact qdisc on a device (tc): target "clsact DEV IFINDEX"; undo its record */
+	NM_ACT_TC_FILTER,	/* a tc BPF filter (tc): target "filter DEV IFINDEX DIR PREF HANDLE" */
 };
 
 /* Made from the initial netns, in a journal of its own (a global sysctl). */
@@ -47,6 +47,15 @@ enum nm_act_kind {
 #define NM_ACT_BARE		4u
 
 #define NM_ACT_DATA	64
+
+/* A tc action (NM_ACT_TC_*) as the executor makes it. */
+struct nm_tc_target {
+	char dev[32];
+	unsigned int ifindex;
+	bool ingress;		/* the filter's: egress or ingress */
+	unsigned int pref, handle;
+	int prog_fd;		/* the filter's */
+};
 
 struct nm_action {
 	enum nm_act_kind kind;
@@ -61,6 +70,7 @@ struct nm_action {
 	char val[64];		/* the value written; a command: what it makes ("without quickack") */
 	unsigned long netns;	/* the netns the log line names, 0: none */
 	unsigned char data[NM_ACT_DATA];	/* the tool's, for its batch (tcpstall: the socket's key) */
+	struct nm_tc_target tc;	/* NM_ACT_TC_*: what the executor makes (target: its words, for the log) */
 	int err;		/* the executor's: 0 made, -errno, -ECANCELED not tried */
 };
 
@@ -121,14 +131,10 @@ int nm_plan_record(struct nm_plan *p, unsigned int remedy, const char *tag, cons
 int nm_plan_tc_bpf(struct nm_plan *p, unsigned int remedy, const char *tag, const char *dev,
 		   unsigned int ifindex, bool ingress, unsigned int pref, unsigned int handle, int prog_fd);
 
-/* A tc action of the plan read back: what the executor makes. 0, or -EINVAL. */
-struct nm_tc_target {
-	char dev[32];
-	unsigned int ifindex;
-	bool ingress;		/* the filter's: egress or ingress */
-	unsigned int pref, handle;
-	int prog_fd;		/* the filter's */
-};
+/*
+ * A tc action's words read back (its target, as its journal record holds
+ * them, lib/tcundo.h): what --cleanup finds to undo. 0, or -EINVAL.
+ */
 int nm_tc_target(const struct nm_action *a, struct nm_tc_target *t);
 
 /* Sets the line (nm_action.line) of the action a builder has just added (it returned 0). 0, -ENAMETOOLONG, -EINVAL on an empty plan. */

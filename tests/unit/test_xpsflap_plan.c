@@ -65,7 +65,7 @@ static void test_pin(void **state)
 	assert_true(p.a[3].flags & NM_ACT_REQUIRED);
 	assert_string_equal(p.a[3].tag, "--pin veth-a");
 	assert_string_equal(p.a[3].undo, "tc_clsact\tveth-a\t7");
-	assert_int_equal(nm_tc_target(&p.a[3], &t), 0);
+	t = p.a[3].tc;
 	assert_string_equal(t.dev, "veth-a");
 	assert_int_equal(t.ifindex, 7);
 	/* a clsact found there makes no line */
@@ -74,7 +74,7 @@ static void test_pin(void **state)
 	assert_true(p.a[4].flags & NM_ACT_REQUIRED);
 	assert_string_equal(p.a[4].undo, "tc_filter\tveth-a\t7\tegress\t49374\t0x5f");
 	/* the filter runs the pin program, on egress, with the pin's pref and handle */
-	assert_int_equal(nm_tc_target(&p.a[4], &t), 0);
+	t = p.a[4].tc;
 	assert_false(t.ingress);
 	assert_int_equal(t.ifindex, 7);
 	assert_int_equal(t.pref, XF_PIN_TC_PRIO);
