@@ -153,14 +153,11 @@ static void *sock_open(const char *path, void *arg)
 	return nl;
 }
 
-/* Its netns left the scope: the socket (which holds it alive) and its queues' metrics go. */
-static void sock_close(void *sock, unsigned long ino, void *arg)
+/* Its netns left the scope: the socket, which holds it alive, goes. */
+static void sock_close(void *sock, void *arg)
 {
-	struct qs_collect *c = arg;
-
+	(void)arg;
 	mnl_socket_close(sock);
-	if (c->s)
-		qs_sweep_forget_ns(c->s, ino);
 }
 
 int qs_collect_init(struct qs_collect *c)
@@ -170,7 +167,6 @@ int qs_collect_init(struct qs_collect *c)
 
 void qs_collect_free(struct qs_collect *c)
 {
-	c->s = NULL;	/* the sweep goes next: nothing to forget in it */
 	if (c->socks.s)
 		qs_ns_free(&c->socks);
 }
@@ -248,6 +244,9 @@ int qs_collect_sweep(struct qs_collect *c, struct qs_sweep *s, uint64_t threshol
 	s->now_ns = nm_mono_ns();
 	if (dump_scope(c, s))
 		return NM_EXIT_RUNTIME;
+	/* the namespaces that left the scope: their queues' history goes */
+	for (size_t i = 0; i < c->socks.ngone; i++)
+		qs_sweep_forget_ns(s, c->socks.gone[i]);
 	s->ival.qdiscs_over = s->over;
 	join(c, s);
 	read_counters(c->counters_fd, s);

@@ -26,7 +26,6 @@
 struct qs_collect {
 	const struct nm_opts *o;	/* --dev, the tool's netns; the lines */
 	struct nm_scope *scope;		/* the namespaces swept, their devices' queues */
-	struct qs_sweep *s;		/* the metrics of a netns gone are forgotten in it */
 	int qdiscs_fd;			/* the BPF maps: qdiscs (by address), counters */
 	int counters_fd;
 	struct qs_ns_socks socks;	/* one rtnetlink socket per netns in scope */
@@ -34,7 +33,7 @@ struct qs_collect {
 
 /* The sockets' room. 0, or -ENOMEM. */
 int qs_collect_init(struct qs_collect *c);
-/* Closes every socket; c->s is left alone (freed after). */
+/* Closes every socket. */
 void qs_collect_free(struct qs_collect *c);
 
 /* --dev names devices of the netns the tool runs in: whether (netns, ifindex) is swept. */

@@ -278,7 +278,6 @@ static int setup(void)
 	if (env.lock && (ret = qs_act_resolve(&run.qa, env.lock, "--lock", run.ldev, &run.lif, &run.lq)))
 		return ret;
 	run.s = qs_sweep_new();
-	col.s = run.s;
 	if (!run.s || scope_init() || qs_collect_init(&col))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "out of memory");
 	/* the remedies act in the netns the tool runs in */

@@ -12,8 +12,12 @@ int qs_ns_init(struct qs_ns_socks *t, size_t max, qs_ns_open_fn open, qs_ns_clos
 	t->max = max ? max : QS_NS_SOCKS_MAX;
 	/* one more: the tool's own netns is never refused for the cap */
 	t->s = calloc(t->max + 1, sizeof(*t->s));
-	if (!t->s)
+	t->gone = calloc(t->max + 1, sizeof(*t->gone));
+	if (!t->s || !t->gone) {
+		free(t->s);
+		free(t->gone);
 		return -ENOMEM;
+	}
 	t->open = open;
 	t->close = close;
 	t->arg = arg;
@@ -23,14 +27,16 @@ int qs_ns_init(struct qs_ns_socks *t, size_t max, qs_ns_open_fn open, qs_ns_clos
 void qs_ns_free(struct qs_ns_socks *t)
 {
 	for (size_t i = 0; i < t->n; i++)
-		t->close(t->s[i].sock, t->s[i].ino, t->arg);
+		t->close(t->s[i].sock, t->arg);
 	free(t->s);
+	free(t->gone);
 	memset(t, 0, sizeof(*t));
 }
 
 void qs_ns_begin(struct qs_ns_socks *t)
 {
 	t->over = t->failed = t->closed = 0;
+	t->ngone = 0;
 	for (size_t i = 0; i < t->n; i++)
 		t->s[i].wanted = false;
 }
@@ -83,8 +89,9 @@ void qs_ns_end(struct qs_ns_socks *t)
 
 	for (size_t i = 0; i < t->n; i++) {
 		if (!t->s[i].wanted) {
-			t->close(t->s[i].sock, t->s[i].ino, t->arg);
+			t->close(t->s[i].sock, t->arg);
 			t->closed++;
+			t->gone[t->ngone++] = t->s[i].ino;
 			continue;
 		}
 		t->s[n++] = t->s[i];

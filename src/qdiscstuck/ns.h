@@ -26,8 +26,8 @@
 
 /* Opens a socket in the netns at path (NULL: the tool's own); NULL on failure. */
 typedef void *(*qs_ns_open_fn)(const char *path, void *arg);
-/* Closes the socket of netns ino, which left the scope (or the run ends). */
-typedef void (*qs_ns_close_fn)(void *sock, unsigned long ino, void *arg);
+/* Closes the socket of a netns that left the scope (or the run ends). */
+typedef void (*qs_ns_close_fn)(void *sock, void *arg);
 
 struct qs_ns_sock {
 	unsigned long ino;
@@ -46,6 +46,8 @@ struct qs_ns_socks {
 	unsigned long over;	/* namespaces not swept: the cap */
 	unsigned long failed;	/* ... their socket could not be opened */
 	unsigned long closed;	/* sockets closed by qs_ns_end: their netns left the scope */
+	unsigned long *gone;	/* ... those namespaces' inodes, for the caller to forget */
+	size_t ngone;
 };
 
 /* Room for max sockets (0: QS_NS_SOCKS_MAX). 0, or -ENOMEM. */
@@ -62,7 +64,10 @@ void qs_ns_begin(struct qs_ns_socks *t);
  * over the cap or the open failed (counted).
  */
 void *qs_ns_want(struct qs_ns_socks *t, unsigned long ino, const char *path);
-/* The sweep's walk is over: the sockets of namespaces not wanted are closed. */
+/*
+ * The sweep's walk is over: the sockets of namespaces not wanted are
+ * closed, and their inodes put in t->gone.
+ */
 void qs_ns_end(struct qs_ns_socks *t);
 
 #endif /* NETMEDIC_QDISCSTUCK_NS_H */

@@ -207,6 +207,19 @@ static int fix_start(struct tcpstall_bpf *skel)
 /* ---- main ---- */
 
 /*
+ * Once a report: the scope refreshed, the namespaces that came swept from
+ * now on, those gone forgotten, with their records (the sockets the fast
+ * sweep found in them too).
+ */
+static void follow_scope(void)
+{
+	nm_scope_refresh(&scope);
+	ts_nsset_sync(&nss, &scope);
+	ts_report_forget(&rep, nss.gone, nss.ngone, nm_scope_any_went(&scope) ? ts_ns_went : NULL,
+			 &scope);
+}
+
+/*
  * One report: the flows judged and ranked, the kicks' outcomes taken,
  * --fix's plan made (before the sinks, whose lines follow its log), and
  * the interval's row built once for JSON and the textfile.
@@ -217,7 +230,7 @@ static int report_step(void *p, struct nm_emit *e)
 
 	(void)p;
 	/* namespaces that came or went: before any row names them */
-	ts_nsset_follow(&nss, &scope, &rep);
+	follow_scope();
 	ts_report_flows_start(&rep, nm_mono_ns());
 	ts_collect_acks(&coll, &rep);
 	ts_report_rank(&rep);
@@ -444,7 +457,7 @@ static int start(void *p)
 	/* the way into each netns in scope: a sock_diag socket, or its netns file for iter/tcp */
 	if (ts_nsset_init(&nss, st.diag, scope.setns, 0, 0, NULL))
 		return nm_err(&env.o, NM_EXIT_RUNTIME, "cannot open this netns: %s", strerror(errno));
-	ts_nsset_sync(&nss, &scope, NULL, NULL);
+	ts_nsset_sync(&nss, &scope);
 	/* fexit/tcp_push + fexit/tcp_wfree: tsq_idle episodes, measured where they happen */
 	st.episodes = ts_hooks_exact(run_hooks);
 	use_fast_sweep(skel, run_hooks);

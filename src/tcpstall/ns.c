@@ -86,7 +86,12 @@ int ts_nsset_init(struct ts_nsset *s, bool diag, bool setns, size_t max_ns, size
 	s->ops = ops ? ops : &lib_ops;
 	s->trips = !ops && !diag && setns;
 	s->ns = calloc(s->max_ns, sizeof(*s->ns));
-	return s->ns ? 0 : -ENOMEM;
+	s->gone = calloc(s->max_ns, sizeof(*s->gone));
+	if (!s->ns || !s->gone) {
+		ts_nsset_free(s);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Whether ns has its way in: a socket, or a netns file (ours needs none for iterators). */
@@ -113,8 +118,10 @@ void ts_nsset_free(struct ts_nsset *s)
 	for (size_t i = 0; s->ns && i < s->n; i++)
 		close_way(s, &s->ns[i]);
 	free(s->ns);
+	free(s->gone);
 	s->ns = NULL;
-	s->n = 0;
+	s->gone = NULL;
+	s->n = s->ngone = 0;
 }
 
 /* Index of the first namespace with an inode >= ino. */
@@ -174,14 +181,14 @@ static void open_way(struct ts_nsset *s, struct ts_ns *ns, const char *path)
 		s->fds++;
 }
 
-void ts_nsset_sync(struct ts_nsset *s, const struct nm_scope *sc,
-		   void (*gone)(unsigned long ino, void *arg), void *arg)
+void ts_nsset_sync(struct ts_nsset *s, const struct nm_scope *sc)
 {
 	struct nm_scope_ns e;
 	size_t pos = 0, kept = 0;
 
 	s->gen++;
 	s->listed = s->over = s->failed = s->unentered = 0;
+	s->ngone = 0;
 	while (nm_scope_next(sc, &pos, &e)) {
 		struct ts_ns *ns;
 
@@ -209,8 +216,7 @@ void ts_nsset_sync(struct ts_nsset *s, const struct nm_scope *sc,
 			s->ns[kept++] = *ns;
 			continue;
 		}
-		if (gone)
-			gone(ns->ino, arg);
+		s->gone[s->ngone++] = ns->ino;
 		if (has_way(s, ns) && !ns->self)
 			s->closed++;
 		close_way(s, ns);
@@ -405,20 +411,6 @@ void ts_ns_where(void *scope, unsigned long ino, char *name, size_t nlen, char *
 bool ts_ns_went(unsigned long ino, void *scope)
 {
 	return nm_scope_went(scope, ino, 0);
-}
-
-/* A netns the set followed went: its records dropped, quietly (its way in is closed after). */
-static void drop_netns(unsigned long ino, void *report)
-{
-	ts_report_drop_netns(report, ino);
-}
-
-void ts_nsset_follow(struct ts_nsset *s, struct nm_scope *sc, struct ts_report *r)
-{
-	nm_scope_refresh(sc);
-	ts_nsset_sync(s, sc, drop_netns, r);
-	if (nm_scope_any_went(sc))
-		ts_report_drop_gone(r, ts_ns_went, sc);
 }
 
 /* tcpstall names no device: without CAP_SYS_ADMIN it loses the full sweeps instead */

@@ -15,7 +15,7 @@
  * when the scope no longer lists it (a kept fd holds its netns alive).
  * Bounded: at most max_fds of them (counted when over); the namespaces
  * themselves are followed up to max_ns, so that one that goes is known
- * gone (ts_nsset_follow drops its records).
+ * gone (the loop drops its records: s->gone, after each sync).
  *
  * Without CAP_SYS_ADMIN (setns) other namespaces are not swept in full:
  * the fast sweep's socket-storage iterator and the hooks still see them.
@@ -46,7 +46,6 @@ struct bpf_link;
 struct bpf_program;
 struct mnl_socket;
 struct nm_hook;
-struct ts_report;
 
 struct ts_ns {
 	unsigned long ino;
@@ -74,6 +73,8 @@ struct ts_nsset {
 	unsigned int gen;
 	const struct ts_ns_ops *ops;
 	/* of the last sync */
+	unsigned long *gone;		/* the namespaces it dropped: their inodes (max_ns room) */
+	size_t ngone;
 	size_t listed;			/* namespaces the scope listed */
 	unsigned long over;		/* ... not followed, or with no way in: a cap */
 	unsigned long failed;		/* ... whose way in could not be opened (retried) */
@@ -95,10 +96,10 @@ void ts_nsset_free(struct ts_nsset *s);
 /*
  * After the scope's refresh: each netns it lists followed, a way into it
  * opened where there is none yet (retried after a failure); each one it
- * no longer lists closed and dropped, gone(ino) told first.
+ * no longer lists closed and dropped, its inode in s->gone for the
+ * loop to tell the report.
  */
-void ts_nsset_sync(struct ts_nsset *s, const struct nm_scope *sc,
-		   void (*gone)(unsigned long ino, void *arg), void *arg);
+void ts_nsset_sync(struct ts_nsset *s, const struct nm_scope *sc);
 
 /* The namespace of ino, or NULL. */
 struct ts_ns *ts_nsset_find(struct ts_nsset *s, unsigned long ino);
@@ -173,12 +174,6 @@ const char *ts_ns_name(void *scope, unsigned long ino, char *buf, size_t len);
 void ts_ns_where(void *scope, unsigned long ino, char *name, size_t nlen, char *opt, size_t olen);
 /* Whether netns ino went (ts_report.gone; scope: the struct nm_scope): nm_scope_went. */
 bool ts_ns_went(unsigned long ino, void *scope);
-/*
- * Once a report: sc refreshed, the namespaces that came swept from now
- * on, those gone forgotten, with their records in r (the sockets the
- * fast sweep found in them too).
- */
-void ts_nsset_follow(struct ts_nsset *s, struct nm_scope *sc, struct ts_report *r);
 /* What missing privileges lost: the names, and the full sweeps of other namespaces ("": nothing). */
 const char *ts_ns_lost(const struct nm_scope *sc, char *buf, size_t len);
 

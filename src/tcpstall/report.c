@@ -184,6 +184,15 @@ size_t ts_report_drop_gone(struct ts_report *r, bool (*gone)(unsigned long ino, 
 	return dropped;
 }
 
+void ts_report_forget(struct ts_report *r, const unsigned long *gone, size_t n,
+		      bool (*went)(unsigned long ino, void *arg), void *arg)
+{
+	for (size_t i = 0; i < n; i++)
+		ts_report_drop_netns(r, gone[i]);
+	if (went)
+		ts_report_drop_gone(r, went, arg);
+}
+
 void ts_report_ended(struct ts_report *r, const struct ts_key *k, const struct ts_sock *s,
 		     uint64_t dur_ns, const char *by)
 {

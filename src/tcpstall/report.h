@@ -158,6 +158,13 @@ void ts_report_drop_netns(struct ts_report *r, unsigned long ino);
  * (its sockets found by the host-wide fast sweep). The namespaces dropped.
  */
 size_t ts_report_drop_gone(struct ts_report *r, bool (*gone)(unsigned long ino, void *arg), void *arg);
+/*
+ * What the loop tells the report once the sweeps' set has followed the
+ * scope: the namespaces the set dropped (gone, n), then, with went, every
+ * other one went says went. Both as above.
+ */
+void ts_report_forget(struct ts_report *r, const unsigned long *gone, size_t n,
+		      bool (*went)(unsigned long ino, void *arg), void *arg);
 
 /*
  * One swept sample of the sweep numbered sweep: its socket tracked (a
