@@ -63,7 +63,7 @@ sed "s|@MAINTAINER@|$DEB_MAINTAINER|" tools/deb/control >"$src/debian/control"
 
 install -d -m 0755 "$root/DEBIAN"
 for s in prerm postrm; do
-	sed "s|@UNITS@|$units|" "tools/deb/$s" >"$root/DEBIAN/$s"
+	sed -e "s|@UNITS@|$units|" -e "s|@PROGRAMS@|$(nm_programs | paste -sd ' ')|" "tools/deb/$s" >"$root/DEBIAN/$s"
 	chmod 0755 "$root/DEBIAN/$s"
 done
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z |
