@@ -178,24 +178,26 @@ started() {
 	[ -z "$(echo "$output" | grep -E '^(ts|xf)_')" ]
 }
 
-# refuse.bats for the agent: every program of every detector's object.
-@test "netmedic: any one program of its object refused, it starts, every detector reports, the loss is named" {
+# refuse.bats for the agent. Each detector loads its CLI's object through
+# its CLI's ladder (refuse.bats refuses every program of each CLI); here,
+# each program the agent loads, refused in turn, takes its own detector to
+# the next rung and leaves the others as they were. (A program not loaded
+# is not refused: nothing would change.)
+@test "netmedic: any one program it loads refused, it starts, every detector reports, the loss is named" {
 	local p out loaded all n
 	all=$(nm_tools | sort | paste -sd,)
 	n=$(nm_tools | wc -l)
 	loaded=$("$BIN/netmedic" --opts 'tcpstall=--fix=kick' --list-hooks | awk 'NF == 4 && $4 == "loaded" { print $1 }')
-	[ -n "$loaded" ]
-	for p in $(for t in $(nm_tools); do "$BIN/nm-verify" --list "$BIN/$t.bpf.o"; done | awk '{ print $2 }'); do
+	[ "$(echo "$loaded" | grep -c .)" -ge "$n" ]
+	for p in $loaded; do
 		out=$(NETMEDIC_REFUSE=$p "$BIN/netmedic" --opts 'tcpstall=--fix=kick' -c 1 -i 0.2 --json 2>"$TMP/err") ||
 			fail "$p refused: exit $?: $(cat "$TMP/err")"
 		[ "$(echo "$out" | jq -rs '[.[] | select(.type == "start") | .tool] | sort | join(",")')" = "$all" ] ||
 			fail "$p refused: not every detector started: $out"
 		[ "$(echo "$out" | jq -s '[.[] | select(.type == "interval") | .tool] | unique | length')" = "$n" ] ||
 			fail "$p refused: not every detector reported"
-		if echo "$loaded" | grep -qx "$p"; then
-			[ "$(echo "$out" | jq -s --arg p "$p" '[.[] | select(.type == "start") | .refused[$p] // empty] | length')" -ge 1 ] ||
-				fail "$p refused: no start record names it"
-		fi
+		[ "$(echo "$out" | jq -s --arg p "$p" '[.[] | select(.type == "start") | .refused[$p] // empty] | length')" -ge 1 ] ||
+			fail "$p refused: no start record names it"
 	done
 }
 

@@ -116,21 +116,19 @@ refused_next() {
 }
 
 # The agent on 6.1 (src/agent/netmedic.c): each detector on its own
-# object, through its own ladder, takes the rungs its CLI takes there:
-# xpsflap's pick on fexit, tcpstall's and qdiscstuck's net_dev_queue
-# programs on tp_btf.
+# object, through its own ladder, takes the rungs its CLI takes there
+# (the test above checks the CLIs' against rung61): xpsflap's pick on
+# fexit, tcpstall's and qdiscstuck's net_dev_queue programs on tp_btf.
 @test "6.1: the agent: each detector on its CLI's rungs, xpsflap's pick on fexit" {
-	local t cli agent
+	local t
 	run --separate-stderr "$BIN/netmedic" --json -c 1 -i 0.5
 	assert_success
-	for t in tcpstall qdiscstuck xpsflap; do
-		cli=$("$BIN/$t" --json -c 1 -i 0.2 | jq -c 'select(.type == "start") | .hooks')
-		agent=$(echo "$output" | jq -c --arg t $t 'select(.type == "start" and .tool == $t) | .hooks')
-		echo "$t: CLI $cli, agent $agent"
-		[ -n "$cli" ] && [ "$cli" = "$agent" ]
-	done
-	[ "$(echo "$output" | jq -r 'select(.type == "start" and .tool == "xpsflap") | .hooks.netdev_pick_tx')" = \
-		fexit/netdev_core_pick_tx ]
+	echo "$output" | jq -c 'select(.type == "start") | {tool, hooks}'
+	hook() { echo "$output" | jq -r --arg t "$1" --arg h "$2" 'select(.type == "start" and .tool == $t) | .hooks[$h]'; }
+	[ "$(hook xpsflap netdev_pick_tx)" = "$(rung61 netdev_pick_tx)" ]
+	[ "$(hook tcpstall __release_sock)" = "$(rung61 __release_sock)" ]
+	[ "$(hook qdiscstuck __qdisc_run)" = "$(rung61 __qdisc_run)" ]
+	[ "$(hook xpsflap netdev_pick_tx)" = fexit/netdev_core_pick_tx ]
 	for t in tcpstall qdiscstuck; do
 		echo "$output" | jq -se --arg t $t 'map(select(.type == "start" and .tool == $t)) |
 			length == 1 and (.[0].hooks | [.[]] | index("tp_btf/net_dev_queue") != null)'
