@@ -90,7 +90,8 @@ static const struct argp_option options[] = {
 	  "(e.g. 'xpsflap=--top 5'); once per detector; no common option, no one-shot", 0 },
 	{ "prom-split", OPT_PROM_SPLIT, NULL, 0,
 	  "One textfile per detector: --prom-file's name with -NAME before its .prom "
-	  "(netmedic-tcpstall.prom); --prom-file itself then holds the object's program stats", 0 },
+	  "(netmedic-tcpstall.prom); --prom-file itself then holds the program stats of "
+	  "every detector's object", 0 },
 	{},
 };
 
