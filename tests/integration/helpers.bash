@@ -283,6 +283,16 @@ wait_line() {
 	echo "wait_line: no line matching '$2' in $1" >&2
 	return 1
 }
+# netns_stop NS...: stop every process in each namespace (a lab's two
+# ends). One that exits by itself between the list and the kill (a reader
+# whose sender just went) is gone, which is what was asked.
+netns_stop() {
+	local ns pids
+	for ns in "$@"; do
+		pids=$(ip netns pids "$ns" 2>/dev/null) || continue
+		[ -z "$pids" ] || kill $pids 2>/dev/null || true
+	done
+}
 # reports OUT: how many interval records OUT holds (grep -c fails on none)
 reports() { grep -c '"type":"interval"' "$1" || true; }
 

@@ -396,8 +396,7 @@ storm_run() {
 	wait_line "$TMP/out.err" "without quickack"
 	wait_reports "$TMP/out" 2
 	end_bg
-	ip netns pids $SND | xargs -r kill
-	ip netns pids $RCV | xargs -r kill
+	netns_stop $SND $RCV
 	wait $lab || true
 	run acks "$TMP/out"
 	echo "$output"
@@ -445,12 +444,8 @@ hold_bg() {
 # hold_end: the held flow ends now: its sender and reader, the only
 # processes in the lab's namespaces, are stopped
 hold_end() {
-	local ns pids
 	[ -n "${HOLD_PID:-}" ] || return 0
-	for ns in $SND $RCV; do
-		pids=$(ip netns pids "$ns" 2>/dev/null) || continue
-		[ -z "$pids" ] || kill $pids 2>/dev/null || true
-	done
+	netns_stop $SND $RCV
 	# killed, the lab's run exits non-zero: what matters is that it ended
 	wait "$HOLD_PID" 2>/dev/null || true
 	HOLD_PID=
