@@ -278,7 +278,7 @@ sysctl -qw kernel.bpf_stats_enabled=1
 : >"$OUT/cost.tsv"
 
 # cost_phase PHASE CLI-CMD... -- TRAFFIC-CMD...: the CLI, the empty
-# programs, empty bpftrace probes and PHASE.bt attached at once; REPS
+# programs, empty bpftrace probes and src/PHASE/bench.bt attached at once; REPS
 # traffic windows, a bpf_stats snapshot around each.
 cost_phase() {
 	local phase=$1 cli=() traffic=() r cpid epid bepid btpid
@@ -289,7 +289,7 @@ cost_phase() {
 	start "$phase-cli" "${cli[@]}"; cpid=$LASTPID
 	start "$phase-empty" "$BB/nmb-load" "$BB/empty.bpf.o" 600; epid=$LASTPID
 	start "$phase-btempty" bpftrace "$ROOT/tools/bench/empty.bt"; bepid=$LASTPID
-	start "$phase-bt" bpftrace "$ROOT/tools/bench/$phase.bt"; btpid=$LASTPID
+	start "$phase-bt" bpftrace "$ROOT/src/$phase/bench.bt"; btpid=$LASTPID
 	wait_for "$OUT/$phase-cli.out" '"type":"start"' $cpid &&
 		wait_for "$OUT/$phase-empty.out" '^ready' $epid &&
 		wait_for "$OUT/$phase-btempty.out" '^Attaching' $bepid &&
@@ -675,9 +675,9 @@ load_attach() {
 		return 0 ;;
 	T)
 		for t in $(nm_tools); do
-			start "load-bt-$t" bpftrace "$ROOT/tools/bench/$t.bt"; p=$LASTPID
+			start "load-bt-$t" bpftrace "$ROOT/src/$t/bench.bt"; p=$LASTPID
 			LOAD_PIDS="$LOAD_PIDS $p"
-			wait_for "$OUT/load-bt-$t.out" '^Attaching' "$p" || die "load: $t.bt did not attach"
+			wait_for "$OUT/load-bt-$t.out" '^Attaching' "$p" || die "load: src/$t/bench.bt did not attach"
 		done
 		return 0 ;;
 	*) set -- "$1" ;;
@@ -1037,7 +1037,7 @@ How: \`kernel.bpf_stats_enabled=1\` for this section only (restored to $(fmt "$(
 For each CLI, one lab, and attached at once to the same hooks: the CLI (\`--json -i 1\`, every device),
 empty \`tp_btf\` programs (tools/bench/empty.bpf.c, loaded by tools/bench/nmb-load.c), empty bpftrace
 probes (tools/bench/empty.bt, perf-event tracepoints) and the bpftrace script a user would write for the
-same question (tools/bench/*.bt). $REPS traffic windows of ${SECS} s each; around each window every
+same question (src/NAME/bench.bt). $REPS traffic windows of ${SECS} s each; around each window every
 program's \`run_time_ns\` and \`run_cnt\` are read from \`/proc/PID/fdinfo\` of the process that holds it;
 ns/event = delta run_time_ns / delta run_cnt, median of the windows. Events are the median count per window
 (every process's packets on the host fire these hooks, not only the lab's).
