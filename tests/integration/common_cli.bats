@@ -36,12 +36,10 @@ refused() {
 	[[ $stderr == *"$text"* ]] || fail "$*: $stderr"
 }
 
-# What the common checks need to know of a tool, where it is not the rule.
-# takes_dev TOOL: TOOL watches devices (--dev); tcpstall watches sockets
+# takes_dev TOOL: TOOL watches devices (--dev), as its --help says
+# (tcpstall watches sockets and refuses --dev)
 takes_dev() {
-	case $1 in
-	tcpstall) return 1 ;;
-	esac
+	"$BIN/$1" --help | grep -qE '^ +--dev[ =]'
 }
 
 # bats test_tags=userspace

@@ -66,7 +66,9 @@ until_interval() {
 	sleep 0.3
 	curl -s -o "$TMP/metrics" "http://127.0.0.1:$PORT/metrics"
 	stop_bg INT
-	[ "$(ls "$TMP"/nm*.prom | wc -l)" = 4 ]
+	# nm.prom (the program stats) and nm-NAME.prom for each detector
+	[ "$(ls "$TMP"/nm*.prom | wc -l)" = $(($(nm_tools | wc -l) + 1)) ]
+	for t in $(nm_tools); do [ -s "$TMP/nm-$t.prom" ]; done
 	cat "$TMP"/nm*.prom >"$TMP/all"
 	families "$TMP/all" | sort -u >"$TMP/filed"
 	families "$TMP/metrics" >"$TMP/served"
