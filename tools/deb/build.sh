@@ -48,7 +48,8 @@ gzip -9n "$root"/usr/share/man/man8/*.8
 # /usr/share/netmedic/prometheus; the package adds its own docs
 doc=$root/usr/share/doc/netmedic
 install -d "$root/usr/share/lintian/overrides"
-install -m 0644 tools/deb/README.Debian tools/deb/copyright "$doc/"
+tools/deb/readme.sh >"$DEB_BUILD/README.Debian"
+install -m 0644 "$DEB_BUILD/README.Debian" tools/deb/copyright "$doc/"
 install -m 0644 tools/deb/lintian-overrides "$root/usr/share/lintian/overrides/netmedic"
 
 # a native package's changelog: this version, dated SOURCE_DATE_EPOCH
