@@ -146,11 +146,15 @@ int nm_plan_note(struct nm_plan *p, unsigned int remedy, const char *tag, const 
 }
 
 int nm_plan_call(struct nm_plan *p, unsigned int remedy, const char *tag, const char *const *words,
-		 const char *const *undo_argv, const char *val)
+		 const char *const *undo_argv, const char *val, const void *data, size_t len)
 {
 	struct nm_action a = { .kind = NM_ACT_CALL, .remedy = remedy, .tag = tag };
 	int err;
 
+	if (len > sizeof(a.data))
+		return -E2BIG;
+	if (len)
+		memcpy(a.data, data, len);
 	if ((err = join(a.target, sizeof(a.target), words)) ||
 	    (undo_argv && (err = join(a.undo, sizeof(a.undo), undo_argv))) ||
 	    (err = put(a.val, sizeof(a.val), val)))

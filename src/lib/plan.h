@@ -69,7 +69,8 @@ struct nm_action {
 	char old[64];		/* the value before: the executor sets it from the file */
 	char val[64];		/* the value written; a command: what it makes ("without quickack") */
 	unsigned long netns;	/* the netns the log line names, 0: none */
-	unsigned char data[NM_ACT_DATA];	/* the tool's, for its batch (tcpstall: the socket's key) */
+	/* the tool's, for its call or batch: what it acts on (a queue; tcpstall: the socket's key) */
+	unsigned char data[NM_ACT_DATA];
 	struct nm_tc_target tc;	/* NM_ACT_TC_*: what the executor makes (target: its words, for the log) */
 	int err;		/* the executor's: 0 made, -errno, -ECANCELED not tried */
 };
@@ -97,12 +98,14 @@ int nm_plan_note(struct nm_plan *p, unsigned int remedy, const char *tag, const 
 	__attribute__((format(printf, 4, 5)));
 /*
  * A change the tool's nm_exec.call makes (through libbpf, a frame sent):
- * words (its target, tab-joined) say what to the call. undo_argv NULL:
- * nothing to undo, never journaled (a kick); else the undo command is
- * journaled before the call makes the change, and taken back when it fails.
+ * data, len bytes (at most NM_ACT_DATA), is what the call acts on, as the
+ * tool's own struct; words (its target, tab-joined) name it in the log and
+ * tell two calls apart. undo_argv NULL: nothing to undo, never journaled
+ * (a kick); else the undo command is journaled before the call makes the
+ * change, and taken back when it fails.
  */
 int nm_plan_call(struct nm_plan *p, unsigned int remedy, const char *tag, const char *const *words,
-		 const char *const *undo_argv, const char *val);
+		 const char *const *undo_argv, const char *val, const void *data, size_t len);
 /*
  * A change the tool's nm_exec.batch makes for a run of such actions at
  * once (one pass of a BPF iterator: tcpstall's kicks), each undone by a

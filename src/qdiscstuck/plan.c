@@ -9,9 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "qdiscstuck/plan.h"
-#include "lib/cli.h"
 
-#define QS_FIX_WORDS	8
+_Static_assert(sizeof(struct qs_fix_target) <= NM_ACT_DATA, "a queue fits an action's data");
+
+/* t: the queue of a kick or a lock check, the action's data. -1: dev too long. */
+static int fix_target(struct qs_fix_target *t, const char *dev, unsigned int ifindex,
+		      unsigned int queue)
+{
+	*t = (struct qs_fix_target){ .ifindex = ifindex, .queue = queue };
+	return snprintf(t->dev, sizeof(t->dev), "%s", dev) >= (int)sizeof(t->dev) ? -1 : 0;
+}
 
 /*
  * Why a queue the driver stopped is left alone, and who could wake it.
@@ -114,40 +121,37 @@ int qs_fix_plan(const struct qs_fix_row *rows, size_t n, unsigned int fix, uint6
 int qs_plan_kick(struct nm_plan *p, const char *dev, unsigned int ifindex, unsigned int queue,
 		 uint32_t parent, uint32_t handle, const char *why)
 {
+	struct qs_fix_target t;
 	char ifs[16], qs[16], id[24];
 
+	if (fix_target(&t, dev, ifindex, queue))
+		return -ENAMETOOLONG;
 	snprintf(ifs, sizeof(ifs), "%u", ifindex);
 	snprintf(qs, sizeof(qs), "%u", queue);
 	snprintf(id, sizeof(id), "%x:%x", parent, handle);
 	return nm_plan_call(p, QS_FIX_KICK, NULL, (const char *const[]){ "kick", dev, ifs, qs, id, NULL },
-			    NULL, why);
+			    NULL, why, &t, sizeof(t));
 }
 
 int qs_plan_lock_check(struct nm_plan *p, const char *dev, unsigned int ifindex, unsigned int queue)
 {
+	struct qs_fix_target t;
 	char ifs[16], qs[16];
 
+	if (fix_target(&t, dev, ifindex, queue))
+		return -ENAMETOOLONG;
 	snprintf(ifs, sizeof(ifs), "%u", ifindex);
 	snprintf(qs, sizeof(qs), "%u", queue);
 	return nm_plan_call(p, QS_FIX_LOCK, "lock", (const char *const[]){ "lock", dev, ifs, qs, NULL },
-			    NULL, "");
+			    NULL, "", &t, sizeof(t));
 }
 
 int qs_fix_target(const struct nm_action *a, struct qs_fix_target *t)
 {
-	char words[sizeof(a->target)];
-	const char *w[QS_FIX_WORDS];
-	int n;
-
-	if (a->kind != NM_ACT_CALL)
+	if (a->kind != NM_ACT_CALL || (a->remedy != QS_FIX_KICK && a->remedy != QS_FIX_LOCK))
 		return -EINVAL;
-	snprintf(words, sizeof(words), "%s", a->target);
-	n = nm_plan_argv(words, w, QS_FIX_WORDS);
-	if (n < 4 || (strcmp(w[0], "kick") && strcmp(w[0], "lock")) ||
-	    snprintf(t->dev, sizeof(t->dev), "%s", w[1]) >= (int)sizeof(t->dev) ||
-	    nm_parse_uint(w[2], &t->ifindex) || nm_parse_uint(w[3], &t->queue))
-		return -EINVAL;
-	return 0;
+	memcpy(t, a->data, sizeof(*t));
+	return t->dev[0] && t->ifindex ? 0 : -EINVAL;
 }
 
 int qs_lock_plan(const char *dev, unsigned int queue, const struct qs_lock_facts *f, struct nm_plan *p)

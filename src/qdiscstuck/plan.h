@@ -64,7 +64,11 @@ int qs_plan_kick(struct nm_plan *p, const char *dev, unsigned int ifindex, unsig
 /* A lock check (--lock, or --fix=lock): an NM_ACT_CALL of QS_FIX_LOCK, tagged "lock". */
 int qs_plan_lock_check(struct nm_plan *p, const char *dev, unsigned int ifindex, unsigned int queue);
 
-/* The queue a kick or a lock check is for, read back from its words. 0, or -EINVAL. */
+/*
+ * The queue a kick or a lock check is for: the action's data, put there by
+ * qs_plan_kick and qs_plan_lock_check (its words only name it in the log).
+ * 0, or -EINVAL for an action that is neither.
+ */
 struct qs_fix_target {
 	char dev[32];
 	unsigned int ifindex, queue;

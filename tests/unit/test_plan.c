@@ -151,10 +151,10 @@ static void test_call_and_line(void **state)
 	(void)state;
 	/* nm_plan_line needs an action to set */
 	assert_int_equal(nm_plan_line(&p, "x"), -EINVAL);
-	assert_int_equal(nm_plan_call(&p, 1, NULL, words, NULL, "stuck"), 0);
-	assert_int_equal(nm_plan_call(&p, 1, NULL, words, NULL, "stuck"), 1);
+	assert_int_equal(nm_plan_call(&p, 1, NULL, words, NULL, "stuck", NULL, 0), 0);
+	assert_int_equal(nm_plan_call(&p, 1, NULL, words, NULL, "stuck", NULL, 0), 1);
 	/* another undo: another action */
-	assert_int_equal(nm_plan_call(&p, 2, "pin", words, undo, ""), 0);
+	assert_int_equal(nm_plan_call(&p, 2, "pin", words, undo, "", NULL, 0), 0);
 	assert_int_equal(p.n, 2);
 	assert_int_equal(p.a[0].kind, NM_ACT_CALL);
 	assert_string_equal(p.a[0].target, "kick	eth0	3");
@@ -169,11 +169,20 @@ static void test_call_and_line(void **state)
 	/* too long: said, and no line cut */
 	assert_int_equal(nm_plan_line(&p, "%s", big), -ENAMETOOLONG);
 	assert_string_equal(p.a[1].line, "");
-	assert_int_equal(nm_plan_call(&p, 1, NULL, (const char *[]){ NULL }, NULL, ""), -EINVAL);
+	assert_int_equal(nm_plan_call(&p, 1, NULL, (const char *[]){ NULL }, NULL, "", NULL, 0), -EINVAL);
 	/* a word with a tab would split */
-	assert_int_equal(nm_plan_call(&p, 1, NULL, (const char *[]){ "a\tb", NULL }, NULL, ""), -EINVAL);
-	assert_int_equal(nm_plan_call(&p, 1, NULL, words, (const char *[]){ "x\ty", NULL }, ""), -EINVAL);
+	assert_int_equal(nm_plan_call(&p, 1, NULL, (const char *[]){ "a\tb", NULL }, NULL, "", NULL, 0), -EINVAL);
+	assert_int_equal(nm_plan_call(&p, 1, NULL, words, (const char *[]){ "x\ty", NULL }, "", NULL, 0), -EINVAL);
 	assert_int_equal(p.n, 2);
+	/* what the call acts on: the tool's struct, copied; more than data holds is refused */
+	struct { unsigned int ifindex, queue; } q = { 3, 7 }, back;
+	assert_int_equal(nm_plan_call(&p, 3, NULL, (const char *[]){ "kick", "eth1", NULL }, NULL, "",
+				      &q, sizeof(q)), 0);
+	memcpy(&back, p.a[2].data, sizeof(back));
+	assert_int_equal(back.ifindex, 3);
+	assert_int_equal(back.queue, 7);
+	assert_int_equal(nm_plan_call(&p, 4, NULL, words, NULL, "", big, NM_ACT_DATA + 1), -E2BIG);
+	assert_int_equal(p.n, 3);
 	nm_plan_free(&p);
 }
 
@@ -540,10 +549,10 @@ static void test_exec_calls(void **state)
 	snprintf(cmd, sizeof(cmd), "echo free > %s", c.flag);
 	x.log = fopen(fx->log, "w");
 	assert_non_null(x.log);
-	nm_plan_call(&p, 1, NULL, (const char *[]){ "q0", NULL }, NULL, "ok");
-	nm_plan_call(&p, 1, NULL, (const char *[]){ "q1", NULL }, NULL, "miss");
-	nm_plan_call(&p, 1, NULL, (const char *[]){ "q2", NULL }, NULL, "fail");
-	nm_plan_call(&p, 1, "lock", (const char *[]){ "q3", NULL }, NULL, "fail");
+	nm_plan_call(&p, 1, NULL, (const char *[]){ "q0", NULL }, NULL, "ok", NULL, 0);
+	nm_plan_call(&p, 1, NULL, (const char *[]){ "q1", NULL }, NULL, "miss", NULL, 0);
+	nm_plan_call(&p, 1, NULL, (const char *[]){ "q2", NULL }, NULL, "fail", NULL, 0);
+	nm_plan_call(&p, 1, "lock", (const char *[]){ "q3", NULL }, NULL, "fail", NULL, 0);
 	assert_int_equal(nm_exec_plan(&x, &p), 3);
 	assert_int_equal(c.made, 4);
 	assert_int_equal(p.a[0].err, 0);
@@ -554,9 +563,9 @@ static void test_exec_calls(void **state)
 	assert_null(x.j);
 
 	nm_plan_truncate(&p, 0);
-	nm_plan_call(&p, 2, "pin", (const char *[]){ "p0", NULL }, undo, "half");
-	nm_plan_call(&p, 2, "pin", (const char *[]){ "p1", NULL }, undo, "ok");
-	nm_plan_call(&p, 2, "pin", (const char *[]){ "p2", NULL }, undo, "there");
+	nm_plan_call(&p, 2, "pin", (const char *[]){ "p0", NULL }, undo, "half", NULL, 0);
+	nm_plan_call(&p, 2, "pin", (const char *[]){ "p1", NULL }, undo, "ok", NULL, 0);
+	nm_plan_call(&p, 2, "pin", (const char *[]){ "p2", NULL }, undo, "there", NULL, 0);
 	assert_int_equal(nm_exec_plan(&x, &p), 1);
 	/* nothing to make is not a failure, and leaves no record */
 	assert_int_equal(p.a[2].err, 0);
@@ -746,7 +755,7 @@ static void test_exec_open_fails(void **state)
 	assert_int_equal(nm_journal_open(&held, "nmtest", "5", NULL, err, sizeof(err)), 0);
 	x.log = fopen(fx->log, "w");
 	assert_non_null(x.log);
-	nm_plan_call(&p, 2, "pin", (const char *[]){ "p0", NULL }, (const char *[]){ "true", NULL }, "ok");
+	nm_plan_call(&p, 2, "pin", (const char *[]){ "p0", NULL }, (const char *[]){ "true", NULL }, "ok", NULL, 0);
 	assert_int_equal(nm_exec_plan(&x, &p), 1);
 	assert_int_equal(p.a[0].err, -EBUSY);
 	assert_int_equal(c.opened, 1);
