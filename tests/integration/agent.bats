@@ -101,10 +101,11 @@ started() {
 	"$XF" traffic 4 >/dev/null
 	wait_bg
 	# the flow's records, report by report
-	run jq -sc --argjson i "$(ino ${LAB_PREFIX}xf-mid)" 'map(select(.type == "flow" and .proto == "tcp" and .dev == "xqm" and
-		.netns_ino == $i and (.dport == 5201 or .sport == 5201)))' "$TMP/out"
+	# (xpsflap's: another detector may write flow records of its own)
+	run jq -sc --argjson i "$(ino ${LAB_PREFIX}xf-mid)" 'map(select(.type == "flow" and .tool == "xpsflap" and
+		.proto == "tcp" and .dev == "xqm" and .netns_ino == $i and (.dport == 5201 or .sport == 5201)))' "$TMP/out"
 	echo "$output" | jq -c '.[] | {packets, switches, interval_switches, flapping}'
-	[ "$(echo "$output" | jq -r 'max_by(.packets) | .tool')" = xpsflap ]
+	[ "$(echo "$output" | jq length)" -gt 0 ]
 	[ "$(echo "$output" | jq -r 'max_by(.packets) | .netns')" = ${LAB_PREFIX}xf-mid ]
 	[ "$(echo "$output" | jq 'max_by(.packets) | .switches')" -gt 0 ]
 	# flagged in the reports of the flow's switches (not the last one's
@@ -269,11 +270,15 @@ started() {
 		[ -z "$(grep '^netmedic_bpf_prog_runs_total' "$f")" ]
 	done
 	promtool check metrics <"$TMP/prom/netmedic.prom"
-	for p in ts_ qs_ xf_; do
-		grep -q "^netmedic_bpf_prog_runs_total{tool=\"netmedic\",program=\"$p" "$TMP/prom/netmedic.prom"
+	# the stats of programs of every detector's object
+	for t in $(nm_tools); do
+		"$BIN/nm-verify" --list "$BIN/$t.bpf.o" | awk '{ print "program=\"" $2 "\"" }' >"$TMP/progs"
+		grep '^netmedic_bpf_prog_runs_total{tool="netmedic",' "$TMP/prom/netmedic.prom" |
+			grep -qF -f "$TMP/progs" || fail "netmedic.prom: no program of $t's object"
 	done
 	[ -z "$(grep -v '^#' "$TMP/prom/netmedic.prom" | grep -v 'tool="netmedic"')" ]
-	[ "$(ls "$TMP/prom" | wc -l)" = 4 ]
+	# one textfile per detector, and the programs' own
+	[ "$(ls "$TMP/prom" | wc -l)" = $(($(nm_tools | wc -l) + 1)) ]
 	[ -z "$(cat "$TMP"/prom/*.prom | grep -v '^#' | sed 's/ [^ ]*$//' | sort | uniq -d)" ]
 	run "$BIN/netmedic" -c 1 --prom-split
 	[ "$status" = 2 ]
