@@ -237,20 +237,16 @@ static int dump_scope(struct qs_collect *c, struct qs_sweep *s)
 	return 0;
 }
 
-int qs_collect_sweep(struct qs_collect *c, struct qs_sweep *s, uint64_t threshold_ns)
+int qs_collect_sweep(struct qs_collect *c, struct qs_sweep *s)
 {
 	s->n = 0;
 	s->over = 0;
 	s->now_ns = nm_mono_ns();
 	if (dump_scope(c, s))
 		return NM_EXIT_RUNTIME;
-	/* the namespaces that left the scope: their queues' history goes */
-	for (size_t i = 0; i < c->socks.ngone; i++)
-		qs_sweep_forget_ns(s, c->socks.gone[i]);
 	s->ival.qdiscs_over = s->over;
 	join(c, s);
 	read_counters(c->counters_fd, s);
 	s->bpf_entries = s->counters[QS_CNT_SAMPLED];
-	qs_sweep_judge(s, threshold_ns);
 	return 0;
 }

@@ -48,10 +48,11 @@ void qs_join_row(struct qs_sweep *s, struct qs_row *r, struct nm_htab *idx,
 		 struct qs_txq_facts *f);
 
 /*
- * One sweep into s after the sampler ran: the dumps, the join, the counters,
- * each qdisc judged against threshold_ns. 0, or NM_EXIT_RUNTIME when the
- * tool's own netns could not be dumped (said).
+ * One sweep's facts into s after the sampler ran: the dumps, the join with
+ * the BPF records, the counters; the namespaces that left the scope in
+ * c->socks.gone. Nothing judged: the caller judges (qs_sweep_judge). 0, or
+ * NM_EXIT_RUNTIME when the tool's own netns could not be dumped (said).
  */
-int qs_collect_sweep(struct qs_collect *c, struct qs_sweep *s, uint64_t threshold_ns);
+int qs_collect_sweep(struct qs_collect *c, struct qs_sweep *s);
 
 #endif /* NETMEDIC_QDISCSTUCK_COLLECT_H */

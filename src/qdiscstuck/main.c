@@ -126,15 +126,25 @@ static long sample(struct qdiscstuck_bpf *skel)
 /* The collection's sockets and maps, kept across sweeps. */
 static struct qs_collect col = { .o = &env.o, .scope = &scope };
 
-/* The sampler first: the join reads the scheduling state it leaves in the map. */
+/*
+ * One sweep, one way: the sampler first (the join reads the scheduling
+ * state it leaves in the map), then the facts (I/O), then the judge: the
+ * namespaces that left the scope take their queues' history with them,
+ * and each qdisc is judged against its own.
+ */
 static int sweep(struct qdiscstuck_bpf *skel, struct qs_sweep *s)
 {
 	long n = sample(skel);
-	int ret = qs_collect_sweep(&col, s, env.threshold_ms * 1000000ULL);
+	int ret = qs_collect_sweep(&col, s);
 
 	if (n >= 0)
 		s->bpf_entries = n;
-	return ret;
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < col.socks.ngone; i++)
+		qs_sweep_forget_ns(s, col.socks.gone[i]);
+	qs_sweep_judge(s, env.threshold_ms * 1000000ULL);
+	return 0;
 }
 
 /* ---- the report (qdiscstuck/report.c holds the sweep's rows; lib/emit.c writes them) ---- */
