@@ -135,7 +135,13 @@ traffic) lab_iperf $QS_NS_B $QS_DST $QS_NS_A "${2:-5}" ;;
 show) lab_exec $QS_NS_A tc -s qdisc show dev $QS_DEV ;;
 # soak: the lab as make soak runs it (tools/soak/run.sh), and the netns it watches
 soak) up mq >&2 && echo "$LAB_PREFIX$QS_NS_A" ;;
+# the soak's churn: no flows of its own (3); its remedy's options; the
+# state that remedy changes (tx-1's lockless qdisc, its handle too), which
+# must be back after each of its runs
+soak-flows) exit 3 ;;
+soak-remedy) echo "--netns $LAB_PREFIX$QS_NS_A --lock $QS_DEV:1 -i 0.3" ;;
+soak-state) lab_exec $QS_NS_A tc qdisc show dev $QS_DEV | grep -E '^qdisc [^ ]+ [0-9a-f]+: parent 1:2 ' ;;
 env) echo "QS_NS=$LAB_PREFIX$QS_NS_A QS_DEV=$QS_DEV QS_NS_B=$LAB_PREFIX$QS_NS_B QS_DST=$QS_DST" ;;
-*) echo "usage: $0 up stopped|mq|tbf|htb|busy|busymq | burst N [CPU] [SIZE] | flows N | traffic SECONDS | show | soak | down | env" >&2
+*) echo "usage: $0 up stopped|mq|tbf|htb|busy|busymq | burst N [CPU] [SIZE] | flows N | traffic SECONDS | show | soak | soak-flows | soak-remedy | soak-state | down | env" >&2
    exit 2 ;;
 esac

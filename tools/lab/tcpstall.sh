@@ -92,6 +92,9 @@ read) run "${2:-4}" ;;
 bulk) lab_iperf $TS_RCV $TS_DST $TS_SND "${2:-4}" -P "${3:-1}" -C "${4:-cubic}" >/dev/null ;;
 # soak: the lab as make soak runs it (tools/soak/run.sh), and the netns it watches
 soak) up --quickack off >&2 && echo "$LAB_PREFIX$TS_SND" ;;
+# the soak's churn: one round of flows (4 at once); no remedy of its own
+soak-flows) lab_iperf $TS_RCV $TS_DST $TS_SND 2 -P 4 -C cubic >/dev/null ;;
+soak-remedy | soak-state) ;;
 env) echo "TS_NS_RCV=$LAB_PREFIX$TS_RCV TS_NS_SND=$LAB_PREFIX$TS_SND TS_PORT=$TS_PORT" ;;
-*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S [N [CC]] | rwnd S | hold S FILE | read S | soak | down" >&2; exit 2 ;;
+*) echo "usage: $0 up [--quickack on|off] [--defer 0|1] [--tbf RATE] [--rps MASK] | storm S | bulk S [N [CC]] | rwnd S | hold S FILE | read S | soak | soak-flows | soak-remedy | soak-state | down" >&2; exit 2 ;;
 esac

@@ -69,6 +69,11 @@ down) lab_down xf- ;;
 traffic) shift; lab_iperf $XF_NS_RCV $XF_DST $XF_NS_SND "${1:-5}" "${@:2}" ;;
 # soak: the lab as make soak runs it (tools/soak/run.sh), and the netns it watches
 soak) up --queues 2 --xps on >&2 && echo "$LAB_PREFIX$XF_NS_MID" ;;
+# the soak's churn: one round of flows; its remedy's options; the state that
+# remedy changes, which must be back after each of its runs
+soak-flows) lab_iperf $XF_NS_RCV $XF_DST $XF_NS_SND 2 >/dev/null ;;
+soak-remedy) echo "--netns $LAB_PREFIX$XF_NS_MID --dev $XF_DEV --pin -i 0.5" ;;
+soak-state) for q in 0 1; do lab_exec $XF_NS_MID cat /sys/class/net/$XF_DEV/queues/tx-$q/xps_cpus; done ;;
 env) echo "XF_NS=$LAB_PREFIX$XF_NS_MID XF_DEV=$XF_DEV XF_NS_RCV=$LAB_PREFIX$XF_NS_RCV XF_NS_SND=$LAB_PREFIX$XF_NS_SND" ;;
-*) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS [IPERF3 OPTIONS] | soak | down | env" >&2; exit 2 ;;
+*) echo "usage: $0 up [--queues 1|2] [--xps on|off] [--napi] [--tso on|off] | traffic SECONDS [IPERF3 OPTIONS] | soak | soak-flows | soak-remedy | soak-state | down | env" >&2; exit 2 ;;
 esac

@@ -7,13 +7,16 @@
 #              RSS and open fds are sampled every 5 s, and every textfile
 #              is read and checked (promtool check metrics) about twice a
 #              second, as node_exporter would read it mid-rewrite
-#   flows      iperf3 runs of 2 s, one after another, on the xpsflap and
-#              tcpstall labs (4 flows each on the latter): new ports, so
-#              new flows and sockets all the time
+#   flows      each lab's round of flows (`NAME.sh soak-flows`: iperf3
+#              runs of 2 s on the xpsflap and tcpstall labs, 4 flows each
+#              on the latter), one lab after another: new ports, so new
+#              flows and sockets all the time
 #   netns      a namespace made, each tool run once in it (-c 1), deleted
-#   remedies   xpsflap --pin and qdiscstuck --lock, each ended at a random
-#              moment (0.2-3 s) by kill -9 (then --cleanup) or SIGTERM;
-#              the XPS maps or the lockless qdisc must be back every time
+#   remedies   each lab's remedy (`NAME.sh soak-remedy`: xpsflap --pin,
+#              qdiscstuck --lock), ended at a random moment (0.2-3 s) by
+#              kill -9 (then --cleanup) or SIGTERM; what it changes
+#              (`NAME.sh soak-state`: the XPS maps, the lockless qdisc)
+#              must be back every time
 #
 # At the end (exit 1 naming what failed): RSS flat (the last quarter's
 # peak at most 5% + 1 MiB over the second quarter's), fd count flat (the
@@ -65,9 +68,16 @@ for t in $(nm_tools); do
 	WATCH[$t]=$("$LAB/$t.sh" soak 2>>"$OUT/lab.log") && [ -n "${WATCH[$t]}" ] ||
 		{ say "$t's lab set-up failed (see $OUT/lab.log)"; down; exit 1; }
 done
-xps() { ip netns exec nm-xf-mid cat "/sys/class/net/xqm/queues/tx-$1/xps_cpus"; }
-XPS0=$(xps 0) XPS1=$(xps 1)
-lockless() { ip netns exec nm-qs-a tc qdisc show dev qa | grep -Eq '^qdisc pfifo_fast [0-9a-f]+: parent 1:2 '; }
+# each lab's remedy (its options: soak-remedy) and the state it changes
+# (soak-state), as the lab is now: after each run of the remedy it must
+# be back
+declare -A REMEDY STATE
+for t in $(nm_tools); do
+	REMEDY[$t]=$("$LAB/$t.sh" soak-remedy 2>>"$OUT/lab.log") || { say "$t's lab: no soak-remedy"; down; exit 1; }
+	[ -n "${REMEDY[$t]}" ] || continue
+	STATE[$t]=$("$LAB/$t.sh" soak-state 2>>"$OUT/lab.log")
+	[ -n "${STATE[$t]}" ] || { say "$t's lab: no soak-state to check its remedy by"; down; exit 1; }
+done
 
 # --- observers
 observe() { # NAME NETNS ARGS...
@@ -119,10 +129,20 @@ textfiles() {
 }
 
 # --- churn
+# each lab's round of flows (soak-flows), one lab after another; a lab
+# with none of its own says so (exit 3) and is left out from then on
 flows() {
-	while running; do
-		"$LAB/xpsflap.sh" traffic 2 >/dev/null 2>&1 && bump flows_xf
-		"$LAB/tcpstall.sh" bulk 2 4 >/dev/null 2>&1 && bump flows_ts
+	local t rc left
+	left=" $(nm_tools | paste -sd' ') "
+	while running && [ -n "${left// /}" ]; do
+		for t in $left; do
+			rc=0
+			"$LAB/$t.sh" soak-flows >/dev/null 2>&1 || rc=$?
+			case $rc in
+			0) bump "flows_$t" ;;
+			3) left=${left/ $t / }; : >"$OUT/$t.noflows" ;;
+			esac
+		done
 	done
 }
 namespaces() {
@@ -160,11 +180,17 @@ remedy() {
 		echo "$(date +%T) $name after SIG$sig at ${ms} ms: not restored" >>"$OUT/remedy-failures.log"
 	fi
 }
-xps_back() { [ "$(xps 0)" = "$XPS0" ] && [ "$(xps 1)" = "$XPS1" ]; }
+# restored NAME: NAME's lab is as it was before its remedy ran
+restored() { [ "$("$LAB/$1.sh" soak-state 2>/dev/null)" = "${STATE[$1]}" ]; }
 remedies() {
+	local t
+	[ ${#STATE[@]} -gt 0 ] || return 0
 	while running; do
-		remedy xpsflap xps_back "$B/xpsflap" --netns nm-xf-mid --dev xqm --pin -i 0.5
-		remedy qdiscstuck lockless "$B/qdiscstuck" --netns nm-qs-a --lock qa:1 -i 0.3
+		for t in $(nm_tools); do
+			[ -n "${STATE[$t]:-}" ] || continue
+			# shellcheck disable=SC2086 # the lab's options, word by word
+			remedy "$t" "restored $t" "$B/$t" ${REMEDY[$t]}
+		done
 	done
 }
 
@@ -208,14 +234,16 @@ flat=$(awk -F'\t' -v T="$SECS" '
 	}' "$OUT/samples.tsv")
 jq -n --argjson secs "$SECS" --argjson tools "$flat" \
 	--argjson reads "$(count prom_reads)" --argjson empty "$(count prom_empty)" --argjson bad "$(count prom_bad)" \
-	--argjson fxf "$(count flows_xf)" --argjson fts "$(count flows_ts)" \
+	--argjson flows "$(for t in $(nm_tools); do
+		[ -e "$OUT/$t.noflows" ] || printf '{"%s_runs":%d}' "$t" "$(count "flows_$t")"
+	done | jq -s 'add // {}')" \
 	--argjson ns "$(count netns)" --argjson nsf "$(count netns_failed)" \
 	--argjson kill "$(count remedy_KILL)" --argjson term "$(count remedy_TERM)" --argjson left "$(count remedy_left)" \
 	--argjson journals "$journals" --argjson errs "$err_lines" --argjson obs "$obs_rc" \
 	--arg kernel "$(uname -r)" '
 	{kernel: $kernel, seconds: $secs, tools: $tools,
 	 textfile: {reads: $reads, empty: $empty, unparsable: $bad},
-	 flows: {xpsflap_runs: $fxf, tcpstall_runs: $fts},
+	 flows: $flows,
 	 netns: {cycles: $ns, failed: $nsf},
 	 remedies: {kill9_and_cleanup: $kill, sigterm: $term, not_restored: $left},
 	 journals_left: $journals, error_lines: $errs, observers_exit_nonzero: $obs}' >"$OUT/summary.json"
@@ -229,7 +257,7 @@ for t in $(nm_tools); do
 		"$(j ".tools.$t.rss_kb_q4")" "$(j ".tools.$t.fds_q2")" "$(j ".tools.$t.fds_q4")"
 done
 echo "textfile reads $(j .textfile.reads), empty $(j .textfile.empty), unparsable $(j .textfile.unparsable);" \
-	"flow runs $(j .flows.xpsflap_runs)+$(j .flows.tcpstall_runs); netns cycles $(j .netns.cycles) ($(j .netns.failed) failed);" \
+	"flow runs $(j '.flows | to_entries | map("\(.key | sub("_runs$"; "")) \(.value)") | join(", ")'); netns cycles $(j .netns.cycles) ($(j .netns.failed) failed);" \
 	"remedies kill -9+cleanup $(j .remedies.kill9_and_cleanup), SIGTERM $(j .remedies.sigterm), not restored $(j .remedies.not_restored)"
 
 miss=0
@@ -253,7 +281,7 @@ target '.textfile.reads > 0 and .textfile.empty == 0 and .textfile.unparsable ==
 target '.netns.cycles > 0 and .netns.failed == 0' "every netns run exits 0 ($(j .netns.failed) of $(j .netns.cycles) failed)"
 target '.remedies.kill9_and_cleanup + .remedies.sigterm > 0 and .remedies.not_restored == 0' \
 	"every remedy cycle restored ($(j .remedies.not_restored) not)"
-target '.flows.xpsflap_runs > 0 and .flows.tcpstall_runs > 0' "flows were churned"
+target '(.flows | length) > 0 and all(.flows[]; . > 0)' "flows were churned ($(j '.flows | keys | join(", ")'))"
 target '.journals_left == 0' "no journal left ($(j .journals_left))"
 target '.error_lines == 0' "no error lines ($(j .error_lines); see $OUT/*.err)"
 target '.observers_exit_nonzero == 0' "each observer exits 0 on SIGTERM"
